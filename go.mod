@@ -1,0 +1,3 @@
+module github.com/numascope/numascope
+
+go 1.26
