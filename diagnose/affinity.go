@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/statefile"
+	"k8s.io/utils/cpuset"
 )
 
 const rejectedNote = "A pod rejected at admission stays Failed: the scheduler does not retry it, and a controller that recreates it may land it on the same node and fail the same way again (kubernetes/kubernetes#84757)."
@@ -55,6 +58,25 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	if failing != nil {
 		a.Cause, a.AdmissibleOnEmptyNode, why = classifyAffinity(a.Policy, failing)
 		a.Resources = hintRows(failing, r.spec, d.ev.Machine)
+	}
+	container := a.Container
+	if a.Scope == "pod" {
+		container = ""
+	} else if container == "" && r.spec != nil && len(r.spec.Containers) == 1 && len(r.spec.InitContainers) == 0 {
+		container = r.spec.Containers[0].Name
+		a.Container = container
+	}
+	if rows, notes := d.stateRows(r.spec, container); len(rows) > 0 {
+		a.Resources = rows
+		if failing == nil {
+			a.Cause, why = classifyFromState(a.Policy, rows)
+		}
+		why = append(why, notes...)
+		for _, st := range d.ev.States {
+			if st.Kind == statefile.KindCPU || st.Kind == statefile.KindMemory || st.Kind == statefile.KindDevice {
+				f.Evidence = append(f.Evidence, Ref{File: st.Name, Quote: string(st.Kind) + " manager state"})
+			}
+		}
 	}
 	target := "the pod"
 	if a.Container != "" {
@@ -380,12 +402,162 @@ func formatBytes(b int64) string {
 		s string
 		v int64
 	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
-		if b >= u.v && b%u.v == 0 {
+		if b < u.v {
+			continue
+		}
+		if b%u.v == 0 {
 			return fmt.Sprintf("%d%s", b/u.v, u.s)
 		}
-	}
-	if b >= 1<<30 {
-		return fmt.Sprintf("%.1fGi", float64(b)/(1<<30))
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
 	}
 	return fmt.Sprint(b)
+}
+
+// stateRows builds the requested-against-free table from the state files.
+// It returns nil when the state says nothing about the requested resources.
+func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []string) {
+	if pod == nil {
+		return nil, nil
+	}
+	var rows []ResourceRow
+	var notes []string
+	guaranteed := pod.QOSClass == "Guaranteed"
+	reqs := map[string]Quantity{}
+	for _, r := range requestedResources(pod, container) {
+		reqs[r] = effectiveRequest(pod, container, r)
+	}
+	// CPUs.
+	if q, ok := reqs["cpu"]; ok && guaranteed && q.IsInteger() && !q.IsZero() {
+		if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
+			reserved := cpuset.New()
+			if c := d.ev.Config; c != nil && c.ReservedSystemCPUs != "" {
+				reserved, _ = cpuset.Parse(c.ReservedSystemCPUs)
+			}
+			for _, n := range d.ev.Machine.Nodes {
+				nodeCPUs, _ := cpuset.Parse(n.CPUs)
+				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
+				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
+					Fits: int64(free.Size()) >= q.Int64(), Source: "state"})
+			}
+		}
+	}
+	// Memory and hugepages.
+	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
+		groups := f.Memory.Groups()
+		for _, res := range sortedKeys(reqs) {
+			if res != "memory" && !strings.HasPrefix(res, "hugepages-") {
+				continue
+			}
+			q := reqs[res]
+			for _, g := range groups {
+				for _, gr := range g.Resources {
+					if gr.Name != res {
+						continue
+					}
+					if len(g.Nodes) == 1 {
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state"})
+						continue
+					}
+					for _, nr := range gr.PerNode {
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
+							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes))})
+					}
+					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+						Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", Note: "memory group"})
+					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
+						"The group has %s of %s free (allocatable %s, system-reserved %s).",
+						intsString(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
+				}
+			}
+		}
+	}
+	// Devices.
+	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil && d.ev.PodResources != nil && d.ev.PodResources.Allocatable != nil {
+		used := map[string]bool{}
+		for _, e := range f.Device.PodDeviceEntries {
+			for _, ids := range e.DeviceIDs {
+				for _, id := range ids {
+					used[e.ResourceName+"\x00"+id] = true
+				}
+			}
+		}
+		for _, res := range sortedKeys(reqs) {
+			if !strings.Contains(res, "/") {
+				continue
+			}
+			free := map[int]int{}
+			var nodes []int
+			for _, dev := range d.ev.PodResources.Allocatable.Devices {
+				if dev.ResourceName != res {
+					continue
+				}
+				for _, n := range dev.NUMANodes {
+					if _, ok := free[n]; !ok {
+						nodes = append(nodes, n)
+						free[n] = 0
+					}
+					for _, id := range dev.DeviceIDs {
+						if !used[res+"\x00"+id] {
+							free[n]++
+						}
+					}
+				}
+			}
+			sort.Ints(nodes)
+			q := reqs[res]
+			for _, n := range nodes {
+				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state"})
+			}
+		}
+	}
+	return rows, notes
+}
+
+// requestedResources lists the resources the container (or the pod, in pod
+// scope) requests, sorted.
+func requestedResources(p *Pod, container string) []string {
+	set := map[string]bool{}
+	for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+		if container != "" && c.Name != container {
+			continue
+		}
+		for r := range c.Requests {
+			set[r] = true
+		}
+		for r := range c.Limits {
+			set[r] = true
+		}
+	}
+	delete(set, "ephemeral-storage")
+	return sortedKeys(set)
+}
+
+// classifyFromState decides the cause from the free table when no hint log is at hand.
+func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
+	byRes := map[string][]ResourceRow{}
+	for _, r := range rows {
+		byRes[r.Resource] = append(byRes[r.Resource], r)
+	}
+	var none []string
+	var why []string
+	for _, res := range sortedKeys(byRes) {
+		fits := false
+		for _, r := range byRes[res] {
+			fits = fits || r.Fits
+		}
+		if !fits {
+			none = append(none, res)
+		}
+	}
+	if len(none) > 0 && policy == "single-numa-node" {
+		why = append(why, fmt.Sprintf("By the state files no single NUMA node (or memory group) has enough free %s for the request.", strings.Join(none, ", ")))
+		return CausePolicyConstraint, why
+	}
+	if len(none) > 0 {
+		why = append(why, fmt.Sprintf("By the state files no NUMA node or group has enough free %s for the request.", strings.Join(none, ", ")))
+		return CauseInsufficientResources, why
+	}
+	why = append(why, "By the state files every resource fits somewhere, but not together in a way the policy accepts.")
+	return CausePolicyConstraint, why
 }

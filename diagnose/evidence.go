@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
 )
 
 // Evidence is everything known about the node, already parsed. Any subset
@@ -16,12 +19,26 @@ type Evidence struct {
 	Events  []*Events
 	Config  *KubeletConfig
 	Machine *Machine
+	// States are decoded kubelet checkpoint files.
+	States []*statefile.File
+	// PodResources is a PodResources snapshot (List and GetAllocatableResources).
+	PodResources *podresources.Snapshot
 
-	items []EvidenceItem
+	podResourcesName string
+	items            []EvidenceItem
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
 type Sources struct {
+	// StateDir is a kubelet root directory holding cpu_manager_state,
+	// memory_manager_state, device-plugins/kubelet_internal_checkpoint and
+	// dra_manager_state (any subset).
+	StateDir string
+	// StateFiles are single checkpoint files, kind detected from content.
+	StateFiles []string
+	// PodResources is a snapshot file (numascope JSON or protobuf-JSON) or a
+	// directory with list.json and allocatable.json.
+	PodResources string
 	// Logs are kubelet logs (journalctl -u kubelet, klog text or JSON).
 	Logs []string
 	// Pods are `kubectl get pod -o yaml|json` outputs.
@@ -100,6 +117,15 @@ func Load(src Sources) (*Evidence, error) {
 		}
 		return os.ReadFile(p)
 	}
+	if src.KubeletConfig != "" {
+		b, err := read(src.KubeletConfig)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.SetKubeletConfig(src.KubeletConfig, b); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range src.Logs {
 		b, err := read(p)
 		if err != nil {
@@ -127,12 +153,22 @@ func Load(src Sources) (*Evidence, error) {
 			return nil, err
 		}
 	}
-	if src.KubeletConfig != "" {
-		b, err := read(src.KubeletConfig)
+	if src.StateDir != "" {
+		if err := loadStateDir(e, src.StateDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range src.StateFiles {
+		b, err := read(p)
 		if err != nil {
 			return nil, err
 		}
-		if err := e.SetKubeletConfig(src.KubeletConfig, b); err != nil {
+		if err := e.AddStateFile(p, b); err != nil {
+			return nil, err
+		}
+	}
+	if src.PodResources != "" {
+		if err := loadPodResources(e, src.PodResources); err != nil {
 			return nil, err
 		}
 	}
@@ -158,7 +194,9 @@ func Load(src Sources) (*Evidence, error) {
 	return e, nil
 }
 
-// SourcesFromDir finds evidence in a directory by file name: *.log
+// SourcesFromDir finds evidence in a directory by file name: the kubelet's
+// state files (cpu_manager_state, memory_manager_state, dra_manager_state,
+// device-plugins/), podresources*.json or a podresources/ directory, *.log
 // (kubelet logs), pod*.yaml|json (pods), events*|describe* (events),
 // kubelet-config*.yaml|json or config.yaml (kubelet configuration),
 // machine-info*.json or a sys/ directory (topology). Other files are ignored.
@@ -175,6 +213,14 @@ func SourcesFromDir(dir string) (Sources, error) {
 		switch {
 		case e.IsDir() && n == "sys":
 			s.Topology = p
+		case e.IsDir() && n == "device-plugins":
+			s.StateDir = dir
+		case e.IsDir() && n == "podresources":
+			s.PodResources = p
+		case n == "cpu_manager_state" || n == "memory_manager_state" || n == "dra_manager_state":
+			s.StateDir = dir
+		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
+			s.PodResources = p
 		case e.IsDir():
 		case strings.HasSuffix(lower, ".log") || strings.HasPrefix(lower, "journal"):
 			s.Logs = append(s.Logs, p)

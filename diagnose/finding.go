@@ -139,6 +139,8 @@ type ResourceRow struct {
 	Fits bool `json:"fits"`
 	// Source says where the figures come from ("log hints", "state", ...).
 	Source string `json:"source"`
+	// Note explains a row, for example a node that belongs to a memory group.
+	Note string `json:"note,omitempty"`
 }
 
 // Summary counts findings by severity.

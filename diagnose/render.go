@@ -39,9 +39,9 @@ func (r Report) WriteText(w io.Writer) error {
 				b.WriteString("\n")
 			}
 			if len(a.Resources) > 0 {
-				b.WriteString("   Resource            NUMA      Requested   Free         Fits\n")
+				b.WriteString("   Resource            NUMA      Requested   Free         Fits Note\n")
 				for _, row := range a.Resources {
-					fmt.Fprintf(&b, "   %-19s %-9s %-11s %-12s %v\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits))
+					fmt.Fprintf(&b, "   %-19s %-9s %-11s %-12s %-4s %s\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), row.Note)
 				}
 			}
 			if len(a.LoggedHints) > 0 {
@@ -89,9 +89,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			}
 			b.WriteString("\n")
 			if len(a.Resources) > 0 {
-				b.WriteString("\n| resource | NUMA | requested | free | fits |\n|---|---|---|---|---|\n")
+				b.WriteString("\n| resource | NUMA | requested | free | fits | note |\n|---|---|---|---|---|---|\n")
 				for _, row := range a.Resources {
-					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits))
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), mdEscape(row.Note))
 				}
 			}
 			if len(a.LoggedHints) > 0 {
@@ -137,9 +137,9 @@ func hintText(h *Hint) string {
 func providerText(p ProviderHints) string {
 	if p.NoPreference {
 		if p.EmptyMap {
-			return "{} (no hints)"
+			return "{} (no hints: no preference)"
 		}
-		return "no preference"
+		return "null (no preference)"
 	}
 	var parts []string
 	for _, r := range p.Resources {

@@ -278,11 +278,4 @@ func (d *diagnosis) configTraps() {
 	}
 }
 
-func (d *diagnosis) addOnce(f Finding) {
-	for _, g := range d.report.Findings {
-		if g.Code == f.Code && g.Pod == f.Pod {
-			return
-		}
-	}
-	d.add(f)
-}
+func (d *diagnosis) addOnce(f Finding) { d.merge(f) }
