@@ -278,6 +278,16 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 	r := restoreCPU(blob)
 	f.Checksum = r.checksum
 	f.Format = r.format
+	switch f.Checksum.Matched {
+	case layoutCPUV1:
+		f.Format = FormatV1
+	case layoutCPUV2, layoutCPUV2Raw:
+		if f.Format != FormatV4 {
+			f.Format = FormatV2
+		}
+	case layoutCPUV3, layoutCPUV3Raw:
+		f.Format = FormatV3
+	}
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
@@ -287,7 +297,7 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 		err = cpuValidate(policy, &r.data)
 	}
 	if err != nil {
-		f.Reason = fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name)
+		f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
 	} else {
 		f.KubeletAccepts = true
 	}
