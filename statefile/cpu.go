@@ -278,6 +278,16 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 	r := restoreCPU(blob)
 	f.Checksum = r.checksum
 	f.Format = r.format
+	switch f.Checksum.Matched {
+	case layoutCPUV1:
+		f.Format = FormatV1
+	case layoutCPUV2, layoutCPUV2Raw:
+		if f.Format != FormatV4 {
+			f.Format = FormatV2
+		}
+	case layoutCPUV3, layoutCPUV3Raw:
+		f.Format = FormatV3
+	}
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
@@ -287,7 +297,7 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 		err = cpuValidate(policy, &r.data)
 	}
 	if err != nil {
-		f.Reason = fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name)
+		f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
 	} else {
 		f.KubeletAccepts = true
 	}
@@ -572,10 +582,20 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			}
 		}
 	}
-	for i := range all {
-		for j := i + 1; j < len(all); j++ {
-			if ov := all[i].set.Intersection(all[j].set); ov.Size() > 0 {
-				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[i].who, all[j].who)
+	// overlaps between containers, in one pass over the CPUs
+	owner := map[int]int{}
+	reported := map[[2]int]bool{}
+	for i, o := range all {
+		for _, cpu := range o.set.List() {
+			j, seen := owner[cpu]
+			if !seen {
+				owner[cpu] = i
+				continue
+			}
+			if key := [2]int{j, i}; !reported[key] {
+				reported[key] = true
+				ov := all[j].set.Intersection(o.set)
+				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[j].who, o.who)
 			}
 		}
 	}

@@ -180,9 +180,12 @@ func decodeDevice(f *File, blob []byte, opts Options) {
 		f.Device = &DeviceState{PodDeviceEntries: cp.Data.PodDeviceEntries, RegisteredDevices: cp.Data.RegisteredDevices}
 	}
 	f.Checksum.finish()
+	if f.Checksum.Matched == layoutDevV1 {
+		f.Format = FormatV1
+	}
 	const fix = "nothing to do for the kubelet itself: it starts with an empty device allocation and device plugins re-register; running pods keep their devices, but new pods may be given devices already in use until those pods restart"
 	if err != nil {
-		f.Reason = err.Error()
+		f.Reason = kubeText(err.Error())
 		if errors.Is(err, errCorrupt) {
 			f.problem(SeverityError, "/Checksum", fix,
 				"the stored checksum %d does not match the content (kubelet v1.37.2 computes %d); the device manager logs %q and drops every allocation in the file",

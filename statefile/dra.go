@@ -129,6 +129,9 @@ type draCheckpointSpew struct {
 	Checksum uint64         `json:"checksum"`
 }
 
+// draEmptyData is the data section of an empty crc32-era checkpoint.
+const draEmptyData = `{"kind":"DRACheckpoint","apiVersion":"checkpoint.dra.kubelet.k8s.io/v1","ClaimInfoStateList":null}`
+
 const (
 	layoutDRACRC       = "crc32"
 	layoutDRASpew      = "spew-v1"
@@ -267,7 +270,9 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 		name = draCheckpointName
 	}
 	// crc32 era: what v1.37.2 does (checkpointer.GetOrCreate + GetClaimInfoStateList)
-	cp := &draCheckpoint{}
+	// GetOrCreate starts from NewCheckpoint(nil): fields absent from the file
+	// keep the empty checkpoint's Data and Checksum.
+	cp := &draCheckpoint{Data: draEmptyData, Checksum: crc32Checksum(draEmptyData)}
 	err := json.Unmarshal(blob, cp)
 	computed := crc32Checksum(cp.Data)
 	if err == nil && computed != cp.Checksum {
@@ -282,6 +287,7 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 	if err != nil {
 		f.Reason = fmt.Sprintf("create ResourceClaim cache: GetOrCreate() on checkpoint state: failed to get checkpoint %v: %v", name, err)
 	}
+	f.Reason = kubeText(f.Reason)
 	f.KubeletAccepts = f.Reason == ""
 	f.Checksum = ChecksumReport{Stored: uint64(cp.Checksum), Valid: err == nil}
 	f.Checksum.Layouts = append(f.Checksum.Layouts, Layout{Name: layoutDRACRC, Stored: uint64(cp.Checksum), Computed: uint64(computed), Era: eraDRACRC})
@@ -289,7 +295,7 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 	// spew era layouts
 	sp := &draCheckpointSpew{Version: "v1", Entries: []draClaimSpew{}}
 	spOK := json.Unmarshal(blob, sp) == nil
-	isSpew := spOK && cp.Data == "" && hasKeyFold(blob, "entries", "version")
+	isSpew := spOK && !hasKeyFold(blob, "Data") && hasKeyFold(blob, "entries", "version")
 	if spOK {
 		for _, l := range []struct {
 			name, era string

@@ -395,7 +395,7 @@ func decodeMemory(f *File, blob []byte, opts Options) {
 		}
 	}
 	if err != nil {
-		f.Reason = fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the memory manager checkpoint file %q before restarting Kubelet", err, f.Name)
+		f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the memory manager checkpoint file %q before restarting Kubelet", err, f.Name))
 	} else {
 		f.KubeletAccepts = true
 	}
