@@ -102,7 +102,11 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	case CauseInsufficientResources:
 		f.Title += ": a requested resource is free on no NUMA node (insufficient-resources)"
 	case CausePolicyConstraint:
-		f.Title += ": the policy forbids the placement that would fit (policy-constraint)"
+		if a.AdmissibleOnEmptyNode != nil && !*a.AdmissibleOnEmptyNode {
+			f.Title += ": the request cannot meet the policy on this machine even when it is empty (policy-constraint)"
+		} else {
+			f.Title += ": the resources are free, but not on NUMA nodes the policy accepts together (policy-constraint)"
+		}
 	default:
 		if failing == nil {
 			b.WriteString("The evidence does not include the kubelet's hint log lines for this pod, so numascope cannot tell whether resources were short or the policy forbade the placement. ")
