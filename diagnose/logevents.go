@@ -149,6 +149,7 @@ const (
 	SignalInvalidState        = "invalid-state"
 	SignalContainerManager    = "container-manager-failed"
 	SignalMaxNUMAWarning      = "max-numa-warning"
+	SignalUnknownPolicy       = "unknown-policy"
 )
 
 // KubeletLog is a parsed kubelet log with its admission attempts and signals.
@@ -159,13 +160,14 @@ type KubeletLog struct {
 }
 
 var (
-	rePolicyMismatch = regexp.MustCompile(`configured policy "([^"]*)" differs from state checkpoint policy "([^"]*)"`)
-	reSMT            = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
-	reCPUSetMismatch = regexp.MustCompile(`current set of available CPUs "([^"]*)" doesn't match with CPUs in state "([^"]*)"`)
-	reNUMALimit      = regexp.MustCompile(`unsupported on machines with more than (\d+) NUMA Nodes`)
-	reDevUnavailable = regexp.MustCompile(`requested number of devices unavailable for (\S+)\. Requested: (\d+), Available: (\d+)`)
-	reUnexpected     = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
-	reCheckpointFile = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
+	rePolicyMismatch    = regexp.MustCompile(`configured policy "([^"]*)" differs from state checkpoint policy "([^"]*)"`)
+	reSMT               = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
+	reCPUSetMismatch    = regexp.MustCompile(`current set of available CPUs "([^"]*)" doesn't match with CPUs in state "([^"]*)"`)
+	reNUMALimit         = regexp.MustCompile(`unsupported on machines with more than (\d+) NUMA Nodes`)
+	reDevUnavailable    = regexp.MustCompile(`requested number of devices unavailable for (\S+)\. Requested: (\d+), Available: (\d+)`)
+	reUnexpected        = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
+	reUnknownPolicyText = regexp.MustCompile(`unknown policy: \\?"([^"\\]*)\\?"`)
+	reCheckpointFile    = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
 )
 
 // admissionReasons are the pod-status reasons kubelet admission produces.
@@ -438,7 +440,7 @@ func (k *KubeletLog) signals(r LogRecord) {
 		}
 		k.add(SignalRestoreFailed, r, f)
 	}
-	if strings.Contains(t, "checkpoint is corrupted") {
+	if strings.Contains(t, "checkpoint is corrupted") && !strings.HasPrefix(r.Message, "Continue after failing to read checkpoint file") {
 		k.add(SignalCorruptCheckpoint, r, nil)
 	}
 	if strings.Contains(t, "the expected machine state is different from the real one") ||
@@ -469,6 +471,9 @@ func (k *KubeletLog) signals(r LogRecord) {
 	}
 	if m := reDevUnavailable.FindStringSubmatch(t); m != nil {
 		k.add(SignalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
+	}
+	if m := reUnknownPolicyText.FindStringSubmatch(t); m != nil {
+		k.add(SignalUnknownPolicy, r, map[string]string{"policy": m[1]})
 	}
 	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
 		k.add(SignalInvalidState, r, nil)

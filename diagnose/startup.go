@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,6 @@ func logRef(l *KubeletLog, s Signal) Ref {
 	}
 	return Ref{File: l.Name, Line: s.Line, Quote: q}
 }
-
-var reUnknownPolicy = regexp.MustCompile(`unknown policy: "([^"]*)"`)
 
 // startup turns start-up failures in the kubelet log into findings.
 func (d *diagnosis) startup() {
@@ -120,7 +117,11 @@ func (d *diagnosis) startup() {
 			if !once("numa") {
 				continue
 			}
-			d.add(tooManyNUMA(s.Fields["limit"], "", []Ref{logRef(l, s)}))
+			nodes := ""
+			if m := d.ev.Machine; m != nil {
+				nodes = strconv.Itoa(len(m.Nodes))
+			}
+			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
 		}
 		for _, s := range l.SignalsOf(SignalCorruptCheckpoint) {
 			specific = true
@@ -135,15 +136,10 @@ func (d *diagnosis) startup() {
 				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `go run ./examples/inspect FILE`), start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.Signals {
-			if s.Kind != SignalContainerManager && s.Kind != SignalRestoreFailed {
-				continue
-			}
-			if m := reUnknownPolicy.FindStringSubmatch(s.Text); m != nil {
-				specific = true
-				if once("unknown" + m[1]) {
-					d.add(policyCase(m[1], "", []Ref{logRef(l, s)}))
-				}
+		for _, s := range l.SignalsOf(SignalUnknownPolicy) {
+			specific = true
+			if once("unknown" + s.Fields["policy"]) {
+				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
 			}
 		}
 		for _, s := range l.SignalsOf(SignalDeviceCheckpoint) {

@@ -138,6 +138,14 @@ func (d *diagnosis) stateVerdicts() {
 		ref := Ref{File: f.Name, Quote: f.Reason}
 		if !f.KubeletAccepts {
 			switch {
+			case f.Kind == statefile.KindDevice:
+				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: SeverityWarning,
+					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),
+					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
+					Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it starts empty. Running pods keep their devices, " +
+						"but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595). Reason: " + f.Reason,
+					Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again.",
+				})
 			case rePolicyMismatch.MatchString(f.Reason):
 				m := rePolicyMismatch.FindStringSubmatch(f.Reason)
 				field := "cpuManagerPolicy"
@@ -159,14 +167,6 @@ func (d *diagnosis) stateVerdicts() {
 					Explanation: fmt.Sprintf("The kubelet recomputes the checksum of %s when it restores it and rejects the file when the stored checksum (%d) does not match: the file was changed by hand, "+
 						"truncated by a crash during a write, or written by a kubelet whose structures hash differently (kubernetes/kubernetes#86676, #84783).", f.Name, f.Checksum.Stored),
 					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `go run ./examples/inspect " + f.Name + "` shows every problem of the file.",
-				})
-			case f.Kind == statefile.KindDevice:
-				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: SeverityWarning,
-					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),
-					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
-					Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it starts empty. Running pods keep their devices, " +
-						"but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595). Reason: " + f.Reason,
-					Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again.",
 				})
 			default:
 				d.merge(Finding{Code: CodeKubeletStartFailed, Severity: severityOnReject(f),
