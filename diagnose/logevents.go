@@ -75,8 +75,11 @@ type ProviderHints struct {
 	// when there are any, otherwise from the kubelet's fixed provider order.
 	Provider string `json:"provider"`
 	Line     int    `json:"line"`
-	// NoPreference is set when the provider returned no map at all ("any NUMA node").
+	// NoPreference is set when the provider returned no hints at all ("any
+	// NUMA node"); EmptyMap tells an empty map ({}) from no map (null). The
+	// static memory manager returns {} when no NUMA set has enough free memory.
 	NoPreference bool `json:"noPreference,omitempty"`
+	EmptyMap     bool `json:"emptyMap,omitempty"`
 	// Resources lists, per resource, the hints; a resource whose list is
 	// Impossible could not be placed anywhere ("[]"), one with NoPreference
 	// accepted any NUMA node ("null").
@@ -337,6 +340,7 @@ func decodeProviderHints(raw string, line, index int) ProviderHints {
 	var m map[string]json.RawMessage
 	if raw == "" || raw == "null" || json.Unmarshal([]byte(raw), &m) != nil || len(m) == 0 {
 		p.NoPreference = true
+		p.EmptyMap = m != nil
 		return p
 	}
 	names := make([]string, 0, len(m))
