@@ -60,7 +60,7 @@ func (p *providers) GetAllocatableDevices(klog.Logger) []*podresourcesapi.Contai
 func (p *providers) GetCPUs(pod *corev1.Pod, c *corev1.Container) []int64 {
 	return p.cpus[key(string(pod.UID), c.Name)]
 }
-func (p *providers) GetPodCPUs(string) []int64  { return nil }
+func (p *providers) GetPodCPUs(string) []int64   { return nil }
 func (p *providers) GetAllocatableCPUs() []int64 { return p.alloc.CpuIds }
 func (p *providers) GetMemory(_ klog.Logger, pod *corev1.Pod, c *corev1.Container) []*podresourcesapi.ContainerMemory {
 	return p.memory[key(string(pod.UID), c.Name)]
