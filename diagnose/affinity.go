@@ -72,6 +72,7 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 			a.Cause, why = classifyFromState(a.Policy, rows)
 		}
 		why = append(why, notes...)
+		why = append(why, d.heldNotes()...)
 		for _, st := range d.ev.States {
 			if st.Kind == statefile.KindCPU || st.Kind == statefile.KindMemory || st.Kind == statefile.KindDevice {
 				f.Evidence = append(f.Evidence, Ref{File: st.Name, Quote: string(st.Kind) + " manager state"})
@@ -623,4 +624,49 @@ func allAligned(a *AdmissionAttempt) bool {
 		}
 	}
 	return true
+}
+
+// heldNotes names exclusive CPUs held by finished pods and finished init
+// containers, per NUMA node: freeing them is often the quickest remedy.
+func (d *diagnosis) heldNotes() []string {
+	f := d.ev.state(statefile.KindCPU)
+	if f == nil || f.CPU == nil {
+		return nil
+	}
+	var out []string
+	for _, uid := range sortedKeys(f.CPU.Entries) {
+		p := d.podByUID(uid)
+		if p == nil {
+			continue
+		}
+		for _, cname := range sortedKeys(f.CPU.Entries[uid]) {
+			cpus := f.CPU.Entries[uid][cname]
+			finishedInit := false
+			for _, c := range p.InitContainers {
+				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.Restartable)
+			}
+			if !terminal(p) && !finishedInit {
+				continue
+			}
+			where := ""
+			if m := d.ev.Machine; m != nil {
+				nodes := map[int]bool{}
+				for _, c := range cpus.List() {
+					nodes[m.NodeOfCPU(c)] = true
+				}
+				var ids []int
+				for n := range nodes {
+					ids = append(ids, n)
+				}
+				sort.Ints(ids)
+				where = " on NUMA node(s) " + intsString(ids)
+			}
+			who := "finished pod " + p.Ref()
+			if !terminal(p) {
+				who = fmt.Sprintf("finished init container %q of pod %s", cname, p.Ref())
+			}
+			out = append(out, fmt.Sprintf("CPUs %s%s are still held by %s; deleting it gives them back.", cpus, where, who))
+		}
+	}
+	return out
 }
