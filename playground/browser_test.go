@@ -181,7 +181,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	if *screenshots == "" {
 		return
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -382,6 +382,25 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, ctx, "the page to recover", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+	})
+
+	t.Run("PodResources answer shows devices per NUMA node", func(t *testing.T) {
+		if err := chromedp.Do(ctx, paste(readTestdata(t, "podresources.json"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the PodResources view", `document.querySelector('[data-testid=file-result][data-kind=podresources]') && document.querySelector('[data-testid=numa-node][data-node="0"]')`)
+		v := getView(t, ctx)
+		if !strings.Contains(v.NUMA, "gpu0") {
+			t.Errorf("NUMA node 0 does not show gpu0:\n%s", v.NUMA)
+		}
+		pods, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-testid=pods]")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(pods, "default/web") || !strings.Contains(pods, "2-3") {
+			t.Errorf("the pods table lacks default/web with CPUs 2-3:\n%s", pods)
+		}
+		shot(t, ctx, "podresources.png")
 	})
 
 	t.Run("examples menu and admission simulator", func(t *testing.T) {

@@ -303,19 +303,26 @@ function errorBox(err) {
 }
 
 function verdictEl(f) {
+  if (f.kind === "podresources") {
+    return h("div", { class: "verdict " + (f.kubeletAccepts ? "ok" : "bad"), "data-testid": "podresources-verdict" },
+      h("p", { class: "verdict-line" }, f.kubeletAccepts ? T("podresources-ok") : T("podresources-bad")));
+  }
   const c = f.checksum;
   let text, cls;
   if (!c) { text = T("checksum-none"); cls = "bad"; }
-  else if (c.valid && c.stored === 0 && c.skipped) { text = T("checksum-zero"); cls = "warn"; }
+  else if (c.valid && c.zeroSkipped) { text = T("checksum-zero"); cls = "warn"; }
   else if (c.valid) { text = T("checksum-valid", { stored: c.stored }); cls = "ok"; }
   else { text = T("checksum-invalid", { stored: c.stored }); cls = "bad"; }
   const accepts = f.kubeletAccepts;
+  const computed = c && !c.valid && c.layouts && c.layouts.length
+    ? T("checksum-computed", { list: c.layouts.map((l) => l.computed + " (" + l.name + ")").join(", ") }) : "";
   return h("div", { class: "verdict " + (accepts ? "ok" : "bad"), "data-testid": "checksum-verdict", "data-accepts": String(!!accepts), "data-valid": String(!!(c && c.valid)) },
     h("p", { class: "verdict-line" }, h("span", { class: "badge " + cls, "aria-hidden": "true" }, cls === "ok" ? "✓" : cls === "warn" ? "!" : "✗"), " ", T("checksum") + ": " + text),
-    c && c.detail ? h("p", { class: "muted" }, c.detail) : null,
+    computed ? h("p", { class: "muted" }, computed) : null,
+    c && c.era ? h("p", { class: "muted" }, c.era) : null,
     h("p", { class: "verdict-line strong" }, accepts ? T("accepts") : T("refuses")),
     f.reason ? h("p", {}, f.reason) : null,
-    !accepts && f.onReject ? h("p", {}, h("strong", {}, T("consequence") + ": "), f.onReject) : null);
+    !accepts && f.onReject ? h("p", {}, h("strong", {}, T("consequence") + ": "), T("reject-" + f.onReject)) : null);
 }
 
 function problemList(problems) {
@@ -342,14 +349,9 @@ function renderResult() {
       h("dl", { class: "facts" },
         h("dt", {}, T("kind")), h("dd", { "data-testid": "kind" }, f.kind || T("kind-unknown")),
         f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
+      f.summary ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
       verdictEl(f),
-      f.cpu ? cpuSummary(f.cpu) : null,
       problemList(f.problems))));
-}
-
-function cpuSummary(cpu) {
-  return h("p", { class: "muted" }, "policy " + (cpu.policy || "") + " · " + T("shared-pool") + ": ",
-    h("code", {}, cpu.defaultCpuSet === "" ? "∅" : cpu.defaultCpuSet));
 }
 
 // bar draws one resource row: segments for system-reserved, hugepages carved
@@ -359,9 +361,9 @@ function bar(res, scale) {
   const hp = Math.max(0, total - (res.systemReserved || 0) - (res.allocatable || 0));
   const segs = [["sysres", res.systemReserved], ["hp", hp], ["reserved", res.reserved], ["free", res.free]];
   const width = scale > 0 ? (100 * total) / scale : 0;
-  const outer = h("div", { class: "bar", role: "img",
+  const outer = h("div", { class: "meter", role: "img",
     "aria-label": `${res.name}: ${T("total")} ${fmtBytes(total)}, ${T("system-reserved")} ${fmtBytes(res.systemReserved)}, ${T("reserved")} ${fmtBytes(res.reserved)}, ${T("free")} ${fmtBytes(res.free)}` });
-  const inner = h("div", { class: "bar-inner" });
+  const inner = h("div", { class: "meter-inner" });
   inner.style.width = width.toFixed(2) + "%";
   for (const [cls, v] of segs) {
     if (!v || !total) continue;
@@ -405,7 +407,7 @@ function renderNUMA() {
   const groups = numa.groups && numa.groups.length ? numa.groups : numa.nodes.map((n) => ({ nodes: [n.id], resources: n.resources }));
   box.replaceChildren(...groups.map((g) => {
     const multi = g.nodes.length > 1;
-    const label = multi ? T("group", { nodes: nodesText(g.nodes) }) : T("single", { id: g.nodes[0] });
+    const label = multi ? T("group", { nodes: nodesText(g.nodes) }) : T("node", { id: g.nodes[0] });
     const gscales = {};
     for (const res of g.resources || []) gscales[res.name] = Math.max(scales[res.name] || 0, res.total || 0) * (multi ? g.nodes.length : 1);
     return h("section", { class: "group" + (multi ? " multi" : ""), "data-testid": "numa-group", "data-nodes": nodesText(g.nodes), "aria-label": label },
@@ -413,17 +415,21 @@ function renderNUMA() {
       multi && g.resources && g.resources.length
         ? h("div", { class: "group-sum", "data-testid": "group-sum" }, h("p", { class: "caption" }, T("group-sum")), resourceTable(g.resources, gscales, "sum"))
         : null,
-      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales))));
+      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi))));
   }));
 }
 
-function nodeCard(n, scales) {
-  return h("div", { class: "node", "data-testid": "numa-node", "data-node": String(n.id) },
-    h("h5", {}, T("node", { id: n.id }), n.assignments !== undefined ? h("span", { class: "muted" }, " · " + T("assignments", { n: n.assignments })) : null),
+function nodeCard(n, scales, titled) {
+  const assigned = n.assignments !== undefined ? T("assignments", { n: n.assignments }) : "";
+  return h("div", { class: "node" + (titled ? "" : " bare"), "data-testid": "numa-node", "data-node": String(n.id) },
+    titled ? h("h5", {}, T("node", { id: n.id }), assigned ? h("span", { class: "muted" }, " · " + assigned) : null)
+      : assigned ? h("p", { class: "muted small" }, assigned) : null,
     n.resources && n.resources.length ? resourceTable(n.resources, scales) : null,
     n.cpus !== undefined ? h("p", {}, h("strong", {}, T("cpus") + ": "), h("code", {}, n.cpus || "∅")) : null,
-    n.devices && n.devices.length ? h("div", {}, h("strong", {}, T("devices") + ":"),
-      h("ul", { class: "devs" }, n.devices.map((d) => h("li", {}, h("code", {}, d.resource), " ", d.id)))) : null);
+    n.devices && n.devices.length ? h("div", { class: "devices" }, h("p", { class: "caption" }, T("devices")),
+      h("ul", { class: "devs" }, n.devices.map((d) => h("li", {},
+        h("code", {}, d.resource), " ", h("strong", {}, d.id), " ",
+        h("span", { class: "muted" }, d.pod ? "→ " + d.pod + (d.container ? " / " + d.container : "") : T("device-free")))))) : null);
 }
 
 function renderPods() {
@@ -607,7 +613,7 @@ function loadExample(id) {
     applyAdmitState({
       policy: ex.admission.policy, scope: ex.admission.scope || "container",
       closest: !!ex.admission.closest, max: ex.admission.max || "8",
-      hints: JSON.stringify(ex.admission.hints, null, 2),
+      hints: compactJSON(ex.admission.hints),
     });
   }
   state.policy = ex.policy || "";
@@ -617,6 +623,17 @@ function loadExample(id) {
 }
 
 // ---------------------------------------------------------------- misc
+
+// compactJSON prints an object one key per line but keeps arrays and small
+// objects on one line, so a hints document stays readable in a text area.
+function compactJSON(v, indent) {
+  indent = indent || "";
+  const flat = JSON.stringify(v);
+  if (flat === undefined || flat.length <= 72 || v === null || typeof v !== "object") return flat;
+  const inner = indent + "  ";
+  if (Array.isArray(v)) return "[\n" + v.map((x) => inner + compactJSON(x, inner)).join(",\n") + "\n" + indent + "]";
+  return "{\n" + Object.entries(v).map(([k, x]) => inner + JSON.stringify(k) + ": " + compactJSON(x, inner)).join(",\n") + "\n" + indent + "}";
+}
 
 function announce(msg) {
   const a = $("announce");
@@ -696,12 +713,12 @@ async function main() {
   wire();
   state.theme = load("theme") || "auto";
   applyLanguage(load("lang") || pickLanguage(navigator.languages || [navigator.language]));
-  $("tm-hints").value = JSON.stringify({
+  $("tm-hints").value = compactJSON({
     numaNodes: [0, 1],
     distances: { "0": [10, 20], "1": [20, 10] },
     providers: [{ cpu: [{ numaAffinity: [0], preferred: true }, { numaAffinity: [0, 1], preferred: false }] },
-      { memory: [{ numaAffinity: [1], preferred: true }, { numaAffinity: [0, 1], preferred: false }] }],
-  }, null, 2);
+      { memory: [{ numaAffinity: [0], preferred: true }, { numaAffinity: [0, 1], preferred: false }] }],
+  });
   const fromLink = await loadFromHash();
   if ("serviceWorker" in navigator && location.protocol !== "file:") {
     navigator.serviceWorker.register("sw.js").catch(() => { /* offline use is a bonus */ });
