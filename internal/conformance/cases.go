@@ -272,13 +272,8 @@ func CPUCases() []Case {
 	add("v4-policy-mismatch", "v4", "none", w["v4"], "configured policy none, file says static", v4)
 	{
 		d := cloneCPU(static4)
-		for p := range d.Baselines {
-			for c := range d.Baselines[p] {
-				d.Baselines[p][c] = cpustate.ContainerCPUs{Baseline: "not-a-cpuset"}
-				break
-			}
-			break
-		}
+		bp := sortedKeys(d.Baselines)[0]
+		d.Baselines[bp][sortedKeys(d.Baselines[bp])[0]] = cpustate.ContainerCPUs{Baseline: "not-a-cpuset"}
 		add("v4-bad-baseline-cpuset", "v4", "static", w["v4"], "a baseline not-a-cpuset with valid checksums", must(MarshalCPU(d, "v4")))
 		d = cloneCPU(static4)
 		p, c, _ := firstEntry(d.Entries)

@@ -226,17 +226,28 @@ func Checksums(kind string, data []byte) []Checksum {
 	var out []Checksum
 	switch kind {
 	case KindCPU:
-		var v2 cpustate.CPUManagerCheckpointV2
+		// Each checkpoint starts as the kubelet's constructors make it (empty
+		// maps, not nil), since a member absent from the file keeps that
+		// value and the checksum tells an empty map from a nil one.
+		v2 := cpustate.CPUManagerCheckpointV2{Entries: map[string]map[string]string{}}
 		if json.Unmarshal(data, &v2) == nil {
 			stored := v2.Checksum
+			v2.Checksum = 0
+			typed := checksum.New(&v2)
 			_, _ = v2.MarshalCheckpoint()
-			out = append(out, Checksum{Stored: uint64(stored), Expected: uint64(v2.Checksum), Layout: "spew:state.CPUManagerCheckpoint{PolicyName,DefaultCPUSet,Entries}"})
+			out = append(out,
+				Checksum{Stored: uint64(stored), Expected: uint64(v2.Checksum), Layout: "spew:state.CPUManagerCheckpoint{PolicyName,DefaultCPUSet,Entries}"},
+				Checksum{Stored: uint64(stored), Expected: uint64(typed), Layout: "spew:state.CPUManagerCheckpointV2{PolicyName,DefaultCPUSet,Entries}"})
 		}
-		var v3 cpustate.CPUManagerCheckpointV3
-		if json.Unmarshal(data, &v3) == nil && len(v3.PodEntries) > 0 {
+		v3 := cpustate.CPUManagerCheckpointV3{Entries: map[string]map[string]string{}, PodEntries: cpustate.PodCPUAssignments{}}
+		if json.Unmarshal(data, &v3) == nil {
 			stored := v3.Checksum
+			v3.Checksum = 0
+			typed := checksum.New(&v3)
 			_, _ = v3.MarshalCheckpoint()
-			out = append(out, Checksum{Stored: uint64(stored), Expected: uint64(v3.Checksum), Layout: "spew:state.CPUManagerCheckpoint{PolicyName,DefaultCPUSet,Entries,PodEntries}"})
+			out = append(out,
+				Checksum{Stored: uint64(stored), Expected: uint64(v3.Checksum), Layout: "spew:state.CPUManagerCheckpoint{PolicyName,DefaultCPUSet,Entries,PodEntries}"},
+				Checksum{Stored: uint64(stored), Expected: uint64(typed), Layout: "spew:state.CPUManagerCheckpointV3{PolicyName,DefaultCPUSet,Entries,PodEntries}"})
 		}
 		var v4 struct {
 			Data         *string           `json:"data"`
@@ -246,14 +257,14 @@ func Checksums(kind string, data []byte) []Checksum {
 			out = append(out, Checksum{Stored: uint64(v4.DataChecksum), Expected: uint64(checksum.New(*v4.Data)), Layout: "spew:string(data)"})
 		}
 	case KindMemory:
-		var v1 memstate.MemoryManagerCheckpointV1
+		v1 := memstate.MemoryManagerCheckpointV1{Entries: memstate.ContainerMemoryAssignments{}, MachineState: memstate.NUMANodeMap{}}
 		if json.Unmarshal(data, &v1) == nil {
 			stored := v1.Checksum
 			_, _ = v1.MarshalCheckpoint()
 			out = append(out, Checksum{Stored: uint64(stored), Expected: uint64(v1.Checksum), Layout: "spew:state.MemoryManagerCheckpoint{PolicyName,MachineState,Entries}"})
 		}
-		var v2 memstate.MemoryManagerCheckpointV2
-		if json.Unmarshal(data, &v2) == nil && len(v2.PodEntries) > 0 {
+		v2 := memstate.MemoryManagerCheckpointV2{Entries: memstate.ContainerMemoryAssignments{}, PodEntries: memstate.PodMemoryAssignments{}, MachineState: memstate.NUMANodeMap{}}
+		if json.Unmarshal(data, &v2) == nil {
 			stored := v2.Checksum
 			_, _ = v2.MarshalCheckpoint()
 			out = append(out, Checksum{Stored: uint64(stored), Expected: uint64(v2.Checksum), Layout: "spew:state.MemoryManagerCheckpoint{PolicyName,MachineState,Entries,PodEntries}"})
@@ -266,15 +277,18 @@ func Checksums(kind string, data []byte) []Checksum {
 			out = append(out, Checksum{Stored: uint64(v3.DataChecksum), Expected: uint64(checksum.New(*v3.Data)), Layout: "spew:string(data)"})
 		}
 	case KindDevice:
-		cp := devcheckpoint.New(nil, nil).(*devcheckpoint.Data)
+		cp := devcheckpoint.New(make([]devcheckpoint.PodDevicesEntry, 0), make(map[string][]string)).(*devcheckpoint.Data)
 		if json.Unmarshal(data, cp) == nil {
 			stored := cp.Checksum
 			_, _ = cp.MarshalCheckpoint()
 			out = append(out, Checksum{Stored: uint64(stored), Expected: uint64(cp.Checksum), Layout: "spew:checkpoint.checkpointData{PodDeviceEntries,RegisteredDevices}"})
 		}
 	case KindDRA:
-		var cp drastate.Checkpoint
-		if json.Unmarshal(data, &cp) == nil {
+		cp, err := drastate.NewCheckpoint(nil)
+		if err != nil {
+			panic(err)
+		}
+		if json.Unmarshal(data, cp) == nil {
 			out = append(out, Checksum{Stored: uint64(cp.Checksum), Expected: uint64(crc32.ChecksumIEEE([]byte(cp.Data))), Layout: "crc32:data"})
 		}
 	}
