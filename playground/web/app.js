@@ -191,7 +191,7 @@ function load(key) {
 // ---------------------------------------------------------------- files and tabs
 
 function fileLabel(f, i) {
-  return f.name || T("untitled", { n: i + 1 });
+  return f.name || f.autoName || T("untitled", { n: i + 1 });
 }
 
 function renderTabs() {
@@ -219,6 +219,13 @@ function renderTabs() {
   $("name").value = f.name;
   $("drop").setAttribute("aria-labelledby", "tab-" + state.active);
   $("remove").disabled = state.files.length === 1 && !f.content && !f.name;
+}
+
+function renderTabLabels() {
+  state.files.forEach((f, i) => {
+    const tab = $("tab-" + i);
+    if (tab) tab.textContent = fileLabel(f, i);
+  });
 }
 
 function selectFile(i) {
@@ -261,16 +268,22 @@ function changed() {
   debounce = setTimeout(() => { run(); updateShare(); }, 200);
 }
 
+// requestFiles lists the non-empty tabs; unnamed ones are named by the engine
+// after their kind. tabs[i] is the tab index of request file i.
 function requestFiles() {
-  return state.files
-    .map((f, i) => ({ name: fileLabel(f, i), content: f.content }))
-    .filter((f) => f.content.trim() !== "");
+  const files = [], tabs = [];
+  state.files.forEach((f, i) => {
+    if (f.content.trim() === "") return;
+    files.push({ name: f.name, content: f.content });
+    tabs.push(i);
+  });
+  return { files, tabs };
 }
 
 async function run() {
   if (!engineReady) return;
   const my = ++seq;
-  const files = requestFiles();
+  const { files, tabs } = requestFiles();
   const result = $("result");
   result.setAttribute("aria-busy", "true");
   let inspect = null, diagnosis = null;
@@ -281,6 +294,14 @@ async function run() {
     }
   }
   if (my !== seq) return; // a newer input superseded this one
+  state.files.forEach((f) => { delete f.autoName; });
+  if (inspect && inspect.ok) {
+    inspect.result.files.forEach((r, k) => {
+      const f = state.files[tabs[k]];
+      if (f && !f.name) f.autoName = r.file;
+    });
+    renderTabLabels();
+  }
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
   result.setAttribute("aria-busy", "false");
@@ -325,16 +346,6 @@ function verdictEl(f) {
     !accepts && f.onReject ? h("p", {}, h("strong", {}, T("consequence") + ": "), T("reject-" + f.onReject)) : null);
 }
 
-function problemList(problems) {
-  if (!problems || !problems.length) return null;
-  return h("ul", { class: "problems" }, problems.map((p) =>
-    h("li", { class: "sev-" + (p.severity || "error") },
-      h("span", { class: "badge sev" }, T("severity-" + (p.severity || "error"))), " ",
-      p.path ? h("code", {}, p.path) : null, p.path ? " " : null,
-      p.message,
-      p.remedy ? h("div", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), p.remedy) : null)));
-}
-
 function renderResult() {
   const box = $("result");
   const r = state.lastInspect;
@@ -343,15 +354,18 @@ function renderResult() {
     return;
   }
   if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
-  box.replaceChildren(...r.result.files.map((f) =>
-    h("article", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "" },
+  box.replaceChildren(...r.result.files.map((f) => !f.kind
+    ? h("article", { class: "file card", "data-testid": "file-result", "data-kind": "" },
+      h("h3", {}, f.file),
+      ...(f.problems || []).map((p) => errorBox({ message: p.message + (p.remedy ? "\n" + T("remedy") + ": " + p.remedy : "") })))
+    : h("article", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "" },
       h("h3", {}, f.file),
       h("dl", { class: "facts" },
         h("dt", {}, T("kind")), h("dd", { "data-testid": "kind" }, f.kind || T("kind-unknown")),
         f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
       f.summary ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
       verdictEl(f),
-      problemList(f.problems))));
+      f.problems && f.problems.length ? h("p", { class: "muted" }, h("a", { href: "#findings-heading" }, T("see-findings", { n: f.problems.length }))) : null)));
 }
 
 // bar draws one resource row: segments for system-reserved, hugepages carved
@@ -537,7 +551,7 @@ async function pipe(bytes, stream) {
 function shareState() {
   return {
     v: 1,
-    f: state.files.filter((f) => f.content || f.name).map((f) => [f.name, f.content]),
+    f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
     p: state.policy || undefined,
     a: {
       policy: $("tm-policy").value, scope: $("tm-scope").value,
@@ -742,7 +756,7 @@ async function main() {
     setLoading(T("engine-failed", { msg: e.message }));
     return;
   }
-  if (fromLink || requestFiles().length) await run();
+  if (fromLink || requestFiles().files.length) await run();
   else renderAll();
   runAdmit();
   updateShare();

@@ -123,6 +123,15 @@ type GroupView struct {
 	Resources []Resource `json:"resources"`
 }
 
+// canonicalName is the usual file name of each kind of input.
+var canonicalName = map[string]string{
+	"cpu":          "cpu_manager_state",
+	"memory":       "memory_manager_state",
+	"device":       "kubelet_internal_checkpoint",
+	"dra":          "dra_manager_state",
+	"podresources": "podresources.json",
+}
+
 // numaBuilder collects what every file says about the NUMA nodes.
 type numaBuilder struct {
 	nodes  map[int]*NodeView
@@ -139,6 +148,27 @@ func (b *numaBuilder) node(id int) *NodeView {
 		b.nodes[id] = n
 	}
 	return n
+}
+
+// merge adds what o collected to b.
+func (b *numaBuilder) merge(o *numaBuilder) {
+	for id, n := range o.nodes {
+		m := b.node(id)
+		if n.Assignments != nil {
+			m.Assignments = n.Assignments
+		}
+		if n.Group != nil {
+			m.Group = n.Group
+		}
+		if n.Resources != nil {
+			m.Resources = n.Resources
+		}
+		if n.CPUs != nil {
+			m.CPUs = n.CPUs
+		}
+		m.Devices = append(m.Devices, n.Devices...)
+	}
+	b.groups = append(b.groups, o.groups...)
 }
 
 func (b *numaBuilder) view() *NUMAView {
@@ -171,8 +201,9 @@ func (b *numaBuilder) view() *NUMAView {
 // of the decoder's kind, so that the next decoder can try.
 type decoder func(in InputFile, req *InspectRequest, numa *numaBuilder) (view *FileView, ok bool)
 
-// decoders are tried in order for every file.
-var decoders []decoder
+// decoders are tried in order for every file: kubelet checkpoints first,
+// then PodResources answers.
+var decoders = []decoder{decodeStateFile, decodePodResources}
 
 func init() {
 	register("inspect", "decodes and verifies state files and PodResources answers: kind, format, checksum verdict, problems, pinning and the NUMA view",
@@ -190,10 +221,22 @@ func Inspect(req *InspectRequest) *InspectResult {
 	out := &InspectResult{Files: []FileView{}}
 	var numa numaBuilder
 	for i, in := range req.Files {
-		if in.Name == "" {
-			in.Name = fmt.Sprintf("file %d", i+1)
+		if in.Name != "" {
+			out.Files = append(out.Files, inspectOne(in, req, &numa))
+			continue
 		}
-		out.Files = append(out.Files, inspectOne(in, req, &numa))
+		// An unnamed paste is named after the kind it turns out to be, so
+		// that messages read like the kubelet's own.
+		in.Name = fmt.Sprintf("file %d", i+1)
+		var probe numaBuilder
+		v := inspectOne(in, req, &probe)
+		if name := canonicalName[v.Kind]; name != "" {
+			in.Name = name
+			v = inspectOne(in, req, &numa)
+		} else {
+			numa.merge(&probe)
+		}
+		out.Files = append(out.Files, v)
 	}
 	out.NUMA = numa.view()
 	return out

@@ -33,7 +33,7 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 		{"empty", "  \n", "is empty"},
 		{"truncated", `{"policyName": "static", "defaultCpuSet": `, "not valid JSON"},
 		{"yaml", "policyName: static\n", "not valid JSON"},
-		{"other JSON", `{"hello": "world"}`, "not a kubelet checkpoint"},
+		{"other JSON", `{"hello": "world"}`, "not a known kubelet checkpoint"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := inspectJSON(t, InputFile{Name: "x_state", Content: tc.content})
@@ -49,9 +49,12 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 }
 
 func TestInspectNamesUnnamedFiles(t *testing.T) {
-	r := inspectJSON(t, InputFile{Content: "{"}, InputFile{Content: "{"})
-	if r.Files[0].File != "file 1" || r.Files[1].File != "file 2" {
-		t.Fatalf("names %q %q", r.Files[0].File, r.Files[1].File)
+	r := inspectJSON(t, InputFile{Content: "{"}, InputFile{Content: "{"}, InputFile{Content: `{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`})
+	if r.Files[0].File != "file 1" || r.Files[1].File != "file 2" || r.Files[2].File != "cpu_manager_state" {
+		t.Fatalf("names %q %q %q", r.Files[0].File, r.Files[1].File, r.Files[2].File)
+	}
+	if !strings.Contains(r.Files[0].Problems[0].Message, "file 1") {
+		t.Errorf("the problem does not name the file: %+v", r.Files[0].Problems)
 	}
 }
 

@@ -11,10 +11,6 @@ import (
 	"k8s.io/utils/cpuset"
 )
 
-func init() {
-	decoders = append(decoders, decodePodResources)
-}
-
 // looksLikePodResources reports whether the input's top-level keys are those
 // of a PodResources List or GetAllocatableResources answer.
 func looksLikePodResources(content string) bool {
