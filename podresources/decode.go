@@ -96,7 +96,8 @@ func parse(d *decoder, data []byte) (any, bool) {
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := position(data, se.Offset)
+			// Offset counts the offending byte itself.
+			line, col := position(data, se.Offset-1)
 			d.errf("", "not valid JSON at line %d, column %d: %v", line, col, se)
 			return nil, false
 		}
@@ -112,9 +113,7 @@ func parse(d *decoder, data []byte) (any, bool) {
 }
 
 func position(data []byte, off int64) (line, col int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
+	off = max(0, min(off, int64(len(data))))
 	line, col = 1, 1
 	for _, c := range data[:off] {
 		if c == '\n' {

@@ -41,36 +41,34 @@ func (v *NUMAView) WriteText(w io.Writer) error {
 func writeNode(tw *tabwriter.Writer, title string, n *NodeView, hasAlloc bool) {
 	fmt.Fprintln(tw, title)
 	c := n.CPUs
-	if hasAlloc {
+	switch {
+	case hasAlloc && len(c.Allocatable)+len(c.Taken) > 0:
 		fmt.Fprintf(tw, "  cpus\tallocatable %s\ttaken %s\tfree %s\n", cpus(c.Allocatable), cpus(c.Taken), cpus(c.Free))
-	} else {
-		fmt.Fprintf(tw, "  cpus\ttaken %s\t\t\n", cpus(c.Taken))
+	case !hasAlloc && len(c.Taken) > 0:
+		fmt.Fprintf(tw, "  cpus\ttaken %s\n", cpus(c.Taken))
 	}
 	for _, m := range n.Memory {
-		line := fmt.Sprintf("  %s\t", m.Type)
-		if hasAlloc {
-			line += "allocatable " + Quantity(m.Allocatable) + "\t"
-		}
-		line += "taken " + Quantity(m.Taken)
+		taken := Quantity(m.Taken)
 		if m.Spanning > 0 {
-			line += " (+" + Quantity(m.Spanning) + " in multi-node blocks)"
+			taken += " (+" + Quantity(m.Spanning) + " in multi-node blocks)"
 		}
-		if hasAlloc {
-			free := "0"
-			if m.Allocatable > m.Taken {
-				free = Quantity(m.Allocatable - m.Taken)
-			}
-			line += "\tfree " + free
+		if !hasAlloc {
+			fmt.Fprintf(tw, "  %s\ttaken %s\n", m.Type, taken)
+			continue
 		}
-		fmt.Fprintln(tw, line+"\t")
+		fmt.Fprintf(tw, "  %s\tallocatable %s\ttaken %s\tfree %s\n", m.Type, Quantity(m.Allocatable), taken, freeMemory(m))
 	}
 	for _, d := range n.Devices {
 		if hasAlloc {
 			fmt.Fprintf(tw, "  %s\tallocatable %s\ttaken %s\tfree %s\n", d.ResourceName, ids(d.Allocatable), ids(d.Taken), ids(d.Free))
 		} else {
-			fmt.Fprintf(tw, "  %s\ttaken %s\t\t\n", d.ResourceName, ids(d.Taken))
+			fmt.Fprintf(tw, "  %s\ttaken %s\n", d.ResourceName, ids(d.Taken))
 		}
 	}
+	if len(n.Holders) == 0 {
+		return
+	}
+	fmt.Fprintln(tw, "  held by")
 	for _, h := range n.Holders {
 		who := h.Pod + " " + h.Container
 		if h.Container == "" {
@@ -94,8 +92,24 @@ func writeNode(tw *tabwriter.Writer, title string, n *NodeView, hasAlloc bool) {
 				parts = append(parts, fmt.Sprintf("claim %s/%s", r.ClaimNamespace, r.ClaimName))
 			}
 		}
-		fmt.Fprintf(tw, "  holder\t%s\t%s\t\n", who, strings.Join(parts, "; "))
+		fmt.Fprintf(tw, "    %s\t%s\n", who, strings.Join(parts, "; "))
 	}
+}
+
+// freeMemory is allocatable minus taken, as a range when multi-node blocks
+// may use part of it.
+func freeMemory(m MemoryUse) string {
+	sub := func(a, b uint64) uint64 {
+		if a > b {
+			return a - b
+		}
+		return 0
+	}
+	hi := sub(m.Allocatable, m.Taken)
+	if m.Spanning == 0 {
+		return Quantity(hi)
+	}
+	return Quantity(sub(hi, m.Spanning)) + " to " + Quantity(hi)
 }
 
 func nodesSuffix(nodes []int) string {
@@ -126,7 +140,11 @@ func writeShared(w io.Writer, shared []SharedContainer) {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%d %s", byStatus[Status(k)], Status(k).Describe()))
 	}
-	fmt.Fprintf(w, "shared CPU pool: %d containers without exclusive CPUs (%s)\n", len(shared), strings.Join(parts, ", "))
+	noun := "containers"
+	if len(shared) == 1 {
+		noun = "container"
+	}
+	fmt.Fprintf(w, "shared CPU pool: %d %s without exclusive CPUs (%s)\n", len(shared), noun, strings.Join(parts, ", "))
 	for i, s := range shared {
 		if i == maxSharedListed {
 			fmt.Fprintf(w, "  ... and %d more\n", len(shared)-maxSharedListed)

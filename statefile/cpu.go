@@ -582,10 +582,20 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			}
 		}
 	}
-	for i := range all {
-		for j := i + 1; j < len(all); j++ {
-			if ov := all[i].set.Intersection(all[j].set); ov.Size() > 0 {
-				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[i].who, all[j].who)
+	// overlaps between containers, in one pass over the CPUs
+	owner := map[int]int{}
+	reported := map[[2]int]bool{}
+	for i, o := range all {
+		for _, cpu := range o.set.List() {
+			j, seen := owner[cpu]
+			if !seen {
+				owner[cpu] = i
+				continue
+			}
+			if key := [2]int{j, i}; !reported[key] {
+				reported[key] = true
+				ov := all[j].set.Intersection(o.set)
+				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[j].who, o.who)
 			}
 		}
 	}
