@@ -603,6 +603,17 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				parts = append(parts, fmt.Sprintf("%s on %s", name, hintText(c.BestHint)))
 				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
 			}
+			for _, s := range lg.Signals {
+				if (s.Kind != SignalMemoryPlacement && s.Kind != SignalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
+					continue
+				}
+				if s.Kind == SignalMemoryPlacement {
+					parts = append(parts, fmt.Sprintf("memory of %s pinned to NUMA node(s) %s (cpuset.mems)", s.Fields["container"], s.Fields["numaNodes"]))
+				} else {
+					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))
+				}
+				f.Evidence = append(f.Evidence, logRef(lg, s))
+			}
 			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
 			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."
 			f.Remedy = "Nothing to do."
