@@ -72,6 +72,7 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 			a.Cause, why = classifyFromState(a.Policy, rows)
 		}
 		why = append(why, notes...)
+		why = append(why, d.heldNotes()...)
 		for _, st := range d.ev.States {
 			if st.Kind == statefile.KindCPU || st.Kind == statefile.KindMemory || st.Kind == statefile.KindDevice {
 				f.Evidence = append(f.Evidence, Ref{File: st.Name, Quote: string(st.Kind) + " manager state"})
@@ -564,4 +565,108 @@ func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 	}
 	why = append(why, "By the state files every resource fits somewhere, but not together in a way the policy accepts.")
 	return CausePolicyConstraint, why
+}
+
+// admitted notes, for the pods given as evidence that were not rejected,
+// how the Topology Manager admitted them.
+func (d *diagnosis) admitted(rejected []*rejection) {
+	policy, _, pref := d.policy()
+	for _, p := range d.ev.Pods {
+		skip := admissionReasons[p.Reason]
+		for _, r := range rejected {
+			skip = skip || sameName(r.pod, p.Ref())
+		}
+		if skip {
+			continue
+		}
+		var att *AdmissionAttempt
+		var lg *KubeletLog
+		for _, l := range d.ev.Logs {
+			for i := range l.Attempts {
+				if sameName(l.Attempts[i].Pod, p.Ref()) && len(l.Attempts[i].Containers) > 0 {
+					att, lg = &l.Attempts[i], l
+				}
+			}
+		}
+		f := Finding{Code: CodePodAdmitted, Severity: SeverityInfo, Pod: p.Ref(), Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}}}
+		if pref != nil {
+			f.Evidence = append(f.Evidence, *pref)
+		}
+		switch {
+		case att != nil && allAligned(att):
+			var parts []string
+			for _, c := range att.Containers {
+				name := c.Container
+				if name == "" {
+					name = "the pod"
+				}
+				parts = append(parts, fmt.Sprintf("%s on %s", name, hintText(c.BestHint)))
+				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
+			}
+			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
+			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."
+			f.Remedy = "Nothing to do."
+		case policy == "none" && p.Phase == "Running":
+			f.Title = fmt.Sprintf("Pod %s was admitted without NUMA alignment (topologyManagerPolicy none)", p.Ref())
+			f.Explanation = "With the none policy the Topology Manager asks no hint provider and never rejects a pod; CPUs, memory and devices are allocated without regard to NUMA nodes."
+			f.Remedy = "Nothing to do, unless the workload needs NUMA alignment: then choose restricted or single-numa-node."
+		default:
+			continue
+		}
+		d.add(f)
+	}
+}
+
+func allAligned(a *AdmissionAttempt) bool {
+	for _, c := range a.Containers {
+		if !c.Aligned {
+			return false
+		}
+	}
+	return true
+}
+
+// heldNotes names exclusive CPUs held by finished pods and finished init
+// containers, per NUMA node: freeing them is often the quickest remedy.
+func (d *diagnosis) heldNotes() []string {
+	f := d.ev.state(statefile.KindCPU)
+	if f == nil || f.CPU == nil {
+		return nil
+	}
+	var out []string
+	for _, uid := range sortedKeys(f.CPU.Entries) {
+		p := d.podByUID(uid)
+		if p == nil {
+			continue
+		}
+		for _, cname := range sortedKeys(f.CPU.Entries[uid]) {
+			cpus := f.CPU.Entries[uid][cname]
+			finishedInit := false
+			for _, c := range p.InitContainers {
+				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.Restartable)
+			}
+			if !terminal(p) && !finishedInit {
+				continue
+			}
+			where := ""
+			if m := d.ev.Machine; m != nil {
+				nodes := map[int]bool{}
+				for _, c := range cpus.List() {
+					nodes[m.NodeOfCPU(c)] = true
+				}
+				var ids []int
+				for n := range nodes {
+					ids = append(ids, n)
+				}
+				sort.Ints(ids)
+				where = " on NUMA node(s) " + intsString(ids)
+			}
+			who := "finished pod " + p.Ref()
+			if !terminal(p) {
+				who = fmt.Sprintf("finished init container %q of pod %s", cname, p.Ref())
+			}
+			out = append(out, fmt.Sprintf("CPUs %s%s are still held by %s; deleting it gives them back.", cpus, where, who))
+		}
+	}
+	return out
 }

@@ -190,7 +190,9 @@ func (d *diagnosis) rejections() []*rejection {
 }
 
 func (d *diagnosis) admissions() {
-	for _, r := range d.rejections() {
+	rejected := d.rejections()
+	defer d.admitted(rejected)
+	for _, r := range rejected {
 		switch r.reason {
 		case CodeTopologyAffinityError:
 			d.topologyAffinity(r)
