@@ -3,8 +3,8 @@ package conformance
 import (
 	"testing"
 
-	cpustate "k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/checkpointmanager/checksum"
+	cpustate "k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 )
 
 // TestKubeletLinks checks that the kubelet code this module pins links and

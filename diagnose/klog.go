@@ -1,0 +1,419 @@
+package diagnose
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LogRecord is one kubelet log entry, in either the klog text format or the
+// JSON log format.
+type LogRecord struct {
+	// Line is the 1-based line of the file where the record starts.
+	Line int `json:"line"`
+	// Severity is "I", "W", "E" or "F".
+	Severity string `json:"severity"`
+	// Time is the timestamp as printed ("1129 10:00:00.000000" for text, the
+	// "ts" value for JSON).
+	Time string `json:"time,omitempty"`
+	// Source is the file:line that emitted the record ("scope_container.go:57").
+	Source string `json:"source,omitempty"`
+	// Message is the structured message, or the whole printf-style text.
+	Message string `json:"message"`
+	// Values holds the key/value pairs in the order they were printed.
+	Values []LogValue `json:"values,omitempty"`
+}
+
+// LogValue is one key/value pair of a structured log record. Text holds a
+// string value unquoted, or the raw JSON of a structured value (objects,
+// arrays, numbers, booleans, null).
+type LogValue struct {
+	Key  string `json:"key"`
+	Text string `json:"text"`
+	// JSON reports that Text is raw JSON rather than a plain string.
+	JSON bool `json:"json,omitempty"`
+}
+
+// Get returns the value of key; for an object such as a pod reference
+// ({"name":..,"namespace":..}) it returns the JSON text.
+func (r LogRecord) Get(key string) (string, bool) {
+	for i := len(r.Values) - 1; i >= 0; i-- {
+		if r.Values[i].Key == key {
+			return r.Values[i].Text, true
+		}
+	}
+	return "", false
+}
+
+// raw returns the value of key as JSON text, quoting plain strings.
+func (r LogRecord) raw(key string) (string, bool) {
+	for i := len(r.Values) - 1; i >= 0; i-- {
+		if r.Values[i].Key == key {
+			if r.Values[i].JSON {
+				return r.Values[i].Text, true
+			}
+			b, _ := json.Marshal(r.Values[i].Text)
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+// PodRef returns the "namespace/name" of the record's pod key, whichever
+// format it was printed in.
+func (r LogRecord) PodRef() string {
+	for _, k := range []string{"pod", "object"} {
+		v, ok := r.Get(k)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(v, "{") {
+			var o struct{ Name, Namespace string }
+			if json.Unmarshal([]byte(v), &o) == nil {
+				if o.Namespace == "" {
+					return o.Name
+				}
+				return o.Namespace + "/" + o.Name
+			}
+		}
+		return v
+	}
+	ns, _ := r.Get("podNamespace")
+	name, ok := r.Get("podName")
+	if ok {
+		if ns == "" {
+			return name
+		}
+		return ns + "/" + name
+	}
+	return ""
+}
+
+// Text returns the message together with every value, for substring matching
+// of error texts that can sit in either.
+func (r LogRecord) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	for _, v := range r.Values {
+		b.WriteByte(' ')
+		b.WriteString(v.Key)
+		b.WriteByte('=')
+		b.WriteString(v.Text)
+	}
+	return b.String()
+}
+
+// Log is a parsed kubelet log file.
+type Log struct {
+	// Name is the file name used in errors and evidence references.
+	Name string `json:"name"`
+	// Format is "text", "json" or "mixed".
+	Format string `json:"format"`
+	// Records are the kubelet records in file order. Lines that are not
+	// kubelet records (journald banners, other units) are skipped.
+	Records []LogRecord `json:"records"`
+	// Skipped counts lines that were not recognised as log records.
+	Skipped int `json:"skipped"`
+}
+
+// klogHeader matches the klog text header, wherever it starts on the line
+// (journald and syslog put their own prefix in front of it).
+var klogHeader = regexp.MustCompile(`(?:^|[\s:])([IWEF])(\d{4}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)\s+(\d+) ([^\s\]]+)\] ?`)
+
+// maxLogLine bounds one log line; kubelet lines with large hint maps stay far below.
+const maxLogLine = 4 << 20
+
+// ParseLog reads kubelet log output: `journalctl -u kubelet` text (with or
+// without the journald prefix), plain klog text, or the JSON log format, one
+// record per line. name is used in error messages and evidence references.
+// It fails only when the input cannot be read or holds no kubelet record.
+func ParseLog(name string, r io.Reader) (*Log, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLogLine)
+	l := &Log{Name: name}
+	var text, js int
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, len(lines)+1, err)
+	}
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r")
+		if j := strings.IndexByte(line, '{'); j >= 0 && jsonLogStart(line[j:]) {
+			rec, err := parseJSONRecord(line[j:])
+			if err == nil {
+				rec.Line = i + 1
+				l.Records = append(l.Records, rec)
+				js++
+				continue
+			}
+		}
+		m := klogHeader.FindStringSubmatchIndex(line)
+		if m == nil {
+			l.Skipped++
+			continue
+		}
+		rec := LogRecord{
+			Line:     i + 1,
+			Severity: line[m[2]:m[3]],
+			Time:     line[m[4]:m[5]] + " " + line[m[6]:m[7]],
+			Source:   line[m[10]:m[11]],
+		}
+		body := line[m[1]:]
+		// Multi-line values continue on following lines that start with a tab
+		// (possibly after the same journald prefix) until a line " >".
+		parseTextBody(&rec, body, func() (string, bool) {
+			if i+1 >= len(lines) {
+				return "", false
+			}
+			next := strings.TrimRight(lines[i+1], "\r")
+			cont, ok := continuationLine(next)
+			if !ok {
+				return "", false
+			}
+			i++
+			return cont, true
+		})
+		l.Records = append(l.Records, rec)
+		text++
+	}
+	switch {
+	case text > 0 && js > 0:
+		l.Format = "mixed"
+	case js > 0:
+		l.Format = "json"
+	default:
+		l.Format = "text"
+	}
+	if len(l.Records) == 0 {
+		return l, fmt.Errorf("%s: no kubelet log record found in %d lines: pass `journalctl -u kubelet` output, klog text lines (I1129 10:00:00.000000 1234 file.go:123] ...) or --logging-format=json lines", name, len(lines))
+	}
+	return l, nil
+}
+
+// continuationLine recognises a line of a multi-line klog value: a tab or the
+// closing " >", possibly behind a journald prefix "Mon DD HH:MM:SS host unit[pid]: ".
+func continuationLine(s string) (string, bool) {
+	if strings.HasPrefix(s, "\t") || s == " >" {
+		return s, true
+	}
+	if j := strings.Index(s, "]: "); j >= 0 && j < 120 {
+		rest := s[j+3:]
+		if strings.HasPrefix(rest, "\t") || rest == " >" || strings.HasPrefix(rest, " >") && strings.TrimSpace(rest) == ">" {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+func jsonLogStart(s string) bool {
+	return strings.HasPrefix(s, `{"ts":`) || strings.HasPrefix(s, `{"caller":`) || strings.HasPrefix(s, `{"msg":`) ||
+		(strings.Contains(s, `"msg":`) && strings.Contains(s, `"ts":`))
+}
+
+func parseJSONRecord(s string) (LogRecord, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return LogRecord{}, fmt.Errorf("not a JSON object")
+	}
+	rec := LogRecord{Severity: "I"}
+	hasV, hasErr := false, false
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return LogRecord{}, err
+		}
+		key, _ := kt.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return LogRecord{}, err
+		}
+		var str string
+		isStr := json.Unmarshal(raw, &str) == nil
+		switch key {
+		case "ts":
+			rec.Time = string(raw)
+			continue
+		case "caller":
+			rec.Source = str
+			if k := strings.LastIndexByte(str, '/'); k >= 0 {
+				rec.Source = str[k+1:]
+			}
+			continue
+		case "msg":
+			rec.Message = str
+			continue
+		case "v":
+			hasV = true
+			continue
+		case "level":
+			switch strings.ToLower(str) {
+			case "error":
+				rec.Severity = "E"
+			case "warn", "warning":
+				rec.Severity = "W"
+			}
+			continue
+		case "err":
+			hasErr = true
+		}
+		if isStr {
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: str})
+		} else {
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: string(raw), JSON: true})
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return LogRecord{}, err
+	}
+	if !hasV && hasErr && rec.Severity == "I" {
+		rec.Severity = "E"
+	}
+	return rec, nil
+}
+
+// parseTextBody parses `"msg" k=v k2="v" k3={...}` or a printf-style message.
+func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
+	if !strings.HasPrefix(body, `"`) {
+		rec.Message = body
+		return
+	}
+	msg, rest, ok := cutQuoted(body)
+	if !ok {
+		rec.Message = body
+		return
+	}
+	rec.Message = msg
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" {
+			return
+		}
+		eq := strings.IndexByte(rest, '=')
+		if eq <= 0 || strings.ContainsAny(rest[:eq], " \"") {
+			// Not a key/value pair: keep the remainder as an anonymous value.
+			rec.Values = append(rec.Values, LogValue{Key: "", Text: rest})
+			return
+		}
+		key := rest[:eq]
+		rest = rest[eq+1:]
+		switch {
+		case strings.HasPrefix(rest, `"`):
+			v, r2, ok := cutQuoted(rest)
+			if !ok {
+				rec.Values = append(rec.Values, LogValue{Key: key, Text: rest})
+				return
+			}
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: v})
+			rest = r2
+		case strings.HasPrefix(rest, "<") && strings.TrimSpace(rest) == "<":
+			// Multi-line value.
+			var b strings.Builder
+			for {
+				l, ok := more()
+				if !ok {
+					break
+				}
+				if strings.TrimSpace(l) == ">" {
+					break
+				}
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(strings.TrimPrefix(l, "\t"))
+			}
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: b.String()})
+			rest = ""
+		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "["):
+			n := jsonExtent(rest)
+			if n <= 0 {
+				rec.Values = append(rec.Values, LogValue{Key: key, Text: rest})
+				return
+			}
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: rest[:n], JSON: true})
+			rest = rest[n:]
+		default:
+			sp := strings.IndexByte(rest, ' ')
+			if sp < 0 {
+				sp = len(rest)
+			}
+			tok := rest[:sp]
+			isJSON := tok == "null" || tok == "true" || tok == "false" || isNumber(tok)
+			rec.Values = append(rec.Values, LogValue{Key: key, Text: tok, JSON: isJSON})
+			rest = rest[sp:]
+		}
+	}
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// cutQuoted reads a Go-quoted string at the start of s.
+func cutQuoted(s string) (string, string, bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			v, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", s, false
+			}
+			return v, s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+// jsonExtent returns the length of the balanced JSON object or array at the
+// start of s, or 0 when it is not balanced.
+func jsonExtent(s string) int {
+	depth := 0
+	inStr := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				if json.Valid([]byte(s[:i+1])) {
+					return i + 1
+				}
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+// ParseLogBytes is ParseLog over a byte slice.
+func ParseLogBytes(name string, data []byte) (*Log, error) {
+	return ParseLog(name, bytes.NewReader(data))
+}

@@ -1,0 +1,248 @@
+package diagnose
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustParseLogFile(t *testing.T, name string) *KubeletLog {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "logs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := ParseLog(name, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Interpret()
+}
+
+func TestParseLogTextRecord(t *testing.T) {
+	in := `Nov 29 10:00:00 worker-1 kubelet[1234]: I1129 10:00:00.101400    1234 scope_container.go:75] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":2,"Preferred":true}]} pod="default/guaranteed" containerName="app" n=3 ok=true note="a \"quoted\" word"`
+	l, err := ParseLog("in.log", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 1 {
+		t.Fatalf("records = %d", len(l.Records))
+	}
+	r := l.Records[0]
+	want := LogRecord{Line: 1, Severity: "I", Time: "1129 10:00:00.101400", Source: "scope_container.go:75", Message: "TopologyHints",
+		Values: []LogValue{
+			{Key: "hints", Text: `{"cpu":[{"NUMANodeAffinity":2,"Preferred":true}]}`, JSON: true},
+			{Key: "pod", Text: "default/guaranteed"},
+			{Key: "containerName", Text: "app"},
+			{Key: "n", Text: "3", JSON: true},
+			{Key: "ok", Text: "true", JSON: true},
+			{Key: "note", Text: `a "quoted" word`},
+		}}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("got  %#v\nwant %#v", r, want)
+	}
+	if l.Format != "text" {
+		t.Errorf("format = %q", l.Format)
+	}
+}
+
+func TestParseLogPrintfStyleAndNoise(t *testing.T) {
+	in := "-- Logs begin at ... --\nrandom line\nE1129 10:00:00.000000 1 server.go:302] failed to run Kubelet: boom\n"
+	l, err := ParseLog("x", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 1 || l.Records[0].Message != "failed to run Kubelet: boom" || l.Records[0].Line != 3 || l.Skipped != 2 {
+		t.Fatalf("got %+v skipped=%d", l.Records, l.Skipped)
+	}
+}
+
+func TestParseLogEmptyNamesFile(t *testing.T) {
+	_, err := ParseLog("/tmp/kubelet.log", strings.NewReader("nothing here\n"))
+	if err == nil || !strings.Contains(err.Error(), "/tmp/kubelet.log") || !strings.Contains(err.Error(), "journalctl") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseLogJSONFormat(t *testing.T) {
+	k := mustParseLogFile(t, "kubelet-1.37-json.log")
+	if k.Format != "json" {
+		t.Errorf("format = %q", k.Format)
+	}
+	if got := k.Records[1].PodRef(); got != "ml/trainer" {
+		t.Errorf("PodRef = %q", got)
+	}
+	if len(k.Attempts) != 1 {
+		t.Fatalf("attempts = %+v", k.Attempts)
+	}
+	a := k.Attempts[0]
+	if a.Reason != "TopologyAffinityError" || a.PodUID != "0d5c6e1a-1111-4222-8333-944455556666" || a.ResultLine != 8 {
+		t.Errorf("result = %+v", a)
+	}
+	c := a.Containers[0]
+	if c.Container != "cuda" || len(c.Providers) != 3 {
+		t.Fatalf("container = %+v", c)
+	}
+	if p := c.Providers[0]; p.Provider != "device" || !p.Resources[0].Impossible {
+		t.Errorf("device provider = %+v", p)
+	}
+	if p := c.Providers[1]; p.Provider != "cpu" || len(p.Resources[0].Hints) != 3 || !reflect.DeepEqual(p.Resources[0].Hints[2].NUMANodes, []int{0, 1}) {
+		t.Errorf("cpu provider = %+v", p)
+	}
+	if p := c.Providers[2]; p.Provider != "memory" || !p.NoPreference {
+		t.Errorf("memory provider = %+v", p)
+	}
+	if c.BestHint == nil || c.BestHint.String() != "{0 non-preferred}" || c.Aligned {
+		t.Errorf("best = %v aligned=%v", c.BestHint, c.Aligned)
+	}
+	if s := k.SignalsOf(SignalTopologyConfig); len(s) != 1 || s[0].Fields["policy"] != "restricted" {
+		t.Errorf("config signal = %+v", s)
+	}
+	if s := k.SignalsOf(SignalCPUSetMismatch); len(s) != 1 || s[0].Fields["online"] != "0-15" || s[0].Fields["state"] != "0-31" {
+		t.Errorf("cpuset signal = %+v", s)
+	}
+	if k.Records[8].Severity != "E" {
+		t.Errorf("severity of error record = %q", k.Records[8].Severity)
+	}
+}
+
+func TestInterpretOldKubeletJournal(t *testing.T) {
+	k := mustParseLogFile(t, "kubelet-1.29-single-numa.log")
+	if len(k.Attempts) != 1 {
+		t.Fatalf("attempts = %+v", k.Attempts)
+	}
+	a := k.Attempts[0]
+	if a.Pod != "default/guaranteed" || a.PodUID != "6f1a7c2e-0b7c-4a52-9b1e-2c1e0c3d4e5f" || a.StartLine != 2 {
+		t.Errorf("attempt = %+v", a)
+	}
+	// The event comes first; the status patch must not overwrite it.
+	if a.Reason != "TopologyAffinityError" || a.ResultLine != 10 {
+		t.Errorf("result = %q line %d", a.Reason, a.ResultLine)
+	}
+	c := a.Containers[0]
+	if len(c.Providers) != 3 || !c.Providers[0].NoPreference || c.Providers[1].Provider != "cpu" || c.Providers[2].Provider != "memory" {
+		t.Errorf("providers = %+v", c.Providers)
+	}
+	if c.BestHint == nil || c.BestHint.NUMANodes != nil || c.BestHint.Preferred || c.BestLine != 9 {
+		t.Errorf("best = %+v line %d", c.BestHint, c.BestLine)
+	}
+}
+
+func TestInterpretMultilineError(t *testing.T) {
+	k := mustParseLogFile(t, "kubelet-1.37-multiline.log")
+	if len(k.Records) != 2 {
+		t.Fatalf("records = %+v", k.Records)
+	}
+	for _, kind := range []string{SignalContainerManager, SignalRestoreFailed, SignalMemoryStateMismatch, SignalMemoryStateDetail} {
+		if len(k.SignalsOf(kind)) == 0 {
+			t.Errorf("no %s signal in %+v", kind, k.Signals)
+		}
+	}
+	s := k.SignalsOf(SignalRestoreFailed)[0]
+	if s.Fields["manager"] != "memory" || s.Fields["file"] != "/var/lib/kubelet/memory_manager_state" || s.Line != 1 {
+		t.Errorf("restore signal = %+v", s)
+	}
+	d := k.SignalsOf(SignalMemoryStateDetail)[0]
+	if d.Fields["field"] != "TotalMemSize" || d.Line != 4 {
+		t.Errorf("detail = %+v", d)
+	}
+}
+
+func TestSignalsFromErrorTexts(t *testing.T) {
+	lines := []string{
+		`E1129 10:00:00.000000 1 cpu_manager.go:249] "Could not initialize checkpoint manager, please drain node and remove policy state file" err="could not restore state from checkpoint: configured policy \"static\" differs from state checkpoint policy \"none\", please drain this node and delete the CPU manager checkpoint file \"/var/lib/kubelet/cpu_manager_state\" before restarting Kubelet"`,
+		`I1129 10:00:01.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u1" pod="ns/p" reason="SMTAlignmentError" message="SMT Alignment Error: not enough free physical CPUs: available physical CPUs = 2, requested CPUs = 4, CPUs per core = 2"`,
+		`I1129 10:00:02.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u2" pod="ns/q" reason="UnexpectedAdmissionError" message="Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected"`,
+		`E1129 10:00:03.000000 1 server.go:302] "Failed to run kubelet" err="failed to run Kubelet: failed to initialize topology manager: unsupported on machines with more than 8 NUMA Nodes"`,
+		`I1129 10:00:04.000000 1 topology_hints.go:47] "Resource does not have a topology preference" resourceName="example.com/nic" pod="ns/p" containerName="c" request=1`,
+		`I1129 10:00:05.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u3" pod="ns/r" reason="UnexpectedAdmissionError" message="Allocate failed due to [memorymanager] failed to find NUMA nodes to extend the current topology hint, which is unexpected"`,
+	}
+	l, err := ParseLog("s.log", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := l.Interpret()
+	pm := k.SignalsOf(SignalPolicyMismatch)
+	if len(pm) != 1 || pm[0].Fields["configured"] != "static" || pm[0].Fields["checkpoint"] != "none" || pm[0].Fields["manager"] != "cpu" {
+		t.Errorf("policy mismatch = %+v", pm)
+	}
+	smt := k.SignalsOf(SignalSMTAlignment)
+	if len(smt) != 1 || smt[0].Fields["availablePhysicalCPUs"] != "2" || smt[0].Fields["pod"] != "ns/p" {
+		t.Errorf("smt = %+v", smt)
+	}
+	if d := k.SignalsOf(SignalDevicesUnavailable); len(d) != 1 || d[0].Fields["resource"] != "nvidia.com/gpu" || d[0].Fields["available"] != "0" {
+		t.Errorf("devices = %+v", d)
+	}
+	if n := k.SignalsOf(SignalNUMALimit); len(n) != 1 || n[0].Fields["limit"] != "8" {
+		t.Errorf("numa limit = %+v", n)
+	}
+	if n := k.SignalsOf(SignalDeviceNoTopology); len(n) != 1 || n[0].Fields["resource"] != "example.com/nic" {
+		t.Errorf("no topology = %+v", n)
+	}
+	if n := k.SignalsOf(SignalMemoryExtend); len(n) != 1 || n[0].Fields["pod"] != "ns/r" {
+		t.Errorf("extend = %+v", n)
+	}
+	if len(k.Attempts) != 3 || k.Attempts[0].Reason != "SMTAlignmentError" {
+		t.Errorf("attempts = %+v", k.Attempts)
+	}
+}
+
+func TestInterpretPodScopeAndReadmission(t *testing.T) {
+	lines := []string{
+		`I1129 10:00:00.000000 1 scope_pod.go:146] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":3,"Preferred":true}]} pod="ns/p" operation="add"`,
+		`I1129 10:00:00.000001 1 scope_pod.go:154] "PodTopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":true} pod="ns/p" operation="add"`,
+		`I1129 10:00:00.000002 1 scope_pod.go:118] "Best TopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":true} pod="ns/p" operation="add"`,
+		`I1129 10:00:00.000003 1 scope_pod.go:100] "Topology Affinity" bestHint={"NUMANodeAffinity":3,"Preferred":true} pod="ns/p" containerName="a"`,
+		`I1129 10:00:01.000000 1 scope_container.go:93] "TopologyHints" hints=null pod="ns/q" containerName="a" operation="add"`,
+		`I1129 10:00:01.000001 1 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":null,"Preferred":true} pod="ns/q" containerName="a" operation="add"`,
+		`I1129 10:00:02.000000 1 scope_container.go:93] "TopologyHints" hints=null pod="ns/q" containerName="a" operation="add"`,
+	}
+	l, err := ParseLog("s.log", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := l.Interpret()
+	if len(k.Attempts) != 3 {
+		t.Fatalf("attempts = %+v", k.Attempts)
+	}
+	if a := k.Attempts[0]; a.Scope != "pod" || !a.Containers[0].Aligned || a.Containers[0].BestHint.String() != "{0,1 preferred}" {
+		t.Errorf("pod scope = %+v", a)
+	}
+	if k.Attempts[2].StartLine != 7 {
+		t.Errorf("second admission of ns/q starts at %d", k.Attempts[2].StartLine)
+	}
+}
+
+func FuzzParseLog(f *testing.F) {
+	for _, name := range []string{"kubelet-1.29-single-numa.log", "kubelet-1.37-json.log", "kubelet-1.37-multiline.log"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "logs", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k=<`))
+	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k={"a":[1,2 x="`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := ParseLogBytes("fuzz.log", data)
+		if err != nil {
+			return
+		}
+		k := l.Interpret()
+		for _, a := range k.Attempts {
+			for _, c := range a.Containers {
+				if c.BestHint != nil {
+					_ = c.BestHint.String()
+				}
+			}
+		}
+		for _, r := range l.Records {
+			if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
+				t.Fatalf("record line %d out of range", r.Line)
+			}
+		}
+	})
+}

@@ -1,0 +1,495 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Hint is a Topology Manager hint as the kubelet logs it: the NUMA nodes of
+// the affinity mask (nil for "any NUMA node") and whether it is preferred.
+type Hint struct {
+	NUMANodes []int `json:"numaNodes"`
+	Preferred bool  `json:"preferred"`
+}
+
+// String renders the hint as "{0,1 preferred}" or "{any non-preferred}".
+func (h Hint) String() string {
+	p := "preferred"
+	if !h.Preferred {
+		p = "non-preferred"
+	}
+	return "{" + nodesString(h.NUMANodes) + " " + p + "}"
+}
+
+func nodesString(n []int) string {
+	if n == nil {
+		return "any"
+	}
+	s := make([]string, len(n))
+	for i, v := range n {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ",")
+}
+
+type loggedHint struct {
+	NUMANodeAffinity *uint64
+	Preferred        bool
+}
+
+func (l loggedHint) hint() Hint {
+	h := Hint{Preferred: l.Preferred}
+	if l.NUMANodeAffinity != nil {
+		h.NUMANodes = maskBits(*l.NUMANodeAffinity)
+	}
+	return h
+}
+
+func maskBits(m uint64) []int {
+	out := []int{}
+	for m != 0 {
+		b := bits.TrailingZeros64(m)
+		out = append(out, b)
+		m &^= 1 << b
+	}
+	return out
+}
+
+func decodeHint(raw string) (*Hint, error) {
+	var l loggedHint
+	if err := json.Unmarshal([]byte(raw), &l); err != nil {
+		return nil, err
+	}
+	h := l.hint()
+	return &h, nil
+}
+
+// ProviderHints is one hint provider's answer for one container (or pod), as
+// logged in a "TopologyHints" record.
+type ProviderHints struct {
+	// Provider is "device", "cpu" or "memory": taken from the resource names
+	// when there are any, otherwise from the kubelet's fixed provider order.
+	Provider string `json:"provider"`
+	Line     int    `json:"line"`
+	// NoPreference is set when the provider returned no hints at all ("any
+	// NUMA node"); EmptyMap tells an empty map ({}) from no map (null). The
+	// static memory manager returns {} when no NUMA set has enough free memory.
+	NoPreference bool `json:"noPreference,omitempty"`
+	EmptyMap     bool `json:"emptyMap,omitempty"`
+	// Resources lists, per resource, the hints; a resource whose list is
+	// Impossible could not be placed anywhere ("[]"), one with NoPreference
+	// accepted any NUMA node ("null").
+	Resources []ResourceHints `json:"resources,omitempty"`
+}
+
+// ResourceHints are the hints one provider gave for one resource.
+type ResourceHints struct {
+	Resource     string `json:"resource"`
+	Hints        []Hint `json:"hints"`
+	NoPreference bool   `json:"noPreference,omitempty"`
+	Impossible   bool   `json:"impossible,omitempty"`
+}
+
+// ContainerAdmission is what the logs say about one container's (or, in pod
+// scope, the pod's) pass through the Topology Manager.
+type ContainerAdmission struct {
+	// Container is empty in pod scope.
+	Container string          `json:"container,omitempty"`
+	Providers []ProviderHints `json:"providers"`
+	BestHint  *Hint           `json:"bestHint,omitempty"`
+	BestLine  int             `json:"bestLine,omitempty"`
+	// Aligned is set when the "Topology Affinity" record shows the container passed the policy.
+	Aligned bool `json:"aligned"`
+}
+
+// AdmissionAttempt groups the log records of one admission of one pod.
+type AdmissionAttempt struct {
+	Pod        string               `json:"pod"`
+	PodUID     string               `json:"podUID,omitempty"`
+	Scope      string               `json:"scope"`
+	StartLine  int                  `json:"startLine"`
+	Containers []ContainerAdmission `json:"containers"`
+	// Reason and Message are the admission result when the log has it
+	// ("Pod admission denied", the event record or the status patch).
+	Reason     string `json:"reason,omitempty"`
+	Message    string `json:"message,omitempty"`
+	ResultLine int    `json:"resultLine,omitempty"`
+}
+
+// Signal is a log record that matters for a diagnosis on its own: a start-up
+// failure, a restore error, an admission error text, a configuration echo.
+type Signal struct {
+	Kind   string            `json:"kind"`
+	Line   int               `json:"line"`
+	Text   string            `json:"text"`
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// Signal kinds recognised in kubelet logs.
+const (
+	SignalRestoreFailed       = "checkpoint-restore-failed"
+	SignalPolicyMismatch      = "policy-mismatch"
+	SignalCorruptCheckpoint   = "checkpoint-corrupted"
+	SignalMemoryStateMismatch = "memory-state-mismatch"
+	SignalMemoryStateDetail   = "memory-state-detail"
+	SignalCPUSetMismatch      = "cpuset-mismatch"
+	SignalNUMALimit           = "numa-limit"
+	SignalSMTAlignment        = "smt-alignment"
+	SignalUnexpectedAdmission = "unexpected-admission"
+	SignalMemoryExtend        = "memory-extend"
+	SignalDevicesUnavailable  = "devices-unavailable"
+	SignalDeviceNoTopology    = "device-no-topology"
+	SignalDeviceCheckpoint    = "device-checkpoint-unreadable"
+	SignalTopologyConfig      = "topology-manager-config"
+	SignalMemoryManagerStart  = "memory-manager-start"
+	SignalInvalidState        = "invalid-state"
+	SignalContainerManager    = "container-manager-failed"
+	SignalMaxNUMAWarning      = "max-numa-warning"
+	SignalUnknownPolicy       = "unknown-policy"
+)
+
+// KubeletLog is a parsed kubelet log with its admission attempts and signals.
+type KubeletLog struct {
+	*Log
+	Attempts []AdmissionAttempt `json:"attempts"`
+	Signals  []Signal           `json:"signals"`
+}
+
+var (
+	rePolicyMismatch    = regexp.MustCompile(`configured policy "([^"]*)" differs from state checkpoint policy "([^"]*)"`)
+	reSMT               = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
+	reCPUSetMismatch    = regexp.MustCompile(`current set of available CPUs "([^"]*)" doesn't match with CPUs in state "([^"]*)"`)
+	reNUMALimit         = regexp.MustCompile(`unsupported on machines with more than (\d+) NUMA Nodes`)
+	reDevUnavailable    = regexp.MustCompile(`requested number of devices unavailable for (\S+)\. Requested: (\d+), Available: (\d+)`)
+	reUnexpected        = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
+	reUnknownPolicyText = regexp.MustCompile(`unknown policy: \\?"([^"\\]*)\\?"`)
+	reCheckpointFile    = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
+)
+
+// admissionReasons are the pod-status reasons kubelet admission produces.
+var admissionReasons = map[string]bool{
+	"TopologyAffinityError": true, "SMTAlignmentError": true, "UnexpectedAdmissionError": true,
+	"EmptyPodSharedPoolError": true, "Topology Affinity Error": true,
+}
+
+// Interpret groups the records of a log into admission attempts and signals.
+func (l *Log) Interpret() *KubeletLog {
+	k := &KubeletLog{Log: l}
+	open := map[string]int{} // pod -> index into Attempts
+	lastPod := ""
+	attempt := func(pod string, line int, force bool) *AdmissionAttempt {
+		if i, ok := open[pod]; ok && !force {
+			return &k.Attempts[i]
+		}
+		k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "container", StartLine: line})
+		open[pod] = len(k.Attempts) - 1
+		return &k.Attempts[len(k.Attempts)-1]
+	}
+	current := func() *AdmissionAttempt {
+		if lastPod == "" {
+			return nil
+		}
+		if i, ok := open[lastPod]; ok {
+			return &k.Attempts[i]
+		}
+		return nil
+	}
+	closeWith := func(pod, uid, reason, msg string, line int) {
+		i, ok := open[pod]
+		if !ok {
+			// Find the latest attempt of this pod that has no result yet.
+			for j := len(k.Attempts) - 1; j >= 0; j-- {
+				if k.Attempts[j].Pod == pod {
+					i, ok = j, true
+					break
+				}
+			}
+		}
+		if !ok {
+			k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "", StartLine: line})
+			i = len(k.Attempts) - 1
+		}
+		a := &k.Attempts[i]
+		if a.Reason != "" && a.ResultLine != 0 {
+			return // keep the first result (the denial record comes before the event)
+		}
+		if uid != "" {
+			a.PodUID = uid
+		}
+		a.Reason, a.Message, a.ResultLine = reason, msg, line
+		delete(open, pod)
+	}
+
+	for _, r := range l.Records {
+		k.signals(r)
+		switch r.Message {
+		case "Topology Admit Handler", "Topology manager admission check":
+			pod := r.PodRef()
+			a := attempt(pod, r.Line, true)
+			if uid, ok := r.Get("podUID"); ok {
+				a.PodUID = uid
+			}
+			lastPod = pod
+		case "TopologyHints":
+			pod := r.PodRef()
+			if pod == "" {
+				pod = lastPod
+			}
+			lastPod = pod
+			cname, hasC := r.Get("containerName")
+			a := attempt(pod, r.Line, false)
+			if !hasC {
+				a.Scope = "pod"
+			}
+			var c *ContainerAdmission
+			if n := len(a.Containers); n > 0 && a.Containers[n-1].Container == cname && a.Containers[n-1].BestHint == nil {
+				c = &a.Containers[n-1]
+			} else {
+				for _, prev := range a.Containers {
+					if prev.Container == cname {
+						// The same container again: a new admission of the pod.
+						a = attempt(pod, r.Line, true)
+						if !hasC {
+							a.Scope = "pod"
+						}
+						break
+					}
+				}
+				a.Containers = append(a.Containers, ContainerAdmission{Container: cname})
+				c = &a.Containers[len(a.Containers)-1]
+			}
+			raw, _ := r.raw("hints")
+			c.Providers = append(c.Providers, decodeProviderHints(raw, r.Line, len(c.Providers)))
+		case "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint":
+			pod := r.PodRef()
+			if pod == "" {
+				pod = lastPod
+			}
+			a := current()
+			if i, ok := open[pod]; ok {
+				a = &k.Attempts[i]
+			}
+			if a == nil || len(a.Containers) == 0 {
+				continue
+			}
+			c := &a.Containers[len(a.Containers)-1]
+			if name, ok := r.Get("containerName"); ok {
+				for i := range a.Containers {
+					if a.Containers[i].Container == name {
+						c = &a.Containers[i]
+					}
+				}
+			}
+			if raw, ok := r.raw("bestHint"); ok {
+				if h, err := decodeHint(raw); err == nil {
+					c.BestHint, c.BestLine = h, r.Line
+				}
+			}
+		case "Topology Affinity":
+			if _, ok := r.Get("bestHint"); !ok {
+				continue // the CPU manager's record of the same name
+			}
+			pod := r.PodRef()
+			if i, ok := open[pod]; ok {
+				name, _ := r.Get("containerName")
+				a := &k.Attempts[i]
+				for j := range a.Containers {
+					if a.Containers[j].Container == name || a.Scope == "pod" {
+						a.Containers[j].Aligned = true
+					}
+				}
+			}
+		case "Pod admission denied":
+			uid, _ := r.Get("podUID")
+			reason, _ := r.Get("reason")
+			msg, _ := r.Get("message")
+			closeWith(r.PodRef(), uid, reason, msg, r.Line)
+		case "Event occurred":
+			reason, _ := r.Get("reason")
+			if kind, _ := r.Get("kind"); kind != "" && kind != "Pod" {
+				continue
+			}
+			if admissionReasons[reason] {
+				msg, _ := r.Get("message")
+				closeWith(r.PodRef(), "", reason, msg, r.Line)
+			}
+		case "Patch status for pod":
+			patch, _ := r.Get("patch")
+			var p struct {
+				Status struct{ Reason, Message, Phase string }
+			}
+			if json.Unmarshal([]byte(patch), &p) == nil && admissionReasons[p.Status.Reason] {
+				uid, _ := r.Get("podUID")
+				closeWith(r.PodRef(), uid, p.Status.Reason, strings.TrimPrefix(p.Status.Message, "Pod was rejected: "), r.Line)
+			}
+		}
+	}
+	return k
+}
+
+func decodeProviderHints(raw string, line, index int) ProviderHints {
+	order := []string{"device", "cpu", "memory"}
+	p := ProviderHints{Line: line}
+	if index < len(order) {
+		p.Provider = order[index]
+	} else {
+		p.Provider = fmt.Sprintf("provider-%d", index)
+	}
+	var m map[string]json.RawMessage
+	if raw == "" || raw == "null" || json.Unmarshal([]byte(raw), &m) != nil || len(m) == 0 {
+		p.NoPreference = true
+		p.EmptyMap = m != nil
+		return p
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		rh := ResourceHints{Resource: name}
+		var list []loggedHint
+		v := strings.TrimSpace(string(m[name]))
+		if v == "null" {
+			rh.NoPreference = true
+		} else if err := json.Unmarshal(m[name], &list); err == nil {
+			rh.Hints = make([]Hint, 0, len(list))
+			for _, h := range list {
+				rh.Hints = append(rh.Hints, h.hint())
+			}
+			rh.Impossible = len(list) == 0
+		}
+		p.Resources = append(p.Resources, rh)
+	}
+	p.Provider = providerOf(names, p.Provider)
+	return p
+}
+
+func providerOf(resources []string, fallback string) string {
+	for _, r := range resources {
+		switch {
+		case r == "cpu":
+			return "cpu"
+		case r == "memory" || strings.HasPrefix(r, "hugepages-"):
+			return "memory"
+		case strings.Contains(r, "/"):
+			return "device"
+		}
+	}
+	return fallback
+}
+
+func (k *KubeletLog) add(kind string, r LogRecord, fields map[string]string) {
+	text := r.Message
+	if e, ok := r.Get("err"); ok {
+		text += ": " + e
+	}
+	k.Signals = append(k.Signals, Signal{Kind: kind, Line: r.Line, Text: text, Fields: fields})
+}
+
+func (k *KubeletLog) signals(r LogRecord) {
+	t := r.Text()
+	switch r.Message {
+	case "Creating topology manager with policy per scope":
+		f := map[string]string{}
+		f["policy"], _ = r.Get("topologyPolicyName")
+		f["scope"], _ = r.Get("topologyScopeName")
+		f["options"], _ = r.Get("topologyPolicyOptions")
+		k.add(SignalTopologyConfig, r, f)
+	case "Creating topology manager with none policy":
+		k.add(SignalTopologyConfig, r, map[string]string{"policy": "none"})
+	case "Starting memorymanager":
+		p, _ := r.Get("policy")
+		k.add(SignalMemoryManagerStart, r, map[string]string{"policy": p})
+	case "Resource does not have a topology preference":
+		res, ok := r.Get("resourceName")
+		if !ok {
+			res, _ = r.Get("resource")
+		}
+		k.add(SignalDeviceNoTopology, r, map[string]string{"resource": res})
+	case "Memory states for the NUMA node and resource are different", "Node states had different groups",
+		"NUMA node and resource had different memory states", "Node state had a different number of memory assignments.",
+		"Node states were different", "Node state didn't have node ID":
+		f := map[string]string{}
+		for _, v := range r.Values {
+			f[v.Key] = v.Text
+		}
+		k.add(SignalMemoryStateDetail, r, f)
+	case "Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date":
+		k.add(SignalDeviceCheckpoint, r, nil)
+	case "WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":
+		v, _ := r.Get("max-allowable-numa-nodes")
+		k.add(SignalMaxNUMAWarning, r, map[string]string{"max-allowable-numa-nodes": v})
+	}
+	if m := rePolicyMismatch.FindStringSubmatch(t); m != nil {
+		mgr := "cpu"
+		if strings.Contains(t, "[memorymanager]") {
+			mgr = "memory"
+		}
+		k.add(SignalPolicyMismatch, r, map[string]string{"configured": m[1], "checkpoint": m[2], "manager": mgr})
+	}
+	if strings.Contains(t, "could not restore state from checkpoint") {
+		f := map[string]string{}
+		if m := reCheckpointFile.FindStringSubmatch(t); m != nil {
+			f["manager"] = strings.ToLower(m[1])
+			f["file"] = m[2]
+		}
+		k.add(SignalRestoreFailed, r, f)
+	}
+	if strings.Contains(t, "checkpoint is corrupted") && !strings.HasPrefix(r.Message, "Continue after failing to read checkpoint file") {
+		k.add(SignalCorruptCheckpoint, r, nil)
+	}
+	if strings.Contains(t, "the expected machine state is different from the real one") ||
+		strings.Contains(t, "machine state can not be empty when it has memory assignments") ||
+		strings.Contains(t, "the memory assignment uses the NUMA that does not exist") {
+		k.add(SignalMemoryStateMismatch, r, nil)
+	}
+	if m := reCPUSetMismatch.FindStringSubmatch(t); m != nil {
+		k.add(SignalCPUSetMismatch, r, map[string]string{"online": m[1], "state": m[2]})
+	}
+	if m := reNUMALimit.FindStringSubmatch(t); m != nil {
+		k.add(SignalNUMALimit, r, map[string]string{"limit": m[1]})
+	}
+	if m := reSMT.FindStringSubmatch(t); m != nil {
+		f := map[string]string{"pod": r.PodRef()}
+		if m[1] != "" {
+			f["availablePhysicalCPUs"], f["requestedCPUs"], f["cpusPerCore"] = m[1], m[2], m[3]
+		} else {
+			f["requestedCPUs"], f["cpusPerCore"] = m[4], m[5]
+		}
+		k.add(SignalSMTAlignment, r, f)
+	}
+	if m := reUnexpected.FindStringSubmatch(t); m != nil {
+		k.add(SignalUnexpectedAdmission, r, map[string]string{"pod": r.PodRef(), "cause": m[1]})
+	}
+	if strings.Contains(t, "failed to find NUMA nodes to extend the current topology hint") {
+		k.add(SignalMemoryExtend, r, map[string]string{"pod": r.PodRef()})
+	}
+	if m := reDevUnavailable.FindStringSubmatch(t); m != nil {
+		k.add(SignalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
+	}
+	if m := reUnknownPolicyText.FindStringSubmatch(t); m != nil {
+		k.add(SignalUnknownPolicy, r, map[string]string{"policy": m[1]})
+	}
+	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
+		k.add(SignalInvalidState, r, nil)
+	}
+	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {
+		k.add(SignalContainerManager, r, nil)
+	}
+}
+
+// SignalsOf returns the signals of one kind.
+func (k *KubeletLog) SignalsOf(kind string) []Signal {
+	var out []Signal
+	for _, s := range k.Signals {
+		if s.Kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
+}

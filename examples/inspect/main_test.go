@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numascope/numascope/statefile"
+	"k8s.io/utils/cpuset"
+)
+
+func TestSampleHuman(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(nil, &out, &errb)
+	s := out.String()
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the sample's checksum is rejected)", code)
+	}
+	for _, want := range []string{"group [0 1]", "free = 0 + 103739236352 = 103739236352 bytes", "3221225472", "matches NO layout", "Why the sample's checksum matches nothing", "\"nodes\""} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func writeFixtures(t *testing.T) (good, bad, junk string) {
+	dir := t.TempDir()
+	f := &statefile.File{Kind: statefile.KindCPU, CPU: &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(0, 1),
+		Entries: map[string]map[string]cpuset.CPUSet{"pod": {"app": cpuset.New(2, 3)}}}}
+	data, err := statefile.Encode(f, statefile.FormatV4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good = filepath.Join(dir, "cpu_manager_state")
+	bad = filepath.Join(dir, "tampered")
+	junk = filepath.Join(dir, "junk")
+	os.WriteFile(good, data, 0o644)
+	os.WriteFile(bad, bytes.Replace(data, []byte(`"dataChecksum":`), []byte(`"dataChecksum":1`), 1), 0o644)
+	os.WriteFile(junk, []byte("not json"), 0o644)
+	return
+}
+
+func TestJSONContract(t *testing.T) {
+	good, bad, junk := writeFixtures(t)
+	var out, errb bytes.Buffer
+	code := run([]string{"--json", good, bad, junk}, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 lines, got %d:\n%s", len(lines), out.String())
+	}
+	type line struct {
+		File     string `json:"file"`
+		Kind     string `json:"kind"`
+		Format   string `json:"format"`
+		Checksum struct {
+			Stored *uint64 `json:"stored"`
+			Valid  *bool   `json:"valid"`
+		} `json:"checksum"`
+		KubeletAccepts *bool             `json:"kubeletAccepts"`
+		OnReject       *string           `json:"onReject"`
+		Problems       []json.RawMessage `json:"problems"`
+	}
+	var ls []line
+	for _, l := range lines {
+		var x line
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatal(err)
+		}
+		if x.Checksum.Stored == nil || x.Checksum.Valid == nil || x.KubeletAccepts == nil || x.OnReject == nil || x.Problems == nil {
+			t.Fatalf("missing contract field in %s", l)
+		}
+		ls = append(ls, x)
+	}
+	if ls[0].File != good || !*ls[0].KubeletAccepts || ls[0].Kind != "cpu" || ls[0].Format != "v4" || *ls[0].OnReject != "" {
+		t.Errorf("good: %+v", ls[0])
+	}
+	if ls[1].File != bad || *ls[1].KubeletAccepts || *ls[1].OnReject != "refuses-to-start" || *ls[1].Checksum.Valid {
+		t.Errorf("bad: %+v", ls[1])
+	}
+	if ls[2].File != junk || *ls[2].KubeletAccepts || len(ls[2].Problems) != 1 {
+		t.Errorf("junk: %+v", ls[2])
+	}
+}
+
+func TestPolicyFlag(t *testing.T) {
+	good, _, _ := writeFixtures(t)
+	var out, errb bytes.Buffer
+	if code := run([]string{"--policy", "static", good}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"--policy", "none", good}, &out, &errb); code != 1 || !strings.Contains(out.String(), `configured policy "none" differs`) {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}

@@ -1,0 +1,181 @@
+// Command podresources shows what the kubelet's PodResources API says about a
+// node: which pod holds which CPUs, memory and devices on which NUMA node, and
+// what is still free. It reads the live socket or a saved snapshot.
+//
+//	go run ./examples/podresources                          # live: /var/lib/kubelet/pod-resources/kubelet.sock
+//	go run ./examples/podresources --socket unix:///host/pod-resources/kubelet.sock
+//	go run ./examples/podresources --pod default/web        # Get for one pod
+//	go run ./examples/podresources --from DIR               # list.json, allocatable.json, get-<ns>-<name>.json
+//	go run ./examples/podresources --json                   # the model JSON instead of the table
+//
+// The table needs each CPU's NUMA node, which the API does not report: live,
+// it is read from --sysfs (default /sys); offline, from DIR/sys when the
+// snapshot directory holds a copy of /sys/devices/system/node, or from --sysfs
+// when given. Without it, CPUs are listed under "no NUMA node".
+//
+// Exit status: 0 on success, 1 when the node or the files cannot be read,
+// 2 for wrong flags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/client"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("podresources", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	socket := fs.String("socket", client.DefaultSocket, "kubelet PodResources socket: unix://PATH or PATH")
+	pod := fs.String("pod", "", "show one pod, NAMESPACE/NAME, with the Get method")
+	from := fs.String("from", "", "read a saved snapshot from this directory (or one numascope JSON file) instead of the socket")
+	asJSON := fs.Bool("json", false, "print the model JSON instead of the per-NUMA table")
+	sysfs := fs.String("sysfs", "", "sysfs root for the CPU-to-NUMA map (default /sys live, DIR/sys offline)")
+	timeout := fs.Duration("timeout", client.DefaultCallTimeout, "deadline for each call, rate-limit retries included")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: podresources [--socket S] [--pod NAMESPACE/NAME] [--from DIR] [--json] [--sysfs ROOT]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "podresources: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	var ns, name string
+	if *pod != "" {
+		var ok bool
+		ns, name, ok = strings.Cut(*pod, "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			fmt.Fprintf(stderr, "podresources: --pod %q: give NAMESPACE/NAME, for example default/web\n", *pod)
+			return 2
+		}
+	}
+
+	var snap *podresources.Snapshot
+	var err error
+	if *from != "" {
+		snap, err = offline(*from, ns, name)
+	} else {
+		snap, err = live(ctx, *socket, ns, name, *timeout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "podresources: %v\n", err)
+		return 1
+	}
+
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(snap); err != nil {
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+
+	root := *sysfs
+	if root == "" {
+		root = "/sys"
+		if *from != "" {
+			root = filepath.Join(*from, "sys")
+		}
+	}
+	cpus, err := podresources.ReadSysfsCPUMap(root)
+	switch {
+	case err != nil && *from != "" && *sysfs == "":
+		fmt.Fprintf(stderr, "podresources: CPUs are shown without NUMA node: %s has no sys/devices/system/node (a copy of the node's); pass --sysfs ROOT\n", *from)
+	case err != nil:
+		fmt.Fprintf(stderr, "podresources: CPUs are shown without NUMA node: %v\n", err)
+	}
+	source := "socket " + *socket
+	if *from != "" {
+		source = *from
+	}
+	plural := "s"
+	if len(snap.Pods) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(stdout, "%d pod%s from %s\n", len(snap.Pods), plural, source)
+	for _, n := range snap.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	view := snap.PerNUMA(cpus)
+	if err := view.WriteText(stdout); err != nil {
+		fmt.Fprintf(stderr, "podresources: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (*podresources.Snapshot, error) {
+	c, err := client.Dial(ctx, socket, client.WithCallTimeout(timeout))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if name == "" {
+		return c.Snapshot(ctx)
+	}
+	p, err := c.Get(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	snap := &podresources.Snapshot{Pods: []podresources.Pod{*p}}
+	a, err := c.GetAllocatableResources(ctx)
+	switch {
+	case errors.Is(err, client.ErrUnimplemented):
+		snap.Notes = append(snap.Notes, err.Error())
+	case err != nil:
+		return nil, err
+	default:
+		snap.Allocatable = a
+	}
+	return snap, nil
+}
+
+func offline(dir, ns, name string) (*podresources.Snapshot, error) {
+	snap, err := podresources.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return snap, nil
+	}
+	p := snap.Pod(ns, name)
+	if p == nil {
+		return nil, fmt.Errorf("pod %s/%s is not in %s (%s)", ns, name, dir, someNames(snap))
+	}
+	return &podresources.Snapshot{Pods: []podresources.Pod{*p}, Allocatable: snap.Allocatable, Notes: snap.Notes}, nil
+}
+
+func someNames(s *podresources.Snapshot) string {
+	if len(s.Pods) == 0 {
+		return "it holds no pods"
+	}
+	var names []string
+	for i := range s.Pods {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(s.Pods)-5))
+			break
+		}
+		names = append(names, s.Pods[i].Ref())
+	}
+	return "it holds " + strings.Join(names, ", ")
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/podresourcestest"
+)
+
+func runArgs(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func start(t *testing.T, opts ...podresourcestest.Option) *podresourcestest.Server {
+	t.Helper()
+	s, err := podresourcestest.StartInDir(podresourcestest.Sample(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// fakeSysfs writes the sample node's NUMA CPU lists under a sysfs root.
+func fakeSysfs(t *testing.T, root string) {
+	t.Helper()
+	for node, list := range podresourcestest.SampleCPULists {
+		dir := filepath.Join(root, "devices", "system", "node", "node"+string(rune('0'+node)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cpulist"), []byte(list+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLiveTable(t *testing.T) {
+	s := start(t)
+	sys := t.TempDir()
+	fakeSysfs(t, sys)
+	code, out, errOut := runArgs(t, "--socket", "unix://"+s.Socket(), "--sysfs", sys)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"3 pods from socket unix://",
+		"NUMA node 0\n  cpus             allocatable 1-7 (7)   taken 2-3 (2)",
+		"NUMA node 1",
+		"shop/db postgres  cpus 8-11",
+		"kube-system/coredns-7d8f coredns (QoS class unknown): cpus none reported (QoS class unknown)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestLiveJSON(t *testing.T) {
+	s := start(t)
+	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Pods []struct {
+			Name       string
+			Namespace  string
+			Containers []struct {
+				Name    string
+				CPUIDs  []int `json:"cpuIds"`
+				Devices []struct {
+					ResourceName string `json:"resourceName"`
+					NUMANodes    []int  `json:"numaNodes"`
+				}
+			}
+		}
+		Allocatable *struct {
+			CPUIDs []int `json:"cpuIds"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(got.Pods) != 3 || got.Allocatable == nil || len(got.Allocatable.CPUIDs) != 15 {
+		t.Fatalf("JSON = %+v", got)
+	}
+	dev := got.Pods[0].Containers[1].Devices[0]
+	if dev.NUMANodes == nil || dev.NUMANodes[0] != 0 {
+		t.Errorf("NUMA node 0 lost: %+v", dev)
+	}
+	// The JSON output is an offline snapshot in its own right.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644)
+	if code, _, errOut := runArgs(t, "--from", dir, "--json"); code != 0 {
+		t.Errorf("reading the JSON output back: exit %d: %s", code, errOut)
+	}
+}
+
+func TestLivePod(t *testing.T) {
+	s := start(t)
+	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--pod", "shop/db", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	snap, err := podresources.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Pods) != 1 || snap.Pods[0].Name != "db" || snap.Allocatable == nil {
+		t.Errorf("--pod output = %+v", snap)
+	}
+	if s.Calls(podresourcestest.Get) != 1 || s.Calls(podresourcestest.List) != 0 {
+		t.Errorf("--pod used List %d times and Get %d times", s.Calls(podresourcestest.List), s.Calls(podresourcestest.Get))
+	}
+}
+
+func TestOffline(t *testing.T) {
+	for _, form := range []string{"numascope", "protojson", "protonames", "rte"} {
+		dir := filepath.Join("..", "..", "podresources", "testdata", "offline", form)
+		code, out, errOut := runArgs(t, "--from", dir)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", form, code, errOut)
+		}
+		if !strings.Contains(out, "3 pods from") || !strings.Contains(errOut, "CPUs are shown without NUMA node: "+dir+" has no sys/devices/system/node") {
+			t.Errorf("%s: output:\n%s\nstderr:\n%s", form, out, errOut)
+		}
+	}
+	// A copy of the node's sysfs next to the answers gives the CPU map.
+	dir := t.TempDir()
+	for _, f := range []string{"list.json", "allocatable.json", "get-shop-db.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "podresources", "testdata", "offline", "protojson", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	fakeSysfs(t, filepath.Join(dir, "sys"))
+	code, out, errOut := runArgs(t, "--from", dir, "--pod", "default/web")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 pod from") || !strings.Contains(out, "default/web app  cpus 2-3") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	s := start(t, podresourcestest.WithoutMethod(podresourcestest.Get))
+	missing := filepath.Join(t.TempDir(), "kubelet.sock")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"missing socket", []string{"--socket", missing}, 1, []string{"PodResources socket not found: nothing at " + missing, "kubelet must be running"}},
+		{"Get unimplemented", []string{"--socket", s.Socket(), "--pod", "default/web"}, 1, []string{"does not implement Get", "KubeletPodResourcesGet"}},
+		{"bad --pod", []string{"--pod", "web"}, 2, []string{"give NAMESPACE/NAME"}},
+		{"bad flag", []string{"--nope"}, 2, []string{"flag provided but not defined"}},
+		{"extra argument", []string{"x"}, 2, []string{`unexpected argument "x"`}},
+		{"missing dir", []string{"--from", "/nonexistent/snap"}, 1, []string{"/nonexistent/snap does not exist"}},
+		{"pod not in dir", []string{"--from", filepath.Join("..", "..", "podresources", "testdata", "offline", "rte"), "--pod", "a/b"}, 1, []string{"pod a/b is not in", "default/web"}},
+		{"tcp socket", []string{"--socket", "tcp://10.0.0.1:10250"}, 1, []string{`scheme "tcp" is not supported`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runArgs(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+	// Unknown pod, the kubelet's way.
+	s2 := start(t)
+	code, _, errOut := runArgs(t, "--socket", s2.Socket(), "--pod", "default/gone")
+	if code != 1 || !strings.Contains(errOut, "pod not found on this node: pod default/gone") {
+		t.Errorf("unknown pod: exit %d: %s", code, errOut)
+	}
+}

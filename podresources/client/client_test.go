@@ -1,0 +1,391 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/client"
+	"github.com/numascope/numascope/podresources/podresourcestest"
+)
+
+var equateEmpty = cmpopts.EquateEmpty()
+
+// noQOS drops the QoS classes, which the PodResources API does not carry.
+var noQOS = cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")
+
+func serve(t testing.TB, snap *podresources.Snapshot, opts ...podresourcestest.Option) *podresourcestest.Server {
+	t.Helper()
+	s, err := podresourcestest.StartInDir(snap, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func dial(t testing.TB, socket string, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.Dial(context.Background(), socket, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestEveryRPC(t *testing.T) {
+	want := podresourcestest.Sample()
+	s := serve(t, want)
+	for _, socket := range []string{s.Socket(), "unix://" + s.Socket(), "unix:" + s.Socket()} {
+		t.Run(socket[:4], func(t *testing.T) {
+			c := dial(t, socket)
+			ctx := context.Background()
+			pods, err := c.List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want.Pods, pods, equateEmpty, noQOS); d != "" {
+				t.Errorf("List (-want +got):\n%s", d)
+			}
+			alloc, err := c.GetAllocatableResources(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want.Allocatable, alloc, equateEmpty, noQOS); d != "" {
+				t.Errorf("GetAllocatableResources (-want +got):\n%s", d)
+			}
+			pod, err := c.Get(ctx, "shop", "db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(&want.Pods[1], pod, equateEmpty, noQOS); d != "" {
+				t.Errorf("Get (-want +got):\n%s", d)
+			}
+			snap, err := c.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
+				t.Errorf("Snapshot (-want +got):\n%s", d)
+			}
+		})
+	}
+	if n := s.Calls(podresourcestest.List); n != 6 {
+		t.Errorf("server saw %d List calls, want 6", n)
+	}
+}
+
+func TestSocketPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                      client.DefaultSocket,
+		"/run/x.sock":           "/run/x.sock",
+		"unix:///run/x.sock":    "/run/x.sock",
+		"unix:/run/x.sock":      "/run/x.sock",
+		"relative/kubelet.sock": "relative/kubelet.sock",
+	} {
+		got, err := client.SocketPath(in)
+		if err != nil || got != want {
+			t.Errorf("SocketPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"tcp://127.0.0.1:10250", "unix://"} {
+		if _, err := client.SocketPath(bad); err == nil {
+			t.Errorf("SocketPath(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestSocketMissing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kubelet.sock")
+	_, err := client.Dial(context.Background(), path)
+	if !errors.Is(err, client.ErrSocketNotFound) || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Dial(missing) = %v", err)
+	}
+	for _, want := range []string{path, "kubelet must be running", "hostPath"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	// A regular file where the socket should be.
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.Dial(context.Background(), path)
+	if !errors.Is(err, client.ErrSocketNotFound) || !strings.Contains(err.Error(), "not a unix socket") {
+		t.Errorf("Dial(regular file) = %v", err)
+	}
+}
+
+func TestStaleSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "kubelet.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	_, err = client.Dial(context.Background(), path, client.WithConnectTimeout(300*time.Millisecond))
+	if !errors.Is(err, client.ErrNotServing) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Dial(stale socket) = %v", err)
+	}
+}
+
+func TestGetUnknownPod(t *testing.T) {
+	c := dial(t, serve(t, podresourcestest.Sample()).Socket())
+	_, err := c.Get(context.Background(), "default", "gone")
+	if !errors.Is(err, client.ErrPodNotFound) {
+		t.Fatalf("Get(unknown) = %v", err)
+	}
+	if !strings.Contains(err.Error(), "default/gone") || !strings.Contains(err.Error(), "pod gone in namespace default not found") {
+		t.Errorf("error %q should name the pod and keep the kubelet's words", err)
+	}
+	if _, err := c.Get(context.Background(), "", "x"); err == nil {
+		t.Error("Get without a namespace succeeded")
+	}
+}
+
+func TestUnimplemented(t *testing.T) {
+	ctx := context.Background()
+	t.Run("Get missing", func(t *testing.T) {
+		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithoutMethod(podresourcestest.Get)).Socket())
+		_, err := c.Get(ctx, "default", "web")
+		wantErr(t, err, client.ErrUnimplemented, "KubeletPodResourcesGet", "1.27", "use List")
+	})
+	t.Run("Get disabled", func(t *testing.T) {
+		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithMethodDisabled(podresourcestest.Get)).Socket())
+		_, err := c.Get(ctx, "default", "web")
+		wantErr(t, err, client.ErrUnimplemented, "enable the feature gate KubeletPodResourcesGet", "PodResources API Get method disabled")
+	})
+	t.Run("GetAllocatableResources missing", func(t *testing.T) {
+		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithoutMethod(podresourcestest.GetAllocatableResources)).Socket())
+		_, err := c.GetAllocatableResources(ctx)
+		wantErr(t, err, client.ErrUnimplemented, "KubeletPodResourcesGetAllocatable", "1.21")
+		snap, err := c.Snapshot(ctx)
+		if err != nil {
+			t.Fatalf("Snapshot without GetAllocatableResources: %v", err)
+		}
+		if snap.Allocatable != nil || len(snap.Pods) != 3 || len(snap.Notes) != 1 || !strings.Contains(snap.Notes[0], "KubeletPodResourcesGetAllocatable") {
+			t.Errorf("Snapshot = %+v", snap)
+		}
+	})
+	t.Run("GetAllocatableResources disabled", func(t *testing.T) {
+		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithMethodDisabled(podresourcestest.GetAllocatableResources)).Socket())
+		_, err := c.GetAllocatableResources(ctx)
+		wantErr(t, err, client.ErrUnimplemented, "enable the feature gate KubeletPodResourcesGetAllocatable")
+	})
+	t.Run("List missing", func(t *testing.T) {
+		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithoutMethod(podresourcestest.List)).Socket())
+		_, err := c.List(ctx)
+		wantErr(t, err, client.ErrUnimplemented, "v1alpha1")
+		if _, err := c.Snapshot(ctx); !errors.Is(err, client.ErrUnimplemented) {
+			t.Errorf("Snapshot without List = %v", err)
+		}
+	})
+}
+
+func wantErr(t *testing.T, err, sentinel error, words ...string) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Fatalf("error %v does not wrap %v", err, sentinel)
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
+func TestRateLimitRetried(t *testing.T) {
+	s := serve(t, podresourcestest.Sample())
+	c := dial(t, s.Socket())
+	s.FailNext(podresourcestest.List, 3, podresourcestest.ErrRateLimited)
+	pods, err := c.List(context.Background())
+	if err != nil || len(pods) != 3 {
+		t.Fatalf("List after 3 rejections = %d pods, %v", len(pods), err)
+	}
+	if n := s.Calls(podresourcestest.List); n != 4 {
+		t.Errorf("server saw %d calls, want 4", n)
+	}
+}
+
+func TestRateLimitGivesUpAtDeadline(t *testing.T) {
+	s := serve(t, podresourcestest.Sample())
+	c := dial(t, s.Socket(), client.WithCallTimeout(300*time.Millisecond))
+	s.Fail(podresourcestest.List, podresourcestest.ErrRateLimited)
+	_, err := c.List(context.Background())
+	wantErr(t, err, client.ErrRateLimited, "100 PodResources calls per second", "rejected by rate limit")
+	if n := s.Calls(podresourcestest.List); n < 2 {
+		t.Errorf("server saw %d calls, want retries", n)
+	}
+	// The caller's own deadline bounds the retries too.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	c2 := dial(t, s.Socket(), client.WithCallTimeout(0))
+	if _, err := c2.List(ctx); !errors.Is(err, client.ErrRateLimited) {
+		t.Errorf("List under a 100ms context = %v", err)
+	}
+}
+
+func TestRateLimitNoRetry(t *testing.T) {
+	s := serve(t, podresourcestest.Sample())
+	c := dial(t, s.Socket(), client.WithBackoff(0, 0))
+	s.FailNext(podresourcestest.List, 1, podresourcestest.ErrRateLimited)
+	_, err := c.List(context.Background())
+	wantErr(t, err, client.ErrRateLimited, "retries are off")
+	if n := s.Calls(podresourcestest.List); n != 1 {
+		t.Errorf("server saw %d calls, want 1", n)
+	}
+}
+
+func TestMessageTooLarge(t *testing.T) {
+	c := dial(t, serve(t, podresourcestest.Generate(200)).Socket(), client.WithMaxMessageSize(1024))
+	_, err := c.List(context.Background())
+	wantErr(t, err, client.ErrMessageTooLarge, "WithMaxMessageSize", "1024")
+	if errors.Is(err, client.ErrRateLimited) {
+		t.Error("a too-large answer was taken for a rate-limit rejection")
+	}
+}
+
+func TestCallTimeout(t *testing.T) {
+	s := serve(t, podresourcestest.Sample())
+	s.Delay(podresourcestest.List, time.Minute)
+	c := dial(t, s.Socket(), client.WithCallTimeout(100*time.Millisecond))
+	_, err := c.List(context.Background())
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "WithCallTimeout") {
+		t.Errorf("slow List = %v", err)
+	}
+	// A caller's deadline shorter than the call timeout wins.
+	c2 := dial(t, s.Socket())
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c2.List(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("slow List under a 100ms context = %v", err)
+	}
+	// Cancellation is reported as such.
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel3)
+	if _, err := c2.List(ctx3); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled List = %v", err)
+	}
+}
+
+func TestConnectTimeout(t *testing.T) {
+	// A listener that never speaks gRPC: the HTTP/2 handshake never
+	// completes, so only the connect timeout ends Dial.
+	dir, err := os.MkdirTemp("", "pr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "mute.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	_, err = client.Dial(context.Background(), path, client.WithConnectTimeout(200*time.Millisecond))
+	if err == nil || !strings.Contains(err.Error(), "within 200ms") {
+		t.Errorf("Dial(mute listener) = %v", err)
+	}
+}
+
+func TestServerGoneAfterDial(t *testing.T) {
+	s, err := podresourcestest.StartInDir(podresourcestest.Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, s.Socket())
+	if _, err := c.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = c.List(context.Background())
+	if !errors.Is(err, client.ErrSocketNotFound) && !errors.Is(err, client.ErrNotServing) {
+		t.Errorf("List after the server left = %v", err)
+	}
+}
+
+func TestTenThousandPods(t *testing.T) {
+	want := podresourcestest.Generate(10000)
+	c := dial(t, serve(t, want).Socket())
+	snap, err := c.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
+		t.Errorf("Snapshot of 10,000 pods (-want +got):\n%s", d)
+	}
+}
+
+func TestConcurrentCallersUnderTheKubeletRateLimit(t *testing.T) {
+	s := serve(t, podresourcestest.Sample(), podresourcestest.WithRateLimit(podresourcestest.KubeletQPS, podresourcestest.KubeletBurst))
+	c := dial(t, s.Socket())
+	const callers, calls = 16, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, callers*calls)
+	for i := range callers {
+		wg.Go(func() {
+			for j := range calls {
+				var err error
+				switch (i + j) % 3 {
+				case 0:
+					_, err = c.List(context.Background())
+				case 1:
+					_, err = c.GetAllocatableResources(context.Background())
+				default:
+					_, err = c.Get(context.Background(), "default", "web")
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	total := s.Calls(podresourcestest.List) + s.Calls(podresourcestest.GetAllocatableResources) + s.Calls(podresourcestest.Get)
+	if total != callers*calls+s.RateLimited() {
+		t.Errorf("server saw %d calls, %d rejected; want %d answered", total, s.RateLimited(), callers*calls)
+	}
+	t.Logf("%d calls, %d rejected by the rate limit and retried", total, s.RateLimited())
+}

@@ -1,0 +1,231 @@
+package podresources
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// The file names LoadDir reads. ListFile and AllocatableFile are numascope's
+// names; RTEAllocatableFile and RTEGetFile are the names the
+// resource-topology-exporter's fake:// client reads.
+const (
+	ListFile           = "list.json"
+	AllocatableFile    = "allocatable.json"
+	RTEAllocatableFile = "get_allocatable_resources.json"
+	RTEGetFile         = "get.json"
+)
+
+// GetFileName returns the file name LoadDir expects for the Get answer of
+// one pod: "get-<namespace>-<name>.json".
+func GetFileName(namespace, name string) string {
+	return "get-" + namespace + "-" + name + ".json"
+}
+
+// LoadDir reads a snapshot saved in dir: list.json (a List answer or a whole
+// numascope snapshot), allocatable.json or get_allocatable_resources.json (a
+// GetAllocatableResources answer), and any get-<namespace>-<name>.json or
+// get.json (Get answers). Each file may be in numascope's JSON form or
+// protobuf-JSON. Pods found only in Get answers are added; a Get answer that
+// differs from the List answer replaces it. Snapshot.Notes says what was
+// missing or merged. Errors name the file and the JSON pointer.
+func LoadDir(dir string) (*Snapshot, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("offline snapshot: %s does not exist: give the directory that holds list.json and allocatable.json: %w", dir, err)
+		}
+		return nil, fmt.Errorf("offline snapshot: %w", err)
+	}
+	if !st.IsDir() {
+		data, err := os.ReadFile(dir)
+		if err != nil {
+			return nil, fmt.Errorf("offline snapshot: %w", err)
+		}
+		return decodeSnapshot(data, dir)
+	}
+	return load(os.DirFS(dir), func(name string) string { return filepath.Join(dir, name) })
+}
+
+// LoadFS is LoadDir for a file system; names in errors are relative to fsys.
+func LoadFS(fsys fs.FS) (*Snapshot, error) {
+	return load(fsys, func(name string) string { return name })
+}
+
+func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("offline snapshot: reading %s: %w", display("."), err)
+	}
+	var names []string
+	has := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		names = append(names, e.Name())
+		has[e.Name()] = true
+	}
+	var gets []string
+	for _, n := range names {
+		if n == RTEGetFile || (strings.HasPrefix(n, "get-") && strings.HasSuffix(n, ".json")) {
+			gets = append(gets, n)
+		}
+	}
+	sort.Strings(gets)
+	if !has[ListFile] && len(gets) == 0 {
+		return nil, fmt.Errorf("offline snapshot: %s holds none of %s, %s or get-<namespace>-<name>.json: save the kubelet's answers there (for example with `go run ./examples/podresources --json > %s`)",
+			display("."), ListFile, RTEGetFile, display(ListFile))
+	}
+	var errs []error
+	read := func(name string) []byte {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", display(name), err))
+			return nil
+		}
+		return data
+	}
+
+	snap := &Snapshot{}
+	if has[ListFile] {
+		if data := read(ListFile); data != nil {
+			s, err := decodeSnapshot(data, display(ListFile))
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				snap = s
+			}
+		}
+	} else {
+		snap.Notes = append(snap.Notes, fmt.Sprintf("no %s: the pods come from Get answers only", ListFile))
+	}
+
+	switch allocName := ""; {
+	case has[AllocatableFile] && has[RTEAllocatableFile]:
+		errs = append(errs, fmt.Errorf("%s and %s are both present: keep one", display(AllocatableFile), display(RTEAllocatableFile)))
+	case has[AllocatableFile] || has[RTEAllocatableFile]:
+		allocName = AllocatableFile
+		if has[RTEAllocatableFile] {
+			allocName = RTEAllocatableFile
+		}
+		if snap.Allocatable != nil {
+			errs = append(errs, fmt.Errorf("%s: %s already holds an allocatable answer: keep one of them", display(allocName), display(ListFile)))
+			break
+		}
+		if data := read(allocName); data != nil {
+			a, err := decodeAllocatable(data, display(allocName))
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				snap.Allocatable = a
+			}
+		}
+	default:
+		if snap.Allocatable == nil {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("no %s: allocatable and free resources per NUMA node are unknown", AllocatableFile))
+		}
+	}
+
+	for _, name := range gets {
+		data := read(name)
+		if data == nil {
+			continue
+		}
+		p, err := decodePod(data, display(name))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if name != RTEGetFile && name != GetFileName(p.Namespace, p.Name) {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("%s holds pod %s (expected file name %s)", name, p.Ref(), GetFileName(p.Namespace, p.Name)))
+		}
+		if old := snap.Pod(p.Namespace, p.Name); old != nil {
+			if !reflect.DeepEqual(normalized(*old), normalized(*p)) {
+				snap.Notes = append(snap.Notes, fmt.Sprintf("pod %s differs between %s and %s: using %s", p.Ref(), ListFile, name, name))
+				q := old.QOSClass
+				*old = *p
+				if old.QOSClass == "" {
+					old.QOSClass = q
+				}
+			}
+			continue
+		}
+		if has[ListFile] {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("pod %s is in %s but not in %s", p.Ref(), name, ListFile))
+		}
+		snap.Pods = append(snap.Pods, *p)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return snap, nil
+}
+
+// normalized copies p with sorted lists, empty lists as nil and no QoS class,
+// for comparing two answers about the same pod.
+func normalized(p Pod) Pod {
+	s := Snapshot{Pods: []Pod{clonePod(p)}}
+	s.Sort()
+	q := s.Pods[0]
+	q.QOSClass = ""
+	if len(q.CPUIDs) == 0 {
+		q.CPUIDs = nil
+	}
+	if len(q.Memory) == 0 {
+		q.Memory = nil
+	}
+	for i := range q.Containers {
+		c := &q.Containers[i]
+		if len(c.CPUIDs) == 0 {
+			c.CPUIDs = nil
+		}
+		if len(c.Memory) == 0 {
+			c.Memory = nil
+		}
+		if len(c.Devices) == 0 {
+			c.Devices = nil
+		}
+		if len(c.DynamicResources) == 0 {
+			c.DynamicResources = nil
+		}
+	}
+	return q
+}
+
+func clonePod(p Pod) Pod {
+	q := p
+	q.CPUIDs = append([]int(nil), p.CPUIDs...)
+	q.Memory = cloneMemory(p.Memory)
+	q.Containers = make([]Container, len(p.Containers))
+	for i, c := range p.Containers {
+		c.CPUIDs = append([]int(nil), c.CPUIDs...)
+		c.Memory = cloneMemory(c.Memory)
+		devs := make([]Device, len(c.Devices))
+		for j, d := range c.Devices {
+			d.DeviceIDs = append([]string(nil), d.DeviceIDs...)
+			d.NUMANodes = append([]int(nil), d.NUMANodes...)
+			devs[j] = d
+		}
+		c.Devices = devs
+		q.Containers[i] = c
+	}
+	return q
+}
+
+func cloneMemory(m []Memory) []Memory {
+	if m == nil {
+		return nil
+	}
+	out := make([]Memory, len(m))
+	for i, b := range m {
+		b.NUMANodes = append([]int(nil), b.NUMANodes...)
+		out[i] = b
+	}
+	return out
+}

@@ -1,0 +1,332 @@
+package podresources_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/numascope/numascope/podresources"
+)
+
+var equateEmpty = cmpopts.EquateEmpty()
+
+func load(t *testing.T, form string) *podresources.Snapshot {
+	t.Helper()
+	s, err := podresources.LoadDir(filepath.Join("testdata", "offline", form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The four saved forms of the same node read back identically (QoS classes
+// exist only in numascope's form).
+func TestOfflineFormsAgree(t *testing.T) {
+	want := load(t, "numascope")
+	for _, form := range []string{"protojson", "protonames", "rte"} {
+		got := load(t, form)
+		if d := cmp.Diff(want, got, equateEmpty, cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+			t.Errorf("%s differs from numascope's form (-numascope +%s):\n%s", form, form, d)
+		}
+		if got.Pods[0].Containers[1].Devices[0].NUMANodes[0] != 0 {
+			t.Errorf("%s: NUMA node 0 lost", form)
+		}
+	}
+}
+
+func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
+	s := podresources.Snapshot{Pods: []podresources.Pod{{
+		Name: "p", Namespace: "ns",
+		Containers: []podresources.Container{{
+			Name:    "c",
+			Memory:  []podresources.Memory{{Type: "memory", Size: 1, NUMANodes: []int{0}}},
+			Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"d"}}},
+		}},
+	}}}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(data)
+	for _, want := range []string{
+		`"numaNodes":[0]`, `"cpuIds":[]`, `"devices":[{"resourceName":"r","deviceIds":["d"],"numaNodes":[]}]`,
+		`"dynamicResources":[]`, `"allocatable":null`, `"cpuIdsStatus":"none"`, `"qosClass":"Guaranteed","qosClassInferred":true`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("JSON %s lacks %s", got, want)
+		}
+	}
+	if strings.Contains(got, "null,") || strings.Contains(got, ":null}") && !strings.Contains(got, `"allocatable":null}`) {
+		t.Errorf("JSON has a null list: %s", got)
+	}
+	back, err := podresources.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(&s, back, equateEmpty); d != "" {
+		t.Errorf("round trip (-want +got):\n%s", d)
+	}
+}
+
+func TestRoundTripSample(t *testing.T) {
+	want := load(t, "numascope")
+	data, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got podresources.Snapshot
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, &got, equateEmpty); d != "" {
+		t.Errorf("round trip (-want +got):\n%s", d)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	c := podresources.Container{Name: "c"}
+	withCPU := podresources.Container{Name: "c", CPUIDs: []int{1}}
+	for _, tc := range []struct {
+		q       podresources.QOSClass
+		c       podresources.Container
+		cpu     podresources.Status
+		mem     podresources.Status
+		inferQ  podresources.QOSClass
+		inferFl bool
+	}{
+		{"", c, podresources.Unknown, podresources.Unknown, "", false},
+		{podresources.BestEffort, c, podresources.NotReportedForQOSClass, podresources.NotReportedForQOSClass, podresources.BestEffort, false},
+		{podresources.Burstable, c, podresources.NotReportedForQOSClass, podresources.NotReportedForQOSClass, podresources.Burstable, false},
+		{podresources.Guaranteed, c, podresources.None, podresources.None, podresources.Guaranteed, false},
+		{"", withCPU, podresources.Assigned, podresources.None, podresources.Guaranteed, true},
+	} {
+		p := podresources.Pod{Name: "p", Namespace: "n", QOSClass: tc.q, Containers: []podresources.Container{tc.c}}
+		if got := p.CPUStatus(&p.Containers[0]); got != tc.cpu {
+			t.Errorf("%q %v: CPUStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.cpu)
+		}
+		if got := p.MemoryStatus(&p.Containers[0]); got != tc.mem {
+			t.Errorf("%q %v: MemoryStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.mem)
+		}
+		if q, inf := p.EffectiveQOSClass(); q != tc.inferQ || inf != tc.inferFl {
+			t.Errorf("%q %v: EffectiveQOSClass = %s %t", tc.q, tc.c.CPUIDs, q, inf)
+		}
+	}
+	if got := podresources.NotReportedForQOSClass.Describe(); got != "not reported for this QoS class" {
+		t.Errorf("Describe = %q", got)
+	}
+}
+
+func TestSetQOSClasses(t *testing.T) {
+	s := load(t, "rte")
+	if err := s.SetQOSClasses(map[string]podresources.QOSClass{"kube-system/coredns-7d8f": podresources.BestEffort}); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Pod("kube-system", "coredns-7d8f")
+	if p.CPUStatus(&p.Containers[0]) != podresources.NotReportedForQOSClass {
+		t.Errorf("status after SetQOSClasses = %s", p.CPUStatus(&p.Containers[0]))
+	}
+	if err := s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}); err == nil {
+		t.Error("SetQOSClasses accepted an invalid class")
+	}
+	if s.Pod("nope", "nope") != nil || p.Container("nope") != nil || p.Container("coredns") == nil {
+		t.Error("lookups are wrong")
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		decode   func([]byte) error
+		want     []string
+	}{
+		{"empty", ``, decodeList, []string{"(document)", "empty"}},
+		{"syntax", "{\n\"pods\": [}", decodeList, []string{"line 2, column 10", "not valid JSON"}},
+		{"trailing", `{} {}`, decodeList, []string{"unexpected data after the JSON value"}},
+		{"not an object", `[]`, decodeList, []string{"expected an object, found an array"}},
+		{"unknown field", `{"pods":[{"name":"a","namespace":"b","containers":[{"name":"c","cpuID":[1]}]}]}`, decodeList,
+			[]string{"/pods/0/containers/0/cpuID", `unknown field "cpuID"`, "cpuIds"}},
+		{"negative CPU", `{"podResources":[{"name":"a","namespace":"b","containers":[{"name":"c","cpuIds":["-1"]}]}]}`, decodeList,
+			[]string{"/podResources/0/containers/0/cpuIds/0", "CPU id -1 is negative"}},
+		{"bad NUMA", `{"pods":[{"name":"a","namespace":"b","containers":[{"name":"c","memory":[{"type":"memory","size":1,"topology":{"nodes":[{"ID":"x"}]}}]}]}]}`, decodeList,
+			[]string{"/pods/0/containers/0/memory/0/topology/nodes/0/ID", `"x" is not a non-negative integer`}},
+		{"duplicate pod", `{"pods":[{"name":"a","namespace":"b"},{"name":"a","namespace":"b"}]}`, decodeList,
+			[]string{"/pods/1", "pod b/a is listed twice (also at index 0)"}},
+		{"duplicate CPU", `{"pods":[{"name":"a","namespace":"b","containers":[{"name":"c","cpuIds":[1,1]}]}]}`, decodeList,
+			[]string{"/pods/0/containers/0/cpuIds/1", "listed twice"}},
+		{"two spellings", `{"pods":[{"name":"a","namespace":"b","containers":[{"name":"c","cpuIds":[1],"cpu_ids":[1]}]}]}`, decodeList,
+			[]string{"repeats"}},
+		{"type twice", `{"cpuIds":[],"memory":[{"type":"memory","memoryType":"memory","size":1}]}`, decodeAlloc,
+			[]string{"/memory/0", `"type" and "memoryType" give the same value twice`}},
+		{"no name", `{"pods":[{"namespace":"b"}]}`, decodeList, []string{"/pods/0", "no name"}},
+		{"bad QoS", `{"pods":[{"name":"a","namespace":"b","qosClass":"Gold"}]}`, decodeList, []string{"/pods/0/qosClass", "Gold"}},
+		{"allocatable as list", `{"cpuIds":["1"]}`, decodeList, []string{"looks like a GetAllocatableResources answer"}},
+		{"get as list", `{"podResources":{"name":"a","namespace":"b"}}`, decodeList, []string{"looks like a Get answer"}},
+		{"list as get", `{"podResources":[]}`, decodePod, []string{"this is a List answer"}},
+		{"list as allocatable", `{"podResources":[]}`, decodeAlloc, []string{"looks like a List or Get answer"}},
+		{"size too big", `{"memory":[{"type":"memory","size":"18446744073709551616"}]}`, decodeAlloc, []string{"/memory/0/size"}},
+		{"string for array", `{"cpuIds":"0-3"}`, decodeAlloc, []string{"/cpuIds", `expected an array, found the string "0-3"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.decode([]byte(tc.in))
+			if err == nil {
+				t.Fatalf("decoding %s succeeded", tc.in)
+			}
+			var de *podresources.DecodeError
+			if !errors.As(err, &de) {
+				t.Errorf("error %v is not a *DecodeError", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func decodeList(b []byte) error  { _, err := podresources.Decode(b); return err }
+func decodeAlloc(b []byte) error { _, err := podresources.DecodeAllocatable(b); return err }
+func decodePod(b []byte) error   { _, err := podresources.DecodePod(b); return err }
+
+func TestDecodeErrorsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"pods":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name":"p","namespace":"n","bogus":1}`)
+	}
+	b.WriteString(`]}`)
+	_, err := podresources.Decode([]byte(b.String()))
+	if err == nil || strings.Count(err.Error(), "\n") != 20 || !strings.Contains(err.Error(), "and 179 more problems") {
+		t.Errorf("error for 100 bad pods:\n%v", err)
+	}
+}
+
+func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
+	a, err := podresources.DecodeAllocatable([]byte(`{"allocatable":{"cpu_ids":[0,"1"],"memory":[{"memory_type":"memory","size":"1024","topology":{"nodes":[{},{"ID":1}]}}],"devices":[{"resourceName":"r","deviceIds":["a"],"topology":null}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &podresources.Allocatable{
+		CPUIDs:  []int{0, 1},
+		Memory:  []podresources.Memory{{Type: "memory", Size: 1024, NUMANodes: []int{0, 1}}},
+		Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"a"}}},
+	}
+	if d := cmp.Diff(want, a, equateEmpty); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	p, err := podresources.DecodePod([]byte(`{"name":"a","namespace":"b","containers":[{"name":"c","dynamic_resources":[{"claim_name":"x","claim_namespace":"b","claim_resources":[{"cdi_devices":[{"name":"v/g=0"}],"driver_name":"d","pool_name":"p","device_name":"g","share_id":"s"}]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := p.Containers[0].DynamicResources[0].ClaimResources[0]
+	if cr.CDIDevices[0] != "v/g=0" || cr.ShareID != "s" || cr.DriverName != "d" {
+		t.Errorf("claim resource = %+v", cr)
+	}
+}
+
+func TestLoadDirErrorsAndNotes(t *testing.T) {
+	if _, err := podresources.LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("LoadDir(missing) = %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := podresources.LoadDir(empty); err == nil || !strings.Contains(err.Error(), "holds none of list.json") {
+		t.Errorf("LoadDir(empty) = %v", err)
+	}
+
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("list.json", `{"podResources":[{"name":"a","namespace":"n","containers":[{"name":"c","cpuIds":["1"]}]}]}`)
+	s, err := podresources.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Allocatable != nil || len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "no allocatable.json") {
+		t.Errorf("notes = %q", s.Notes)
+	}
+	write("get-n-b.json", `{"podResources":{"name":"b","namespace":"n"}}`)
+	write("get-wrong-name.json", `{"podResources":{"name":"a","namespace":"n","containers":[{"name":"c","cpuIds":["2"]}]}}`)
+	s, err = podresources.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, w := range []string{"pod n/b is in get-n-b.json but not in list.json", "get-wrong-name.json holds pod n/a", "differs between list.json and get-wrong-name.json"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+	if len(s.Pods) != 2 || s.Pod("n", "a").Containers[0].CPUIDs[0] != 2 {
+		t.Errorf("pods = %+v", s.Pods)
+	}
+
+	write("allocatable.json", `{"cpuIds":[1]}`)
+	write("get_allocatable_resources.json", `{"cpu_ids":[1]}`)
+	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), "both present") {
+		t.Errorf("two allocatable files: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "get_allocatable_resources.json"))
+	write("allocatable.json", `{"cpuIds":[1],}`)
+	_, err = podresources.LoadDir(dir)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "allocatable.json")+": (document): not valid JSON at line 1, column 15: invalid character '}'") {
+		t.Errorf("bad allocatable.json: %v", err)
+	}
+}
+
+func TestLoadDirAcceptsAFile(t *testing.T) {
+	s, err := podresources.LoadDir(filepath.Join("testdata", "offline", "numascope", "list.json"))
+	if err != nil || len(s.Pods) != 3 || s.Allocatable == nil {
+		t.Fatalf("LoadDir(file) = %v, %v", s, err)
+	}
+}
+
+func TestSort(t *testing.T) {
+	s := &podresources.Snapshot{
+		Pods: []podresources.Pod{
+			{Name: "b", Namespace: "x", Containers: []podresources.Container{{Name: "c", CPUIDs: []int{3, 1}}}},
+			{Name: "a", Namespace: "x"},
+			{Name: "z", Namespace: "a"},
+		},
+		Allocatable: &podresources.Allocatable{CPUIDs: []int{2, 0}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"b", "a"}}}},
+	}
+	s.Sort()
+	if s.Pods[0].Name != "z" || s.Pods[1].Name != "a" || s.Pods[2].Containers[0].CPUIDs[0] != 1 || s.Allocatable.CPUIDs[0] != 0 || s.Allocatable.Devices[0].DeviceIDs[0] != "a" {
+		t.Errorf("sorted = %+v", s)
+	}
+}
+
+// The model must stay free of gRPC so that the browser build can use it.
+func TestNoGRPCInTheModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	cmd := exec.Command(goTool, "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list for js/wasm: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "google.golang.org/") || strings.HasPrefix(dep, "k8s.io/kubelet") {
+			t.Errorf("the model depends on %s", dep)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func addSeeds(f *testing.F) {
+	f.Add([]byte(`{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`))
+	f.Add([]byte(`{"policyName":"static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":2048,"systemReserved":512,"allocatable":1536,"reserved":512,"free":1024}},"cells":[]}},"entries":{"pod":{"container1":[{"numaAffinity":[0],"type":"memory","size":512}]}},"checksum":4215593881}`))
+	f.Add([]byte(`{"Data":{"PodDeviceEntries":null,"RegisteredDevices":{}},"Checksum":1}`))
+	f.Add([]byte(`{"Checksum":4010664294}`))
+	f.Add([]byte(`{"version":"v1","entries":[{"ClaimUID":"u","PodUIDs":{"p":{}}}],"checksum":1}`))
+	if sample, err := os.ReadFile(filepath.Join("..", "examples", "inspect", "memory_manager_state.sample.json")); err == nil {
+		f.Add(sample)
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "kubelet", "*", "*.json"))
+	for i, name := range files {
+		if i%7 != 0 { // a spread of the kubelet's own files keeps the corpus small
+			continue
+		}
+		if b, err := os.ReadFile(name); err == nil && len(b) < 4096 {
+			f.Add(b)
+		}
+	}
+}
+
+// FuzzDecode checks that Decode never panics, that its verdict is
+// self-consistent, and that an accepted file re-encodes into a file that is
+// accepted again with the same state.
+func FuzzDecode(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Decode(data, Options{Name: "fuzz"})
+		if err != nil {
+			if file != nil {
+				t.Fatal("error with a non-nil File")
+			}
+			return
+		}
+		if file.KubeletAccepts == (file.OnReject != "") {
+			t.Fatalf("KubeletAccepts %v with OnReject %q", file.KubeletAccepts, file.OnReject)
+		}
+		if file.KubeletAccepts != (file.Reason == "") {
+			t.Fatalf("KubeletAccepts %v with Reason %q", file.KubeletAccepts, file.Reason)
+		}
+		if _, err := json.Marshal(file); err != nil {
+			t.Fatal(err)
+		}
+		v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
+		if err != nil || v.KubeletAccepts != file.KubeletAccepts || v.Reason != file.Reason {
+			t.Fatalf("Verify disagrees with Decode: %+v, %v", v, err)
+		}
+		if !file.KubeletAccepts || file.Kind == KindDRA && file.Format == FormatSpewV1 {
+			return
+		}
+		out, err := Encode(file, file.Format)
+		if err != nil {
+			return // e.g. a state with unparsable cpusets
+		}
+		again, err := Decode(out, Options{Name: "fuzz", Kind: file.Kind})
+		if err != nil {
+			t.Fatalf("re-encoded file does not decode: %v\n%s", err, out)
+		}
+		if file.Kind != KindCPU && !again.KubeletAccepts {
+			t.Fatalf("re-encoded file rejected: %s\n%s", again.Reason, out)
+		}
+		out2, err := Encode(again, file.Format)
+		if err == nil && again.KubeletAccepts && !bytes.Equal(out, out2) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
+		}
+	})
+}
+
+// FuzzDetect checks kind detection against forced kinds: detection never
+// panics, and forcing the detected kind gives the same verdict.
+func FuzzDetect(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		kind, err := detectKind(data)
+		if err != nil {
+			return
+		}
+		a, errA := Decode(data, Options{Name: "fuzz"})
+		b, errB := Decode(data, Options{Name: "fuzz", Kind: kind})
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("detected %s: %v / %v", kind, errA, errB)
+		}
+		if errA == nil && (a.Kind != b.Kind || a.KubeletAccepts != b.KubeletAccepts || a.Reason != b.Reason) {
+			t.Fatalf("detected %s: verdicts differ", kind)
+		}
+	})
+}
+
+// FuzzPrinterString checks the streamed string hash against the hash of the
+// rendered text for arbitrary bytes (invalid UTF-8 included).
+func FuzzPrinterString(f *testing.F) {
+	f.Add("")
+	f.Add("{\"a\":\"\\u00e9\"}\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		if stringChecksum(s) != bytesStringChecksum([]byte(s)) || stringChecksum(s) != fnv32a("(string)"+s) {
+			t.Fatal("string checksum paths disagree")
+		}
+	})
+}

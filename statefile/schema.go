@@ -1,0 +1,3 @@
+package statefile
+
+func (f *File) addSchemaProblems(data []byte) {}

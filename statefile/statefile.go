@@ -1,0 +1,401 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/go-multierror"
+)
+
+// Kind names which kubelet manager a checkpoint file belongs to.
+type Kind string
+
+// The checkpoint kinds numascope understands.
+const (
+	KindCPU    Kind = "cpu"    // cpu_manager_state
+	KindMemory Kind = "memory" // memory_manager_state
+	KindDevice Kind = "device" // device-plugins/kubelet_internal_checkpoint
+	KindDRA    Kind = "dra"    // dra_manager_state
+)
+
+// Format names the on-disk layout version of a checkpoint.
+//
+// cpu: v1 (entries containerID→cpuset, kubelet ≤1.17), v2 (podUID→container→cpuset),
+// v3 (+podEntries), v4 (data/dataChecksum). memory: v1, v2 (+podEntries), v3
+// (data/dataChecksum). device: v1 (flat DeviceIDs, kubelet ≤1.19), v2 (DeviceIDs
+// per NUMA node). dra: spew-v1 (fnv checksum; with or without resource handles,
+// see ChecksumReport.Matched), crc32 ({"Data": "<json>", "Checksum": N}).
+type Format string
+
+// The formats numascope reads and writes.
+const (
+	FormatV1     Format = "v1"
+	FormatV2     Format = "v2"
+	FormatV3     Format = "v3"
+	FormatV4     Format = "v4"
+	FormatSpewV1 Format = "spew-v1"
+	FormatCRC32  Format = "crc32"
+)
+
+// What the kubelet does when it rejects a checkpoint.
+const (
+	RefusesToStart = "refuses-to-start"
+	DiscardsData   = "discards-data"
+)
+
+// DefaultMaxSize is the input size limit used when Options.MaxSize is 0.
+const DefaultMaxSize = 64 << 20
+
+// MaxDepth is the deepest JSON nesting accepted. It equals encoding/json's own
+// limit, so numascope refuses exactly the nesting the kubelet refuses.
+const MaxDepth = 10000
+
+// Options tells Decode what the caller knows about the file.
+type Options struct {
+	// Name is the file name as the user gave it; every error and problem names it.
+	Name string
+	// Kind forces the checkpoint kind; "" detects it from the content.
+	Kind Kind
+	// Policy is the policy the kubelet is configured with (cpu: "none" or
+	// "static"; memory: "None" or "Static"). "" assumes the policy named in the file.
+	Policy string
+	// MaxSize is the largest input accepted, in bytes; 0 means 64 MiB.
+	MaxSize int64
+}
+
+// Severity grades a Problem.
+type Severity string
+
+// Problem severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Problem is one thing wrong with (or worth knowing about) a checkpoint.
+type Problem struct {
+	Path     string   `json:"path"`     // JSON pointer into the file ("" for the whole file)
+	Message  string   `json:"message"`  // a plain sentence naming the file
+	Remedy   string   `json:"remedy"`   // what to do about it
+	Severity Severity `json:"severity"` // error, warning or info
+}
+
+// Error makes a Problem usable with go-multierror.
+func (p Problem) Error() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Message + " (at " + p.Path + ")"
+}
+
+// Layout is one checksum layout numascope computed for a file: a way some
+// kubelet release renders its structs before hashing.
+type Layout struct {
+	Name     string `json:"name"`     // e.g. "v2", "v4-data", "spew-v1-without-resource-handles"
+	Stored   uint64 `json:"stored"`   // the stored value this layout is compared with
+	Computed uint64 `json:"computed"` // what this layout computes for the file's content
+	Matched  bool   `json:"matched"`  // Stored == Computed
+	Era      string `json:"era"`      // which kubelets write (or accept) this layout
+}
+
+// ChecksumReport tells whether the stored checksum is valid and which kubelet
+// era wrote it.
+type ChecksumReport struct {
+	// Stored is the checksum the newest kubelet verifies (dataChecksum for
+	// cpu v4 and memory v3).
+	Stored uint64 `json:"stored"`
+	// Valid is true when the newest kubelet's verification of this format passes
+	// (including a zero checksum it does not check).
+	Valid bool `json:"valid"`
+	// Layouts lists every layout tried, with its computed value.
+	Layouts []Layout `json:"layouts"`
+	// Matched names the first layout whose value equals the stored one ("" if none).
+	Matched string `json:"matched,omitempty"`
+	// Era says which kubelets write the matched layout.
+	Era string `json:"era,omitempty"`
+	// ZeroSkipped is true when the stored checksum is 0 and the kubelet skips
+	// verification for this format.
+	ZeroSkipped bool `json:"zeroSkipped,omitempty"`
+}
+
+// File is a decoded and verified kubelet checkpoint.
+type File struct {
+	Name     string         `json:"file"`
+	Kind     Kind           `json:"kind"`
+	Format   Format         `json:"format"`
+	Checksum ChecksumReport `json:"checksum"`
+	// KubeletAccepts is what kubelet v1.37.2's restore path decides for this
+	// file under the configured (or the file's own) policy.
+	KubeletAccepts bool `json:"kubeletAccepts"`
+	// OnReject is RefusesToStart or DiscardsData when !KubeletAccepts, else "".
+	OnReject string `json:"onReject"`
+	// Reason is the kubelet's own error text when it rejects the file.
+	Reason string `json:"reason,omitempty"`
+	// Problems lists everything wrong with the file, worst first.
+	Problems []Problem `json:"problems"`
+
+	// What the kubelet would hold in memory after restore (for cpu v4 and
+	// memory v3 the data section); only the field of Kind is set.
+	CPU    *CPUState    `json:"cpu,omitempty"`
+	Memory *MemoryState `json:"memory,omitempty"`
+	Device *DeviceState `json:"device,omitempty"`
+	DRA    *DRAState    `json:"dra,omitempty"`
+}
+
+// Err returns every problem of severity error as one go-multierror error
+// (nil when there is none).
+func (f *File) Err() error {
+	var result *multierror.Error
+	for _, p := range f.Problems {
+		if p.Severity == SeverityError {
+			result = multierror.Append(result, fmt.Errorf("%s: %w", f.Name, p))
+		}
+	}
+	return result.ErrorOrNil()
+}
+
+// ReadFile opens path read-only and decodes it. It reads at most
+// Options.MaxSize bytes. When opts.Name is "" the path is used as the name.
+func ReadFile(path string, opts Options) (*File, error) {
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the checkpoint: %w", opts.Name, err)
+	}
+	defer fh.Close()
+	limit := opts.MaxSize
+	if limit <= 0 {
+		limit = DefaultMaxSize
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the checkpoint: %w", opts.Name, err)
+	}
+	return Decode(data, opts)
+}
+
+// ErrTooLarge, ErrTooDeep, ErrNotJSON and ErrUnknownKind classify the errors
+// of Decode; test them with errors.Is.
+var (
+	ErrTooLarge    = errors.New("input larger than the size limit")
+	ErrTooDeep     = errors.New("JSON nested deeper than the limit")
+	ErrNotJSON     = errors.New("not valid JSON")
+	ErrUnknownKind = errors.New("not a known kubelet checkpoint")
+)
+
+// Decode detects, decodes and verifies a kubelet checkpoint. It returns an
+// error only when nothing can be decoded (too large, too deep, not JSON,
+// unknown kind); everything else is reported in File.Problems and the
+// kubelet's verdict. It never panics.
+func Decode(data []byte, opts Options) (f *File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("%s: internal error while decoding (please report it): %v", opts.Name, r)
+		}
+	}()
+	limit := opts.MaxSize
+	if limit <= 0 {
+		limit = DefaultMaxSize
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes > %d); kubelet checkpoints are far smaller, check that this is the right file or raise Options.MaxSize", opts.Name, ErrTooLarge, len(data), limit)
+	}
+	if err := checkSyntax(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Name, err)
+	}
+	kind := opts.Kind
+	if kind == "" {
+		kind, err = detectKind(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", opts.Name, err)
+		}
+	}
+	f = &File{Name: opts.Name, Kind: kind, Problems: []Problem{}}
+	switch kind {
+	case KindCPU:
+		decodeCPU(f, data, opts)
+	case KindMemory:
+		decodeMemory(f, data, opts)
+	case KindDevice:
+		decodeDevice(f, data, opts)
+	case KindDRA:
+		decodeDRA(f, data, opts)
+	default:
+		return nil, fmt.Errorf("%s: %w: kind %q (use cpu, memory, device or dra)", opts.Name, ErrUnknownKind, kind)
+	}
+	if !f.KubeletAccepts {
+		switch kind {
+		case KindDevice:
+			f.OnReject = DiscardsData
+		default:
+			f.OnReject = RefusesToStart
+		}
+	}
+	f.addSchemaProblems(data)
+	sortProblems(f.Problems)
+	return f, nil
+}
+
+// checkSyntax validates JSON syntax and nesting depth with encoding/json's
+// rules and limits.
+func checkSyntax(data []byte) error {
+	depth, max := 0, 0
+	inStr, esc := false, false
+	for _, c := range data {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	if max > MaxDepth {
+		return fmt.Errorf("%w (%d levels > %d); the kubelet refuses it too: this is not a checkpoint it wrote", ErrTooDeep, max, MaxDepth)
+	}
+	if !json.Valid(data) {
+		var raw json.RawMessage
+		err := json.Unmarshal(data, &raw)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%w: %v at byte offset %d; the kubelet cannot read it either: restore the file from a backup, or drain the node and delete it", ErrNotJSON, se, se.Offset)
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return fmt.Errorf("%w: the file is empty; the kubelet cannot read it either: drain the node and delete it", ErrNotJSON)
+		}
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("%w: the top level is not a JSON object, and every kubelet checkpoint is one", ErrUnknownKind)
+	}
+	return nil
+}
+
+// detectKind looks at the top-level keys the way encoding/json matches them
+// (case-insensitively) and picks the checkpoint kind.
+func detectKind(data []byte) (Kind, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrUnknownKind, err)
+	}
+	get := func(name string) (json.RawMessage, bool) {
+		var val json.RawMessage
+		found := false
+		for k, v := range top {
+			if strings.EqualFold(k, name) {
+				if !found || k == name {
+					val, found = v, true
+				}
+			}
+		}
+		return val, found
+	}
+	firstByte := func(r json.RawMessage) byte {
+		r = bytes.TrimSpace(r)
+		if len(r) == 0 {
+			return 0
+		}
+		return r[0]
+	}
+	if _, ok := get("machineState"); ok {
+		return KindMemory, nil
+	}
+	if _, ok := get("defaultCpuSet"); ok {
+		return KindCPU, nil
+	}
+	if d, ok := get("Data"); ok {
+		switch firstByte(d) {
+		case '{':
+			return KindDevice, nil
+		case '"':
+			_, hasDC := get("dataChecksum")
+			p, hasPolicy := get("policyName")
+			if hasDC || hasPolicy {
+				// a cpu v4 or memory v3 file without machineState/defaultCpuSet
+				if hasPolicy && looksMemoryPolicy(p) {
+					return KindMemory, nil
+				}
+				return KindCPU, nil
+			}
+			return KindDRA, nil
+		}
+	}
+	if p, ok := get("policyName"); ok {
+		if looksMemoryPolicy(p) {
+			return KindMemory, nil
+		}
+		return KindCPU, nil
+	}
+	if e, ok := get("entries"); ok && firstByte(e) == '[' {
+		return KindDRA, nil
+	}
+	if _, ok := get("version"); ok {
+		return KindDRA, nil
+	}
+	if _, ok := get("Checksum"); ok {
+		return KindDRA, nil
+	}
+	return "", fmt.Errorf("%w: none of the keys machineState, defaultCpuSet, policyName, Data or version is present; pass Options.Kind (cpu, memory, device, dra) if you know what it is", ErrUnknownKind)
+}
+
+func looksMemoryPolicy(raw json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	return s == "Static" || s == "None"
+}
+
+func sortProblems(ps []Problem) {
+	rank := map[Severity]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
+	// stable insertion sort keeps the discovery order within a severity
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && rank[ps[j].Severity] < rank[ps[j-1].Severity]; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+func (f *File) problem(sev Severity, path, remedy, format string, args ...any) {
+	f.Problems = append(f.Problems, Problem{
+		Path:     path,
+		Message:  f.Name + ": " + fmt.Sprintf(format, args...),
+		Remedy:   remedy,
+		Severity: sev,
+	})
+}
+
+// pointer builds a JSON pointer from path tokens.
+func pointer(tokens ...string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		t = strings.ReplaceAll(t, "~", "~0")
+		t = strings.ReplaceAll(t, "/", "~1")
+		b.WriteString(t)
+	}
+	return b.String()
+}

@@ -1,0 +1,298 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/cpuset"
+)
+
+func mustDecode(t *testing.T, data []byte, opts Options) *File {
+	t.Helper()
+	f, err := Decode(data, opts)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	return f
+}
+
+func sampleCPU() *CPUState {
+	return &CPUState{
+		PolicyName:    "static",
+		DefaultCPUSet: cpuset.New(0, 1, 6, 7),
+		Entries: map[string]map[string]cpuset.CPUSet{
+			"pod-a": {"app": cpuset.New(2, 3), "side": cpuset.New(4)},
+			"pod-b": {"db": cpuset.New(5)},
+		},
+		ContainerEntries: map[string]cpuset.CPUSet{"docker://abc": cpuset.New(2, 3)},
+	}
+}
+
+func sampleMemory() *MemoryState {
+	return &MemoryState{
+		PolicyName: "Static",
+		MachineState: map[int]*NUMANodeState{
+			0: {NumberOfAssignments: 1, Cells: []int{0}, MemoryMap: map[string]*MemoryTable{
+				"memory":        {TotalMemSize: 10 << 30, SystemReserved: 1 << 30, Allocatable: 7 << 30, Reserved: 2 << 30, Free: 5 << 30},
+				"hugepages-1Gi": {TotalMemSize: 2 << 30, Allocatable: 2 << 30, Free: 2 << 30},
+			}},
+			1: {NumberOfAssignments: 0, Cells: []int{1}, MemoryMap: map[string]*MemoryTable{
+				"memory":        {TotalMemSize: 10 << 30, Allocatable: 10 << 30, Free: 10 << 30},
+				"hugepages-1Gi": {},
+			}},
+		},
+		Entries: map[string]map[string][]Block{"pod-a": {"app": {{NUMAAffinity: []int{0}, Type: "memory", Size: 2 << 30}}}},
+	}
+}
+
+func TestRoundTripEveryFormat(t *testing.T) {
+	cases := []struct {
+		kind    Kind
+		format  Format
+		file    *File
+		accepts bool
+		layout  string
+	}{
+		{KindCPU, FormatV4, &File{Kind: KindCPU, CPU: sampleCPU()}, true, layoutCPUV4},
+		{KindCPU, FormatV3, &File{Kind: KindCPU, CPU: sampleCPU()}, true, layoutCPUV3},
+		{KindCPU, FormatV2, &File{Kind: KindCPU, CPU: sampleCPU()}, true, layoutCPUV2},
+		{KindCPU, FormatV1, &File{Kind: KindCPU, CPU: sampleCPU()}, false, layoutCPUV1},
+		{KindMemory, FormatV3, &File{Kind: KindMemory, Memory: sampleMemory()}, true, layoutMemV3},
+		{KindMemory, FormatV2, &File{Kind: KindMemory, Memory: sampleMemory()}, true, layoutMemV2},
+		{KindMemory, FormatV1, &File{Kind: KindMemory, Memory: sampleMemory()}, true, layoutMemV1},
+		{KindDevice, FormatV2, &File{Kind: KindDevice, Device: sampleDevice()}, true, layoutDevV2},
+		{KindDevice, FormatV1, &File{Kind: KindDevice, Device: sampleDevice()}, false, layoutDevV1},
+		{KindDRA, FormatCRC32, &File{Kind: KindDRA, DRA: sampleDRA()}, true, layoutDRACRC},
+		{KindDRA, FormatSpewV1, &File{Kind: KindDRA, DRA: sampleDRA()}, false, layoutDRASpew},
+	}
+	for _, c := range cases {
+		t.Run(string(c.kind)+"-"+string(c.format), func(t *testing.T) {
+			data, err := Encode(c.file, c.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := mustDecode(t, data, Options{Name: "x"})
+			if f.Kind != c.kind || f.Format != c.format {
+				t.Fatalf("detected %s/%s, want %s/%s\n%s", f.Kind, f.Format, c.kind, c.format, data)
+			}
+			if f.KubeletAccepts != c.accepts {
+				t.Fatalf("KubeletAccepts = %v (%s), want %v", f.KubeletAccepts, f.Reason, c.accepts)
+			}
+			if f.Checksum.Matched != c.layout {
+				t.Fatalf("matched layout %q, want %q: %+v", f.Checksum.Matched, c.layout, f.Checksum.Layouts)
+			}
+			again, err := Encode(f, c.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, data) {
+				t.Fatalf("re-encoding differs:\n%s\n%s", data, again)
+			}
+			if !c.accepts && f.OnReject == "" || c.accepts && f.OnReject != "" {
+				t.Fatalf("OnReject %q with accepts %v", f.OnReject, f.KubeletAccepts)
+			}
+		})
+	}
+}
+
+func sampleDevice() *DeviceState {
+	return &DeviceState{
+		PodDeviceEntries: []PodDevicesEntry{{PodUID: "pod-a", ContainerName: "cuda", ResourceName: "nvidia.com/gpu",
+			DeviceIDs: map[int64][]string{0: {"GPU-1"}, -1: {"dev-x"}}, AllocResp: []byte{0x0a, 0x06, 0x0a, 0x01, 'A', 0x12, 0x01, 'B'}}},
+		RegisteredDevices: map[string][]string{"nvidia.com/gpu": {"GPU-1", "GPU-2"}},
+	}
+}
+
+func sampleDRA() *DRAState {
+	return &DRAState{Claims: []ClaimInfoState{{ClaimUID: "uid-1", ClaimName: "gpu", Namespace: "default",
+		PodUIDs: map[string]struct{}{"pod-a": {}}, DriverName: "gpu.example.com", ClassName: "gpu",
+		CDIDevices:  map[string][]string{"gpu.example.com": {"example.com/gpu=0"}},
+		DriverState: map[string]DriverState{"gpu.example.com": {Devices: []DRADevice{{PoolName: "node-1", DeviceName: "gpu-0", RequestNames: []string{"gpu"}}}}}}}}
+}
+
+func TestUpstreamVectors(t *testing.T) {
+	// values from the kubelet's own unit tests
+	if got := cpuV2Sum("CPUManagerCheckpoint", "none", "4-6", map[string]map[string]string{}); got != 354655845 {
+		t.Errorf("cpu v2 vector: %d", got)
+	}
+	if got := cpuV2Sum("CPUManagerCheckpoint", "none", "1-3", map[string]map[string]string{"pod": {"container1": "4-6", "container2": "1-3"}}); got != 3610638499 {
+		t.Errorf("cpu v2 entries vector: %d", got)
+	}
+	if got := cpuV1Sum("none", "1-3", map[string]string{"containerID1": "4-6", "containerID2": "1-3"}); got != 3680390589 {
+		t.Errorf("cpu v1 vector: %d", got)
+	}
+	f := mustDecode(t, []byte(`{"policyName":"static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":2048,"systemReserved":512,"allocatable":1536,"reserved":512,"free":1024}},"cells":[]}},"entries":{"pod":{"container1":[{"numaAffinity":[0],"type":"memory","size":512}]}},"checksum":4215593881}`), Options{Name: "m", Kind: KindMemory})
+	if !f.KubeletAccepts || f.Checksum.Matched != layoutMemV1 {
+		t.Errorf("memory vector: accepts=%v matched=%q %s", f.KubeletAccepts, f.Checksum.Matched, f.Reason)
+	}
+	// DRA crc32 vector from checkpointer_test.go
+	dra := `{"Data":"{\"kind\":\"DRACheckpoint\",\"apiVersion\":\"checkpoint.dra.kubelet.k8s.io/v1\",\"ClaimInfoStateList\":[{\"ClaimUID\":\"067798be-454e-4be4-9047-1aa06aea63f7\",\"ClaimName\":\"example\",\"Namespace\":\"default\",\"PodUIDs\":{\"139cdb46-f989-4f17-9561-ca10cfb509a6\":{}},\"DriverState\":{\"test-driver.cdi.k8s.io\":{\"Devices\":[{\"PoolName\":\"worker-1\",\"DeviceName\":\"dev-1\",\"ShareID\":null,\"RequestNames\":[\"test request\"],\"CDIDeviceIDs\":[\"example.com/example=cdi-example\"]}]}}}]}","Checksum":2570581864}`
+	f = mustDecode(t, []byte(dra), Options{Name: "dra_manager_state"})
+	if f.Kind != KindDRA || !f.KubeletAccepts || len(f.DRA.Claims) != 1 {
+		t.Fatalf("dra vector: %+v", f)
+	}
+	again, err := Encode(f, FormatCRC32)
+	if err != nil || string(again) != dra {
+		t.Fatalf("dra re-encode differs:\n%s\n%s (%v)", dra, again, err)
+	}
+}
+
+func TestCPURestoreOrder(t *testing.T) {
+	good, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	var m map[string]any
+	_ = json.Unmarshal(good, &m)
+
+	// corrupt data section: refused, no fallback to the (valid) outer copy
+	m["dataChecksum"] = 12345
+	bad, _ := json.Marshal(m)
+	f := mustDecode(t, bad, Options{Name: "/var/lib/kubelet/cpu_manager_state"})
+	want := `could not restore state from checkpoint: could not load v4 checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file "/var/lib/kubelet/cpu_manager_state" before restarting Kubelet`
+	if f.KubeletAccepts || f.Reason != want || f.OnReject != RefusesToStart {
+		t.Fatalf("got accepts=%v reason %q", f.KubeletAccepts, f.Reason)
+	}
+
+	// v2 with checksum 0: accepted without checking
+	v2 := []byte(`{"policyName":"none","defaultCpuSet":"0-7","checksum":0}`)
+	f = mustDecode(t, v2, Options{Name: "c"})
+	if !f.KubeletAccepts || !f.Checksum.ZeroSkipped || f.Format != FormatV2 {
+		t.Fatalf("zero checksum: %+v", f)
+	}
+	// policy mismatch
+	f = mustDecode(t, v2, Options{Name: "c", Policy: "static"})
+	if f.KubeletAccepts || !strings.Contains(f.Reason, `configured policy "static" differs from state checkpoint policy "none"`) {
+		t.Fatalf("policy: %q", f.Reason)
+	}
+	// bad cpuset
+	v2bad, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV2)
+	v2bad = bytes.Replace(v2bad, []byte(`"0-1,6-7"`), []byte(`"7-1"`), 1)
+	f = mustDecode(t, v2bad, Options{Name: "c"})
+	if f.KubeletAccepts || f.Checksum.Valid {
+		t.Fatalf("edited file accepted: %+v", f)
+	}
+}
+
+func TestCPUOverlapProblems(t *testing.T) {
+	s := sampleCPU()
+	s.Entries["pod-b"]["db"] = cpuset.New(1, 2)
+	data, _ := Encode(&File{Kind: KindCPU, CPU: s}, FormatV4)
+	f := mustDecode(t, data, Options{Name: "c"})
+	if !f.KubeletAccepts {
+		t.Fatalf("restore itself does not check overlaps: %s", f.Reason)
+	}
+	var overlapsDefault, overlapsOther bool
+	for _, p := range f.Problems {
+		overlapsDefault = overlapsDefault || strings.Contains(p.Message, "also in the default")
+		overlapsOther = overlapsOther || strings.Contains(p.Message, "assigned to both")
+	}
+	if !overlapsDefault || !overlapsOther {
+		t.Fatalf("missing overlap problems: %+v", f.Problems)
+	}
+}
+
+func TestMemoryZeroChecksumAndReplay(t *testing.T) {
+	data, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV1)
+	var m map[string]any
+	_ = json.Unmarshal(data, &m)
+	m["checksum"] = 0
+	zero, _ := json.Marshal(m)
+	f := mustDecode(t, zero, Options{Name: "m"})
+	if !f.KubeletAccepts || !f.Checksum.ZeroSkipped {
+		t.Fatalf("memory v1 zero checksum: %+v", f.Checksum)
+	}
+	for _, p := range f.Problems {
+		if p.Severity == SeverityError {
+			t.Fatalf("consistent file has error %+v", p)
+		}
+	}
+	// an inconsistent machine state: the replay predicts a failed start
+	s := sampleMemory()
+	s.MachineState[0].MemoryMap["memory"].Reserved = 3 << 30
+	s.MachineState[0].MemoryMap["memory"].Free = 4 << 30
+	data, _ = Encode(&File{Kind: KindMemory, Memory: s}, FormatV3)
+	f = mustDecode(t, data, Options{Name: "m"})
+	found := false
+	for _, p := range f.Problems {
+		found = found || strings.Contains(p.Message, "expected machine state is different")
+	}
+	if !f.KubeletAccepts || !found {
+		t.Fatalf("replay: accepts=%v problems %+v", f.KubeletAccepts, f.Problems)
+	}
+}
+
+func TestDocumentationSample(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "inspect", "memory_manager_state.sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, data, Options{Name: "sample"})
+	if f.Kind != KindMemory || f.KubeletAccepts || f.Checksum.Matched != "" {
+		t.Fatalf("sample: %+v", f.Checksum)
+	}
+	groups := f.Memory.Groups()
+	if len(groups) != 1 || len(groups[0].Nodes) != 2 {
+		t.Fatalf("groups %+v", groups)
+	}
+	var mem *GroupResource
+	for i := range groups[0].Resources {
+		if groups[0].Resources[i].Name == "memory" {
+			mem = &groups[0].Resources[i]
+		}
+	}
+	if mem == nil || mem.Sum.Free != 103739236352 || mem.PerNode[0].Table.Free != 0 || mem.PerNode[0].Table.SystemReserved != 3<<30 {
+		t.Fatalf("memory group %+v", mem)
+	}
+	alias := 0
+	for _, p := range f.Problems {
+		if p.Severity == SeverityInfo && strings.Contains(p.Path, "/nodes") {
+			alias++
+		}
+	}
+	if alias != 2 {
+		t.Fatalf("want 2 alias notes: %+v", f.Problems)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	_, err := Decode(bytes.Repeat([]byte(" "), 100), Options{Name: "big", MaxSize: 10})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big") {
+		t.Fatalf("size: %v", err)
+	}
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	if _, err := Decode([]byte(`{"a":`+deep+`}`), Options{Name: "deep"}); !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("depth: %v", err)
+	}
+	if _, err := Decode([]byte(`{"policyName":`), Options{Name: "trunc"}); !errors.Is(err, ErrNotJSON) {
+		t.Fatalf("syntax: %v", err)
+	}
+	if _, err := Decode([]byte(`{"hello":1}`), Options{Name: "other"}); !errors.Is(err, ErrUnknownKind) {
+		t.Fatalf("kind: %v", err)
+	}
+	if _, err := Decode([]byte(`[]`), Options{Name: "arr"}); !errors.Is(err, ErrUnknownKind) {
+		t.Fatalf("array: %v", err)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	if err := WriteFile(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "two" || len(entries) != 1 {
+		t.Fatalf("content %q, %d entries", b, len(entries))
+	}
+	f, err := ReadFile(path, Options{})
+	if err == nil || f != nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("ReadFile of non-JSON: %v", err)
+	}
+}
