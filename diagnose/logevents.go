@@ -75,8 +75,11 @@ type ProviderHints struct {
 	// when there are any, otherwise from the kubelet's fixed provider order.
 	Provider string `json:"provider"`
 	Line     int    `json:"line"`
-	// NoPreference is set when the provider returned no map at all ("any NUMA node").
+	// NoPreference is set when the provider returned no hints at all ("any
+	// NUMA node"); EmptyMap tells an empty map ({}) from no map (null). The
+	// static memory manager returns {} when no NUMA set has enough free memory.
 	NoPreference bool `json:"noPreference,omitempty"`
+	EmptyMap     bool `json:"emptyMap,omitempty"`
 	// Resources lists, per resource, the hints; a resource whose list is
 	// Impossible could not be placed anywhere ("[]"), one with NoPreference
 	// accepted any NUMA node ("null").
@@ -146,6 +149,7 @@ const (
 	SignalInvalidState        = "invalid-state"
 	SignalContainerManager    = "container-manager-failed"
 	SignalMaxNUMAWarning      = "max-numa-warning"
+	SignalUnknownPolicy       = "unknown-policy"
 )
 
 // KubeletLog is a parsed kubelet log with its admission attempts and signals.
@@ -156,13 +160,14 @@ type KubeletLog struct {
 }
 
 var (
-	rePolicyMismatch = regexp.MustCompile(`configured policy "([^"]*)" differs from state checkpoint policy "([^"]*)"`)
-	reSMT            = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
-	reCPUSetMismatch = regexp.MustCompile(`current set of available CPUs "([^"]*)" doesn't match with CPUs in state "([^"]*)"`)
-	reNUMALimit      = regexp.MustCompile(`unsupported on machines with more than (\d+) NUMA Nodes`)
-	reDevUnavailable = regexp.MustCompile(`requested number of devices unavailable for (\S+)\. Requested: (\d+), Available: (\d+)`)
-	reUnexpected     = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
-	reCheckpointFile = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
+	rePolicyMismatch    = regexp.MustCompile(`configured policy "([^"]*)" differs from state checkpoint policy "([^"]*)"`)
+	reSMT               = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
+	reCPUSetMismatch    = regexp.MustCompile(`current set of available CPUs "([^"]*)" doesn't match with CPUs in state "([^"]*)"`)
+	reNUMALimit         = regexp.MustCompile(`unsupported on machines with more than (\d+) NUMA Nodes`)
+	reDevUnavailable    = regexp.MustCompile(`requested number of devices unavailable for (\S+)\. Requested: (\d+), Available: (\d+)`)
+	reUnexpected        = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
+	reUnknownPolicyText = regexp.MustCompile(`unknown policy: \\?"([^"\\]*)\\?"`)
+	reCheckpointFile    = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
 )
 
 // admissionReasons are the pod-status reasons kubelet admission produces.
@@ -337,6 +342,7 @@ func decodeProviderHints(raw string, line, index int) ProviderHints {
 	var m map[string]json.RawMessage
 	if raw == "" || raw == "null" || json.Unmarshal([]byte(raw), &m) != nil || len(m) == 0 {
 		p.NoPreference = true
+		p.EmptyMap = m != nil
 		return p
 	}
 	names := make([]string, 0, len(m))
@@ -434,7 +440,7 @@ func (k *KubeletLog) signals(r LogRecord) {
 		}
 		k.add(SignalRestoreFailed, r, f)
 	}
-	if strings.Contains(t, "checkpoint is corrupted") {
+	if strings.Contains(t, "checkpoint is corrupted") && !strings.HasPrefix(r.Message, "Continue after failing to read checkpoint file") {
 		k.add(SignalCorruptCheckpoint, r, nil)
 	}
 	if strings.Contains(t, "the expected machine state is different from the real one") ||
@@ -465,6 +471,9 @@ func (k *KubeletLog) signals(r LogRecord) {
 	}
 	if m := reDevUnavailable.FindStringSubmatch(t); m != nil {
 		k.add(SignalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
+	}
+	if m := reUnknownPolicyText.FindStringSubmatch(t); m != nil {
+		k.add(SignalUnknownPolicy, r, map[string]string{"policy": m[1]})
 	}
 	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
 		k.add(SignalInvalidState, r, nil)

@@ -270,7 +270,7 @@ func (c *Client) call(ctx context.Context, method string, rpc func(context.Conte
 		if st.Code() != codes.ResourceExhausted || isTooLarge(st) {
 			if attempt > 1 && (st.Code() == codes.DeadlineExceeded || st.Code() == codes.Canceled) {
 				return fmt.Errorf("%w: %s was rejected %d times and the next try ran out of time: %s: %w",
-					ErrRateLimited, method, attempt-1, rateHint, errors.Join(err, ctx.Err()))
+					ErrRateLimited, method, attempt-1, rateHint, also(err, ctx.Err()))
 			}
 			return c.explain(ctx, method, err)
 		}
@@ -286,7 +286,7 @@ func (c *Client) call(ctx context.Context, method string, rpc func(context.Conte
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w: %s was rejected %d times before the context ended: %s: %w", ErrRateLimited, method, attempt, rateHint, errors.Join(err, ctx.Err()))
+			return fmt.Errorf("%w: %s was rejected %d times before the context ended: %s: %w", ErrRateLimited, method, attempt, rateHint, also(err, ctx.Err()))
 		case <-t.C:
 		}
 		backoff = min(backoff*2, c.opts.maxBackoff)
@@ -331,14 +331,14 @@ func (c *Client) explain(ctx context.Context, method string, err error) error {
 	case codes.DeadlineExceeded:
 		if c.opts.callTimeout > 0 {
 			return fmt.Errorf("podresources: no %s answer from %s within the deadline (call timeout %s): the kubelet may be busy; retry, or raise the timeout with client.WithCallTimeout: %w",
-				method, c.path, c.opts.callTimeout, errors.Join(err, context.DeadlineExceeded))
+				method, c.path, c.opts.callTimeout, also(err, context.DeadlineExceeded))
 		}
-		return fmt.Errorf("podresources: no %s answer from %s within the deadline: %w", method, c.path, errors.Join(err, context.DeadlineExceeded))
+		return fmt.Errorf("podresources: no %s answer from %s within the deadline: %w", method, c.path, also(err, context.DeadlineExceeded))
 	case codes.Canceled:
-		return fmt.Errorf("podresources: %s on %s canceled: %w", method, c.path, errors.Join(err, context.Canceled))
+		return fmt.Errorf("podresources: %s on %s canceled: %w", method, c.path, also(err, context.Canceled))
 	case codes.Unavailable:
 		if dErr := c.lastDialErr(); dErr != nil {
-			return fmt.Errorf("podresources: %s: %w", method, errors.Join(c.dialError(dErr), err))
+			return fmt.Errorf("podresources: %s: %w", method, also(c.dialError(dErr), err))
 		}
 		return fmt.Errorf("%w: %s on %s: the connection to the kubelet broke (it may be restarting); try again: %w", ErrNotServing, method, c.path, err)
 	}
@@ -459,4 +459,19 @@ func FromAllocatable(resp *v1.AllocatableResourcesResponse) (*podresources.Alloc
 // FromGet converts a Get answer into the model.
 func FromGet(resp *v1.GetPodResourcesResponse) (*podresources.Pod, error) {
 	return protoconv.Pod(resp.GetPodResources())
+}
+
+// alsoErr reads as its first error and also matches the second with
+// errors.Is, so a gRPC status can also be context.DeadlineExceeded without a
+// second line in the message.
+type alsoErr struct{ shown, also error }
+
+func (e alsoErr) Error() string   { return e.shown.Error() }
+func (e alsoErr) Unwrap() []error { return []error{e.shown, e.also} }
+
+func also(shown, extra error) error {
+	if extra == nil {
+		return shown
+	}
+	return alsoErr{shown, extra}
 }

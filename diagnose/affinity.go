@@ -1,0 +1,672 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/numascope/numascope/statefile"
+	"k8s.io/utils/cpuset"
+)
+
+const rejectedNote = "A pod rejected at admission stays Failed: the scheduler does not retry it, and a controller that recreates it may land it on the same node and fail the same way again (kubernetes/kubernetes#84757)."
+
+func (d *diagnosis) topologyAffinity(r *rejection) {
+	policy, scope, pref := d.policy()
+	a := &AffinityAnalysis{Policy: policy, Scope: scope, Cause: CauseUnknown}
+	f := Finding{Code: CodeTopologyAffinityError, Severity: SeverityError, Pod: r.pod, Evidence: append([]Ref{}, r.refs...), TopologyAffinityError: a,
+		Title: fmt.Sprintf("Pod %s was rejected with TopologyAffinityError", r.pod)}
+	if pref != nil {
+		f.Evidence = append(f.Evidence, *pref)
+	}
+	var failing *ContainerAdmission
+	if r.attempt != nil {
+		if r.attempt.Scope == "pod" {
+			a.Scope = "pod"
+		}
+		for i := range r.attempt.Containers {
+			c := &r.attempt.Containers[i]
+			if c.BestHint != nil && !c.Aligned {
+				failing = c
+			}
+		}
+		if failing == nil && len(r.attempt.Containers) > 0 {
+			failing = &r.attempt.Containers[len(r.attempt.Containers)-1]
+		}
+	}
+	inferred := false
+	if failing != nil {
+		a.Container = failing.Container
+		a.LoggedHints = failing.Providers
+		a.LoggedBestHint = failing.BestHint
+		for _, p := range failing.Providers {
+			f.Evidence = append(f.Evidence, Ref{File: r.log.Name, Line: p.Line, Quote: "TopologyHints (" + p.Provider + ")"})
+		}
+		if failing.BestHint != nil {
+			f.Evidence = append(f.Evidence, Ref{File: r.log.Name, Line: failing.BestLine, Quote: "best hint " + failing.BestHint.String()})
+		}
+		if a.Policy == "" && failing.BestHint != nil {
+			inferred = true
+			if failing.BestHint.NUMANodes == nil {
+				a.Policy = "single-numa-node"
+			} else {
+				a.Policy = "restricted"
+			}
+		}
+	}
+	var why []string
+	if failing != nil {
+		a.Cause, a.AdmissibleOnEmptyNode, why = classifyAffinity(a.Policy, failing)
+		a.Resources = hintRows(failing, r.spec, d.ev.Machine)
+	}
+	container := a.Container
+	if a.Scope == "pod" {
+		container = ""
+	} else if container == "" && r.spec != nil && len(r.spec.Containers) == 1 && len(r.spec.InitContainers) == 0 {
+		container = r.spec.Containers[0].Name
+		a.Container = container
+	}
+	if rows, notes := d.stateRows(r.spec, container); len(rows) > 0 {
+		a.Resources = rows
+		if failing == nil {
+			a.Cause, why = classifyFromState(a.Policy, rows)
+		}
+		why = append(why, notes...)
+		why = append(why, d.heldNotes()...)
+		for _, st := range d.ev.States {
+			if st.Kind == statefile.KindCPU || st.Kind == statefile.KindMemory || st.Kind == statefile.KindDevice {
+				f.Evidence = append(f.Evidence, Ref{File: st.Name, Quote: string(st.Kind) + " manager state"})
+			}
+		}
+	}
+	target := "the pod"
+	if a.Container != "" {
+		target = fmt.Sprintf("container %q", a.Container)
+	}
+	policyText := a.Policy
+	if policyText == "" {
+		policyText = "(unknown: pass --kubelet-config or a log that covers kubelet start-up)"
+	} else if inferred {
+		policyText += " (inferred from the logged best hint; pass --kubelet-config to confirm)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The kubelet's Topology Manager (policy %s, scope %s) refused %s of pod %s at admission. ", policyText, orDefault(a.Scope, "container"), target, r.pod)
+	b.WriteString("It asks the device, CPU and memory managers where each requested resource could be placed (NUMA hints), merges the hints, and admits only when the best merged hint satisfies the policy. ")
+	if len(why) > 0 {
+		b.WriteString(strings.Join(why, " "))
+		b.WriteString(" ")
+	}
+	if a.LoggedBestHint != nil {
+		fmt.Fprintf(&b, "The best merged hint was %s. ", a.LoggedBestHint)
+	}
+	switch a.Cause {
+	case CauseInsufficientResources:
+		f.Title += ": a requested resource is free on no NUMA node (insufficient-resources)"
+	case CausePolicyConstraint:
+		if a.AdmissibleOnEmptyNode != nil && !*a.AdmissibleOnEmptyNode {
+			f.Title += ": the request cannot meet the policy on this machine even when it is empty (policy-constraint)"
+		} else {
+			f.Title += ": the resources are free, but not on NUMA nodes the policy accepts together (policy-constraint)"
+		}
+	default:
+		if failing == nil {
+			b.WriteString("The evidence does not include the kubelet's hint log lines for this pod, so numascope cannot tell whether resources were short or the policy forbade the placement. ")
+		}
+	}
+	b.WriteString(rejectedNote)
+	f.Explanation = b.String()
+	f.Remedy = affinityRemedy(a)
+	d.add(f)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func affinityRemedy(a *AffinityAnalysis) string {
+	switch a.Cause {
+	case CauseInsufficientResources:
+		return "Free the resource that cannot be placed (delete pods holding it, or wait for the device plugin to report its devices), or run the pod on a node that has it; then delete the failed pod so its controller recreates it. " +
+			"The default scheduler does not see NUMA placement; the topology-aware scheduler plugin (NodeResourceTopologyMatch) avoids repeats."
+	case CausePolicyConstraint:
+		if a.AdmissibleOnEmptyNode != nil && *a.AdmissibleOnEmptyNode {
+			return "The request fits the policy on an empty node: free the requested resources on one NUMA node (the table shows where each resource fits now: delete or move pods that hold exclusive CPUs, memory or devices there), " +
+				"or run the pod on a node whose free resources line up; then delete the failed pod so its controller recreates it. " +
+				"The default scheduler does not see NUMA placement; the topology-aware scheduler plugin (NodeResourceTopologyMatch) avoids repeats."
+		}
+		if a.Policy == "single-numa-node" {
+			return "Make every resource of the request fit on one NUMA node (fewer CPUs, less memory or fewer devices per container, or split the workload), " +
+				"or, if placement across NUMA nodes is acceptable, switch topologyManagerPolicy to restricted or best-effort (or topologyManagerScope to container). Then delete the failed pod."
+		}
+		return "Size the requests so every resource needs the same number of NUMA nodes (restricted admits only a merged hint that every provider prefers), " +
+			"or use topologyManagerPolicy best-effort if a non-preferred placement is acceptable. Then delete the failed pod."
+	}
+	return "Add the kubelet log around the rejection (journalctl -u kubelet, lines \"TopologyHints\" and \"Best TopologyHint\"), the kubelet configuration and the state files, and run the diagnosis again."
+}
+
+type resourceView struct {
+	name      string
+	provider  string
+	hints     []Hint
+	impossib  bool
+	singles   []int // nodes n with a hint {n}
+	prefSingl []int // nodes n with a preferred hint {n}
+	prefWidth int   // narrowest preferred hint width; 0 if none
+	prefMasks [][]int
+}
+
+func resourceViews(c *ContainerAdmission) []resourceView {
+	var out []resourceView
+	for _, p := range c.Providers {
+		for _, rh := range p.Resources {
+			if rh.NoPreference {
+				continue
+			}
+			v := resourceView{name: rh.Resource, provider: p.Provider, hints: rh.Hints, impossib: rh.Impossible}
+			for _, h := range rh.Hints {
+				if len(h.NUMANodes) == 1 {
+					v.singles = append(v.singles, h.NUMANodes[0])
+					if h.Preferred {
+						v.prefSingl = append(v.prefSingl, h.NUMANodes[0])
+					}
+				}
+				if h.Preferred && h.NUMANodes != nil {
+					if v.prefWidth == 0 || len(h.NUMANodes) < v.prefWidth {
+						v.prefWidth = len(h.NUMANodes)
+					}
+					v.prefMasks = append(v.prefMasks, h.NUMANodes)
+				}
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func intsString(n []int) string {
+	if len(n) == 0 {
+		return "none"
+	}
+	s := make([]string, len(n))
+	for i, v := range n {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// classifyAffinity decides the cause from the hints the kubelet logged for
+// the failing container, following the policy's admission rule. The cause is
+// insufficient-resources when some resource cannot be placed on any NUMA node
+// or set of nodes, policy-constraint when every resource can be placed but
+// not in a way the policy accepts. onEmpty tells whether the same request
+// would be admitted on an empty node (nil when the hints do not say).
+func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmpty *bool, why []string) {
+	views := resourceViews(c)
+	yes, no := true, false
+	var impossible []string
+	for _, v := range views {
+		if v.impossib {
+			impossible = append(impossible, v.name)
+			why = append(why, fmt.Sprintf("The %s manager found no NUMA node or set of NUMA nodes with enough free %s for the request: its hint list is empty.", v.provider, v.name))
+		}
+	}
+	for _, p := range c.Providers {
+		if p.Provider == "memory" && p.EmptyMap {
+			why = append(why, "The memory manager returned no hints ({}): under the Static policy that means no NUMA node or group has enough free memory for a Guaranteed container; the Topology Manager treats it as \"no preference\", and the memory manager's allocation would fail later with UnexpectedAdmissionError.")
+		}
+	}
+	if len(impossible) > 0 {
+		return CauseInsufficientResources, nil, why
+	}
+	if len(views) == 0 {
+		why = append(why, "No provider logged a NUMA constraint for this container, which cannot produce this error; the log and the rejection probably belong to different admissions.")
+		return CauseUnknown, nil, why
+	}
+	var parts []string
+	for _, v := range views {
+		var where []string
+		for _, h := range v.hints {
+			where = append(where, h.String())
+		}
+		parts = append(parts, fmt.Sprintf("%s can be placed on %s", v.name, strings.Join(where, " ")))
+	}
+	why = append(why, "Every requested resource can be placed somewhere with what is free now ("+strings.Join(parts, "; ")+"), but not in a way the policy accepts.")
+	switch policy {
+	case "single-numa-node":
+		var wide []string
+		for _, v := range views {
+			if v.prefWidth > 1 {
+				wide = append(wide, fmt.Sprintf("%s needs at least %d NUMA nodes even on an empty node", v.name, v.prefWidth))
+			}
+		}
+		if len(wide) > 0 {
+			why = append(why, "single-numa-node admits only placements on one NUMA node, but "+strings.Join(wide, " and ")+" (its preferred hints span that many nodes). This pod can never be admitted on this machine under this policy.")
+			return CausePolicyConstraint, &no, why
+		}
+		common := map[int]int{}
+		var fit []string
+		for _, v := range views {
+			fit = append(fit, fmt.Sprintf("%s fits alone on NUMA node(s) %s", v.name, intsString(v.prefSingl)))
+			for _, n := range v.prefSingl {
+				common[n]++
+			}
+		}
+		for n, k := range common {
+			if k == len(views) {
+				why = append(why, fmt.Sprintf("By the logged hints NUMA node %d could hold every resource, yet the pod was rejected: the hints and the outcome disagree (another container of the pod, or a kubelet with different code).", n))
+				return CauseUnknown, nil, why
+			}
+		}
+		why = append(why, "single-numa-node admits only a placement where one NUMA node holds everything: "+strings.Join(fit, ", ")+", so no single NUMA node has all of it free at once. On an empty node each resource would fit on one NUMA node, so freeing resources on one node would let it in.")
+		return CausePolicyConstraint, &yes, why
+	case "restricted":
+		var short []string
+		for _, v := range views {
+			if v.prefWidth == 0 {
+				short = append(short, v.name)
+			}
+		}
+		if len(short) > 0 {
+			why = append(why, fmt.Sprintf("restricted admits only preferred placements (the narrowest a resource could have on an empty node); for %s the narrowest placement is not free now, only wider, non-preferred ones remain (a memory NUMA group forces this too).", strings.Join(short, ", ")))
+			return CausePolicyConstraint, &yes, why
+		}
+		widths := map[int][]string{}
+		for _, v := range views {
+			widths[v.prefWidth] = append(widths[v.prefWidth], v.name)
+		}
+		if len(widths) > 1 {
+			var wp []string
+			keys := make([]int, 0, len(widths))
+			for k := range widths {
+				keys = append(keys, k)
+			}
+			sort.Ints(keys)
+			for _, k := range keys {
+				wp = append(wp, fmt.Sprintf("%s prefer(s) %d NUMA node(s)", strings.Join(widths[k], ", "), k))
+			}
+			why = append(why, "restricted admits a merged hint only when every resource prefers the very same NUMA nodes, but "+strings.Join(wp, " while ")+"; that never merges into a preferred hint, however much is free (kubernetes/kubernetes#128669).")
+			return CausePolicyConstraint, &no, why
+		}
+		why = append(why, "Every resource has a preferred placement free, but on different NUMA nodes, so no preferred placement holds all of them at once.")
+		return CausePolicyConstraint, &yes, why
+	case "best-effort", "none":
+		why = append(why, fmt.Sprintf("The %s policy never rejects a pod with TopologyAffinityError; the kubelet that rejected it ran another policy (check the configuration history).", policy))
+		return CauseUnknown, nil, why
+	}
+	return CausePolicyConstraint, nil, why
+}
+
+// hintRows builds the per-resource, per-NUMA table from the logged hints and
+// the pod's requests.
+func hintRows(c *ContainerAdmission, pod *Pod, m *Machine) []ResourceRow {
+	views := resourceViews(c)
+	nodes := map[int]bool{}
+	if m != nil {
+		for _, n := range m.Nodes {
+			nodes[n.ID] = true
+		}
+	}
+	for _, v := range views {
+		for _, h := range v.hints {
+			for _, n := range h.NUMANodes {
+				nodes[n] = true
+			}
+		}
+	}
+	ids := make([]int, 0, len(nodes))
+	for n := range nodes {
+		ids = append(ids, n)
+	}
+	sort.Ints(ids)
+	var rows []ResourceRow
+	for _, v := range views {
+		req := requestOf(pod, c.Container, v.name)
+		fits := map[int]bool{}
+		for _, n := range v.singles {
+			fits[n] = true
+		}
+		for _, n := range ids {
+			rows = append(rows, ResourceRow{Resource: v.name, NUMANodes: []int{n}, Requested: req, Fits: fits[n], Source: "log hints"})
+		}
+		if len(v.singles) == 0 {
+			// Show the narrowest wider placement that fits now.
+			var best []int
+			for _, h := range v.hints {
+				if h.NUMANodes != nil && (best == nil || len(h.NUMANodes) < len(best)) {
+					best = h.NUMANodes
+				}
+			}
+			if best != nil {
+				rows = append(rows, ResourceRow{Resource: v.name, NUMANodes: best, Requested: req, Fits: true, Source: "log hints"})
+			}
+		}
+	}
+	return rows
+}
+
+// requestOf returns the request of a resource for a container (or, in pod
+// scope, the pod's effective request), as text.
+func requestOf(p *Pod, container, resource string) string {
+	if p == nil {
+		return ""
+	}
+	q := effectiveRequest(p, container, resource)
+	if q.IsZero() {
+		return ""
+	}
+	return formatQuantity(resource, q)
+}
+
+func effectiveRequest(p *Pod, container, resource string) Quantity {
+	if container != "" {
+		for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+			if c.Name == container {
+				q, _ := c.Request(resource)
+				return q
+			}
+		}
+		return Quantity{}
+	}
+	// Pod scope: max(init container peaks, sum of app + restartable init containers).
+	var sum, peak, sidecars int64
+	for _, c := range p.InitContainers {
+		q, _ := c.Request(resource)
+		v := q.Int64()
+		if c.Restartable {
+			sidecars += v
+			continue
+		}
+		if sidecars+v > peak {
+			peak = sidecars + v
+		}
+	}
+	for _, c := range p.Containers {
+		q, _ := c.Request(resource)
+		sum += q.Int64()
+	}
+	sum += sidecars
+	if peak > sum {
+		sum = peak
+	}
+	qq, _ := ParseQuantity(fmt.Sprint(sum))
+	return qq
+}
+
+func formatQuantity(resource string, q Quantity) string {
+	if resource == "memory" || strings.HasPrefix(resource, "hugepages-") {
+		return formatBytes(q.Int64())
+	}
+	return q.String()
+}
+
+func formatBytes(b int64) string {
+	for _, u := range []struct {
+		s string
+		v int64
+	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if b < u.v {
+			continue
+		}
+		if b%u.v == 0 {
+			return fmt.Sprintf("%d%s", b/u.v, u.s)
+		}
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
+	}
+	return fmt.Sprint(b)
+}
+
+// stateRows builds the requested-against-free table from the state files.
+// It returns nil when the state says nothing about the requested resources.
+func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []string) {
+	if pod == nil {
+		return nil, nil
+	}
+	var rows []ResourceRow
+	var notes []string
+	guaranteed := pod.QOSClass == "Guaranteed"
+	reqs := map[string]Quantity{}
+	for _, r := range requestedResources(pod, container) {
+		reqs[r] = effectiveRequest(pod, container, r)
+	}
+	// CPUs.
+	if q, ok := reqs["cpu"]; ok && guaranteed && q.IsInteger() && !q.IsZero() {
+		if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
+			reserved := cpuset.New()
+			if c := d.ev.Config; c != nil && c.ReservedSystemCPUs != "" {
+				reserved, _ = cpuset.Parse(c.ReservedSystemCPUs)
+			}
+			for _, n := range d.ev.Machine.Nodes {
+				nodeCPUs, _ := cpuset.Parse(n.CPUs)
+				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
+				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
+					Fits: int64(free.Size()) >= q.Int64(), Source: "state"})
+			}
+		}
+	}
+	// Memory and hugepages.
+	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
+		groups := f.Memory.Groups()
+		for _, res := range sortedKeys(reqs) {
+			if res != "memory" && !strings.HasPrefix(res, "hugepages-") {
+				continue
+			}
+			q := reqs[res]
+			for _, g := range groups {
+				for _, gr := range g.Resources {
+					if gr.Name != res {
+						continue
+					}
+					if len(g.Nodes) == 1 {
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state"})
+						continue
+					}
+					for _, nr := range gr.PerNode {
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
+							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes))})
+					}
+					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+						Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", Note: "memory group"})
+					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
+						"The group has %s of %s free (allocatable %s, system-reserved %s).",
+						intsString(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
+				}
+			}
+		}
+	}
+	// Devices.
+	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil && d.ev.PodResources != nil && d.ev.PodResources.Allocatable != nil {
+		used := map[string]bool{}
+		for _, e := range f.Device.PodDeviceEntries {
+			for _, ids := range e.DeviceIDs {
+				for _, id := range ids {
+					used[e.ResourceName+"\x00"+id] = true
+				}
+			}
+		}
+		for _, res := range sortedKeys(reqs) {
+			if !strings.Contains(res, "/") {
+				continue
+			}
+			free := map[int]int{}
+			var nodes []int
+			for _, dev := range d.ev.PodResources.Allocatable.Devices {
+				if dev.ResourceName != res {
+					continue
+				}
+				for _, n := range dev.NUMANodes {
+					if _, ok := free[n]; !ok {
+						nodes = append(nodes, n)
+						free[n] = 0
+					}
+					for _, id := range dev.DeviceIDs {
+						if !used[res+"\x00"+id] {
+							free[n]++
+						}
+					}
+				}
+			}
+			sort.Ints(nodes)
+			q := reqs[res]
+			for _, n := range nodes {
+				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state"})
+			}
+		}
+	}
+	return rows, notes
+}
+
+// requestedResources lists the resources the container (or the pod, in pod
+// scope) requests, sorted.
+func requestedResources(p *Pod, container string) []string {
+	set := map[string]bool{}
+	for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+		if container != "" && c.Name != container {
+			continue
+		}
+		for r := range c.Requests {
+			set[r] = true
+		}
+		for r := range c.Limits {
+			set[r] = true
+		}
+	}
+	delete(set, "ephemeral-storage")
+	return sortedKeys(set)
+}
+
+// classifyFromState decides the cause from the free table when no hint log is at hand.
+func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
+	byRes := map[string][]ResourceRow{}
+	for _, r := range rows {
+		byRes[r.Resource] = append(byRes[r.Resource], r)
+	}
+	var none []string
+	var why []string
+	for _, res := range sortedKeys(byRes) {
+		fits := false
+		for _, r := range byRes[res] {
+			fits = fits || r.Fits
+		}
+		if !fits {
+			none = append(none, res)
+		}
+	}
+	if len(none) > 0 && policy == "single-numa-node" {
+		why = append(why, fmt.Sprintf("By the state files no single NUMA node (or memory group) has enough free %s for the request.", strings.Join(none, ", ")))
+		return CausePolicyConstraint, why
+	}
+	if len(none) > 0 {
+		why = append(why, fmt.Sprintf("By the state files no NUMA node or group has enough free %s for the request.", strings.Join(none, ", ")))
+		return CauseInsufficientResources, why
+	}
+	why = append(why, "By the state files every resource fits somewhere, but not together in a way the policy accepts.")
+	return CausePolicyConstraint, why
+}
+
+// admitted notes, for the pods given as evidence that were not rejected,
+// how the Topology Manager admitted them.
+func (d *diagnosis) admitted(rejected []*rejection) {
+	policy, _, pref := d.policy()
+	for _, p := range d.ev.Pods {
+		skip := admissionReasons[p.Reason]
+		for _, r := range rejected {
+			skip = skip || sameName(r.pod, p.Ref())
+		}
+		if skip {
+			continue
+		}
+		var att *AdmissionAttempt
+		var lg *KubeletLog
+		for _, l := range d.ev.Logs {
+			for i := range l.Attempts {
+				if sameName(l.Attempts[i].Pod, p.Ref()) && len(l.Attempts[i].Containers) > 0 {
+					att, lg = &l.Attempts[i], l
+				}
+			}
+		}
+		f := Finding{Code: CodePodAdmitted, Severity: SeverityInfo, Pod: p.Ref(), Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}}}
+		if pref != nil {
+			f.Evidence = append(f.Evidence, *pref)
+		}
+		switch {
+		case att != nil && allAligned(att):
+			var parts []string
+			for _, c := range att.Containers {
+				name := c.Container
+				if name == "" {
+					name = "the pod"
+				}
+				parts = append(parts, fmt.Sprintf("%s on %s", name, hintText(c.BestHint)))
+				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
+			}
+			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
+			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."
+			f.Remedy = "Nothing to do."
+		case policy == "none" && p.Phase == "Running":
+			f.Title = fmt.Sprintf("Pod %s was admitted without NUMA alignment (topologyManagerPolicy none)", p.Ref())
+			f.Explanation = "With the none policy the Topology Manager asks no hint provider and never rejects a pod; CPUs, memory and devices are allocated without regard to NUMA nodes."
+			f.Remedy = "Nothing to do, unless the workload needs NUMA alignment: then choose restricted or single-numa-node."
+		default:
+			continue
+		}
+		d.add(f)
+	}
+}
+
+func allAligned(a *AdmissionAttempt) bool {
+	for _, c := range a.Containers {
+		if !c.Aligned {
+			return false
+		}
+	}
+	return true
+}
+
+// heldNotes names exclusive CPUs held by finished pods and finished init
+// containers, per NUMA node: freeing them is often the quickest remedy.
+func (d *diagnosis) heldNotes() []string {
+	f := d.ev.state(statefile.KindCPU)
+	if f == nil || f.CPU == nil {
+		return nil
+	}
+	var out []string
+	for _, uid := range sortedKeys(f.CPU.Entries) {
+		p := d.podByUID(uid)
+		if p == nil {
+			continue
+		}
+		for _, cname := range sortedKeys(f.CPU.Entries[uid]) {
+			cpus := f.CPU.Entries[uid][cname]
+			finishedInit := false
+			for _, c := range p.InitContainers {
+				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.Restartable)
+			}
+			if !terminal(p) && !finishedInit {
+				continue
+			}
+			where := ""
+			if m := d.ev.Machine; m != nil {
+				nodes := map[int]bool{}
+				for _, c := range cpus.List() {
+					nodes[m.NodeOfCPU(c)] = true
+				}
+				var ids []int
+				for n := range nodes {
+					ids = append(ids, n)
+				}
+				sort.Ints(ids)
+				where = " on NUMA node(s) " + intsString(ids)
+			}
+			who := "finished pod " + p.Ref()
+			if !terminal(p) {
+				who = fmt.Sprintf("finished init container %q of pod %s", cname, p.Ref())
+			}
+			out = append(out, fmt.Sprintf("CPUs %s%s are still held by %s; deleting it gives them back.", cpus, where, who))
+		}
+	}
+	return out
+}

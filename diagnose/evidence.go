@@ -1,0 +1,247 @@
+package diagnose
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
+)
+
+// Evidence is everything known about the node, already parsed. Any subset
+// may be present; Run draws the findings the evidence supports.
+type Evidence struct {
+	Logs    []*KubeletLog
+	Pods    []*Pod
+	Events  []*Events
+	Config  *KubeletConfig
+	Machine *Machine
+	// States are decoded kubelet checkpoint files.
+	States []*statefile.File
+	// PodResources is a PodResources snapshot (List and GetAllocatableResources).
+	PodResources *podresources.Snapshot
+
+	podResourcesName string
+	items            []EvidenceItem
+}
+
+// Sources names evidence files and directories for Load. Empty fields are skipped.
+type Sources struct {
+	// StateDir is a kubelet root directory holding cpu_manager_state,
+	// memory_manager_state, device-plugins/kubelet_internal_checkpoint and
+	// dra_manager_state (any subset).
+	StateDir string
+	// StateFiles are single checkpoint files, kind detected from content.
+	StateFiles []string
+	// PodResources is a snapshot file (numascope JSON or protobuf-JSON) or a
+	// directory with list.json and allocatable.json.
+	PodResources string
+	// Logs are kubelet logs (journalctl -u kubelet, klog text or JSON).
+	Logs []string
+	// Pods are `kubectl get pod -o yaml|json` outputs.
+	Pods []string
+	// Events are `kubectl describe pod`, `kubectl get events [-o yaml]` outputs.
+	Events []string
+	// KubeletConfig is the KubeletConfiguration file.
+	KubeletConfig string
+	// Topology is a cAdvisor machine-info JSON file or a sysfs snapshot directory.
+	Topology string
+}
+
+// AddLog parses and adds a kubelet log.
+func (e *Evidence) AddLog(name string, data []byte) error {
+	l, err := ParseLog(name, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	k := l.Interpret()
+	e.Logs = append(e.Logs, k)
+	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-log", Format: l.Format,
+		Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))})
+	return nil
+}
+
+// AddPods parses and adds a pod (or a list of pods).
+func (e *Evidence) AddPods(name string, data []byte) error {
+	pods, err := ParsePods(name, data)
+	if err != nil {
+		return err
+	}
+	e.Pods = append(e.Pods, pods...)
+	e.items = append(e.items, EvidenceItem{File: name, Kind: "pod", Note: fmt.Sprintf("%d pods", len(pods))})
+	return nil
+}
+
+// AddEvents parses and adds events or `kubectl describe pod` output.
+func (e *Evidence) AddEvents(name string, data []byte) error {
+	ev, err := ParseEvents(name, data)
+	if err != nil {
+		return err
+	}
+	e.Events = append(e.Events, ev)
+	e.items = append(e.items, EvidenceItem{File: name, Kind: "events", Format: ev.Format, Note: fmt.Sprintf("%d events", len(ev.Events))})
+	return nil
+}
+
+// SetKubeletConfig parses and sets the kubelet configuration.
+func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
+	c, err := ParseKubeletConfig(name, data)
+	if err != nil {
+		return err
+	}
+	e.Config = c
+	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-config"})
+	return nil
+}
+
+// SetMachine sets the machine topology.
+func (e *Evidence) SetMachine(m *Machine) {
+	e.Machine = m
+	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
+}
+
+// Load reads and parses every source. It stops at the first file that
+// cannot be read or parsed, with an error that names it.
+func Load(src Sources) (*Evidence, error) {
+	e := &Evidence{}
+	read := func(p string) ([]byte, error) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("evidence %s: %w", p, err)
+		}
+		if st.Size() > maxEvidenceSize*4 {
+			return nil, fmt.Errorf("evidence %s: %d bytes is too large; pass an excerpt (for logs: journalctl -u kubelet --since ...)", p, st.Size())
+		}
+		return os.ReadFile(p)
+	}
+	if src.KubeletConfig != "" {
+		b, err := read(src.KubeletConfig)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.SetKubeletConfig(src.KubeletConfig, b); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range src.Logs {
+		b, err := read(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.AddLog(p, b); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range src.Pods {
+		b, err := read(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.AddPods(p, b); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range src.Events {
+		b, err := read(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.AddEvents(p, b); err != nil {
+			return nil, err
+		}
+	}
+	if src.StateDir != "" {
+		if err := loadStateDir(e, src.StateDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range src.StateFiles {
+		b, err := read(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.AddStateFile(p, b); err != nil {
+			return nil, err
+		}
+	}
+	if src.PodResources != "" {
+		if err := loadPodResources(e, src.PodResources); err != nil {
+			return nil, err
+		}
+	}
+	if src.Topology != "" {
+		st, err := os.Stat(src.Topology)
+		if err != nil {
+			return nil, fmt.Errorf("evidence %s: %w", src.Topology, err)
+		}
+		var m *Machine
+		if st.IsDir() {
+			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
+		} else {
+			var b []byte
+			if b, err = read(src.Topology); err == nil {
+				m, err = ParseMachineInfo(src.Topology, b)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.SetMachine(m)
+	}
+	return e, nil
+}
+
+// SourcesFromDir finds evidence in a directory by file name: the kubelet's
+// state files (cpu_manager_state, memory_manager_state, dra_manager_state,
+// device-plugins/), podresources*.json or a podresources/ directory, *.log
+// (kubelet logs), pod*.yaml|json (pods), events*|describe* (events),
+// kubelet-config*.yaml|json or config.yaml (kubelet configuration),
+// machine-info*.json or a sys/ directory (topology). Other files are ignored.
+func SourcesFromDir(dir string) (Sources, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return Sources{}, fmt.Errorf("evidence directory %s: %w", dir, err)
+	}
+	var s Sources
+	for _, e := range entries {
+		n := e.Name()
+		p := filepath.Join(dir, n)
+		lower := strings.ToLower(n)
+		switch {
+		case e.IsDir() && n == "sys":
+			s.Topology = p
+		case e.IsDir() && n == "device-plugins":
+			s.StateDir = dir
+		case e.IsDir() && n == "podresources":
+			s.PodResources = p
+		case n == "cpu_manager_state" || n == "memory_manager_state" || n == "dra_manager_state":
+			s.StateDir = dir
+		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
+			s.PodResources = p
+		case e.IsDir():
+		case strings.HasSuffix(lower, ".log") || strings.HasPrefix(lower, "journal"):
+			s.Logs = append(s.Logs, p)
+		case strings.HasPrefix(lower, "pod") && hasExt(lower, ".yaml", ".yml", ".json"):
+			s.Pods = append(s.Pods, p)
+		case strings.HasPrefix(lower, "events") || strings.HasPrefix(lower, "describe"):
+			s.Events = append(s.Events, p)
+		case (strings.HasPrefix(lower, "kubelet-config") || lower == "config.yaml") && hasExt(lower, ".yaml", ".yml", ".json"):
+			s.KubeletConfig = p
+		case strings.HasPrefix(lower, "machine-info") && hasExt(lower, ".json"):
+			s.Topology = p
+		}
+	}
+	return s, nil
+}
+
+func hasExt(name string, exts ...string) bool {
+	for _, e := range exts {
+		if strings.HasSuffix(name, e) {
+			return true
+		}
+	}
+	return false
+}

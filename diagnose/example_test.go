@@ -1,0 +1,105 @@
+package diagnose_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/numascope/numascope/diagnose"
+)
+
+// Diagnose a rejected pod from the files found on the node.
+func Example() {
+	src := diagnose.Sources{
+		Logs:          []string{"testdata/tae-gpu-taken-restricted/kubelet.log"},
+		Pods:          []string{"testdata/tae-gpu-taken-restricted/pod.yaml"},
+		KubeletConfig: "testdata/tae-gpu-taken-restricted/kubelet-config.yaml",
+	}
+	ev, err := diagnose.Load(src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := diagnose.Run(context.Background(), ev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range rep.Findings {
+		fmt.Println(f.Severity, f.Code, f.Pod)
+		if a := f.TopologyAffinityError; a != nil {
+			fmt.Println("cause:", a.Cause, "policy:", a.Policy, "container:", a.Container)
+		}
+	}
+	// Output:
+	// error TopologyAffinityError ml/trainer
+	// cause: insufficient-resources policy: restricted container: cuda
+}
+
+// Evidence can also be added from memory, for example in a browser.
+func ExampleEvidence_AddLog() {
+	var ev diagnose.Evidence
+	_ = ev.AddLog("kubelet.log", []byte(`I1129 10:00:00.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="perf/bench" reason="SMTAlignmentError" message="SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"`))
+	rep, _ := diagnose.Run(context.Background(), &ev)
+	fmt.Println(rep.Findings[0].Code)
+	fmt.Println(rep.Findings[0].Remedy)
+	// Output:
+	// SMTAlignmentError
+	// Request a multiple of 2 CPUs for each Guaranteed container with integer CPUs (for example 4), then delete the failed pod so its controller recreates it.
+}
+
+// Parse a kubelet journal and look at the admission attempts it records.
+func ExampleParseLog() {
+	f, err := os.Open("testdata/tae-cpu-memory-split/kubelet.log")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	l, err := diagnose.ParseLog("kubelet.log", f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, a := range l.Interpret().Attempts {
+		fmt.Println(a.Pod, a.Reason)
+		for _, c := range a.Containers {
+			for _, p := range c.Providers {
+				fmt.Println(" ", p.Provider, len(p.Resources), "resource(s)")
+			}
+			fmt.Println("  best", c.BestHint)
+		}
+	}
+	// Output:
+	// default/guaranteed TopologyAffinityError
+	//   device 0 resource(s)
+	//   cpu 1 resource(s)
+	//   memory 1 resource(s)
+	//   best {any non-preferred}
+}
+
+// Render a report as Markdown for a ticket.
+func ExampleReport_WriteMarkdown() {
+	ev := &diagnose.Evidence{}
+	_ = ev.SetKubeletConfig("config.yaml", []byte("memoryManagerPolicy: static\n"))
+	rep, _ := diagnose.Run(context.Background(), ev)
+	_ = rep.WriteMarkdown(os.Stdout)
+	// Output:
+	// ## numascope diagnosis
+	//
+	// 1 error(s), 0 warning(s), 0 note(s).
+	//
+	// | evidence | kind | format | note |
+	// |---|---|---|---|
+	// | `config.yaml` | kubelet-config |  |  |
+	//
+	// ### Error `PolicyNameCase`: memoryManagerPolicy "static" is not a policy name the kubelet knows; the kubelet will not start
+	//
+	// Policy names are case-sensitive and the managers disagree: the memory manager's policies are `None` and `Static` (capitalised), the CPU manager's are `none` and `static`. memoryManagerPolicy "static" matches neither, so the manager fails with `unknown policy: "static"` and the kubelet stops at start-up.
+	//
+	// **Remedy:** Set memoryManagerPolicy to "Static" and restart the kubelet.
+	//
+	// Evidence:
+	//
+	// - `config.yaml#/memoryManagerPolicy`: `static`
+}

@@ -1,0 +1,205 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Severity ranks a finding.
+type Severity string
+
+// Severities, from the most to the least serious.
+const (
+	// SeverityError: a pod was rejected, the kubelet will not start, or data is lost.
+	SeverityError Severity = "error"
+	// SeverityWarning: something will go wrong, or resources are held for nothing.
+	SeverityWarning Severity = "warning"
+	// SeverityInfo: context that explains other findings.
+	SeverityInfo Severity = "info"
+)
+
+func (s Severity) rank() int {
+	switch s {
+	case SeverityError:
+		return 0
+	case SeverityWarning:
+		return 1
+	}
+	return 2
+}
+
+// Finding codes. They are stable: tools may match on them.
+const (
+	CodeTopologyAffinityError       = "TopologyAffinityError"
+	CodeSMTAlignmentError           = "SMTAlignmentError"
+	CodeMemoryGroupExtension        = "MemoryGroupExtensionFailed"
+	CodeDevicesUnavailable          = "DevicesUnavailable"
+	CodeUnexpectedAdmission         = "UnexpectedAdmissionError"
+	CodeCorruptCheckpoint           = "CorruptCheckpoint"
+	CodeCheckpointPolicyMismatch    = "CheckpointPolicyMismatch"
+	CodeMemoryStateReplay           = "MemoryStateReplayFailed"
+	CodeNUMATotalsChanged           = "NUMATotalsChanged"
+	CodeOfflineCPUs                 = "OfflineCPUsInState"
+	CodeTooManyNUMANodes            = "TooManyNUMANodes"
+	CodePolicyNameCase              = "PolicyNameCase"
+	CodeFractionalCPU               = "FractionalCPUGuaranteed"
+	CodeDeviceWithoutNUMA           = "DeviceWithoutNUMATopology"
+	CodeDeviceCheckpointUnreadable  = "DeviceCheckpointUnreadable"
+	CodeStaleStateEntry             = "StaleStateEntry"
+	CodeTerminatedPodHoldsResources = "TerminatedPodHoldsResources"
+	CodeUnexplainedNUMAGroup        = "UnexplainedNUMAGroup"
+	CodeCPUsHeldByFinishedInit      = "CPUsHeldByFinishedInitContainer"
+	CodeCPUsHeldByCompletedPod      = "CPUsHeldByCompletedPod"
+	CodeKubeletStartFailed          = "KubeletStartFailed"
+	CodeEvidenceUnreadable          = "EvidenceUnreadable"
+	CodePodAdmitted                 = "PodAdmitted"
+)
+
+// Ref points at the evidence a finding rests on: a file and a line for text
+// evidence, a file and a JSON pointer for structured evidence.
+type Ref struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Quote is the short piece of evidence, as found.
+	Quote string `json:"quote,omitempty"`
+}
+
+// String renders "file:line", "file#/json/pointer" or "file".
+func (r Ref) String() string {
+	switch {
+	case r.Line > 0:
+		return fmt.Sprintf("%s:%d", r.File, r.Line)
+	case r.Path != "":
+		return r.File + "#" + r.Path
+	}
+	return r.File
+}
+
+// Finding is one conclusion drawn from the evidence.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	// Title is one line.
+	Title string `json:"title"`
+	// Pod is "namespace/name" when the finding is about one pod.
+	Pod string `json:"pod,omitempty"`
+	// Explanation says what happened and why, in plain words.
+	Explanation string `json:"explanation"`
+	Evidence    []Ref  `json:"evidence"`
+	Remedy      string `json:"remedy"`
+	// TopologyAffinityError is set on findings with code TopologyAffinityError.
+	TopologyAffinityError *AffinityAnalysis `json:"topologyAffinityError,omitempty"`
+}
+
+// Causes of a TopologyAffinityError, as the upstream troubleshooting page names them.
+const (
+	// CauseInsufficientResources: for some requested resource no NUMA node or
+	// set of NUMA nodes has enough free CPU, memory, hugepages or devices.
+	CauseInsufficientResources = "insufficient-resources"
+	// CausePolicyConstraint: every resource can be placed somewhere, but the
+	// policy forbids the placement that would fit.
+	CausePolicyConstraint = "policy-constraint"
+	// CauseUnknown: the evidence does not say which of the two it was.
+	CauseUnknown = "unknown"
+)
+
+// AffinityAnalysis explains one TopologyAffinityError.
+type AffinityAnalysis struct {
+	Cause  string `json:"cause"`
+	Policy string `json:"policy,omitempty"`
+	Scope  string `json:"scope,omitempty"`
+	// AdmissibleOnEmptyNode tells whether the request would pass the policy
+	// on an empty node of this machine: true means freeing resources helps,
+	// false means the request or the policy must change. Absent when unknown.
+	AdmissibleOnEmptyNode *bool `json:"admissibleOnEmptyNode,omitempty"`
+	// Container is the first container whose merge failed (container scope).
+	Container string `json:"container,omitempty"`
+	// Resources has one row per requested resource and NUMA node.
+	Resources []ResourceRow `json:"resources,omitempty"`
+	// Hints as the kubelet logged them for the failing container.
+	LoggedHints    []ProviderHints `json:"loggedHints,omitempty"`
+	LoggedBestHint *Hint           `json:"loggedBestHint,omitempty"`
+	// SimulatedBestHint is the merge of the logged (or computed) hints by
+	// numascope's Topology Manager model; Agree compares it with the log.
+	SimulatedBestHint *Hint `json:"simulatedBestHint,omitempty"`
+	SimulatedAdmit    *bool `json:"simulatedAdmit,omitempty"`
+	Agree             *bool `json:"agree,omitempty"`
+}
+
+// ResourceRow is requested against free for one resource on one NUMA node (or group).
+type ResourceRow struct {
+	Resource string `json:"resource"`
+	// NUMANodes is one node, or the nodes of a memory group.
+	NUMANodes []int  `json:"numaNodes"`
+	Requested string `json:"requested"`
+	Free      string `json:"free,omitempty"`
+	// Fits reports whether this node (or group) alone could hold the request
+	// now, as the provider's hints or free amounts show.
+	Fits bool `json:"fits"`
+	// Source says where the figures come from ("log hints", "state", ...).
+	Source string `json:"source"`
+	// Note explains a row, for example a node that belongs to a memory group.
+	Note string `json:"note,omitempty"`
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// SchemaVersion identifies the JSON report layout.
+const SchemaVersion = "numascope.diagnose/v1"
+
+// Report is the result of Run.
+type Report struct {
+	Schema string `json:"schema"`
+	// Evidence lists the evidence that was read.
+	Evidence []EvidenceItem `json:"evidence"`
+	Findings []Finding      `json:"findings"`
+	Summary  Summary        `json:"summary"`
+}
+
+// EvidenceItem names one piece of evidence and what it was read as.
+type EvidenceItem struct {
+	File   string `json:"file"`
+	Kind   string `json:"kind"`
+	Format string `json:"format,omitempty"`
+	// Note says what was learned from it, or why it was not usable.
+	Note string `json:"note,omitempty"`
+}
+
+// HasErrors reports whether any finding has severity error.
+func (r *Report) HasErrors() bool { return r.Summary.Errors > 0 }
+
+func (r *Report) finish() {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Severity.rank() != b.Severity.rank() {
+			return a.Severity.rank() < b.Severity.rank()
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Pod < b.Pod
+	})
+	r.Summary = Summary{}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			r.Summary.Errors++
+		case SeverityWarning:
+			r.Summary.Warnings++
+		default:
+			r.Summary.Infos++
+		}
+		if f.Evidence == nil {
+			f.Evidence = []Ref{}
+		}
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+}

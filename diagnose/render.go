@@ -1,0 +1,203 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report as indented JSON (schema numascope.diagnose/v1).
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a terminal.
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if len(r.Findings) == 0 {
+		b.WriteString("numascope diagnose: no findings")
+		if len(r.Evidence) == 0 {
+			b.WriteString(" (no evidence given)")
+		}
+		b.WriteString("\n")
+	} else {
+		fmt.Fprintf(&b, "numascope diagnose: %d error(s), %d warning(s), %d note(s)\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	}
+	for i, f := range r.Findings {
+		fmt.Fprintf(&b, "\n%d. [%s] %s: %s\n", i+1, strings.ToUpper(string(f.Severity)), f.Code, f.Title)
+		wrap(&b, f.Explanation, "   ")
+		if a := f.TopologyAffinityError; a != nil {
+			fmt.Fprintf(&b, "   Cause: %s\n", a.Cause)
+			if a.SimulatedBestHint != nil || a.Agree != nil {
+				fmt.Fprintf(&b, "   Simulated best hint: %s", hintText(a.SimulatedBestHint))
+				if a.Agree != nil {
+					fmt.Fprintf(&b, " (agrees with the log: %v)", *a.Agree)
+				}
+				b.WriteString("\n")
+			}
+			if len(a.Resources) > 0 {
+				b.WriteString("   Resource            NUMA      Requested   Free         Fits Note\n")
+				for _, row := range a.Resources {
+					fmt.Fprintf(&b, "   %-19s %-9s %-11s %-12s %-4s %s\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), row.Note)
+				}
+			}
+			if len(a.LoggedHints) > 0 {
+				b.WriteString("   Hints logged by the kubelet:\n")
+				for _, p := range a.LoggedHints {
+					fmt.Fprintf(&b, "     %-7s %s\n", p.Provider, providerText(p))
+				}
+			}
+		}
+		b.WriteString("   Remedy:\n")
+		wrap(&b, f.Remedy, "   ")
+		if len(f.Evidence) > 0 {
+			b.WriteString("   Evidence:\n")
+			for _, e := range f.Evidence {
+				fmt.Fprintf(&b, "     - %s", e)
+				if e.Quote != "" {
+					fmt.Fprintf(&b, "  %q", clip(e.Quote, 120))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes the report for a ticket or a pull request.
+func (r Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("## numascope diagnosis\n\n")
+	fmt.Fprintf(&b, "%d error(s), %d warning(s), %d note(s).\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	if len(r.Evidence) > 0 {
+		b.WriteString("\n| evidence | kind | format | note |\n|---|---|---|---|\n")
+		for _, e := range r.Evidence {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdEscape(e.File), e.Kind, e.Format, mdEscape(e.Note))
+		}
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "\n### %s `%s`: %s\n\n", severityIcon(f.Severity), f.Code, mdEscape(f.Title))
+		b.WriteString(f.Explanation + "\n")
+		if a := f.TopologyAffinityError; a != nil {
+			fmt.Fprintf(&b, "\n**Cause:** `%s`", a.Cause)
+			if a.Policy != "" {
+				fmt.Fprintf(&b, " (policy `%s`, scope `%s`)", a.Policy, orDefault(a.Scope, "container"))
+			}
+			b.WriteString("\n")
+			if len(a.Resources) > 0 {
+				b.WriteString("\n| resource | NUMA | requested | free | fits | note |\n|---|---|---|---|---|---|\n")
+				for _, row := range a.Resources {
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), mdEscape(row.Note))
+				}
+			}
+			if len(a.LoggedHints) > 0 {
+				b.WriteString("\nHints logged by the kubelet:\n\n")
+				for _, p := range a.LoggedHints {
+					fmt.Fprintf(&b, "- %s: `%s`\n", p.Provider, providerText(p))
+				}
+			}
+		}
+		b.WriteString("\n**Remedy:** " + f.Remedy + "\n")
+		if len(f.Evidence) > 0 {
+			b.WriteString("\nEvidence:\n\n")
+			for _, e := range f.Evidence {
+				fmt.Fprintf(&b, "- `%s`", mdEscape(e.String()))
+				if e.Quote != "" {
+					fmt.Fprintf(&b, ": `%s`", strings.ReplaceAll(clip(e.Quote, 160), "`", "'"))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func severityIcon(s Severity) string {
+	switch s {
+	case SeverityError:
+		return "Error"
+	case SeverityWarning:
+		return "Warning"
+	}
+	return "Note"
+}
+
+func hintText(h *Hint) string {
+	if h == nil {
+		return "-"
+	}
+	return h.String()
+}
+
+func providerText(p ProviderHints) string {
+	if p.NoPreference {
+		if p.EmptyMap {
+			return "{} (no hints: no preference)"
+		}
+		return "null (no preference)"
+	}
+	var parts []string
+	for _, r := range p.Resources {
+		switch {
+		case r.NoPreference:
+			parts = append(parts, r.Resource+": no preference")
+		case r.Impossible:
+			parts = append(parts, r.Resource+": [] (nowhere)")
+		default:
+			hs := make([]string, len(r.Hints))
+			for i, h := range r.Hints {
+				hs[i] = h.String()
+			}
+			parts = append(parts, r.Resource+": "+strings.Join(hs, " "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+func wrap(b *strings.Builder, text, indent string) {
+	const width = 100
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if len(line)+len(word)+1 > width && strings.TrimSpace(line) != "" {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	if strings.TrimSpace(line) != "" {
+		b.WriteString(line + "\n")
+	}
+}

@@ -1,0 +1,114 @@
+package diagnose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestRunEmptyEvidence(t *testing.T) {
+	rep, err := Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Schema != SchemaVersion || len(rep.Findings) != 0 || rep.HasErrors() {
+		t.Errorf("report = %+v", rep)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	// Empty lists are written as [], never null, so consumers can iterate.
+	if !strings.Contains(b.String(), `"findings": []`) || !strings.Contains(b.String(), `"evidence": []`) {
+		t.Errorf("json = %s", b.String())
+	}
+	b.Reset()
+	_ = rep.WriteText(&b)
+	if !strings.Contains(b.String(), "no findings (no evidence given)") {
+		t.Errorf("text = %s", b.String())
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, &Evidence{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRunOrdersBySeverity(t *testing.T) {
+	ev := &Evidence{}
+	if err := ev.SetKubeletConfig("c.yaml", []byte("cpuManagerPolicy: static\nmemoryManagerPolicy: static\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(codes(rep), ",")
+	if got != "PolicyNameCase,FractionalCPUGuaranteed" || rep.Summary.Errors != 1 || rep.Summary.Warnings != 1 {
+		t.Errorf("codes = %s summary = %+v", got, rep.Summary)
+	}
+	if ref := rep.Findings[1].Evidence[0]; ref.String() != "p.yaml#/spec/containers/0/resources/requests/cpu" {
+		t.Errorf("ref = %s", ref)
+	}
+}
+
+// TestJSONSchemaStable pins the documented field names of the JSON report.
+func TestJSONSchemaStable(t *testing.T) {
+	rep := runScenario(t, "testdata/tae-gpu-taken-restricted")
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema   string `json:"schema"`
+		Findings []map[string]json.RawMessage
+		Summary  map[string]int
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	f := doc.Findings[0]
+	for _, k := range []string{"code", "severity", "title", "explanation", "evidence", "remedy", "pod", "topologyAffinityError"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("finding has no %q field", k)
+		}
+	}
+	var tae map[string]json.RawMessage
+	_ = json.Unmarshal(f["topologyAffinityError"], &tae)
+	for _, k := range []string{"cause", "policy", "scope", "container", "resources", "loggedHints", "loggedBestHint"} {
+		if _, ok := tae[k]; !ok {
+			t.Errorf("topologyAffinityError has no %q field", k)
+		}
+	}
+	if string(tae["cause"]) != `"insufficient-resources"` || doc.Summary["errors"] != 1 {
+		t.Errorf("cause = %s summary = %v", tae["cause"], doc.Summary)
+	}
+}
+
+func TestSourcesFromDirAndLoadErrors(t *testing.T) {
+	s, err := SourcesFromDir("testdata/completed-job-pod-holds-cpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.StateDir == "" || s.PodResources == "" || len(s.Pods) != 1 {
+		t.Errorf("sources = %+v", s)
+	}
+	if _, err := SourcesFromDir("testdata/nope"); err == nil {
+		t.Error("no error for a missing directory")
+	}
+	if _, err := Load(Sources{Logs: []string{"testdata/nope.log"}}); err == nil || !strings.Contains(err.Error(), "testdata/nope.log") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Load(Sources{StateDir: "testdata/logs"}); err == nil || !strings.Contains(err.Error(), "/var/lib/kubelet") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,174 @@
+package diagnose
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected reports of the scenarios under testdata/")
+
+// scenarioDirs lists testdata/<scenario> directories: those holding expected.json
+// (or, with -update, a README.md describing the scenario).
+func scenarioDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join("testdata", e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+func runScenario(t *testing.T, dir string) Report {
+	t.Helper()
+	t.Chdir(dir)
+	src, err := SourcesFromDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestScenarios runs every scenario and compares the JSON report with
+// expected.json; `go test ./diagnose -run TestScenarios -update` rewrites them.
+// Each README.md names the finding codes the scenario must prove
+// ("codes: A, B" on one line) and, for a rejected pod, the cause ("cause: X").
+func TestScenarios(t *testing.T) {
+	dirs := scenarioDirs(t)
+	if len(dirs) == 0 {
+		t.Fatal("no scenarios under testdata/")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			abs, _ := filepath.Abs(dir)
+			rep := runScenario(t, dir)
+			var got bytes.Buffer
+			if err := rep.WriteJSON(&got); err != nil {
+				t.Fatal(err)
+			}
+			// Every rendering must work on every scenario.
+			var text, md bytes.Buffer
+			if err := rep.WriteText(&text); err != nil || text.Len() == 0 {
+				t.Fatalf("text rendering: %v", err)
+			}
+			if err := rep.WriteMarkdown(&md); err != nil || !strings.HasPrefix(md.String(), "## numascope diagnosis") {
+				t.Fatalf("markdown rendering: %v", err)
+			}
+			checkReadmeClaims(t, string(readme), rep)
+			want := filepath.Join(abs, "expected.json")
+			if *update {
+				if err := os.WriteFile(want, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(abs, "expected.txt"), text.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			exp, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./diagnose -run TestScenarios -update` to create it)", err)
+			}
+			if !bytes.Equal(exp, got.Bytes()) {
+				t.Errorf("report differs from %s (rerun with -update if the change is intended):\n%s", want, lineDiff(string(exp), got.String()))
+			}
+		})
+	}
+}
+
+// checkReadmeClaims holds the scenario to what its README promises, so a
+// golden file can never silently stop proving a finding.
+func checkReadmeClaims(t *testing.T, readme string, rep Report) {
+	t.Helper()
+	for _, line := range strings.Split(readme, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "codes":
+			for _, code := range strings.Split(v, ",") {
+				code = strings.TrimSpace(code)
+				if code == "none" {
+					if len(rep.Findings) != 0 {
+						t.Errorf("README says no findings; got %d", len(rep.Findings))
+					}
+					continue
+				}
+				found := false
+				for _, f := range rep.Findings {
+					found = found || f.Code == code
+				}
+				if !found {
+					t.Errorf("README promises finding %s; report has %v", code, codes(rep))
+				}
+			}
+		case "cause":
+			want := strings.TrimSpace(v)
+			found := false
+			for _, f := range rep.Findings {
+				if f.TopologyAffinityError != nil && f.TopologyAffinityError.Cause == want {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("README promises cause %s", want)
+			}
+		}
+	}
+}
+
+func codes(r Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.Code)
+	}
+	return out
+}
+
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	n := max(len(al), len(bl))
+	shown := 0
+	for i := 0; i < n && shown < 20; i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			out.WriteString("- " + x + "\n+ " + y + "\n")
+			shown++
+		}
+	}
+	return out.String()
+}

@@ -1,0 +1,277 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/utils/cpuset"
+)
+
+func logRef(l *KubeletLog, s Signal) Ref {
+	q := s.Text
+	if len(q) > 300 {
+		q = q[:300] + "..."
+	}
+	return Ref{File: l.Name, Line: s.Line, Quote: q}
+}
+
+// startup turns start-up failures in the kubelet log into findings.
+func (d *diagnosis) startup() {
+	seen := map[string]bool{}
+	once := func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		return true
+	}
+	for _, l := range d.ev.Logs {
+		specific := false
+		for _, s := range l.SignalsOf(SignalPolicyMismatch) {
+			specific = true
+			if !once("pm" + s.Fields["manager"]) {
+				continue
+			}
+			file := "/var/lib/kubelet/cpu_manager_state"
+			field := "cpuManagerPolicy"
+			if s.Fields["manager"] == "memory" {
+				file, field = "/var/lib/kubelet/memory_manager_state", "memoryManagerPolicy"
+			}
+			d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: SeverityError,
+				Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
+				Evidence: []Ref{logRef(l, s)},
+				Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
+					"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods (kubernetes/kubernetes#95041, scylladb/scylla-operator#1265).",
+					s.Fields["manager"], file, s.Fields["checkpoint"], s.Fields["configured"], field),
+				Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. "+
+					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
+			})
+		}
+		details := l.SignalsOf(SignalMemoryStateDetail)
+		for _, s := range l.SignalsOf(SignalMemoryStateMismatch) {
+			specific = true
+			if !once("msm") {
+				continue
+			}
+			refs := []Ref{logRef(l, s)}
+			total := false
+			var detailText []string
+			for _, dd := range details {
+				refs = append(refs, logRef(l, dd))
+				if dd.Fields["field"] == "TotalMemSize" {
+					total = true
+					detailText = append(detailText, fmt.Sprintf("the state file records a total of %s bytes where the machine now has %s", dd.Fields["TotalMemSize1"], dd.Fields["TotalMemSize2"]))
+				} else if dd.Fields["field"] != "" {
+					detailText = append(detailText, fmt.Sprintf("field %s differs on NUMA node %s (%s)", dd.Fields["field"], dd.Fields["node"], dd.Fields["resource"]))
+				} else if dd.Text != "" {
+					detailText = append(detailText, strings.ToLower(dd.Text[:1])+dd.Text[1:])
+				}
+			}
+			f := Finding{Severity: SeverityError, Evidence: refs,
+				Remedy: "Drain the node, stop the kubelet, move /var/lib/kubelet/memory_manager_state away (keep a copy), start the kubelet and uncordon. " +
+					"If reservedMemory or the hugepage configuration changed, make them match the machine first."}
+			if total {
+				f.Code = CodeNUMATotalsChanged
+				f.Title = "The kubelet will not start: the NUMA memory totals in memory_manager_state no longer match the machine"
+				f.Explanation = "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays every assignment of memory_manager_state onto it. " +
+					"The totals differ (" + strings.Join(detailText, "; ") + "): the memory the kernel reports per NUMA node changed, which happens after a reboot, a kernel or firmware upgrade, " +
+					"a change of hugepages, or memory going offline (kubernetes/kubernetes#109996, #131253, NVIDIA/gpu-operator#455). The kubelet then stops with \"the expected machine state is different from the real one\"."
+			} else {
+				f.Code = CodeMemoryStateReplay
+				f.Title = "The kubelet will not start: the memory manager's machine-state replay failed"
+				f.Explanation = "At start-up the static memory manager replays the assignments in memory_manager_state onto a fresh machine state and compares the result with the stored one; they differ"
+				if len(detailText) > 0 {
+					f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
+				}
+				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here (kubernetes/kubernetes#113035, #113130)."
+			}
+			d.add(f)
+		}
+		for _, s := range l.SignalsOf(SignalCPUSetMismatch) {
+			specific = true
+			if !once("cpus") {
+				continue
+			}
+			online, _ := cpuset.Parse(s.Fields["online"])
+			state, _ := cpuset.Parse(s.Fields["state"])
+			offline := state.Difference(online)
+			added := online.Difference(state)
+			var parts []string
+			if offline.Size() > 0 {
+				parts = append(parts, fmt.Sprintf("CPUs %s are in the state file but not online now", offline))
+			}
+			if added.Size() > 0 {
+				parts = append(parts, fmt.Sprintf("CPUs %s are online now but missing from the state file", added))
+			}
+			d.add(Finding{Code: CodeOfflineCPUs, Severity: SeverityError,
+				Title:    "The kubelet will not start: cpu_manager_state covers other CPUs than the ones online",
+				Evidence: []Ref{logRef(l, s)},
+				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs (%s); the file covers %s. %s. "+
+					"CPUs taken offline, hot-added or isolated since the file was written cause this (kubernetes/kubernetes#124066, #98121, #110478).", s.Fields["online"], s.Fields["state"], strings.Join(parts, "; ")),
+				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
+			})
+		}
+		for _, s := range l.SignalsOf(SignalNUMALimit) {
+			specific = true
+			if !once("numa") {
+				continue
+			}
+			nodes := ""
+			if m := d.ev.Machine; m != nil {
+				nodes = strconv.Itoa(len(m.Nodes))
+			}
+			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
+		}
+		for _, s := range l.SignalsOf(SignalCorruptCheckpoint) {
+			specific = true
+			if !once("corrupt") {
+				continue
+			}
+			d.add(Finding{Code: CodeCorruptCheckpoint, Severity: SeverityError,
+				Title:    "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)",
+				Evidence: []Ref{logRef(l, s)},
+				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
+					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently (kubernetes/kubernetes#86676, #84783).",
+				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `go run ./examples/inspect FILE`), start the kubelet and uncordon.",
+			})
+		}
+		for _, s := range l.SignalsOf(SignalUnknownPolicy) {
+			specific = true
+			if once("unknown" + s.Fields["policy"]) {
+				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
+			}
+		}
+		for _, s := range l.SignalsOf(SignalDeviceCheckpoint) {
+			if !once("devcp") {
+				continue
+			}
+			d.add(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: SeverityWarning,
+				Title:    "The device manager could not read kubelet_internal_checkpoint and started without its device assignments",
+				Evidence: []Ref{logRef(l, s)},
+				Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
+					"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595).",
+				Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `go run ./examples/inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
+			})
+		}
+		if !specific {
+			for _, s := range l.Signals {
+				if (s.Kind == SignalContainerManager || s.Kind == SignalRestoreFailed || s.Kind == SignalInvalidState) && once("start") {
+					d.add(Finding{Code: CodeKubeletStartFailed, Severity: SeverityError,
+						Title:       "The kubelet failed to start its container manager",
+						Evidence:    []Ref{logRef(l, s)},
+						Explanation: "The kubelet stopped while starting the CPU, memory, device or DRA manager: " + s.Text,
+						Remedy:      "Read the wrapped error; for a state file the kubelet names, drain the node, move the file away and restart the kubelet.",
+					})
+				}
+			}
+		}
+	}
+}
+
+func tooManyNUMA(limit, nodes string, refs []Ref) Finding {
+	if limit == "" {
+		limit = "8"
+	}
+	n := nodes
+	if n == "" {
+		n = "more than " + limit
+	}
+	return Finding{Code: CodeTooManyNUMANodes, Severity: SeverityError,
+		Title:    fmt.Sprintf("The Topology Manager refuses to start on a machine with %s NUMA nodes", n),
+		Evidence: refs,
+		Explanation: fmt.Sprintf("Merging hints costs one step per combination of NUMA nodes, so the Topology Manager refuses machines with more than %s NUMA nodes unless the policy option "+
+			"max-allowable-numa-nodes raises the limit; with any policy other than none, the kubelet then fails to start (kubernetes/kubernetes#124144; GB200-class machines have 34, #135541).", limit),
+		Remedy: "Add `topologyManagerPolicyOptions: {max-allowable-numa-nodes: \"N\"}` with N at least the machine's NUMA node count (beta since 1.31, GA in 1.35; before 1.31 also enable the TopologyManagerPolicyAlphaOptions feature gate). " +
+			"Admission gets slower as N grows; measure it with the topology_manager_admission_duration_ms metric.",
+	}
+}
+
+func policyCase(value, field string, refs []Ref) Finding {
+	correct := map[string]string{"static": "Static", "none": "None", "Static": "static", "None": "none", "STATIC": "Static or static", "NONE": "None or none"}
+	want := correct[value]
+	if field == "" {
+		if value == "static" || value == "none" {
+			field = "memoryManagerPolicy"
+		} else {
+			field = "cpuManagerPolicy"
+		}
+	}
+	return Finding{Code: CodePolicyNameCase, Severity: SeverityError,
+		Title:    fmt.Sprintf("%s %q is not a policy name the kubelet knows; the kubelet will not start", field, value),
+		Evidence: refs,
+		Explanation: fmt.Sprintf("Policy names are case-sensitive and the managers disagree: the memory manager's policies are `None` and `Static` (capitalised), the CPU manager's are `none` and `static`. "+
+			"%s %q matches neither, so the manager fails with `unknown policy: %q` and the kubelet stops at start-up.", field, value, value),
+		Remedy: fmt.Sprintf("Set %s to %q and restart the kubelet.", field, strings.Split(want, " ")[0]),
+	}
+}
+
+// configTraps reports configuration that will hurt, from the configuration,
+// the pods, the machine and device-related log lines.
+func (d *diagnosis) configTraps() {
+	c := d.ev.Config
+	if c != nil {
+		if v := c.MemoryManagerPolicy; v != "" && v != "None" && v != "Static" && v != "BestEffort" {
+			d.addOnce(policyCase(v, "memoryManagerPolicy", []Ref{{File: c.Source, Path: "/memoryManagerPolicy", Quote: v}}))
+		}
+		if v := c.CPUManagerPolicy; v != "" && v != "none" && v != "static" {
+			d.addOnce(policyCase(v, "cpuManagerPolicy", []Ref{{File: c.Source, Path: "/cpuManagerPolicy", Quote: v}}))
+		}
+	}
+	if m := d.ev.Machine; m != nil && len(m.Nodes) > 8 {
+		policy, _, _ := d.policy()
+		limit := 8
+		if c != nil {
+			if v, ok := c.TopologyManagerPolicyOptions["max-allowable-numa-nodes"]; ok {
+				limit, _ = strconv.Atoi(v)
+			}
+		}
+		if policy != "none" && len(m.Nodes) > limit {
+			refs := []Ref{{File: m.Source, Quote: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))}}
+			if c != nil {
+				refs = append(refs, Ref{File: c.Source, Path: "/topologyManagerPolicyOptions", Quote: fmt.Sprintf("max-allowable-numa-nodes: %d", limit)})
+			}
+			d.addOnce(tooManyNUMA(strconv.Itoa(limit), strconv.Itoa(len(m.Nodes)), refs))
+		}
+	}
+	if c != nil && c.EffectiveCPUManagerPolicy() == "static" {
+		for _, p := range d.ev.Pods {
+			if p.QOSClass != "Guaranteed" {
+				continue
+			}
+			for _, ct := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+				q, ok := ct.Request("cpu")
+				if !ok || q.IsInteger() {
+					continue
+				}
+				d.add(Finding{Code: CodeFractionalCPU, Severity: SeverityWarning, Pod: p.Ref(),
+					Title:    fmt.Sprintf("Container %q of Guaranteed pod %s asks for %s CPUs: it gets no exclusive CPUs and no CPU alignment", ct.Name, p.Ref(), q),
+					Evidence: []Ref{{File: p.Source, Path: ct.Path + "/resources/requests/cpu", Quote: q.String()}, {File: c.Source, Path: "/cpuManagerPolicy", Quote: c.CPUManagerPolicy}},
+					Explanation: "The static CPU manager gives exclusive CPUs only to containers of Guaranteed pods whose CPU request is a whole number. A fractional request runs in the shared pool, " +
+						"and the CPU manager gives the Topology Manager no hint for it, so its CPUs are not aligned with its memory or devices, even under single-numa-node.",
+					Remedy: fmt.Sprintf("Request a whole number of CPUs (for example %d) with requests equal to limits if the container needs exclusive, NUMA-aligned CPUs; otherwise this is expected.", q.Int64()),
+				})
+			}
+		}
+	}
+	seenDev := map[string]bool{}
+	for _, l := range d.ev.Logs {
+		for _, s := range l.SignalsOf(SignalDeviceNoTopology) {
+			res := s.Fields["resource"]
+			if seenDev[res] {
+				continue
+			}
+			seenDev[res] = true
+			d.add(Finding{Code: CodeDeviceWithoutNUMA, Severity: SeverityWarning,
+				Title:    fmt.Sprintf("Device resource %s has no NUMA topology: it is never aligned", res),
+				Evidence: []Ref{logRef(l, s)},
+				Explanation: fmt.Sprintf("The device plugin for %s reports its devices without NUMA nodes, so the device manager gives the Topology Manager no preference for them "+
+					"and single-numa-node or restricted cannot keep them next to the pod's CPUs and memory. Some plugins leave out the topology by default or cannot read it on virtual machines "+
+					"(kubernetes/kubernetes#102552).", res),
+				Remedy: "Enable NUMA topology reporting in the device plugin (each device's Topology.Nodes), or accept that this resource is placed without alignment.",
+			})
+		}
+	}
+}
+
+func (d *diagnosis) addOnce(f Finding) { d.merge(f) }

@@ -1,0 +1,120 @@
+// Command diagnose reads the evidence found on a Kubernetes node and explains
+// what the kubelet's Topology Manager and resource managers did, why, and
+// what to do about it.
+//
+//	go run ./examples/diagnose --log kubelet.log --pod pod.yaml --events describe.txt \
+//	    --state-dir /var/lib/kubelet --kubelet-config /var/lib/kubelet/config.yaml \
+//	    --topology machine-info.json --podresources snapshot.json [--json|--markdown]
+//
+// --dir DIR picks the evidence up from a directory by file name (see
+// diagnose.SourcesFromDir). The exit status is 0 when no finding has severity
+// error, 1 when one does, and 2 when the evidence cannot be read.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/numascope/numascope/diagnose"
+)
+
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diagnose", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var src diagnose.Sources
+	var logs, pods, events, states list
+	dir := fs.String("dir", "", "read every evidence file found in `DIR` by name")
+	fs.StringVar(&src.StateDir, "state-dir", "", "kubelet root `DIR` with cpu_manager_state, memory_manager_state, device-plugins/, dra_manager_state")
+	fs.Var(&states, "state", "a single kubelet checkpoint `FILE` (repeatable)")
+	fs.StringVar(&src.PodResources, "podresources", "", "PodResources snapshot `FILE` or directory (list.json, allocatable.json)")
+	fs.Var(&logs, "log", "kubelet log `FILE`: journalctl -u kubelet, klog text or JSON (repeatable)")
+	fs.Var(&pods, "pod", "`FILE` with kubectl get pod -o yaml|json (repeatable)")
+	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
+	fs.StringVar(&src.KubeletConfig, "kubelet-config", "", "KubeletConfiguration `FILE`")
+	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema numascope.diagnose/v1)")
+	asMarkdown := fs.Bool("markdown", false, "print the report as Markdown")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "diagnose: unexpected argument %q: evidence is passed with flags (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if *asJSON && *asMarkdown {
+		fmt.Fprintln(stderr, "diagnose: --json and --markdown exclude each other")
+		return 2
+	}
+	if *dir != "" {
+		d, err := diagnose.SourcesFromDir(*dir)
+		if err != nil {
+			fmt.Fprintln(stderr, "diagnose:", err)
+			return 2
+		}
+		src = mergeSources(d, src)
+	}
+	src.Logs = append(src.Logs, logs...)
+	src.Pods = append(src.Pods, pods...)
+	src.Events = append(src.Events, events...)
+	src.StateFiles = append(src.StateFiles, states...)
+	ev, err := diagnose.Load(src)
+	if err != nil {
+		fmt.Fprintln(stderr, "diagnose:", err)
+		return 2
+	}
+	rep, err := diagnose.Run(context.Background(), ev)
+	if err != nil {
+		fmt.Fprintln(stderr, "diagnose:", err)
+		return 2
+	}
+	switch {
+	case *asJSON:
+		err = rep.WriteJSON(stdout)
+	case *asMarkdown:
+		err = rep.WriteMarkdown(stdout)
+	default:
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "diagnose:", err)
+		return 2
+	}
+	if rep.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+// mergeSources lets explicit flags override what --dir found.
+func mergeSources(d, flags diagnose.Sources) diagnose.Sources {
+	if flags.StateDir != "" {
+		d.StateDir = flags.StateDir
+	}
+	if flags.PodResources != "" {
+		d.PodResources = flags.PodResources
+	}
+	if flags.KubeletConfig != "" {
+		d.KubeletConfig = flags.KubeletConfig
+	}
+	if flags.Topology != "" {
+		d.Topology = flags.Topology
+	}
+	return d
+}

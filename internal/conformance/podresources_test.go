@@ -1,0 +1,273 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	podresourcesapi "k8s.io/kubelet/pkg/apis/podresources/v1"
+	kubeletgrpc "k8s.io/kubernetes/pkg/kubelet/apis/grpc"
+	kubeletpodresources "k8s.io/kubernetes/pkg/kubelet/apis/podresources"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/client"
+	"github.com/numascope/numascope/podresources/podresourcestest"
+)
+
+// providers feeds the kubelet's own PodResources server (server_v1.go) with
+// the answers for podresourcestest.Sample, the way the kubelet's container
+// manager would: per pod UID and container name.
+type providers struct {
+	pods    []*corev1.Pod
+	cpus    map[string][]int64
+	memory  map[string][]*podresourcesapi.ContainerMemory
+	devices map[string][]*podresourcesapi.ContainerDevices
+	dra     map[string][]*podresourcesapi.DynamicResource
+	alloc   *podresourcesapi.AllocatableResourcesResponse
+}
+
+func key(uid, container string) string { return uid + "/" + container }
+
+func (p *providers) GetActivePods() []*corev1.Pod { return p.pods }
+func (p *providers) GetPods() []*corev1.Pod       { return p.pods }
+func (p *providers) GetPodByName(namespace, name string) (*corev1.Pod, bool) {
+	for _, pod := range p.pods {
+		if pod.Namespace == namespace && pod.Name == name {
+			return pod, true
+		}
+	}
+	return nil, false
+}
+func (p *providers) UpdateAllocatedDevices(klog.Logger) {}
+func (p *providers) GetDevices(uid, container string) []*podresourcesapi.ContainerDevices {
+	return p.devices[key(uid, container)]
+}
+func (p *providers) GetAllocatableDevices(klog.Logger) []*podresourcesapi.ContainerDevices {
+	return p.alloc.Devices
+}
+func (p *providers) GetCPUs(pod *corev1.Pod, c *corev1.Container) []int64 {
+	return p.cpus[key(string(pod.UID), c.Name)]
+}
+func (p *providers) GetPodCPUs(string) []int64   { return nil }
+func (p *providers) GetAllocatableCPUs() []int64 { return p.alloc.CpuIds }
+func (p *providers) GetMemory(_ klog.Logger, pod *corev1.Pod, c *corev1.Container) []*podresourcesapi.ContainerMemory {
+	return p.memory[key(string(pod.UID), c.Name)]
+}
+func (p *providers) GetPodMemory(klog.Logger, string) []*podresourcesapi.ContainerMemory { return nil }
+func (p *providers) GetAllocatableMemory(klog.Logger) []*podresourcesapi.ContainerMemory {
+	return p.alloc.Memory
+}
+func (p *providers) GetDynamicResources(_ klog.Logger, pod *corev1.Pod, c *corev1.Container) []*podresourcesapi.DynamicResource {
+	return p.dra[key(string(pod.UID), c.Name)]
+}
+
+// sampleProviders describes the sample node to the kubelet's server. The
+// web pod's "proxy" is a restartable init container (a sidecar), which the
+// kubelet lists before the app containers.
+func sampleProviders(t *testing.T) *providers {
+	t.Helper()
+	always := corev1.ContainerRestartPolicyAlways
+	p := &providers{
+		cpus: map[string][]int64{}, memory: map[string][]*podresourcesapi.ContainerMemory{},
+		devices: map[string][]*podresourcesapi.ContainerDevices{}, dra: map[string][]*podresourcesapi.DynamicResource{},
+	}
+	sample := podresourcestest.Sample()
+	for i, mp := range sample.Pods {
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace, pod.UID = mp.Name, mp.Namespace, types.UID("uid-"+mp.Name)
+		for _, c := range mp.Containers {
+			if c.Name == "proxy" {
+				pod.Spec.InitContainers = append(pod.Spec.InitContainers,
+					corev1.Container{Name: "init-only"}, corev1.Container{Name: c.Name, RestartPolicy: &always})
+			} else {
+				pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: c.Name})
+			}
+			wire := toWire(t, &sample.Pods[i], c.Name)
+			k := key(string(pod.UID), c.Name)
+			p.cpus[k], p.memory[k], p.devices[k], p.dra[k] = wire.CpuIds, wire.Memory, wire.Devices, wire.DynamicResources
+		}
+		p.pods = append(p.pods, pod)
+	}
+	// The wire form of the sample comes from the test server itself.
+	srv, err := podresourcestest.StartInDir(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	alloc, err := rawClient(t, srv.Socket()).GetAllocatableResources(context.Background(), &podresourcesapi.AllocatableResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.alloc = alloc
+	return p
+}
+
+// toWire fetches one container's API form by asking podresourcestest.
+func toWire(t *testing.T, pod *podresources.Pod, container string) *podresourcesapi.ContainerResources {
+	t.Helper()
+	srv, err := podresourcestest.StartInDir(&podresources.Snapshot{Pods: []podresources.Pod{*pod}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := rawClient(t, srv.Socket()).Get(context.Background(), &podresourcesapi.GetPodResourcesRequest{PodNamespace: pod.Namespace, PodName: pod.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range resp.PodResources.Containers {
+		if c.Name == container {
+			return c
+		}
+	}
+	t.Fatalf("container %s missing", container)
+	return nil
+}
+
+func rawClient(t *testing.T, socket string) podresourcesapi.PodResourcesListerClient {
+	t.Helper()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return podresourcesapi.NewPodResourcesListerClient(conn)
+}
+
+// startKubeletServer serves the kubelet's own v1 PodResources server behind
+// the kubelet's own rate limiter, as pkg/kubelet/server.ListenAndServePodResources
+// does, on a unix socket.
+func startKubeletServer(t *testing.T, p *providers) string {
+	t.Helper()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "prk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "kubelet.sock")
+	lis, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(kubeletgrpc.WithRateLimiter(ctx, "podresources", kubeletpodresources.DefaultQPS, kubeletpodresources.DefaultBurstTokens))
+	podresourcesapi.RegisterPodResourcesListerServer(gs, kubeletpodresources.NewV1PodResourcesServer(ctx, kubeletpodresources.PodResourcesProviders{
+		Pods: p, Devices: p, Cpus: p, Memory: p, DynamicResources: p,
+	}))
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	return socket
+}
+
+// TestPodResourcesAgainstTheKubeletServer runs numascope's client against the
+// kubelet's own server code and checks that it reads the same snapshot that
+// podresourcestest serves, and that both servers fail Get the same way.
+func TestPodResourcesAgainstTheKubeletServer(t *testing.T) {
+	ctx := context.Background()
+	kubelet := startKubeletServer(t, sampleProviders(t))
+	test, err := podresourcestest.StartInDir(podresourcestest.Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer test.Close()
+
+	kc, err := client.Dial(ctx, kubelet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	tc, err := client.Dial(ctx, test.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+
+	fromKubelet, err := kc.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTest, err := tc.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(fromTest, fromKubelet, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("kubelet server and podresourcestest disagree (-test +kubelet):\n%s", d)
+	}
+	want := podresourcestest.Sample()
+	if d := cmp.Diff(want, fromKubelet, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+		t.Errorf("kubelet server vs the sample (-sample +kubelet):\n%s", d)
+	}
+
+	kp, err := kc.Get(ctx, "shop", "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(&want.Pods[1], kp, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+		t.Errorf("Get (-want +got):\n%s", d)
+	}
+
+	// Unknown pods: same gRPC status from both servers, same client error.
+	_, kerr := rawClient(t, kubelet).Get(ctx, &podresourcesapi.GetPodResourcesRequest{PodNamespace: "default", PodName: "gone"})
+	_, terr := rawClient(t, test.Socket()).Get(ctx, &podresourcesapi.GetPodResourcesRequest{PodNamespace: "default", PodName: "gone"})
+	if ks, ts := status.Convert(kerr), status.Convert(terr); ks.Code() != ts.Code() || ks.Message() != ts.Message() {
+		t.Errorf("Get(unknown): kubelet %v, podresourcestest %v", kerr, terr)
+	}
+	if _, err := kc.Get(ctx, "default", "gone"); !errors.Is(err, client.ErrPodNotFound) {
+		t.Errorf("client Get(unknown) on the kubelet server = %v", err)
+	}
+}
+
+// TestPodResourcesKubeletRateLimit hammers the kubelet's own rate limiter
+// from concurrent callers: every call must succeed through back-off, and the
+// rejection must be the one podresourcestest reproduces.
+func TestPodResourcesKubeletRateLimit(t *testing.T) {
+	ctx := context.Background()
+	kubelet := startKubeletServer(t, sampleProviders(t))
+	raw := rawClient(t, kubelet)
+	var rejected error
+	for range 50 {
+		if _, err := raw.List(ctx, &podresourcesapi.ListPodResourcesRequest{}); err != nil {
+			rejected = err
+			break
+		}
+	}
+	if rejected == nil {
+		t.Fatal("50 back-to-back calls were never rate-limited")
+	}
+	if ks, ts := status.Convert(rejected), status.Convert(podresourcestest.ErrRateLimited); ks.Code() != ts.Code() || ks.Message() != ts.Message() {
+		t.Errorf("kubelet rejects with %v, podresourcestest with %v", rejected, podresourcestest.ErrRateLimited)
+	}
+
+	c, err := client.Dial(ctx, kubelet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for range 10 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := c.List(ctx); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
