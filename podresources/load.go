@@ -33,7 +33,8 @@ func GetFileName(namespace, name string) string {
 // get.json (Get answers). Each file may be in numascope's JSON form or
 // protobuf-JSON. Pods found only in Get answers are added; a Get answer that
 // differs from the List answer replaces it. Snapshot.Notes says what was
-// missing or merged. Errors name the file and the JSON pointer.
+// missing or merged. Errors name the file and the JSON pointer. When dir
+// is a file, it is read as list.json.
 func LoadDir(dir string) (*Snapshot, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
