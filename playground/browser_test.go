@@ -431,6 +431,26 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		shot(t, ctx, "diagnosis.png")
 	})
 
+	t.Run("a call over the time limit is stopped and the engine restarts", func(t *testing.T) {
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		// A 1 ms limit: every call overruns it, as a hostile input would.
+		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/?timeout=1")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		if err := chromedp.Do(tab, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the time-limit error", `[...document.querySelectorAll('[data-testid=result] [data-testid=error]')].some((e) => e.innerText.includes('timeout'))`)
+		waitFor(t, tab, "a restarted engine", `Number(document.body.dataset.restarts) >= 1`)
+		// The page still answers: typing still works and the tabs still switch.
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("[data-testid=add-file]"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "a second tab", `document.querySelectorAll('[data-testid=tab]').length === 2`)
+	})
+
 	t.Run("language switch", func(t *testing.T) {
 		if err := chromedp.Do(ctx, selectOption("#lang", "zh-CN")); err != nil {
 			t.Fatal(err)
@@ -459,5 +479,20 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Errorf("requests left localhost: %s", strings.Join(leaks, "; "))
 		}
 		t.Logf("%d page requests, all to %s; the catch-all proxy saw none", len(pageRequests), srv.URL)
+	})
+
+	t.Run("works offline once loaded", func(t *testing.T) {
+		// Wait until the service worker controls the page and holds the site.
+		waitFor(t, ctx, "the service worker", `navigator.serviceWorker.controller !== null`)
+		waitFor(t, ctx, "the cached site", `(async () => { const c = await caches.open('numascope-playground-v1'); return (await c.keys()).length >= 8; })()`)
+		srv.Close() // the server is gone: only the browser's copy is left
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the engine to load offline", `document.body.dataset.engine === 'ready'`)
+		if err := chromedp.Do(ctx, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the group [0 1] offline", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
 	})
 }

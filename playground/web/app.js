@@ -3,7 +3,8 @@
 // No framework and no network access beyond this site's own files.
 "use strict";
 
-const CALL_TIMEOUT_MS = 10000;
+// The time limit of one engine call; ?timeout=MS overrides it (for tests).
+const CALL_TIMEOUT_MS = Number(new URLSearchParams(location.search).get("timeout")) || 10000;
 const MAX_FILE_BYTES = 8 << 20;
 const SHARE_PREFIX = "#s=";
 // Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
@@ -122,6 +123,7 @@ class Engine {
 
   restart() {
     if (this.worker) this.worker.terminate();
+    document.body.dataset.restarts = String((Number(document.body.dataset.restarts) || 0) + 1);
     this.failAll("timeout", T("timeout", { s: CALL_TIMEOUT_MS / 1000 }));
     return this.start();
   }
