@@ -177,12 +177,21 @@ func getView(t *testing.T, ctx context.Context) view {
 	return v
 }
 
-func shot(t *testing.T, ctx context.Context, name string) {
+// shot saves a screenshot of the viewport, scrolled so that the element
+// scrollTo is at the top, when -screenshots is set.
+func shot(t *testing.T, ctx context.Context, name, scrollTo string) {
 	t.Helper()
 	if *screenshots == "" {
 		return
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const el = %q ? document.querySelector(%[1]q) : null;
+  if (el) el.scrollIntoView({ block: 'start' }); else window.scrollTo(0, 0);
+  document.activeElement && document.activeElement.blur();
+})()`, scrollTo)), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -310,7 +319,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(v.NUMA, "96.61 GiB") {
 			t.Errorf("the NUMA view does not show the group's free memory as 96.61 GiB:\n%s", v.NUMA)
 		}
-		shot(t, ctx, "memory-groups.png")
+		shot(t, ctx, "memory-groups.png", "#result-heading")
 	})
 
 	t.Run("share link reproduces the view", func(t *testing.T) {
@@ -368,7 +377,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(strings.ToLower(v.Findings), "checksum") {
 			t.Errorf("the findings do not explain the checksum problem:\n%s", v.Findings)
 		}
-		shot(t, ctx, "corrupt-cpu.png")
+		shot(t, ctx, "corrupt-cpu.png", "")
 	})
 
 	t.Run("malformed input shows an error and the page keeps working", func(t *testing.T) {
@@ -402,7 +411,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(pods, "default/web") || !strings.Contains(pods, "2-3") {
 			t.Errorf("the pods table lacks default/web with CPUs 2-3:\n%s", pods)
 		}
-		shot(t, ctx, "podresources.png")
+		shot(t, ctx, "podresources.png", "#numa-heading")
 	})
 
 	t.Run("examples menu and admission simulator", func(t *testing.T) {
@@ -411,9 +420,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "the admission result", `document.querySelector('[data-testid=admit-result]').innerText !== ''`)
 		v := getView(t, ctx)
-		if !strings.Contains(v.Admit, "TopologyAffinityError") && !strings.Contains(v.Admit, "cannot do that yet") {
+		if !strings.Contains(v.Admit, "TopologyAffinityError") {
 			t.Errorf("single-numa-node with CPUs on node 0 and memory on node 1 must be rejected; got %q", v.Admit)
 		}
+		admit, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("[data-testid=admit-result] [data-admit]"), "data-admit"))
+		if err != nil || !admit.Exists || admit.Value != "false" {
+			t.Errorf("data-admit = %+v (%v), want false", admit, err)
+		}
+		// Switching the policy to best-effort admits the same pod.
+		if err := chromedp.Do(ctx, selectOption("#tm-policy", "best-effort")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "best-effort to admit", `document.querySelector('[data-testid=admit-result] [data-admit=true]')`)
+		shot(t, ctx, "admission.png", "#admit-heading")
 	})
 
 	t.Run("diagnosis explains a TopologyAffinityError from the whole evidence", func(t *testing.T) {
@@ -428,7 +447,15 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if len(tabs) < 5 {
 			t.Errorf("the example should open one tab per evidence file, got %q", tabs)
 		}
-		shot(t, ctx, "diagnosis.png")
+		if *screenshots != "" {
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`applyTheme('dark')`)); err != nil {
+				t.Fatal(err)
+			}
+			shot(t, ctx, "diagnosis-dark.png", "#findings-heading")
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`applyTheme('auto')`)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 
 	t.Run("a call over the time limit is stopped and the engine restarts", func(t *testing.T) {
@@ -457,7 +484,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "Chinese headings", `document.querySelector('#result-heading').textContent === '结果'`)
 		waitFor(t, ctx, "a Chinese finding title", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError] .ftitle').textContent.includes('被拒绝')`)
-		shot(t, ctx, "zh-CN.png")
+		shot(t, ctx, "zh-CN.png", "")
 		if err := chromedp.Do(ctx, selectOption("#lang", "en")); err != nil {
 			t.Fatal(err)
 		}
