@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,74 @@ func TestRunBadEvidence(t *testing.T) {
 	}
 	if code := run([]string{"stray"}, &out, &errOut); code != 2 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestRunOnNodeDirectory runs on a copy of what a node engineer collects:
+// /var/lib/kubelet, a sysfs snapshot, a PodResources dump, the journal, the pods
+// and kubectl describe output.
+func TestRunOnNodeDirectory(t *testing.T) {
+	node := filepath.Join("testdata", "node")
+	kubelet := filepath.Join(node, "var", "lib", "kubelet")
+	var out, errOut bytes.Buffer
+	code := run([]string{
+		"--state-dir", kubelet,
+		"--kubelet-config", filepath.Join(kubelet, "config.yaml"),
+		"--log", filepath.Join(node, "journal-kubelet.log"),
+		"--pod", filepath.Join(node, "pods.yaml"),
+		"--events", filepath.Join(node, "describe-infer-7.txt"),
+		"--topology", filepath.Join(node, "sys"),
+		"--podresources", filepath.Join(node, "podresources"),
+		"--json",
+	}, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d; stderr %s", code, errOut.String())
+	}
+	var rep struct {
+		Evidence []struct{ Kind string }
+		Findings []struct {
+			Code                  string
+			Pod                   string
+			Explanation           string
+			TopologyAffinityError *struct {
+				Cause     string
+				Resources []struct {
+					Resource  string
+					NUMANodes []int
+					Free      string
+					Fits      bool
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, e := range rep.Evidence {
+		kinds[e.Kind] = true
+	}
+	for _, k := range []string{"state-cpu", "state-device", "kubelet-config", "kubelet-log", "pod", "events", "topology", "podresources"} {
+		if !kinds[k] {
+			t.Errorf("evidence kind %s not read: %v", k, kinds)
+		}
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.Code] = f.Pod
+	}
+	if got["TopologyAffinityError"] != "ml/infer-7" || got["CPUsHeldByCompletedPod"] != "batch/nightly-28391" || got["TerminatedPodHoldsResources"] != "batch/nightly-28391" {
+		t.Fatalf("findings = %v", got)
+	}
+	tae := rep.Findings[0]
+	if tae.TopologyAffinityError.Cause != "policy-constraint" || !strings.Contains(tae.Explanation, "CPUs 8-11 on NUMA node(s) 1 are still held by finished pod batch/nightly-28391") {
+		t.Errorf("explanation = %s", tae.Explanation)
+	}
+	free := map[string]string{}
+	for _, r := range tae.TopologyAffinityError.Resources {
+		free[r.Resource+"@"+fmt.Sprint(r.NUMANodes)] = r.Free
+	}
+	if free["cpu@[0]"] != "3" || free["cpu@[1]"] != "4" || free["nvidia.com/gpu@[1]"] != "1" || free["nvidia.com/gpu@[0]"] != "0" {
+		t.Errorf("free table = %v", free)
 	}
 }

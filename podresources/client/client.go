@@ -446,7 +446,8 @@ func (c *Client) Snapshot(ctx context.Context) (*podresources.Snapshot, error) {
 	return snap, nil
 }
 
-// FromList converts a List answer obtained elsewhere into the model.
+// FromList converts a List answer obtained elsewhere into the model. The
+// pods' device id lists share memory with resp.
 func FromList(resp *v1.ListPodResourcesResponse) ([]podresources.Pod, error) {
 	return protoconv.Pods(resp.GetPodResources())
 }

@@ -1,0 +1,463 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+)
+
+var screenshots = flag.String("screenshots", "", "write screenshots of the main views to `DIR` (for the README)")
+
+// chromium finds the browser for the browser tests. Under
+// NUMASCOPE_REQUIRE_BROWSER (set by CI) a missing browser fails the test;
+// otherwise the tests skip, and they also skip under -short.
+func chromium(t *testing.T) string {
+	t.Helper()
+	required := os.Getenv("NUMASCOPE_REQUIRE_BROWSER") != ""
+	if testing.Short() && !required {
+		t.Skip("browser tests skip under -short; set NUMASCOPE_REQUIRE_BROWSER=1 to run them")
+	}
+	candidates := []string{os.Getenv("NUMASCOPE_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless-shell"}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	if required {
+		t.Fatal("NUMASCOPE_REQUIRE_BROWSER is set but no Chromium was found (install Debian's chromium, or set NUMASCOPE_CHROMIUM)")
+	}
+	t.Skip("no Chromium found; install Debian's chromium to run the browser tests")
+	return ""
+}
+
+var (
+	siteOnce sync.Once
+	siteVal  *site
+	siteErr  error
+)
+
+func testSite(t *testing.T) *site {
+	t.Helper()
+	siteOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		siteVal, siteErr = buildSite(ctx)
+	})
+	if siteErr != nil {
+		t.Fatal(siteErr)
+	}
+	return siteVal
+}
+
+// leakProxy is the browser's proxy: Chromium sends every request that is not
+// for a loopback address through it, so any request it sees left localhost.
+type leakProxy struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (p *leakProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.seen = append(p.seen, r.Method+" "+r.Host+r.URL.String())
+	p.mu.Unlock()
+	http.Error(w, "numascope test: requests must not leave localhost", http.StatusForbidden)
+}
+
+func (p *leakProxy) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.seen...)
+}
+
+type view struct {
+	Engine string `json:"engine"`
+	Groups []struct {
+		Nodes string `json:"nodes"`
+		Label string `json:"label"`
+		Free  string `json:"free"`
+		Total string `json:"total"`
+	} `json:"groups"`
+	Nodes    []string `json:"nodes"`
+	Verdicts []struct {
+		Accepts string `json:"accepts"`
+		Valid   string `json:"valid"`
+		Text    string `json:"text"`
+	} `json:"verdicts"`
+	Errors   []string `json:"errors"`
+	Result   string   `json:"result"`
+	Findings string   `json:"findings"`
+	NUMA     string   `json:"numa"`
+	Share    string   `json:"share"`
+	Admit    string   `json:"admit"`
+}
+
+const readView = `(() => {
+  const q = (s) => document.querySelector(s);
+  const all = (s) => [...document.querySelectorAll(s)];
+  const cell = (g, res, col) => { const d = g.querySelector('[data-testid=group-sum] tr[data-resource="' + res + '"] td[data-col=' + col + '] data'); return d ? d.value : ''; };
+  return {
+    engine: document.body.dataset.engine || '',
+    groups: all('[data-testid=numa-group]').map((g) => ({ nodes: g.dataset.nodes, label: g.querySelector('h4').textContent, free: cell(g, 'memory', 'free'), total: cell(g, 'memory', 'total') })),
+    nodes: all('[data-testid=numa-node]').map((n) => n.dataset.node),
+    verdicts: all('[data-testid=checksum-verdict]').map((v) => ({ accepts: v.dataset.accepts, valid: v.dataset.valid, text: v.textContent })),
+    errors: all('[data-testid=error]').map((e) => e.textContent),
+    result: q('[data-testid=result]').innerText,
+    findings: q('[data-testid=findings]').innerText,
+    numa: q('[data-testid=numa-groups]').innerText,
+    share: q('[data-testid=share-link]').href,
+    admit: q('[data-testid=admit-result]').innerText,
+  };
+})()`
+
+// paste replaces the main text area's content the way a paste does: the
+// browser inserts the text and fires the input events.
+func paste(text string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		if err := chromedp.Do(ctx,
+			chromedp.Focus(chromedp.CSS("[data-testid=input]")),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=input]').select()`),
+		); err != nil {
+			return chromedp.Void{}, err
+		}
+		if text == "" {
+			_, err := chromedp.Call(ctx, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: "Delete", Code: "Delete", WindowsVirtualKeyCode: 46})
+			return chromedp.Void{}, err
+		}
+		_, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: text})
+		return chromedp.Void{}, err
+	}
+}
+
+// selectOption chooses an option of a select element as a person does,
+// firing the change event.
+func selectOption(selector, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const s = document.querySelector(%q);
+  if (![...s.options].some((o) => o.value === %q)) throw new Error('no option ' + %q + ' in ' + %q);
+  s.value = %q;
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+})()`, selector, value, value, selector, value))
+}
+
+// waitFor polls a JavaScript predicate and fails the test with the page's
+// view when it does not become true in time.
+func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		v, _ := chromedp.Run(ctx, chromedp.Evaluate[view](readView))
+		t.Fatalf("waiting for %s: %v\npage: %+v", what, err, v)
+	}
+}
+
+func getView(t *testing.T, ctx context.Context) view {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[view](readView))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if *screenshots == "" {
+		return
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(*screenshots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*screenshots, name), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPlaygroundInBrowser drives the page in headless Chromium: one browser
+// and one server for every step, and at the end a check that no request
+// left localhost.
+func TestPlaygroundInBrowser(t *testing.T) {
+	exe := chromium(t)
+	s := testSite(t)
+
+	srv := httptest.NewServer(s.handler()) // listens on 127.0.0.1
+	defer srv.Close()
+
+	proxy := &leakProxy{}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	psrv := &http.Server{Handler: proxy}
+	go psrv.Serve(pln)
+	defer psrv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-client-side-phishing-detection", true),
+		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,"+
+			"MediaRouter,DialMediaRouteProvider,NetworkTimeServiceQuerying,CertificateTransparencyComponentUpdater,"+
+			"InterestFeedContentSuggestions,PrivacySandboxSettings4,AccountConsistency,SigninInterceptBubbleV2"),
+		chromedp.Flag("variations-server-url", "http://127.0.0.1:9/"),
+		chromedp.Flag("allow-browser-signin", "false"),
+		chromedp.Flag("gaia-url", "http://127.0.0.1:9/"),
+		chromedp.Flag("disable-component-extensions-with-background-pages", true),
+		chromedp.Flag("component-updater", "disable-background-downloads,disable-delta-updates,url-source=http://127.0.0.1:9/"),
+		chromedp.Flag("proxy-server", "http://"+pln.Addr().String()),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+		chromedp.Flag("lang", "en-US"),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelTimeout()
+
+	// Every request the page itself makes, to check they all stay on the server.
+	var mu sync.Mutex
+	var pageRequests []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			pageRequests = append(pageRequests, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the engine to load", `document.body.dataset.engine === 'ready'`)
+	t.Logf("engine ready %s after navigation", time.Since(start).Round(time.Millisecond))
+
+	sample := readTestdata(t, "memory_manager_state")
+
+	t.Run("troubleshooting sample shows group [0 1] and the checksum verdict", func(t *testing.T) {
+		if err := chromedp.Do(ctx, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the group [0 1]", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+		v := getView(t, ctx)
+		var found bool
+		for _, g := range v.Groups {
+			if g.Nodes != "0 1" {
+				continue
+			}
+			found = true
+			// Node 0 has 0 bytes free and node 1 has 103739236352: the group sums them.
+			if g.Free != "103739236352" {
+				t.Errorf("group [0 1] free memory = %q, want 103739236352 (0 + 103739236352)", g.Free)
+			}
+			if g.Total != "270274076672" {
+				t.Errorf("group [0 1] total memory = %q, want 270274076672", g.Total)
+			}
+			if !strings.Contains(g.Label, "[0 1]") {
+				t.Errorf("group label %q does not name [0 1]", g.Label)
+			}
+		}
+		if !found {
+			t.Fatalf("no group [0 1] in %+v", v.Groups)
+		}
+		if len(v.Verdicts) != 1 || !strings.Contains(v.Verdicts[0].Text, "Checksum") {
+			t.Fatalf("want one checksum verdict, got %+v", v.Verdicts)
+		}
+		if !strings.Contains(v.NUMA, "96.61 GiB") {
+			t.Errorf("the NUMA view does not show the group's free memory as 96.61 GiB:\n%s", v.NUMA)
+		}
+		shot(t, ctx, "memory-groups.png")
+	})
+
+	t.Run("share link reproduces the view", func(t *testing.T) {
+		before := getView(t, ctx)
+		if !strings.Contains(before.Share, "#s=") {
+			waitFor(t, ctx, "the share link", `document.querySelector('[data-testid=share-link]').href.includes('#s=')`)
+			before = getView(t, ctx)
+		}
+		u, err := url.Parse(before.Share)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Host != strings.TrimPrefix(srv.URL, "http://") || u.RawQuery != "" {
+			t.Errorf("share link %q must point at this page and keep its data in the fragment only", before.Share)
+		}
+		// A fresh tab, as a person who receives the link would open it.
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		if err := chromedp.Do(tab, chromedp.Navigate(before.Share)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the shared view", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+		after := getView(t, tab)
+		type shown struct{ Result, NUMA, Findings string }
+		if d := cmp.Diff(shown{before.Result, before.NUMA, before.Findings}, shown{after.Result, after.NUMA, after.Findings}); d != "" {
+			t.Errorf("the shared view differs (-pasted +shared):\n%s", d)
+		}
+		in, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS("[data-testid=input]")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in != sample {
+			t.Errorf("the shared input differs from the pasted one")
+		}
+	})
+
+	t.Run("corrupt CPU state is refused and explained", func(t *testing.T) {
+		if err := chromedp.Do(ctx, paste(readTestdata(t, "cpu_manager_state_corrupt"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the CPU verdict", `document.querySelector('[data-testid=file-result][data-kind=cpu] [data-testid=checksum-verdict]')`)
+		v := getView(t, ctx)
+		if len(v.Verdicts) != 1 {
+			t.Fatalf("verdicts: %+v", v.Verdicts)
+		}
+		vd := v.Verdicts[0]
+		if vd.Accepts != "false" || vd.Valid != "false" {
+			t.Errorf("a corrupt CPU state must be refused: %+v", vd)
+		}
+		for _, want := range []string{"mismatch", "1234567890", "refuse"} {
+			if !strings.Contains(vd.Text, want) {
+				t.Errorf("the verdict %q does not mention %q", vd.Text, want)
+			}
+		}
+		if !strings.Contains(strings.ToLower(v.Findings), "checksum") {
+			t.Errorf("the findings do not explain the checksum problem:\n%s", v.Findings)
+		}
+		shot(t, ctx, "corrupt-cpu.png")
+	})
+
+	t.Run("malformed input shows an error and the page keeps working", func(t *testing.T) {
+		if err := chromedp.Do(ctx, paste(`{"policyName": "static", "defaultCpuSet": `)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "an error", `[...document.querySelectorAll('[data-testid=result] [data-testid=error]')].some((e) => e.innerText.includes('not valid JSON'))`)
+		v := getView(t, ctx)
+		if len(v.Groups) != 0 {
+			t.Errorf("a malformed input must not leave a NUMA view: %+v", v.Groups)
+		}
+		if err := chromedp.Do(ctx, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the page to recover", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+	})
+
+	t.Run("PodResources answer shows devices per NUMA node", func(t *testing.T) {
+		if err := chromedp.Do(ctx, paste(readTestdata(t, "podresources.json"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the PodResources view", `document.querySelector('[data-testid=file-result][data-kind=podresources]') && document.querySelector('[data-testid=numa-node][data-node="0"]')`)
+		v := getView(t, ctx)
+		if !strings.Contains(v.NUMA, "gpu0") {
+			t.Errorf("NUMA node 0 does not show gpu0:\n%s", v.NUMA)
+		}
+		pods, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("[data-testid=pods]")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(pods, "default/web") || !strings.Contains(pods, "2-3") {
+			t.Errorf("the pods table lacks default/web with CPUs 2-3:\n%s", pods)
+		}
+		shot(t, ctx, "podresources.png")
+	})
+
+	t.Run("examples menu and admission simulator", func(t *testing.T) {
+		if err := chromedp.Do(ctx, selectOption("#examples", "single-numa-node-rejection")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the admission result", `document.querySelector('[data-testid=admit-result]').innerText !== ''`)
+		v := getView(t, ctx)
+		if !strings.Contains(v.Admit, "TopologyAffinityError") && !strings.Contains(v.Admit, "cannot do that yet") {
+			t.Errorf("single-numa-node with CPUs on node 0 and memory on node 1 must be rejected; got %q", v.Admit)
+		}
+	})
+
+	t.Run("diagnosis explains a TopologyAffinityError from the whole evidence", func(t *testing.T) {
+		if err := chromedp.Do(ctx, selectOption("#examples", "troubleshooting-page")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the TopologyAffinityError finding", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError]')`)
+		tabs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=tab]')].map((t) => t.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tabs) < 5 {
+			t.Errorf("the example should open one tab per evidence file, got %q", tabs)
+		}
+		shot(t, ctx, "diagnosis.png")
+	})
+
+	t.Run("language switch", func(t *testing.T) {
+		if err := chromedp.Do(ctx, selectOption("#lang", "zh-CN")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "Chinese headings", `document.querySelector('#result-heading').textContent === '结果'`)
+		waitFor(t, ctx, "a Chinese finding title", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError] .ftitle').textContent.includes('被拒绝')`)
+		shot(t, ctx, "zh-CN.png")
+		if err := chromedp.Do(ctx, selectOption("#lang", "en")); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("no request left localhost", func(t *testing.T) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(pageRequests) == 0 {
+			t.Fatal("saw no request at all: the network listener is broken")
+		}
+		for _, r := range pageRequests {
+			u, err := url.Parse(r)
+			if err != nil || (u.Scheme != "data" && u.Host != strings.TrimPrefix(srv.URL, "http://")) {
+				t.Errorf("the page requested %s, which is not on the playground server", r)
+			}
+		}
+		if leaks := proxy.requests(); len(leaks) > 0 {
+			t.Errorf("requests left localhost: %s", strings.Join(leaks, "; "))
+		}
+		t.Logf("%d page requests, all to %s; the catch-all proxy saw none", len(pageRequests), srv.URL)
+	})
+}

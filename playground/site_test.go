@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The size budget of the engine: what a person downloads before the page works.
+const (
+	maxWasmBytes     = 7 << 20
+	maxWasmGzipBytes = 2 << 20
+)
+
+func TestWasmDependenciesStayLight(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", wasmPackage)
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps printed only %d packages: %q", len(deps), out)
+	}
+	banned := []string{"google.golang.org/grpc", "k8s.io/kubernetes", "k8s.io/api/", "k8s.io/client-go", "github.com/chromedp"}
+	for _, d := range deps {
+		for _, b := range banned {
+			if strings.HasPrefix(d, b) {
+				t.Errorf("the wasm build depends on %s (prefix %s): keep it out of the browser build", d, b)
+			}
+		}
+	}
+}
+
+func TestWasmSizeBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the wasm engine; skipped under -short")
+	}
+	s := testSite(t)
+	w := s.files["numascope.wasm"]
+	t.Logf("numascope.wasm: %d bytes raw (%.2f MiB), %d bytes gzip (%.2f MiB)", len(w.data), float64(len(w.data))/(1<<20), len(w.gz), float64(len(w.gz))/(1<<20))
+	if len(w.data) > maxWasmBytes {
+		t.Errorf("numascope.wasm is %d bytes, over the %d-byte budget", len(w.data), maxWasmBytes)
+	}
+	if len(w.gz) == 0 || len(w.gz) > maxWasmGzipBytes {
+		t.Errorf("numascope.wasm gzips to %d bytes, over the %d-byte budget", len(w.gz), maxWasmGzipBytes)
+	}
+	if !bytes.HasPrefix(w.data, []byte("\x00asm")) {
+		t.Errorf("numascope.wasm does not start with the wasm magic number")
+	}
+}
+
+// fakeSite is a site with a tiny stand-in engine, for tests of the server
+// and the writer that need no Go build.
+func fakeSite(t *testing.T) *site {
+	t.Helper()
+	s, err := assemble([]byte("\x00asm\x01\x00\x00\x00"+strings.Repeat("\x00", 4096)), []byte("// wasm_exec.js\n"+strings.Repeat("var x;\n", 200)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSiteHasEveryFileThePageLoads(t *testing.T) {
+	s := fakeSite(t)
+	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "style.css", "sw.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
+		if _, ok := s.files[name]; !ok {
+			t.Errorf("the site lacks %s", name)
+		}
+	}
+	// The service worker must cache exactly the files that exist.
+	sw := string(s.files["sw.js"].data)
+	for _, name := range []string{"index.html", "style.css", "i18n.js", "app.js", "worker.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
+		if !strings.Contains(sw, `"`+name+`"`) {
+			t.Errorf("sw.js does not cache %s", name)
+		}
+	}
+	if s.manifest.Wasm.Bytes != len(s.files["numascope.wasm"].data) {
+		t.Errorf("manifest wasm bytes %d, want %d", s.manifest.Wasm.Bytes, len(s.files["numascope.wasm"].data))
+	}
+}
+
+func TestPageReferencesNoOtherHost(t *testing.T) {
+	s := fakeSite(t)
+	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "style.css", "sw.js"} {
+		text := string(s.files[name].data)
+		for _, bad := range []string{"http://", "https://", "//cdn", "@import"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s contains %q: the page must load nothing from another host", name, bad)
+			}
+		}
+	}
+	if !strings.Contains(string(s.files["index.html"].data), `http-equiv="Content-Security-Policy"`) {
+		t.Error("index.html must carry its Content-Security-Policy for static hosts too")
+	}
+}
+
+func TestHandler(t *testing.T) {
+	s := fakeSite(t)
+	srv := httptest.NewServer(s.handler())
+	defer srv.Close()
+
+	get := func(path, ae string) *http.Response {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if ae != "" {
+			req.Header.Set("Accept-Encoding", ae)
+		}
+		// A bare transport so that Go does not ask for and undo gzip itself.
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+
+	resp := get("/", "")
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "numascope") || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET / = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self'") {
+		t.Errorf("CSP %q does not confine connections to this site", csp)
+	}
+
+	resp = get("/numascope.wasm", "gzip, deflate")
+	if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Content-Type") != "application/wasm" {
+		t.Errorf("wasm with gzip: encoding %q type %q", resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if !bytes.Equal(plain, s.files["numascope.wasm"].data) {
+		t.Error("the gzip body does not inflate to the wasm")
+	}
+
+	resp = get("/numascope.wasm", "gzip;q=0")
+	if resp.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip sent although the client refused it")
+	}
+
+	etag := resp.Header.Get("ETag")
+	req, _ := http.NewRequest("GET", srv.URL+"/numascope.wasm", nil)
+	req.Header.Set("If-None-Match", etag)
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: status %d, want 304", r2.StatusCode)
+	}
+
+	if resp := get("/nope.js", ""); resp.StatusCode != 404 {
+		t.Errorf("unknown file: status %d", resp.StatusCode)
+	}
+	req, _ = http.NewRequest("POST", srv.URL+"/", strings.NewReader("x"))
+	r3, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3.Body.Close()
+	if r3.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: status %d, want 405", r3.StatusCode)
+	}
+}
+
+func TestWriteSite(t *testing.T) {
+	s := fakeSite(t)
+	dir := t.TempDir()
+	if err := s.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range s.names() {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(b, s.files[name].data) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if s.files[name].gz != nil {
+			gz, err := os.ReadFile(filepath.Join(dir, name+".gz"))
+			if err != nil {
+				t.Errorf("%s.gz: %v", name, err)
+				continue
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, _ := io.ReadAll(zr)
+			if !bytes.Equal(plain, b) {
+				t.Errorf("%s.gz does not inflate to %s", name, name)
+			}
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for ae, want := range map[string]bool{
+		"":                   false,
+		"gzip":               true,
+		"br, gzip;q=0.8":     true,
+		"gzip;q=0":           false,
+		"deflate, identity":  false,
+		"x-gzip":             false,
+		" gzip ; q=1 , br  ": true,
+	} {
+		if got := acceptsGzip(ae); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", ae, got, want)
+		}
+	}
+}

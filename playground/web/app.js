@@ -1,0 +1,783 @@
+// The numascope playground page: inputs, the engine in a Web Worker, the
+// rendering of results, sharing through the URL fragment, language and theme.
+// No framework and no network access beyond this site's own files.
+"use strict";
+
+const CALL_TIMEOUT_MS = 10000;
+const MAX_FILE_BYTES = 8 << 20;
+const SHARE_PREFIX = "#s=";
+// Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
+const EVIDENCE_KINDS = ["kubelet-log", "pod", "events", "kubelet-config", "machine-info"];
+
+const $ = (id) => document.getElementById(id);
+
+// h builds an element; attrs with a function value become listeners, and
+// children are nodes or text (never parsed as HTML).
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (typeof v === "function") el.addEventListener(k.replace(/^on/, ""), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// ---------------------------------------------------------------- state
+
+const state = {
+  files: [{ name: "", content: "" }],
+  active: 0,
+  policy: "",
+  lang: "en",
+  theme: "auto",
+  admit: null, // filled from the form
+  caps: new Set(),
+  examples: [],
+  lastInspect: null,
+};
+
+let lang = "en";
+const T = (key, vars) => t(lang, key, vars);
+
+// ---------------------------------------------------------------- engine
+
+class Engine {
+  constructor() {
+    this.module = null;
+    this.worker = null;
+    this.pending = new Map();
+    this.nextId = 1;
+    this.readyPromise = null;
+  }
+
+  async load(onProgress) {
+    let expected = 0;
+    try {
+      const m = await fetch("manifest.json", { cache: "no-cache" });
+      if (m.ok) expected = (await m.json()).wasm.bytes || 0;
+    } catch (_) { /* the manifest only improves the progress bar */ }
+    const resp = await fetch("numascope.wasm");
+    if (!resp.ok) throw new Error("numascope.wasm: HTTP " + resp.status);
+    if (!expected && !resp.headers.get("Content-Encoding")) {
+      expected = Number(resp.headers.get("Content-Length")) || 0;
+    }
+    const reader = resp.body.getReader();
+    const chunks = [];
+    let got = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      got += value.length;
+      if (expected) onProgress(Math.min(99, Math.floor((got * 100) / expected)));
+    }
+    const bytes = new Uint8Array(got);
+    let off = 0;
+    for (const c of chunks) { bytes.set(c, off); off += c.length; }
+    this.module = await WebAssembly.compile(bytes);
+    onProgress(100);
+    return this.start();
+  }
+
+  start() {
+    this.worker = new Worker("worker.js");
+    const worker = this.worker;
+    this.readyPromise = new Promise((resolve, reject) => {
+      worker.onmessage = (ev) => {
+        const msg = ev.data;
+        if (msg.type === "ready") resolve(msg.version);
+        else if (msg.type === "fatal") { reject(new Error(msg.message)); this.failAll("panic", msg.message); }
+        else if (msg.type === "result") {
+          const p = this.pending.get(msg.id);
+          if (!p) return;
+          this.pending.delete(msg.id);
+          clearTimeout(p.timer);
+          let parsed;
+          try { parsed = JSON.parse(msg.response); } catch (e) {
+            parsed = { ok: false, error: { code: "engine", message: "unreadable answer: " + e.message } };
+          }
+          p.resolve(parsed);
+        }
+      };
+      worker.onerror = (ev) => { reject(new Error(ev.message || "worker error")); this.failAll("panic", ev.message || "worker error"); };
+    });
+    worker.postMessage({ type: "init", module: this.module });
+    return this.readyPromise;
+  }
+
+  failAll(code, message) {
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.resolve({ ok: false, error: { code, message } });
+      this.pending.delete(id);
+    }
+  }
+
+  restart() {
+    if (this.worker) this.worker.terminate();
+    this.failAll("timeout", T("timeout", { s: CALL_TIMEOUT_MS / 1000 }));
+    return this.start();
+  }
+
+  // call resolves to the engine's response object; it never rejects.
+  call(method, request) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: CALL_TIMEOUT_MS / 1000 }) } });
+        this.restart().catch(() => {});
+      }, CALL_TIMEOUT_MS);
+      this.pending.set(id, { resolve, timer });
+      this.worker.postMessage({ type: "call", id, method, request: JSON.stringify(request || {}) });
+    });
+  }
+}
+
+const engine = new Engine();
+let engineReady = false;
+
+// ---------------------------------------------------------------- formatting
+
+function fmtBytes(n) {
+  if (n === undefined || n === null) return "–";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = Number(n), i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return (i === 0 ? String(v) : v.toFixed(2)) + " " + units[i];
+}
+
+function bytesEl(n) {
+  return h("data", { value: String(n), title: n + " bytes" }, fmtBytes(n));
+}
+
+function nodesText(nodes) {
+  return (nodes || []).join(" ");
+}
+
+// ---------------------------------------------------------------- i18n + theme
+
+function applyLanguage(l) {
+  lang = I18N[l] ? l : "en";
+  document.documentElement.lang = lang;
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = T(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-aria]")) el.setAttribute("aria-label", T(el.dataset.i18nAria));
+  $("lang").value = lang;
+  applyTheme(state.theme);
+  renderTabs();
+  renderAll();
+}
+
+function applyTheme(theme) {
+  state.theme = theme;
+  if (theme === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $("theme-name").textContent = T("theme-" + theme);
+  $("theme").setAttribute("aria-pressed", theme === "dark" ? "true" : "false");
+}
+
+function store(key, value) {
+  try { localStorage.setItem("numascope." + key, value); } catch (_) { /* private mode */ }
+}
+function load(key) {
+  try { return localStorage.getItem("numascope." + key); } catch (_) { return null; }
+}
+
+// ---------------------------------------------------------------- files and tabs
+
+function fileLabel(f, i) {
+  return f.name || f.autoName || T("untitled", { n: i + 1 });
+}
+
+function renderTabs() {
+  const tabs = $("tabs");
+  tabs.replaceChildren();
+  state.files.forEach((f, i) => {
+    const selected = i === state.active;
+    tabs.append(h("button", {
+      type: "button", role: "tab", id: "tab-" + i, "aria-selected": selected ? "true" : "false",
+      "aria-controls": "input", tabindex: selected ? "0" : "-1", class: "tab", "data-testid": "tab",
+      onclick: () => selectFile(i),
+      onkeydown: (ev) => {
+        const n = state.files.length;
+        let j = -1;
+        if (ev.key === "ArrowRight") j = (i + 1) % n;
+        else if (ev.key === "ArrowLeft") j = (i - 1 + n) % n;
+        else if (ev.key === "Home") j = 0;
+        else if (ev.key === "End") j = n - 1;
+        if (j >= 0) { ev.preventDefault(); selectFile(j); $("tab-" + j).focus(); }
+      },
+    }, fileLabel(f, i)));
+  });
+  const f = state.files[state.active];
+  $("input").value = f.content;
+  $("name").value = f.name;
+  $("drop").setAttribute("aria-labelledby", "tab-" + state.active);
+  $("remove").disabled = state.files.length === 1 && !f.content && !f.name;
+}
+
+function renderTabLabels() {
+  state.files.forEach((f, i) => {
+    const tab = $("tab-" + i);
+    if (tab) tab.textContent = fileLabel(f, i);
+  });
+}
+
+function selectFile(i) {
+  state.active = i;
+  renderTabs();
+}
+
+function setFiles(files, opts) {
+  state.files = files.length ? files.map((f) => ({ name: f.name || "", content: f.content || "" })) : [{ name: "", content: "" }];
+  state.active = 0;
+  renderTabs();
+  if (!opts || !opts.quiet) changed();
+}
+
+async function addFiles(fileList) {
+  const added = [];
+  for (const file of fileList) {
+    if (file.size > MAX_FILE_BYTES) {
+      announce(T("too-big", { name: file.name, size: fmtBytes(file.size), max: fmtBytes(MAX_FILE_BYTES) }));
+      continue;
+    }
+    added.push({ name: file.name, content: await file.text() });
+  }
+  if (!added.length) return;
+  const cur = state.files;
+  const onlyEmpty = cur.length === 1 && !cur[0].content && !cur[0].name;
+  state.files = onlyEmpty ? added : cur.concat(added);
+  state.active = onlyEmpty ? 0 : cur.length;
+  renderTabs();
+  changed();
+}
+
+// ---------------------------------------------------------------- running the engine
+
+let seq = 0;
+let debounce = 0;
+
+function changed() {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => { run(); updateShare(); }, 200);
+}
+
+// requestFiles lists the non-empty tabs; unnamed ones are named by the engine
+// after their kind. tabs[i] is the tab index of request file i.
+function requestFiles() {
+  const files = [], tabs = [];
+  state.files.forEach((f, i) => {
+    if (f.content.trim() === "") return;
+    files.push({ name: f.name, content: f.content });
+    tabs.push(i);
+  });
+  return { files, tabs };
+}
+
+async function run() {
+  if (!engineReady) return;
+  const my = ++seq;
+  const { files, tabs } = requestFiles();
+  const result = $("result");
+  result.setAttribute("aria-busy", "true");
+  let inspect = null, diagnosis = null;
+  if (files.length) {
+    inspect = await engine.call("inspect", { files, policy: state.policy || undefined });
+    if (state.caps.has("diagnose") && inspect.ok) {
+      diagnosis = await engine.call("diagnose", { files, policy: state.policy || undefined });
+    }
+  }
+  if (my !== seq) return; // a newer input superseded this one
+  state.files.forEach((f) => { delete f.autoName; });
+  if (inspect && inspect.ok) {
+    inspect.result.files.forEach((r, k) => {
+      const f = state.files[tabs[k]];
+      if (f && !f.name) f.autoName = r.file;
+    });
+    renderTabLabels();
+  }
+  state.lastInspect = inspect;
+  state.lastDiagnosis = diagnosis;
+  result.setAttribute("aria-busy", "false");
+  renderAll();
+}
+
+// ---------------------------------------------------------------- rendering
+
+function renderAll() {
+  renderResult();
+  renderNUMA();
+  renderPods();
+  renderFindings();
+}
+
+function errorBox(err) {
+  return h("div", { class: "error", role: "alert", "data-testid": "error" },
+    h("strong", {}, T("error") + (err.code ? " (" + err.code + ")" : "") + ": "),
+    h("span", { class: "pre" }, err.message || String(err)));
+}
+
+function verdictEl(f) {
+  if (EVIDENCE_KINDS.includes(f.kind)) {
+    return h("div", { class: "verdict " + (f.kubeletAccepts ? "ok" : "bad"), "data-testid": "evidence-verdict" },
+      h("p", { class: "verdict-line" }, f.kubeletAccepts ? T("evidence-read", { note: f.summary || f.kind }) : T("error")));
+  }
+  if (f.kind === "podresources") {
+    return h("div", { class: "verdict " + (f.kubeletAccepts ? "ok" : "bad"), "data-testid": "podresources-verdict" },
+      h("p", { class: "verdict-line" }, f.kubeletAccepts ? T("podresources-ok") : T("podresources-bad")));
+  }
+  const c = f.checksum;
+  let text, cls;
+  if (!c) { text = T("checksum-none"); cls = "bad"; }
+  else if (c.valid && c.zeroSkipped) { text = T("checksum-zero"); cls = "warn"; }
+  else if (c.valid) { text = T("checksum-valid", { stored: c.stored }); cls = "ok"; }
+  else { text = T("checksum-invalid", { stored: c.stored }); cls = "bad"; }
+  const accepts = f.kubeletAccepts;
+  const computed = c && !c.valid && c.layouts && c.layouts.length
+    ? T("checksum-computed", { list: c.layouts.map((l) => l.computed + " (" + l.name + ")").join(", ") }) : "";
+  return h("div", { class: "verdict " + (accepts ? "ok" : "bad"), "data-testid": "checksum-verdict", "data-accepts": String(!!accepts), "data-valid": String(!!(c && c.valid)) },
+    h("p", { class: "verdict-line" }, h("span", { class: "badge " + cls, "aria-hidden": "true" }, cls === "ok" ? "✓" : cls === "warn" ? "!" : "✗"), " ", T("checksum") + ": " + text),
+    computed ? h("p", { class: "muted" }, computed) : null,
+    c && c.era ? h("p", { class: "muted" }, c.era) : null,
+    h("p", { class: "verdict-line strong" }, accepts ? T("accepts") : T("refuses")),
+    f.reason ? h("p", {}, f.reason) : null,
+    !accepts && f.onReject ? h("p", {}, h("strong", {}, T("consequence") + ": "), T("reject-" + f.onReject)) : null);
+}
+
+function renderResult() {
+  const box = $("result");
+  const r = state.lastInspect;
+  if (!r) {
+    box.replaceChildren(h("p", { class: "empty" }, engineReady ? T("empty") : T("loading")));
+    return;
+  }
+  if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
+  box.replaceChildren(...r.result.files.map((f) => !f.kind
+    ? h("article", { class: "file card", "data-testid": "file-result", "data-kind": "" },
+      h("h3", {}, f.file),
+      ...(f.problems || []).map((p) => errorBox({ message: p.message + (p.remedy ? "\n" + T("remedy") + ": " + p.remedy : "") })))
+    : h("article", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "" },
+      h("h3", {}, f.file),
+      h("dl", { class: "facts" },
+        h("dt", {}, T("kind")), h("dd", { "data-testid": "kind" }, f.kind || T("kind-unknown")),
+        f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
+      f.summary && !EVIDENCE_KINDS.includes(f.kind) ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
+      verdictEl(f),
+      f.problems && f.problems.length ? h("p", { class: "muted" }, h("a", { href: "#findings-heading" }, T("see-findings", { n: f.problems.length }))) : null)));
+}
+
+// bar draws one resource row: segments for system-reserved, hugepages carved
+// out of memory, reserved and free, scaled to the largest total of the row.
+function bar(res, scale) {
+  const total = res.total || 0;
+  const hp = Math.max(0, total - (res.systemReserved || 0) - (res.allocatable || 0));
+  const segs = [["sysres", res.systemReserved], ["hp", hp], ["reserved", res.reserved], ["free", res.free]];
+  const width = scale > 0 ? (100 * total) / scale : 0;
+  const outer = h("div", { class: "meter", role: "img",
+    "aria-label": `${res.name}: ${T("total")} ${fmtBytes(total)}, ${T("system-reserved")} ${fmtBytes(res.systemReserved)}, ${T("reserved")} ${fmtBytes(res.reserved)}, ${T("free")} ${fmtBytes(res.free)}` });
+  const inner = h("div", { class: "meter-inner" });
+  inner.style.width = width.toFixed(2) + "%";
+  for (const [cls, v] of segs) {
+    if (!v || !total) continue;
+    const s = h("span", { class: "seg " + cls, title: cls + ": " + fmtBytes(v) });
+    s.style.width = ((100 * v) / total).toFixed(3) + "%";
+    inner.append(s);
+  }
+  outer.append(inner);
+  return outer;
+}
+
+function resourceTable(resources, scales, extraClass) {
+  return h("table", { class: "res " + (extraClass || "") },
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, T("resource")), h("th", { scope: "col" }, T("total")),
+      h("th", { scope: "col" }, T("system-reserved")), h("th", { scope: "col" }, T("reserved")),
+      h("th", { scope: "col" }, T("free")), h("th", { scope: "col", class: "barcol" }, h("span", { class: "visually-hidden" }, "bar")))),
+    h("tbody", {}, resources.map((r) => h("tr", { "data-resource": r.name },
+      h("th", { scope: "row" }, r.name),
+      h("td", { "data-col": "total" }, bytesEl(r.total)),
+      h("td", { "data-col": "systemReserved" }, bytesEl(r.systemReserved)),
+      h("td", { "data-col": "reserved" }, bytesEl(r.reserved)),
+      h("td", { "data-col": "free" }, bytesEl(r.free)),
+      h("td", { class: "barcol" }, bar(r, scales[r.name] || 0))))));
+}
+
+function renderNUMA() {
+  const sec = $("numa-section");
+  const box = $("numa-groups");
+  const r = state.lastInspect;
+  const numa = r && r.ok && r.result.numa;
+  if (!numa || !numa.nodes || !numa.nodes.length) {
+    sec.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  sec.hidden = false;
+  const scales = {};
+  for (const n of numa.nodes) for (const res of n.resources || []) scales[res.name] = Math.max(scales[res.name] || 0, res.total || 0);
+  const byId = new Map(numa.nodes.map((n) => [n.id, n]));
+  const groups = numa.groups && numa.groups.length ? numa.groups : numa.nodes.map((n) => ({ nodes: [n.id], resources: n.resources }));
+  box.replaceChildren(...groups.map((g) => {
+    const multi = g.nodes.length > 1;
+    const label = multi ? T("group", { nodes: nodesText(g.nodes) }) : T("node", { id: g.nodes[0] });
+    const gscales = {};
+    for (const res of g.resources || []) gscales[res.name] = Math.max(scales[res.name] || 0, res.total || 0) * (multi ? g.nodes.length : 1);
+    return h("section", { class: "group" + (multi ? " multi" : ""), "data-testid": "numa-group", "data-nodes": nodesText(g.nodes), "aria-label": label },
+      h("h4", {}, label),
+      multi && g.resources && g.resources.length
+        ? h("div", { class: "group-sum", "data-testid": "group-sum" }, h("p", { class: "caption" }, T("group-sum")), resourceTable(g.resources, gscales, "sum"))
+        : null,
+      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi))));
+  }));
+}
+
+function nodeCard(n, scales, titled) {
+  const assigned = n.assignments !== undefined ? T("assignments", { n: n.assignments }) : "";
+  return h("div", { class: "node" + (titled ? "" : " bare"), "data-testid": "numa-node", "data-node": String(n.id) },
+    titled ? h("h5", {}, T("node", { id: n.id }), assigned ? h("span", { class: "muted" }, " · " + assigned) : null)
+      : assigned ? h("p", { class: "muted small" }, assigned) : null,
+    n.resources && n.resources.length ? resourceTable(n.resources, scales) : null,
+    n.cpus !== undefined ? h("p", {}, h("strong", {}, T("cpus") + ": "), h("code", {}, n.cpus || "∅")) : null,
+    n.machineMemory ? h("p", {}, h("strong", {}, T("machine-memory") + ": "), bytesEl(n.machineMemory)) : null,
+    n.devices && n.devices.length ? h("div", { class: "devices" }, h("p", { class: "caption" }, T("devices")),
+      h("ul", { class: "devs" }, n.devices.map((d) => h("li", {},
+        h("code", {}, d.resource), " ", h("strong", {}, d.id), " ",
+        h("span", { class: "muted" }, d.pod ? "→ " + d.pod + (d.container ? " / " + d.container : "") : T("device-free")))))) : null);
+}
+
+function renderPods() {
+  const sec = $("pods-section");
+  const box = $("pods");
+  const r = state.lastInspect;
+  const rows = [];
+  if (r && r.ok) for (const f of r.result.files) for (const a of f.assignments || []) rows.push(a);
+  if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
+  sec.hidden = false;
+  box.replaceChildren(h("table", { class: "pods" },
+    h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
+    h("tbody", {}, rows.map((a) => h("tr", {},
+      h("td", {}, h("code", {}, a.pod)), h("td", {}, a.container), h("td", {}, a.resource),
+      h("td", {}, a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–"),
+      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")))))));
+}
+
+function renderFindings() {
+  const box = $("findings");
+  const d = state.lastDiagnosis;
+  const r = state.lastInspect;
+  if (d && d.ok) {
+    const rep = d.result.report || {};
+    const fs = rep.findings || [];
+    const skipped = d.result.skipped || [];
+    box.replaceChildren(...[
+      fs.length ? h("ul", { class: "findings" }, fs.map((f) =>
+        h("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-testid": "finding" },
+          h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + f.severity)), " ",
+            findingTitle(lang, f.code, f.title), " ", h("code", { class: "muted" }, f.code)),
+          f.pod ? h("p", { class: "muted" }, h("code", {}, f.pod)) : null,
+          lang !== "en" && findingTitle(lang, f.code, "") ? h("p", { class: "muted" }, f.title) : null,
+          f.explanation ? h("p", {}, f.explanation) : null,
+          f.topologyAffinityError && f.topologyAffinityError.cause ? h("p", {}, h("strong", {}, T("cause") + ": "), f.topologyAffinityError.cause) : null,
+          f.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), f.remedy) : null,
+          f.evidence && f.evidence.length ? h("p", { class: "refs muted" }, T("evidence") + ": ",
+            f.evidence.map((e, i) => [i ? ", " : "", h("code", { title: e.quote || "" }, e.file + (e.line ? ":" + e.line : e.path ? "#" + e.path : ""))])) : null)))
+        : h("p", { class: "empty" }, T("no-problems")),
+      skipped.length ? h("div", { class: "skipped" }, h("p", { class: "caption" }, T("skipped")),
+        h("ul", {}, skipped.map((x) => h("li", {}, h("strong", {}, x.file), ": ", x.reason)))) : null].filter(Boolean));
+    return;
+  }
+  if (!r) { box.replaceChildren(h("p", { class: "empty" }, T("no-findings"))); return; }
+  if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
+  // Without diagnose, the findings are the problems of each file.
+  const items = [];
+  for (const f of r.result.files) for (const p of f.problems || []) items.push({ file: f.file, ...p });
+  box.replaceChildren(items.length ? h("ul", { class: "findings" }, items.map((p) =>
+    h("li", { class: "finding sev-" + (p.severity || "error") },
+      h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + (p.severity || "error"))), " ", h("strong", {}, p.file), p.path ? [" ", h("code", {}, p.path)] : null),
+      h("p", {}, p.message),
+      p.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), p.remedy) : null)))
+    : h("p", { class: "empty" }, T("no-problems")));
+}
+
+// ---------------------------------------------------------------- admission simulator
+
+function admitRequest() {
+  let body;
+  const text = $("tm-hints").value.trim();
+  try { body = text ? JSON.parse(text) : {}; } catch (e) { return { error: { code: "bad-request", message: "hints JSON: " + e.message } }; }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { error: { code: "bad-request", message: "hints JSON: want an object like {\"numaNodes\":[0,1],\"providers\":[…]}" } };
+  body.policy = $("tm-policy").value;
+  const options = Object.assign({}, body.options || {});
+  if ($("tm-closest").checked) options["prefer-closest-numa-nodes"] = "true"; else delete options["prefer-closest-numa-nodes"];
+  const max = $("tm-max").value.trim();
+  if (max && max !== "8") options["max-allowable-numa-nodes"] = max; else delete options["max-allowable-numa-nodes"];
+  body.options = options;
+  return { body };
+}
+
+let admitSeq = 0;
+async function runAdmit() {
+  const box = $("admit-result");
+  if (!engineReady) return;
+  const my = ++admitSeq;
+  if (!state.caps.has("merge")) {
+    box.replaceChildren(h("p", { class: "muted" }, T("unavailable", { method: "merge" })));
+    return;
+  }
+  const req = admitRequest();
+  const resp = req.error ? { ok: false, error: req.error } : await engine.call("merge", req.body);
+  if (my !== admitSeq) return;
+  if (!resp.ok) { box.replaceChildren(errorBox(resp.error)); return; }
+  const res = resp.result;
+  const hint = res.bestHint || {};
+  box.replaceChildren(h("div", { class: "verdict " + (res.admit ? "ok" : "bad"), "data-admit": String(!!res.admit) },
+    h("p", { class: "verdict-line strong" }, res.admit ? T("admitted") : T("rejected")),
+    h("p", {}, T("best-hint") + ": ",
+      h("code", {}, hint.numaAffinity ? "[" + nodesText(hint.numaAffinity) + "]" : T("any-numa")), " · ",
+      hint.preferred ? T("preferred") : T("not-preferred")),
+    res.reason ? h("p", {}, res.reason) : null));
+}
+
+// ---------------------------------------------------------------- sharing
+
+function b64url(bytes) {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unb64url(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function pipe(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+function shareState() {
+  return {
+    v: 1,
+    f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
+    p: state.policy || undefined,
+    a: {
+      policy: $("tm-policy").value, scope: $("tm-scope").value,
+      closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value,
+    },
+  };
+}
+
+async function encodeShare(s) {
+  const json = new TextEncoder().encode(JSON.stringify(s));
+  return SHARE_PREFIX + b64url(await pipe(json, new CompressionStream("deflate-raw")));
+}
+
+async function decodeShare(hash) {
+  const bytes = unb64url(hash.slice(SHARE_PREFIX.length));
+  const json = new TextDecoder().decode(await pipe(bytes, new DecompressionStream("deflate-raw")));
+  const s = JSON.parse(json);
+  if (!s || s.v !== 1 || !Array.isArray(s.f)) throw new Error("unknown share format");
+  return s;
+}
+
+let shareSeq = 0;
+async function updateShare() {
+  const my = ++shareSeq;
+  const frag = await encodeShare(shareState());
+  if (my !== shareSeq) return;
+  const url = location.href.split("#")[0] + frag;
+  $("share").href = url;
+}
+
+function applyAdmitState(a) {
+  if (!a) return;
+  if (a.policy) $("tm-policy").value = a.policy;
+  if (a.scope) $("tm-scope").value = a.scope;
+  $("tm-closest").checked = !!a.closest;
+  if (a.max) $("tm-max").value = a.max;
+  if (typeof a.hints === "string") $("tm-hints").value = a.hints;
+}
+
+async function loadFromHash() {
+  if (!location.hash.startsWith(SHARE_PREFIX)) return false;
+  try {
+    const s = await decodeShare(location.hash);
+    state.policy = s.p || "";
+    $("policy").value = state.policy;
+    applyAdmitState(s.a);
+    setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
+  } catch (e) {
+    announce(T("bad-share", { msg: e.message }));
+    $("result").replaceChildren(errorBox({ code: "share", message: T("bad-share", { msg: e.message }) }));
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- examples
+
+function renderExamples() {
+  const sel = $("examples");
+  const keep = sel.firstElementChild;
+  sel.replaceChildren(keep);
+  for (const ex of state.examples) {
+    const title = (ex.title && (ex.title[lang] || ex.title.en)) || ex.id;
+    sel.append(h("option", { value: ex.id }, title));
+  }
+}
+
+function loadExample(id) {
+  const ex = state.examples.find((e) => e.id === id);
+  if (!ex) return;
+  if (ex.files && ex.files.length) setFiles(ex.files, { quiet: true });
+  if (ex.admission) {
+    applyAdmitState({
+      policy: ex.admission.policy, scope: ex.admission.scope || "container",
+      closest: !!ex.admission.closest, max: ex.admission.max || "8",
+      hints: compactJSON(ex.admission.hints),
+    });
+  }
+  state.policy = ex.policy || "";
+  $("policy").value = state.policy;
+  changed();
+  runAdmit();
+}
+
+// ---------------------------------------------------------------- misc
+
+// compactJSON prints an object one key per line but keeps arrays and small
+// objects on one line, so a hints document stays readable in a text area.
+function compactJSON(v, indent) {
+  indent = indent || "";
+  const flat = JSON.stringify(v);
+  if (flat === undefined || flat.length <= 72 || v === null || typeof v !== "object") return flat;
+  const inner = indent + "  ";
+  if (Array.isArray(v)) return "[\n" + v.map((x) => inner + compactJSON(x, inner)).join(",\n") + "\n" + indent + "]";
+  return "{\n" + Object.entries(v).map(([k, x]) => inner + JSON.stringify(k) + ": " + compactJSON(x, inner)).join(",\n") + "\n" + indent + "}";
+}
+
+function announce(msg) {
+  const a = $("announce");
+  a.textContent = "";
+  setTimeout(() => { a.textContent = msg; }, 50);
+}
+
+function setLoading(text, pct) {
+  $("loading-text").textContent = text;
+  const p = $("loading-progress");
+  if (pct === undefined) p.removeAttribute("value"); else p.value = pct;
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  $("input").addEventListener("input", () => {
+    state.files[state.active].content = $("input").value;
+    $("remove").disabled = false;
+    changed();
+  });
+  $("name").addEventListener("input", () => {
+    state.files[state.active].name = $("name").value;
+    const tab = $("tab-" + state.active);
+    if (tab) tab.textContent = fileLabel(state.files[state.active], state.active);
+    changed();
+  });
+  $("add").addEventListener("click", () => {
+    state.files.push({ name: "", content: "" });
+    selectFile(state.files.length - 1);
+    $("input").focus();
+  });
+  $("remove").addEventListener("click", () => {
+    state.files.splice(state.active, 1);
+    if (!state.files.length) state.files.push({ name: "", content: "" });
+    state.active = Math.min(state.active, state.files.length - 1);
+    renderTabs();
+    changed();
+  });
+  $("open").addEventListener("change", (ev) => { addFiles(ev.target.files); ev.target.value = ""; });
+  const drop = $("drop");
+  drop.addEventListener("dragover", (ev) => { ev.preventDefault(); drop.classList.add("dragging"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("dragging"));
+  drop.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    drop.classList.remove("dragging");
+    if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles(ev.dataTransfer.files);
+  });
+  $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed(); });
+  $("examples").addEventListener("change", () => { loadExample($("examples").value); $("examples").value = ""; });
+  $("lang").addEventListener("change", () => { store("lang", $("lang").value); applyLanguage($("lang").value); renderExamples(); runAdmit(); });
+  $("theme").addEventListener("click", () => {
+    const next = { auto: "light", light: "dark", dark: "auto" }[state.theme] || "auto";
+    store("theme", next);
+    applyTheme(next);
+  });
+  $("copy").addEventListener("click", async () => {
+    await updateShare();
+    try { await navigator.clipboard.writeText($("share").href); announce(T("copied")); } catch (_) { announce(T("copy-failed")); }
+  });
+  $("share").addEventListener("click", async (ev) => {
+    // Put the link in the address bar without a reload, so it can be copied or bookmarked.
+    ev.preventDefault();
+    await updateShare();
+    history.replaceState(null, "", $("share").href);
+  });
+  for (const id of ["tm-policy", "tm-scope", "tm-closest", "tm-max", "tm-hints"]) {
+    $(id).addEventListener(id === "tm-hints" || id === "tm-max" ? "input" : "change", () => { runAdmit(); updateShare(); });
+  }
+  $("admit-form").addEventListener("submit", (ev) => ev.preventDefault());
+  window.addEventListener("hashchange", async () => {
+    if (await loadFromHash()) { run(); runAdmit(); updateShare(); }
+  });
+}
+
+async function main() {
+  wire();
+  state.theme = load("theme") || "auto";
+  applyLanguage(load("lang") || pickLanguage(navigator.languages || [navigator.language]));
+  $("tm-hints").value = compactJSON({
+    numaNodes: [0, 1],
+    distances: { "0": [10, 20], "1": [20, 10] },
+    providers: [{ cpu: [{ numaAffinity: [0], preferred: true }, { numaAffinity: [0, 1], preferred: false }] },
+      { memory: [{ numaAffinity: [0], preferred: true }, { numaAffinity: [0, 1], preferred: false }] }],
+  });
+  const fromLink = await loadFromHash();
+  if ("serviceWorker" in navigator && location.protocol !== "file:") {
+    navigator.serviceWorker.register("sw.js").catch(() => { /* offline use is a bonus */ });
+  }
+  try {
+    setLoading(T("loading"), 0);
+    const version = await engine.load((pct) => setLoading(T("loading-pct", { pct }), pct));
+    engineReady = true;
+    document.body.dataset.engine = "ready";
+    $("loading").hidden = true;
+    announce(T("engine-ready"));
+    const caps = await engine.call("capabilities", {});
+    if (caps.ok) for (const m of caps.result.methods) state.caps.add(m.method);
+    $("engine-info").textContent = "engine API v" + version + " · " + [...state.caps].sort().join(", ");
+    if (state.caps.has("examples")) {
+      const ex = await engine.call("examples", {});
+      if (ex.ok) { state.examples = ex.result.examples || []; renderExamples(); }
+    }
+  } catch (e) {
+    document.body.dataset.engine = "failed";
+    setLoading(T("engine-failed", { msg: e.message }));
+    return;
+  }
+  if (fromLink || requestFiles().files.length) await run();
+  else renderAll();
+  runAdmit();
+  updateShare();
+}
+
+main();

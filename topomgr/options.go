@@ -1,0 +1,118 @@
+package topomgr
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Policy option names (KubeletConfiguration topologyManagerPolicyOptions).
+const (
+	PreferClosestNUMANodes = "prefer-closest-numa-nodes"
+	MaxAllowableNUMANodes  = "max-allowable-numa-nodes"
+)
+
+// DefaultMaxAllowableNUMANodes is the kubelet's NUMA node limit when
+// max-allowable-numa-nodes is not set.
+const DefaultMaxAllowableNUMANodes = 8
+
+// Maturity is the graduation level of a policy option.
+type Maturity string
+
+// Maturity levels.
+const (
+	Alpha  Maturity = "alpha"
+	Beta   Maturity = "beta"
+	Stable Maturity = "GA"
+)
+
+// OptionMaturity lists every policy option the kubelet 1.37 knows and its
+// maturity: both options are GA there.
+var OptionMaturity = map[string]Maturity{
+	PreferClosestNUMANodes: Stable,
+	MaxAllowableNUMANodes:  Stable,
+}
+
+// FeatureGates are the kubelet feature gates that change what the Topology
+// Manager accepts or does.
+type FeatureGates struct {
+	// TopologyManagerPolicyAlphaOptions allows alpha options (default off).
+	TopologyManagerPolicyAlphaOptions bool
+	// TopologyManagerPolicyBetaOptions allows beta options (default on).
+	TopologyManagerPolicyBetaOptions bool
+	// PodLevelResourceManagers makes pods with pod-level resources
+	// (spec.resources) go through the pod-level admission paths (beta, default off in 1.37).
+	PodLevelResourceManagers bool
+}
+
+// DefaultFeatureGates returns the kubelet 1.37 defaults.
+func DefaultFeatureGates() FeatureGates {
+	return FeatureGates{TopologyManagerPolicyBetaOptions: true}
+}
+
+// PolicyOptions are the parsed Topology Manager policy options.
+type PolicyOptions struct {
+	// PreferClosestNUMA breaks ties between equally wide masks by the
+	// average NUMA distance (best-effort and restricted only).
+	PreferClosestNUMA bool
+	// MaxAllowableNUMANodes is the largest NUMA node count the kubelet
+	// accepts with a policy other than none.
+	MaxAllowableNUMANodes int
+}
+
+// CheckPolicyOptionAvailable returns the kubelet's error for an unknown
+// option or one whose maturity gate is off.
+func CheckPolicyOptionAvailable(option string, gates FeatureGates) error {
+	m, ok := OptionMaturity[option]
+	if !ok {
+		return fmt.Errorf("unknown Topology Manager Policy option: %q", option)
+	}
+	if m == Alpha && !gates.TopologyManagerPolicyAlphaOptions {
+		return fmt.Errorf("topology manager policy alpha-level options not enabled, but option %q provided", option)
+	}
+	if m == Beta && !gates.TopologyManagerPolicyBetaOptions {
+		return fmt.Errorf("topology manager policy beta-level options not enabled, but option %q provided", option)
+	}
+	return nil
+}
+
+// NewPolicyOptions parses policy options as the kubelet 1.37 does, with the
+// default feature gates. Options are checked in name order, so with several
+// bad options the error is deterministic (the kubelet's is not).
+func NewPolicyOptions(options map[string]string) (PolicyOptions, error) {
+	return NewPolicyOptionsWithGates(options, DefaultFeatureGates())
+}
+
+// NewPolicyOptionsWithGates parses policy options under the given feature gates.
+func NewPolicyOptionsWithGates(options map[string]string, gates FeatureGates) (PolicyOptions, error) {
+	opts := PolicyOptions{MaxAllowableNUMANodes: DefaultMaxAllowableNUMANodes}
+	names := make([]string, 0, len(options))
+	for k := range options {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		value := options[name]
+		if err := CheckPolicyOptionAvailable(name, gates); err != nil {
+			return opts, err
+		}
+		switch name {
+		case PreferClosestNUMANodes:
+			v, err := strconv.ParseBool(value)
+			if err != nil {
+				return opts, fmt.Errorf("bad value for option %q: %w", name, err)
+			}
+			opts.PreferClosestNUMA = v
+		case MaxAllowableNUMANodes:
+			v, err := strconv.Atoi(value)
+			if err != nil {
+				return opts, fmt.Errorf("unable to convert policy option to integer %q: %w", name, err)
+			}
+			if v < DefaultMaxAllowableNUMANodes {
+				return opts, fmt.Errorf("the minimum value of %q should not be less than %v", name, DefaultMaxAllowableNUMANodes)
+			}
+			opts.MaxAllowableNUMANodes = v
+		}
+	}
+	return opts, nil
+}

@@ -1,0 +1,160 @@
+package topomgr
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// Topology Manager policy names.
+const (
+	PolicyNone           = "none"
+	PolicyBestEffort     = "best-effort"
+	PolicyRestricted     = "restricted"
+	PolicySingleNumaNode = "single-numa-node"
+)
+
+// Policy is one of the kubelet's Topology Manager policies on a given
+// machine with given options.
+type Policy struct {
+	name string
+	numa *NUMAInfo
+	opts PolicyOptions
+}
+
+// NewPolicy returns the named policy ("none", "best-effort", "restricted"
+// or "single-numa-node") for the machine and options.
+func NewPolicy(name string, numa *NUMAInfo, opts PolicyOptions) (*Policy, error) {
+	switch name {
+	case PolicyNone, PolicyBestEffort, PolicyRestricted, PolicySingleNumaNode:
+	default:
+		return nil, fmt.Errorf("unknown policy: %q: use none, best-effort, restricted or single-numa-node", name)
+	}
+	if numa == nil {
+		numa = &NUMAInfo{}
+	}
+	return &Policy{name: name, numa: numa, opts: opts}, nil
+}
+
+// Name returns the policy's name.
+func (p *Policy) Name() string { return p.name }
+
+// NUMAInfo returns the machine layout the policy merges for.
+func (p *Policy) NUMAInfo() *NUMAInfo { return p.numa }
+
+// Options returns the policy options.
+func (p *Policy) Options() PolicyOptions { return p.opts }
+
+// IsAlignmentGuaranteed reports whether the policy guarantees NUMA-aligned
+// resources or a rejection (single-numa-node only).
+func (p *Policy) IsAlignmentGuaranteed() bool { return p.name == PolicySingleNumaNode }
+
+// Merge merges the providers' hints (in provider order) into the best hint
+// and decides admission, exactly as the kubelet's policy Merge does.
+func (p *Policy) Merge(providers []ProviderHints) (TopologyHint, bool) {
+	r := p.Explain(providers)
+	return r.BestHint, r.Admit
+}
+
+// Rule names the step of the kubelet's comparison that picked the best hint.
+type Rule string
+
+// The rules that can pick the best hint.
+const (
+	// RuleNonePolicy: the none policy merges nothing and admits.
+	RuleNonePolicy Rule = "none-policy"
+	// RulePreferredNarrowest: some combination was preferred; among those,
+	// the fewest NUMA nodes, then the lowest-numbered ones.
+	RulePreferredNarrowest Rule = "preferred-narrowest"
+	// RulePreferredClosest: as RulePreferredNarrowest, but equally wide masks
+	// are ranked by average NUMA distance (prefer-closest-numa-nodes).
+	RulePreferredClosest Rule = "preferred-closest"
+	// RuleNonPreferredAtCount: no preferred combination; a merged mask with
+	// exactly BestNonPreferredAffinityCount nodes won.
+	RuleNonPreferredAtCount Rule = "non-preferred-at-best-count"
+	// RuleNonPreferredBelowCount: no merged mask had that many nodes; the
+	// widest mask below it won.
+	RuleNonPreferredBelowCount Rule = "non-preferred-below-best-count"
+	// RuleNonPreferredAboveCount: every merged mask was wider than that; the
+	// narrowest won.
+	RuleNonPreferredAboveCount Rule = "non-preferred-above-best-count"
+	// RuleNoCandidate: every combination ANDed to no NUMA node (or a list
+	// was empty); the result is all NUMA nodes, not preferred.
+	RuleNoCandidate Rule = "no-candidate"
+)
+
+// MergeReport is the work behind a merge: the normalised hint lists, the
+// numbers the kubelet's comparison used, the winner and the rule that
+// picked it.
+type MergeReport struct {
+	Policy string `json:"policy"`
+	// Lists are the hint lists after normalisation, in provider order.
+	Lists []ResourceHints `json:"lists"`
+	// SingleNUMALists are the lists after the single-numa-node filter
+	// (single-numa-node only): preferred hints with one node or none.
+	SingleNUMALists [][]TopologyHint `json:"singleNumaLists,omitempty"`
+	// DefaultAffinity is the mask of all the machine's NUMA nodes.
+	DefaultAffinity BitMask `json:"defaultAffinity"`
+	// BestNonPreferredAffinityCount is the widest of the lists' narrowest
+	// masks: the width the most demanding resource needs.
+	BestNonPreferredAffinityCount int `json:"bestNonPreferredAffinityCount"`
+	// Combinations is how many combinations the kubelet enumerates.
+	Combinations *big.Int `json:"combinations"`
+	// PreferredCandidates counts the distinct non-empty merged masks of
+	// preferred combinations.
+	PreferredCandidates int `json:"preferredCandidates"`
+	// NonPreferredCandidates counts the distinct non-empty merged masks of
+	// all combinations; computed only when no combination is preferred.
+	NonPreferredCandidates int `json:"nonPreferredCandidates"`
+	// Merged is the hint the comparison picked, before single-numa-node
+	// rewrites the all-nodes mask to "any NUMA".
+	Merged TopologyHint `json:"merged"`
+	// BestHint is the policy's answer.
+	BestHint TopologyHint `json:"bestHint"`
+	// Admit is whether the policy admits the pod with BestHint.
+	Admit bool `json:"admit"`
+	Rule  Rule `json:"rule"`
+	// RewrittenToAnyNUMA is true when single-numa-node turned a result
+	// covering every NUMA node into the any-NUMA hint.
+	RewrittenToAnyNUMA bool `json:"rewrittenToAnyNuma,omitempty"`
+}
+
+// Explain merges like Merge and returns the work behind the answer.
+func (p *Policy) Explain(providers []ProviderHints) *MergeReport {
+	r := &MergeReport{Policy: p.name, DefaultAffinity: p.numa.DefaultAffinityMask(), Combinations: new(big.Int)}
+	if p.name == PolicyNone {
+		r.Admit, r.Rule = true, RuleNonePolicy
+		return r
+	}
+	r.Lists = FilterProvidersHints(providers)
+	lists := make([][]TopologyHint, len(r.Lists))
+	for i, l := range r.Lists {
+		lists[i] = l.Hints
+	}
+	closest := p.opts.PreferClosestNUMA
+	if p.name == PolicySingleNumaNode {
+		lists = filterSingleNUMAHints(lists)
+		r.SingleNUMALists = lists
+		closest = false
+	}
+	r.Combinations.SetInt64(1)
+	for _, l := range lists {
+		r.Combinations.Mul(r.Combinations, big.NewInt(int64(len(l))))
+	}
+	m := newMerger(p.numa, lists, closest)
+	r.BestNonPreferredAffinityCount = m.b
+	res := m.merge()
+	r.Merged, r.Rule = res.hint, res.rule
+	r.PreferredCandidates, r.NonPreferredCandidates = res.preferred, res.nonPreferred
+	r.BestHint = r.Merged
+	if p.name == PolicySingleNumaNode && r.BestHint.HasAffinity && r.BestHint.NUMANodeAffinity == r.DefaultAffinity {
+		r.BestHint = AnyNUMAHint(r.BestHint.Preferred)
+		r.RewrittenToAnyNUMA = true
+	}
+	switch p.name {
+	case PolicyBestEffort:
+		r.Admit = true
+	default:
+		r.Admit = r.BestHint.Preferred
+	}
+	return r
+}

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func init() {
+	register("test-panic", "panics, for the test of panic recovery", func(json.RawMessage) (any, error) {
+		var m map[string]int
+		m["boom"]++ // a nil map write: a real runtime panic
+		return nil, nil
+	})
+}
+
+type envelope struct {
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  *Error          `json:"error"`
+}
+
+func callT(t *testing.T, method, req string) envelope {
+	t.Helper()
+	var e envelope
+	out := Call(method, []byte(req))
+	if err := json.Unmarshal(out, &e); err != nil {
+		t.Fatalf("Call(%q) returned invalid JSON %q: %v", method, out, err)
+	}
+	if e.OK == (e.Error != nil) {
+		t.Fatalf("Call(%q): ok=%v with error %+v: exactly one of result and error must be set", method, e.OK, e.Error)
+	}
+	return e
+}
+
+func TestCapabilitiesListsEveryMethodSorted(t *testing.T) {
+	e := callT(t, "capabilities", "")
+	var caps CapabilityList
+	if err := json.Unmarshal(e.Result, &caps); err != nil {
+		t.Fatal(err)
+	}
+	if caps.Version != Version {
+		t.Errorf("version %q, want %q", caps.Version, Version)
+	}
+	seen := map[string]bool{}
+	for i, m := range caps.Methods {
+		seen[m.Method] = true
+		if m.Doc == "" {
+			t.Errorf("method %s has no doc", m.Method)
+		}
+		if i > 0 && caps.Methods[i-1].Method >= m.Method {
+			t.Errorf("methods not sorted: %s before %s", caps.Methods[i-1].Method, m.Method)
+		}
+	}
+	for _, want := range []string{"capabilities", "examples"} {
+		if !seen[want] {
+			t.Errorf("capabilities lacks %q", want)
+		}
+	}
+}
+
+func TestErrorsAreValues(t *testing.T) {
+	for _, tc := range []struct {
+		method, req, code, mention string
+	}{
+		{"nope", "{}", "unknown-method", "capabilities"},
+		{"", "", "unknown-method", "no method"},
+		{"capabilities", "{", "bad-request", "not valid JSON"},
+		{"capabilities", "[1,", "bad-request", "not valid JSON"},
+		{"test-panic", "{}", "panic", "assignment to entry in nil map"},
+	} {
+		e := callT(t, tc.method, tc.req)
+		if e.OK || e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.mention) {
+			t.Errorf("Call(%q, %q) = %+v, want code %q mentioning %q", tc.method, tc.req, e.Error, tc.code, tc.mention)
+		}
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	big := `"` + strings.Repeat("x", MaxRequestBytes) + `"`
+	e := callT(t, "capabilities", big)
+	if e.OK || e.Error.Code != "too-large" {
+		t.Fatalf("got %+v, want too-large", e.Error)
+	}
+}
+
+func TestPanicDoesNotPoisonLaterCalls(t *testing.T) {
+	callT(t, "test-panic", "{}")
+	if e := callT(t, "capabilities", ""); !e.OK {
+		t.Fatalf("capabilities after a panic: %+v", e.Error)
+	}
+}
+
+func TestExamplesAreComplete(t *testing.T) {
+	list, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, ex := range list.Examples {
+		if ids[ex.ID] {
+			t.Errorf("duplicate example id %q", ex.ID)
+		}
+		ids[ex.ID] = true
+		if ex.Title["en"] == "" || ex.Title["zh-CN"] == "" {
+			t.Errorf("example %s needs an English and a Chinese title", ex.ID)
+		}
+		if len(ex.Files) == 0 && ex.Admission == nil {
+			t.Errorf("example %s has neither files nor an admission scenario", ex.ID)
+		}
+		for _, f := range ex.Files {
+			if evidenceKind(f) == "" {
+				t.Errorf("example %s: file %s is not recognised as evidence", ex.ID, f.Name)
+			}
+		}
+		if ex.Admission != nil && !json.Valid(ex.Admission.Hints) {
+			t.Errorf("example %s: the hints are not valid JSON", ex.ID)
+		}
+	}
+	for _, want := range []string{"troubleshooting", "corrupt-cpu", "single-numa-node-rejection"} {
+		if !ids[want] {
+			t.Errorf("the examples menu lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MaxFileBytes bounds one input file; kubelet state files are far smaller.
+const MaxFileBytes = 8 << 20
+
+// InspectRequest is the request of the "inspect" method.
+type InspectRequest struct {
+	// Files are the pasted or dropped files, in the order of the page's tabs.
+	Files []InputFile `json:"files"`
+	// Policy is the kubelet's configured CPU or memory manager policy; empty
+	// means "the policy named in the file".
+	Policy string `json:"policy,omitempty"`
+}
+
+// InspectResult is the answer of the "inspect" method: one entry per file and
+// the NUMA view that all files together describe.
+type InspectResult struct {
+	Files []FileView `json:"files"`
+	NUMA  *NUMAView  `json:"numa,omitempty"`
+}
+
+// FileView is what the page shows for one file.
+type FileView struct {
+	File   string `json:"file"`
+	Kind   string `json:"kind"` // memory, cpu, device, dra, podresources, or "" when unknown
+	Format string `json:"format,omitempty"`
+	// Checksum is nil for inputs that carry none (PodResources answers).
+	Checksum       *ChecksumView `json:"checksum,omitempty"`
+	KubeletAccepts bool          `json:"kubeletAccepts"`
+	// OnReject is what the kubelet does when it refuses the file:
+	// "refuses-to-start" or "discards-data".
+	OnReject string    `json:"onReject,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	Problems []Problem `json:"problems"`
+	// Summary is one line about the content, such as the policy and shared pool.
+	Summary     string       `json:"summary,omitempty"`
+	Assignments []Assignment `json:"assignments,omitempty"`
+}
+
+// ChecksumView is the checksum verdict of a state file.
+type ChecksumView struct {
+	Stored      uint64       `json:"stored"`
+	Valid       bool         `json:"valid"`
+	ZeroSkipped bool         `json:"zeroSkipped,omitempty"`
+	Matched     string       `json:"matched,omitempty"`
+	Era         string       `json:"era,omitempty"`
+	Layouts     []LayoutView `json:"layouts,omitempty"`
+}
+
+// LayoutView is one checksum layout tried on a file.
+type LayoutView struct {
+	Name     string `json:"name"`
+	Computed uint64 `json:"computed"`
+	Matched  bool   `json:"matched"`
+	Era      string `json:"era,omitempty"`
+}
+
+// Problem is one problem of a file, with a JSON pointer and a remedy.
+type Problem struct {
+	Path     string `json:"path,omitempty"`
+	Message  string `json:"message"`
+	Remedy   string `json:"remedy,omitempty"`
+	Severity string `json:"severity"` // error, warning or info
+}
+
+// Assignment is one thing a pod's container holds: CPUs, a memory block or
+// devices, with the NUMA nodes when they are known.
+type Assignment struct {
+	Pod       string `json:"pod"`
+	Container string `json:"container"`
+	Resource  string `json:"resource"`
+	NUMA      []int  `json:"numa,omitempty"`
+	Bytes     uint64 `json:"bytes,omitempty"`
+	Amount    string `json:"amount,omitempty"` // CPU set or device IDs
+	Source    string `json:"source"`           // the file it comes from
+}
+
+// NUMAView is the machine seen per NUMA node and per memory-manager group.
+type NUMAView struct {
+	Nodes  []NodeView  `json:"nodes"`
+	Groups []GroupView `json:"groups"`
+}
+
+// NodeView is one NUMA node.
+type NodeView struct {
+	ID          int        `json:"id"`
+	Assignments *int       `json:"assignments,omitempty"`
+	Group       []int      `json:"group,omitempty"`
+	Resources   []Resource `json:"resources,omitempty"`
+	CPUs        *string    `json:"cpus,omitempty"`
+	// MachineMemory is the node's memory as the machine info reports it.
+	MachineMemory uint64   `json:"machineMemory,omitempty"`
+	Devices       []Device `json:"devices,omitempty"`
+}
+
+// Resource is one row of the memory manager's table, in bytes.
+type Resource struct {
+	Name           string `json:"name"`
+	Total          uint64 `json:"total"`
+	SystemReserved uint64 `json:"systemReserved"`
+	Allocatable    uint64 `json:"allocatable"`
+	Reserved       uint64 `json:"reserved"`
+	Free           uint64 `json:"free"`
+}
+
+// Device is one device on a NUMA node, with its holder when allocated.
+type Device struct {
+	Resource  string `json:"resource"`
+	ID        string `json:"id"`
+	Pod       string `json:"pod,omitempty"`
+	Container string `json:"container,omitempty"`
+}
+
+// GroupView is a set of NUMA nodes the memory manager treats as one, with
+// each resource summed over the group.
+type GroupView struct {
+	Nodes     []int      `json:"nodes"`
+	Resources []Resource `json:"resources"`
+}
+
+// canonicalName is the usual file name of each kind of input.
+var canonicalName = map[string]string{
+	"cpu":          "cpu_manager_state",
+	"memory":       "memory_manager_state",
+	"device":       "kubelet_internal_checkpoint",
+	"dra":          "dra_manager_state",
+	"podresources": "podresources.json",
+	kindMachine:    "machine-info.json",
+	kindConfig:     "kubelet-config.yaml",
+	kindPod:        "pod.yaml",
+	kindEvents:     "events",
+	kindLog:        "kubelet.log",
+}
+
+// numaBuilder collects what every file says about the NUMA nodes.
+type numaBuilder struct {
+	nodes  map[int]*NodeView
+	groups []GroupView
+}
+
+func (b *numaBuilder) node(id int) *NodeView {
+	if b.nodes == nil {
+		b.nodes = map[int]*NodeView{}
+	}
+	n, ok := b.nodes[id]
+	if !ok {
+		n = &NodeView{ID: id}
+		b.nodes[id] = n
+	}
+	return n
+}
+
+// merge adds what o collected to b.
+func (b *numaBuilder) merge(o *numaBuilder) {
+	for id, n := range o.nodes {
+		m := b.node(id)
+		if n.Assignments != nil {
+			m.Assignments = n.Assignments
+		}
+		if n.Group != nil {
+			m.Group = n.Group
+		}
+		if n.Resources != nil {
+			m.Resources = n.Resources
+		}
+		if n.CPUs != nil {
+			m.CPUs = n.CPUs
+		}
+		if n.MachineMemory != 0 {
+			m.MachineMemory = n.MachineMemory
+		}
+		m.Devices = append(m.Devices, n.Devices...)
+	}
+	b.groups = append(b.groups, o.groups...)
+}
+
+func (b *numaBuilder) view() *NUMAView {
+	if len(b.nodes) == 0 {
+		return nil
+	}
+	v := &NUMAView{Groups: b.groups}
+	ids := make([]int, 0, len(b.nodes))
+	for id := range b.nodes {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	inGroup := map[int]bool{}
+	for _, g := range b.groups {
+		for _, n := range g.Nodes {
+			inGroup[n] = true
+		}
+	}
+	for _, id := range ids {
+		v.Nodes = append(v.Nodes, *b.nodes[id])
+		if !inGroup[id] {
+			v.Groups = append(v.Groups, GroupView{Nodes: []int{id}, Resources: b.nodes[id].Resources})
+		}
+	}
+	sort.SliceStable(v.Groups, func(i, j int) bool { return v.Groups[i].Nodes[0] < v.Groups[j].Nodes[0] })
+	return v
+}
+
+// decoder turns one input into its view; ok is false when the input is not
+// of the decoder's kind, so that the next decoder can try.
+type decoder func(in InputFile, req *InspectRequest, numa *numaBuilder) (view *FileView, ok bool)
+
+// decoders are tried in order for every file: kubelet checkpoints first,
+// then PodResources answers.
+var decoders = []decoder{decodeStateFile, decodePodResources, decodeEvidence}
+
+func init() {
+	register("inspect", "decodes and verifies state files and PodResources answers: kind, format, checksum verdict, problems, pinning and the NUMA view",
+		func(raw json.RawMessage) (any, error) {
+			var req InspectRequest
+			if err := decode("inspect", raw, &req); err != nil {
+				return nil, err
+			}
+			return Inspect(&req), nil
+		})
+}
+
+// Inspect decodes every file of the request.
+func Inspect(req *InspectRequest) *InspectResult {
+	out := &InspectResult{Files: []FileView{}}
+	var numa numaBuilder
+	for i, in := range req.Files {
+		if in.Name != "" {
+			out.Files = append(out.Files, inspectOne(in, req, &numa))
+			continue
+		}
+		// An unnamed paste is named after the kind it turns out to be, so
+		// that messages read like the kubelet's own.
+		in.Name = fmt.Sprintf("file %d", i+1)
+		var probe numaBuilder
+		v := inspectOne(in, req, &probe)
+		if name := canonicalName[v.Kind]; name != "" {
+			in.Name = name
+			v = inspectOne(in, req, &numa)
+		} else {
+			numa.merge(&probe)
+		}
+		out.Files = append(out.Files, v)
+	}
+	out.NUMA = numa.view()
+	return out
+}
+
+func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
+	if len(in.Content) > MaxFileBytes {
+		return unreadable(in.Name, "", fmt.Sprintf("%s is %d bytes, more than the playground's %d-byte limit for one file", in.Name, len(in.Content), MaxFileBytes),
+			"kubelet state files are a few kilobytes: check that this is the right file, or use go run ./examples/inspect on it")
+	}
+	trimmed := strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff"))
+	if trimmed == "" {
+		return unreadable(in.Name, "", in.Name+" is empty", "paste the content of a kubelet state file")
+	}
+	for _, d := range decoders {
+		if v, ok := d(in, req, numa); ok {
+			if v.Problems == nil {
+				v.Problems = []Problem{}
+			}
+			return *v
+		}
+	}
+	if !json.Valid([]byte(trimmed)) {
+		var x any
+		err := json.Unmarshal([]byte(trimmed), &x)
+		return unreadable(in.Name, "", fmt.Sprintf("%s is not valid JSON: %v", in.Name, err),
+			"kubelet state files are JSON: paste the whole file, from its first { to its last }")
+	}
+	return unreadable(in.Name, "", in.Name+" is JSON but not a kubelet checkpoint (cpu_manager_state, memory_manager_state, kubelet_internal_checkpoint, dra_manager_state) or a PodResources answer",
+		"paste one of those files unchanged")
+}
+
+func unreadable(name, kind, msg, remedy string) FileView {
+	return FileView{File: name, Kind: kind, KubeletAccepts: false,
+		Problems: []Problem{{Message: msg, Remedy: remedy, Severity: "error"}}}
+}

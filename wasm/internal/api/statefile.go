@@ -1,0 +1,234 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/numascope/numascope/statefile"
+)
+
+// decodeStateFile verifies a kubelet checkpoint with package statefile and
+// adds what it pins to the NUMA view.
+func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*FileView, bool) {
+	f, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, Policy: req.Policy, MaxSize: MaxFileBytes})
+	if err != nil {
+		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
+			// Maybe other evidence: a PodResources answer, a log, a pod.
+			if looksLikePodResources(in.Content) || classify(in) != "" {
+				return nil, false
+			}
+		}
+		remedy := "paste the whole file unchanged, from its first { to its last }"
+		switch {
+		case errors.Is(err, statefile.ErrUnknownKind):
+			remedy = "paste a cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint or dra_manager_state file, or a PodResources answer"
+		case errors.Is(err, statefile.ErrTooLarge):
+			remedy = "check that this is the right file: kubelet checkpoints are a few kilobytes"
+		}
+		return &FileView{File: in.Name, Problems: []Problem{{Message: err.Error(), Remedy: remedy, Severity: "error"}}}, true
+	}
+	v := &FileView{
+		File: in.Name, Kind: string(f.Kind), Format: string(f.Format),
+		KubeletAccepts: f.KubeletAccepts, OnReject: f.OnReject, Reason: f.Reason,
+		Checksum: &ChecksumView{Stored: f.Checksum.Stored, Valid: f.Checksum.Valid, ZeroSkipped: f.Checksum.ZeroSkipped,
+			Matched: f.Checksum.Matched, Era: f.Checksum.Era},
+	}
+	for _, l := range f.Checksum.Layouts {
+		v.Checksum.Layouts = append(v.Checksum.Layouts, LayoutView{Name: l.Name, Computed: l.Computed, Matched: l.Matched, Era: l.Era})
+	}
+	for _, p := range f.Problems {
+		v.Problems = append(v.Problems, Problem{Path: p.Path, Message: p.Message, Remedy: p.Remedy, Severity: string(p.Severity)})
+	}
+	sortProblems(v.Problems)
+	switch {
+	case f.Memory != nil:
+		memoryView(v, f.Memory, numa)
+	case f.CPU != nil:
+		cpuView(v, f.CPU)
+	case f.Device != nil:
+		deviceView(v, f.Device, numa)
+	case f.DRA != nil:
+		draView(v, f.DRA)
+	}
+	return v, true
+}
+
+// severityRank orders problems worst first.
+var severityRank = map[string]int{"error": 0, "warning": 1, "info": 2}
+
+// sortProblems orders problems worst first, then by path and message, so the
+// same input always reads the same (a share link must reproduce the view).
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if severityRank[a.Severity] != severityRank[b.Severity] {
+			return severityRank[a.Severity] < severityRank[b.Severity]
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Message < b.Message
+	})
+}
+
+func table(name string, t *statefile.MemoryTable) Resource {
+	if t == nil {
+		return Resource{Name: name}
+	}
+	return Resource{Name: name, Total: t.TotalMemSize, SystemReserved: t.SystemReserved, Allocatable: t.Allocatable, Reserved: t.Reserved, Free: t.Free}
+}
+
+// resourceOrder puts memory first, then hugepages by name.
+func resourceOrder(a, b string) bool {
+	if (a == "memory") != (b == "memory") {
+		return a == "memory"
+	}
+	return a < b
+}
+
+func memoryView(v *FileView, m *statefile.MemoryState, numa *numaBuilder) {
+	v.Summary = "policy " + m.PolicyName
+	ids := make([]int, 0, len(m.MachineState))
+	for id := range m.MachineState {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	groups := m.Groups()
+	groupOf := map[int][]int{}
+	for _, g := range groups {
+		for _, n := range g.Nodes {
+			groupOf[n] = g.Nodes
+		}
+	}
+	for _, id := range ids {
+		ns := m.MachineState[id]
+		node := numa.node(id)
+		node.Group = groupOf[id]
+		if ns == nil {
+			continue
+		}
+		a := ns.NumberOfAssignments
+		node.Assignments = &a
+		names := make([]string, 0, len(ns.MemoryMap))
+		for name := range ns.MemoryMap {
+			names = append(names, name)
+		}
+		sort.Slice(names, func(i, j int) bool { return resourceOrder(names[i], names[j]) })
+		node.Resources = node.Resources[:0]
+		for _, name := range names {
+			node.Resources = append(node.Resources, table(name, ns.MemoryMap[name]))
+		}
+	}
+	for _, g := range groups {
+		gv := GroupView{Nodes: g.Nodes}
+		res := append([]statefile.GroupResource(nil), g.Resources...)
+		sort.Slice(res, func(i, j int) bool { return resourceOrder(res[i].Name, res[j].Name) })
+		for _, r := range res {
+			sum := r.Sum
+			gv.Resources = append(gv.Resources, table(r.Name, &sum))
+		}
+		numa.groups = append(numa.groups, gv)
+	}
+	for _, pod := range sortedKeys(m.Entries) {
+		for _, c := range sortedKeys(m.Entries[pod]) {
+			for _, b := range m.Entries[pod][c] {
+				v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: c, Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
+			}
+		}
+	}
+	for _, pod := range sortedKeys(m.PodEntries) {
+		for _, b := range m.PodEntries[pod].MemoryBlocks {
+			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
+		}
+	}
+}
+
+func cpuView(v *FileView, c *statefile.CPUState) {
+	if !v.KubeletAccepts && c.PolicyName == "" {
+		v.Summary = "nothing is restored from this file: the kubelet refuses it"
+		return
+	}
+	def := c.DefaultCPUSet.String()
+	if def == "" {
+		def = "∅"
+	}
+	v.Summary = fmt.Sprintf("policy %s · shared pool (defaultCpuSet) %s", c.PolicyName, def)
+	for _, pod := range sortedKeys(c.Entries) {
+		for _, ctr := range sortedKeys(c.Entries[pod]) {
+			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: ctr, Resource: "cpu", Amount: c.Entries[pod][ctr].String(), Source: v.File})
+		}
+	}
+	for _, id := range sortedKeys(c.ContainerEntries) {
+		v.Assignments = append(v.Assignments, Assignment{Pod: "(container ID)", Container: id, Resource: "cpu", Amount: c.ContainerEntries[id].String(), Source: v.File})
+	}
+	for _, pod := range sortedKeys(c.PodEntries) {
+		v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: "cpu", Amount: c.PodEntries[pod].String(), Source: v.File})
+	}
+}
+
+func deviceView(v *FileView, d *statefile.DeviceState, numa *numaBuilder) {
+	total := 0
+	for _, ids := range d.RegisteredDevices {
+		total += len(ids)
+	}
+	v.Summary = fmt.Sprintf("%d allocation(s), %d registered device(s) in %d resource(s)", len(d.PodDeviceEntries), total, len(d.RegisteredDevices))
+	for _, e := range d.PodDeviceEntries {
+		var nodes []int
+		var ids []string
+		keys := make([]int64, 0, len(e.DeviceIDs))
+		for k := range e.DeviceIDs {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		seen := map[string]bool{}
+		for _, k := range keys {
+			if k >= 0 {
+				nodes = append(nodes, int(k))
+			}
+			for _, id := range e.DeviceIDs[k] {
+				if k >= 0 {
+					numa.node(int(k)).Devices = append(numa.node(int(k)).Devices, Device{Resource: e.ResourceName, ID: id, Pod: e.PodUID, Container: e.ContainerName})
+				}
+				if !seen[id] {
+					seen[id] = true
+					label := id
+					if k < 0 {
+						label += " (no NUMA node)"
+					}
+					ids = append(ids, label)
+				}
+			}
+		}
+		v.Assignments = append(v.Assignments, Assignment{Pod: e.PodUID, Container: e.ContainerName, Resource: e.ResourceName, NUMA: nodes, Amount: strings.Join(ids, ", "), Source: v.File})
+	}
+}
+
+func draView(v *FileView, d *statefile.DRAState) {
+	v.Summary = fmt.Sprintf("%d prepared claim(s)", len(d.Claims))
+	for _, c := range d.Claims {
+		var devs []string
+		for _, drv := range sortedKeys(c.DriverState) {
+			for _, dev := range c.DriverState[drv].Devices {
+				devs = append(devs, drv+"/"+dev.PoolName+"/"+dev.DeviceName)
+			}
+		}
+		pods := sortedKeys(c.PodUIDs)
+		if len(pods) == 0 {
+			pods = []string{"(no pod)"}
+		}
+		for _, p := range pods {
+			v.Assignments = append(v.Assignments, Assignment{Pod: p, Container: "(claim " + c.Namespace + "/" + c.ClaimName + ")", Resource: "dra", Amount: strings.Join(devs, ", "), Source: v.File})
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

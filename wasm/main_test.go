@@ -1,0 +1,84 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"syscall/js"
+	"testing"
+)
+
+type envelope struct {
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func callJS(t *testing.T, args ...any) envelope {
+	t.Helper()
+	out := js.Global().Get("numascope").Call("call", args...)
+	if out.Type() != js.TypeString {
+		t.Fatalf("call returned a %s, want a string", out.Type())
+	}
+	var e envelope
+	if err := json.Unmarshal([]byte(out.String()), &e); err != nil {
+		t.Fatalf("call returned invalid JSON %q: %v", out.String(), err)
+	}
+	return e
+}
+
+func TestInstall(t *testing.T) {
+	called := false
+	cb := js.FuncOf(func(js.Value, []js.Value) any { called = true; return nil })
+	defer cb.Release()
+	js.Global().Set("numascopeReady", cb)
+	install(js.Global())
+	if !called {
+		t.Error("install did not call numascopeReady")
+	}
+	if v := js.Global().Get("numascope").Get("version").String(); v == "" {
+		t.Error("numascope.version is empty")
+	}
+}
+
+func TestCallCapabilities(t *testing.T) {
+	install(js.Global())
+	e := callJS(t, "capabilities", "")
+	if !e.OK || !strings.Contains(string(e.Result), `"capabilities"`) {
+		t.Fatalf("capabilities: %+v %s", e, e.Result)
+	}
+}
+
+func TestCallErrorsAreValues(t *testing.T) {
+	install(js.Global())
+	for _, tc := range []struct {
+		name string
+		args []any
+		code string
+	}{
+		{"no arguments", nil, "unknown-method"},
+		{"method not a string", []any{42}, "unknown-method"},
+		{"unknown method", []any{"nope", "{}"}, "unknown-method"},
+		{"invalid JSON", []any{"capabilities", "{"}, "bad-request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := callJS(t, tc.args...)
+			if e.OK || e.Error == nil || e.Error.Code != tc.code {
+				t.Fatalf("got %+v, want error code %q", e, tc.code)
+			}
+		})
+	}
+}
+
+func TestCallAcceptsAnObject(t *testing.T) {
+	install(js.Global())
+	obj := js.Global().Get("Object").New()
+	e := callJS(t, "capabilities", obj)
+	if !e.OK {
+		t.Fatalf("capabilities with an object request: %+v", e)
+	}
+}
