@@ -58,6 +58,34 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	if failing != nil {
 		a.Cause, a.AdmissibleOnEmptyNode, why = classifyAffinity(a.Policy, failing)
 		a.Resources = hintRows(failing, r.spec, d.ev.Machine)
+		sim, err := d.simulate(a.Policy, failing)
+		switch {
+		case err != nil:
+			why = append(why, fmt.Sprintf("numascope could not re-run the merge on the logged hints: %v.", err))
+		case sim != nil:
+			best := sim.best
+			a.SimulatedBestHint, a.SimulatedAdmit, a.Agree = &best, &sim.admit, sim.agree
+			layout := "the machine's NUMA nodes"
+			if sim.inferred {
+				layout = "the NUMA nodes named in the hints"
+			}
+			verdict := "rejects"
+			if sim.admit {
+				verdict = "admits"
+			}
+			text := fmt.Sprintf("Re-running the %s merge on the logged hints over %s (numascope's model of the kubelet's Topology Manager) gives best hint %s and %s the container", a.Policy, layout, best, verdict)
+			switch {
+			case sim.agree != nil && *sim.agree && !sim.admit:
+				text += ", in agreement with the kubelet's log."
+			case sim.agree != nil && *sim.agree:
+				text += ": the same best hint as the log, but the model admits it, so the policy in effect was not " + a.Policy + "."
+			case sim.agree != nil:
+				text += fmt.Sprintf(", while the kubelet logged %s: the logged hints and outcome do not match %s (a different policy, options or kubelet version).", a.LoggedBestHint, a.Policy)
+			default:
+				text += "."
+			}
+			why = append(why, text)
+		}
 	}
 	container := a.Container
 	if a.Scope == "pod" {
@@ -442,7 +470,7 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 				nodeCPUs, _ := cpuset.Parse(n.CPUs)
 				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
 				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
-					Fits: int64(free.Size()) >= q.Int64(), Source: "state"})
+					Fits: int64(free.Size()) >= q.Int64(), Source: "state", free: int64(free.Size()), req: q.Int64(), known: true})
 			}
 		}
 	}
@@ -461,12 +489,13 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 					}
 					if len(g.Nodes) == 1 {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
-							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state"})
+							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", free: int64(gr.Sum.Free), req: q.Int64(), known: true})
 						continue
 					}
 					for _, nr := range gr.PerNode {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
-							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes))})
+							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes)),
+							free: int64(nr.Table.Free), req: q.Int64(), known: true})
 					}
 					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
 						Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", Note: "memory group"})
@@ -512,7 +541,8 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 			sort.Ints(nodes)
 			q := reqs[res]
 			for _, n := range nodes {
-				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state"})
+				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state",
+					free: int64(free[n]), req: q.Int64(), known: true})
 			}
 		}
 	}
@@ -538,33 +568,41 @@ func requestedResources(p *Pod, container string) []string {
 	return sortedKeys(set)
 }
 
-// classifyFromState decides the cause from the free table when no hint log is at hand.
+// classifyFromState decides the cause from the free table when no hint log
+// is at hand: insufficient-resources when even all NUMA nodes together lack a
+// resource, policy-constraint when every resource fits somewhere but not
+// where the policy accepts.
 func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 	byRes := map[string][]ResourceRow{}
 	for _, r := range rows {
 		byRes[r.Resource] = append(byRes[r.Resource], r)
 	}
-	var none []string
-	var why []string
+	var short, wide []string
 	for _, res := range sortedKeys(byRes) {
 		fits := false
+		var total, req int64
 		for _, r := range byRes[res] {
 			fits = fits || r.Fits
+			if len(r.NUMANodes) == 1 && r.known {
+				total += r.free
+				req = r.req
+			}
 		}
-		if !fits {
-			none = append(none, res)
+		switch {
+		case fits:
+		case total < req:
+			short = append(short, fmt.Sprintf("%s (%d free on all NUMA nodes together, %d requested)", res, total, req))
+		default:
+			wide = append(wide, res)
 		}
 	}
-	if len(none) > 0 && policy == "single-numa-node" {
-		why = append(why, fmt.Sprintf("By the state files no single NUMA node (or memory group) has enough free %s for the request.", strings.Join(none, ", ")))
-		return CausePolicyConstraint, why
+	if len(short) > 0 {
+		return CauseInsufficientResources, []string{"By the state files no NUMA node or set of NUMA nodes has enough free " + strings.Join(short, ", ") + "."}
 	}
-	if len(none) > 0 {
-		why = append(why, fmt.Sprintf("By the state files no NUMA node or group has enough free %s for the request.", strings.Join(none, ", ")))
-		return CauseInsufficientResources, why
+	if len(wide) > 0 {
+		return CausePolicyConstraint, []string{fmt.Sprintf("By the state files %s is free only when several NUMA nodes are combined; %s accepts that placement only if it is the narrowest possible on an empty node, and single-numa-node never does.", strings.Join(wide, ", "), orDefault(policy, "the policy"))}
 	}
-	why = append(why, "By the state files every resource fits somewhere, but not together in a way the policy accepts.")
-	return CausePolicyConstraint, why
+	return CausePolicyConstraint, []string{"By the state files every resource fits on some NUMA node, but not all of them on the same one."}
 }
 
 // admitted notes, for the pods given as evidence that were not rejected,
@@ -602,6 +640,30 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				}
 				parts = append(parts, fmt.Sprintf("%s on %s", name, hintText(c.BestHint)))
 				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
+			}
+			for _, s := range lg.Signals {
+				if (s.Kind != SignalMemoryPlacement && s.Kind != SignalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
+					continue
+				}
+				if s.Kind == SignalMemoryPlacement {
+					parts = append(parts, fmt.Sprintf("memory of %s pinned to NUMA node(s) %s (cpuset.mems)", s.Fields["container"], s.Fields["numaNodes"]))
+				} else {
+					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))
+				}
+				f.Evidence = append(f.Evidence, logRef(lg, s))
+			}
+			for i := range att.Containers {
+				c := &att.Containers[i]
+				sim, err := d.simulate(policy, c)
+				if err != nil || sim == nil || sim.agree == nil {
+					continue
+				}
+				if *sim.agree && sim.admit {
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives the same best hint %s for %s and admits it", policy, sim.best, orDefault(c.Container, "the pod")))
+				} else {
+					f.Severity = SeverityWarning
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives %s for %s (admit: %v), which does not match the log: the policy or options in effect differ from the evidence", policy, sim.best, orDefault(c.Container, "the pod"), sim.admit))
+				}
 			}
 			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
 			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."

@@ -141,6 +141,10 @@ type ResourceRow struct {
 	Source string `json:"source"`
 	// Note explains a row, for example a node that belongs to a memory group.
 	Note string `json:"note,omitempty"`
+
+	// free and req are the figures in base units (CPUs, bytes, devices) when known.
+	free, req int64
+	known     bool
 }
 
 // Summary counts findings by severity.

@@ -246,3 +246,24 @@ func FuzzParseLog(f *testing.F) {
 		}
 	})
 }
+
+func TestPlacementSignals(t *testing.T) {
+	lines := []string{
+		`I1129 10:00:00.000000 1 memory_manager.go:281] "Memory affinity" pod="ns/p" containerName="c" numaNodes={"0":{},"1":{}}`,
+		`I1129 10:00:00.000001 1 memory_manager.go:281] "Memory affinity" pod="ns/p" containerName="d" numaNodes=[1]`,
+		`I1129 10:00:00.000002 1 policy_static.go:642] "Allocated exclusive CPUs" pod="ns/p" containerName="c" cpuset="2-5"`,
+	}
+	l, err := ParseLog("p.log", strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := l.Interpret()
+	m := k.SignalsOf(SignalMemoryPlacement)
+	if len(m) != 2 || m[0].Fields["numaNodes"] != "0, 1" || m[1].Fields["numaNodes"] != "1" {
+		t.Errorf("memory placement = %+v", m)
+	}
+	c := k.SignalsOf(SignalCPUPlacement)
+	if len(c) != 1 || c[0].Fields["cpuset"] != "2-5" || c[0].Fields["container"] != "c" {
+		t.Errorf("cpu placement = %+v", c)
+	}
+}

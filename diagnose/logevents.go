@@ -150,6 +150,11 @@ const (
 	SignalContainerManager    = "container-manager-failed"
 	SignalMaxNUMAWarning      = "max-numa-warning"
 	SignalUnknownPolicy       = "unknown-policy"
+	// SignalMemoryPlacement: the memory manager pinned a container's memory
+	// (cpuset.mems) to NUMA nodes ("Memory affinity").
+	SignalMemoryPlacement = "memory-placement"
+	// SignalCPUPlacement: the CPU manager gave a container exclusive CPUs.
+	SignalCPUPlacement = "cpu-placement"
 )
 
 // KubeletLog is a parsed kubelet log with its admission attempts and signals.
@@ -419,6 +424,14 @@ func (k *KubeletLog) signals(r LogRecord) {
 			f[v.Key] = v.Text
 		}
 		k.add(SignalMemoryStateDetail, r, f)
+	case "Memory affinity":
+		raw, _ := r.raw("numaNodes")
+		c, _ := r.Get("containerName")
+		k.add(SignalMemoryPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "numaNodes": intsString(numaSet(raw))})
+	case "Allocated exclusive CPUs":
+		c, _ := r.Get("containerName")
+		cs, _ := r.Get("cpuset")
+		k.add(SignalCPUPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "cpuset": cs})
 	case "Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date":
 		k.add(SignalDeviceCheckpoint, r, nil)
 	case "WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":
@@ -492,4 +505,25 @@ func (k *KubeletLog) SignalsOf(kind string) []Signal {
 		}
 	}
 	return out
+}
+
+// numaSet decodes a logged set of NUMA nodes: a JSON list ([0,1]) or, for a
+// sets.Set[int] rendered as JSON, an object with the nodes as keys ({"0":{}}).
+func numaSet(raw string) []int {
+	var list []int
+	if json.Unmarshal([]byte(raw), &list) == nil {
+		sort.Ints(list)
+		return list
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &obj) == nil {
+		for k := range obj {
+			var n int
+			if _, err := fmt.Sscanf(k, "%d", &n); err == nil {
+				list = append(list, n)
+			}
+		}
+		sort.Ints(list)
+	}
+	return list
 }

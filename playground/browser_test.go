@@ -416,11 +416,27 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("diagnosis explains a TopologyAffinityError from the whole evidence", func(t *testing.T) {
+		if err := chromedp.Do(ctx, selectOption("#examples", "troubleshooting-page")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the TopologyAffinityError finding", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError]')`)
+		tabs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=tab]')].map((t) => t.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tabs) < 5 {
+			t.Errorf("the example should open one tab per evidence file, got %q", tabs)
+		}
+		shot(t, ctx, "diagnosis.png")
+	})
+
 	t.Run("language switch", func(t *testing.T) {
 		if err := chromedp.Do(ctx, selectOption("#lang", "zh-CN")); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, ctx, "Chinese headings", `document.querySelector('#result-heading').textContent === '结果'`)
+		waitFor(t, ctx, "a Chinese finding title", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError] .ftitle').textContent.includes('被拒绝')`)
 		shot(t, ctx, "zh-CN.png")
 		if err := chromedp.Do(ctx, selectOption("#lang", "en")); err != nil {
 			t.Fatal(err)

@@ -131,6 +131,13 @@ func TestOffline(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", form, code, errOut)
 		}
+		// Only the numascope form comes with a copy of the node's sysfs.
+		if form == "numascope" {
+			if errOut != "" || !strings.Contains(out, "NUMA node 1\n  cpus             allocatable 8-15 (8)") {
+				t.Errorf("%s: output:\n%s\nstderr:\n%s", form, out, errOut)
+			}
+			continue
+		}
 		if !strings.Contains(out, "3 pods from") || !strings.Contains(errOut, "CPUs are shown without NUMA node: "+dir+" has no sys/devices/system/node") {
 			t.Errorf("%s: output:\n%s\nstderr:\n%s", form, out, errOut)
 		}
@@ -189,5 +196,23 @@ func TestErrors(t *testing.T) {
 	code, _, errOut := runArgs(t, "--socket", s2.Socket(), "--pod", "default/gone")
 	if code != 1 || !strings.Contains(errOut, "pod not found on this node: pod default/gone") {
 		t.Errorf("unknown pod: exit %d: %s", code, errOut)
+	}
+}
+
+func TestQOSFromKubectl(t *testing.T) {
+	s := start(t)
+	pods := filepath.Join(t.TempDir(), "pods.json")
+	os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
+	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644)
+	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class") {
+		t.Errorf("output:\n%s", out)
+	}
+	os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644)
+	if code, _, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods); code != 1 || !strings.Contains(errOut, `kind "Deployment"`) {
+		t.Errorf("bad --qos file: exit %d: %s", code, errOut)
 	}
 }

@@ -6,6 +6,8 @@
 const CALL_TIMEOUT_MS = 10000;
 const MAX_FILE_BYTES = 8 << 20;
 const SHARE_PREFIX = "#s=";
+// Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
+const EVIDENCE_KINDS = ["kubelet-log", "pod", "events", "kubelet-config", "machine-info"];
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,7 +22,7 @@ function h(tag, attrs, ...children) {
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -324,6 +326,10 @@ function errorBox(err) {
 }
 
 function verdictEl(f) {
+  if (EVIDENCE_KINDS.includes(f.kind)) {
+    return h("div", { class: "verdict " + (f.kubeletAccepts ? "ok" : "bad"), "data-testid": "evidence-verdict" },
+      h("p", { class: "verdict-line" }, f.kubeletAccepts ? T("evidence-read", { note: f.summary || f.kind }) : T("error")));
+  }
   if (f.kind === "podresources") {
     return h("div", { class: "verdict " + (f.kubeletAccepts ? "ok" : "bad"), "data-testid": "podresources-verdict" },
       h("p", { class: "verdict-line" }, f.kubeletAccepts ? T("podresources-ok") : T("podresources-bad")));
@@ -363,7 +369,7 @@ function renderResult() {
       h("dl", { class: "facts" },
         h("dt", {}, T("kind")), h("dd", { "data-testid": "kind" }, f.kind || T("kind-unknown")),
         f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
-      f.summary ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
+      f.summary && !EVIDENCE_KINDS.includes(f.kind) ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
       verdictEl(f),
       f.problems && f.problems.length ? h("p", { class: "muted" }, h("a", { href: "#findings-heading" }, T("see-findings", { n: f.problems.length }))) : null)));
 }
@@ -440,6 +446,7 @@ function nodeCard(n, scales, titled) {
       : assigned ? h("p", { class: "muted small" }, assigned) : null,
     n.resources && n.resources.length ? resourceTable(n.resources, scales) : null,
     n.cpus !== undefined ? h("p", {}, h("strong", {}, T("cpus") + ": "), h("code", {}, n.cpus || "∅")) : null,
+    n.machineMemory ? h("p", {}, h("strong", {}, T("machine-memory") + ": "), bytesEl(n.machineMemory)) : null,
     n.devices && n.devices.length ? h("div", { class: "devices" }, h("p", { class: "caption" }, T("devices")),
       h("ul", { class: "devs" }, n.devices.map((d) => h("li", {},
         h("code", {}, d.resource), " ", h("strong", {}, d.id), " ",
@@ -467,13 +474,24 @@ function renderFindings() {
   const d = state.lastDiagnosis;
   const r = state.lastInspect;
   if (d && d.ok) {
-    const fs = d.result.findings || [];
-    box.replaceChildren(fs.length ? h("ul", { class: "findings" }, fs.map((f) =>
-      h("li", { class: "finding sev-" + f.severity, "data-code": f.code },
-        h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + f.severity)), " ", findingTitle(lang, f.code, f.title), " ", h("code", { class: "muted" }, f.code)),
-        f.explanation ? h("p", {}, f.explanation) : null,
-        f.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), f.remedy) : null)))
-      : h("p", { class: "empty" }, T("no-problems")));
+    const rep = d.result.report || {};
+    const fs = rep.findings || [];
+    const skipped = d.result.skipped || [];
+    box.replaceChildren(...[
+      fs.length ? h("ul", { class: "findings" }, fs.map((f) =>
+        h("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-testid": "finding" },
+          h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + f.severity)), " ",
+            findingTitle(lang, f.code, f.title), " ", h("code", { class: "muted" }, f.code)),
+          f.pod ? h("p", { class: "muted" }, h("code", {}, f.pod)) : null,
+          lang !== "en" && findingTitle(lang, f.code, "") ? h("p", { class: "muted" }, f.title) : null,
+          f.explanation ? h("p", {}, f.explanation) : null,
+          f.topologyAffinityError && f.topologyAffinityError.cause ? h("p", {}, h("strong", {}, T("cause") + ": "), f.topologyAffinityError.cause) : null,
+          f.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), f.remedy) : null,
+          f.evidence && f.evidence.length ? h("p", { class: "refs muted" }, T("evidence") + ": ",
+            f.evidence.map((e, i) => [i ? ", " : "", h("code", { title: e.quote || "" }, e.file + (e.line ? ":" + e.line : e.path ? "#" + e.path : ""))])) : null)))
+        : h("p", { class: "empty" }, T("no-problems")),
+      skipped.length ? h("div", { class: "skipped" }, h("p", { class: "caption" }, T("skipped")),
+        h("ul", {}, skipped.map((x) => h("li", {}, h("strong", {}, x.file), ": ", x.reason)))) : null].filter(Boolean));
     return;
   }
   if (!r) { box.replaceChildren(h("p", { class: "empty" }, T("no-findings"))); return; }

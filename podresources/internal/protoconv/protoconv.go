@@ -156,7 +156,7 @@ func (c *converter) pod(p *v1.PodResources, out *podresources.Pod) error {
 	return nil
 }
 
-// Pods converts a List answer.
+// Pods converts a List answer. Device id lists share memory with in.
 func Pods(in []*v1.PodResources) ([]podresources.Pod, error) {
 	c := &converter{}
 	out := make([]podresources.Pod, len(in))
@@ -244,7 +244,7 @@ func toDevices(in []podresources.Device) []*v1.ContainerDevices {
 	}
 	out := make([]*v1.ContainerDevices, len(in))
 	for i, d := range in {
-		out[i] = &v1.ContainerDevices{ResourceName: d.ResourceName, DeviceIds: d.DeviceIDs, Topology: topologyOf(d.NUMANodes)}
+		out[i] = &v1.ContainerDevices{ResourceName: d.ResourceName, DeviceIds: append([]string(nil), d.DeviceIDs...), Topology: topologyOf(d.NUMANodes)}
 	}
 	return out
 }

@@ -95,7 +95,9 @@ type NodeView struct {
 	Group       []int      `json:"group,omitempty"`
 	Resources   []Resource `json:"resources,omitempty"`
 	CPUs        *string    `json:"cpus,omitempty"`
-	Devices     []Device   `json:"devices,omitempty"`
+	// MachineMemory is the node's memory as the machine info reports it.
+	MachineMemory uint64   `json:"machineMemory,omitempty"`
+	Devices       []Device `json:"devices,omitempty"`
 }
 
 // Resource is one row of the memory manager's table, in bytes.
@@ -130,6 +132,11 @@ var canonicalName = map[string]string{
 	"device":       "kubelet_internal_checkpoint",
 	"dra":          "dra_manager_state",
 	"podresources": "podresources.json",
+	kindMachine:    "machine-info.json",
+	kindConfig:     "kubelet-config.yaml",
+	kindPod:        "pod.yaml",
+	kindEvents:     "events",
+	kindLog:        "kubelet.log",
 }
 
 // numaBuilder collects what every file says about the NUMA nodes.
@@ -165,6 +172,9 @@ func (b *numaBuilder) merge(o *numaBuilder) {
 		}
 		if n.CPUs != nil {
 			m.CPUs = n.CPUs
+		}
+		if n.MachineMemory != 0 {
+			m.MachineMemory = n.MachineMemory
 		}
 		m.Devices = append(m.Devices, n.Devices...)
 	}
@@ -203,7 +213,7 @@ type decoder func(in InputFile, req *InspectRequest, numa *numaBuilder) (view *F
 
 // decoders are tried in order for every file: kubelet checkpoints first,
 // then PodResources answers.
-var decoders = []decoder{decodeStateFile, decodePodResources}
+var decoders = []decoder{decodeStateFile, decodePodResources, decodeEvidence}
 
 func init() {
 	register("inspect", "decodes and verifies state files and PodResources answers: kind, format, checksum verdict, problems, pinning and the NUMA view",

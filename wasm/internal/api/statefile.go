@@ -14,8 +14,11 @@ import (
 func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*FileView, bool) {
 	f, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, Policy: req.Policy, MaxSize: MaxFileBytes})
 	if err != nil {
-		if errors.Is(err, statefile.ErrUnknownKind) && looksLikePodResources(in.Content) {
-			return nil, false
+		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
+			// Maybe other evidence: a PodResources answer, a log, a pod.
+			if looksLikePodResources(in.Content) || classify(in) != "" {
+				return nil, false
+			}
 		}
 		remedy := "paste the whole file unchanged, from its first { to its last }"
 		switch {

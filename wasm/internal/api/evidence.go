@@ -1,0 +1,256 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
+	"sigs.k8s.io/yaml"
+)
+
+// Evidence kinds besides the kubelet checkpoints (whose kinds are those of
+// package statefile) and "podresources".
+const (
+	kindMachine = "machine-info"
+	kindConfig  = "kubelet-config"
+	kindPod     = "pod"
+	kindEvents  = "events"
+	kindLog     = "kubelet-log"
+)
+
+var (
+	describeRe    = regexp.MustCompile(`(?m)^Events:\s*`)
+	describeName  = regexp.MustCompile(`(?m)^Name:\s+\S`)
+	eventsTableRe = regexp.MustCompile(`(?m)^LAST SEEN\s+TYPE\s+REASON`)
+)
+
+// classify tells what evidence a non-checkpoint input is, from its content
+// (and its name when the content alone is ambiguous); "" means unknown.
+func classify(in InputFile) string {
+	text := strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff"))
+	if (describeRe.MatchString(text) && describeName.MatchString(text)) || eventsTableRe.MatchString(text) {
+		return kindEvents
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(text), &doc); err == nil && doc != nil {
+		kind, _ := doc["kind"].(string)
+		switch kind {
+		case "KubeletConfiguration":
+			return kindConfig
+		case "Pod", "PodList":
+			return kindPod
+		case "Event", "EventList":
+			return kindEvents
+		case "List":
+			if items, _ := doc["items"].([]any); len(items) > 0 {
+				if first, _ := items[0].(map[string]any); first != nil {
+					switch first["kind"] {
+					case "Pod":
+						return kindPod
+					case "Event":
+						return kindEvents
+					}
+				}
+			}
+		}
+		if _, ok := doc["topology"].([]any); ok {
+			return kindMachine
+		}
+		if lower := strings.ToLower(in.Name); strings.HasPrefix(lower, "kubelet-config") || lower == "config.yaml" {
+			return kindConfig
+		}
+		// Log lines like "Nov 29 10:00:00 host kubelet[1]: ..." also read as
+		// YAML maps, so fall through to the log parser.
+	}
+	if log, err := diagnose.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
+		return kindLog
+	}
+	return ""
+}
+
+// decodeEvidence describes a log, pod, events, kubelet configuration or
+// machine-info input; its findings come from the "diagnose" method.
+func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileView, bool) {
+	kind := classify(in)
+	if kind == "" {
+		return nil, false
+	}
+	v := &FileView{File: in.Name, Kind: kind, KubeletAccepts: true}
+	ev := &diagnose.Evidence{}
+	if err := addEvidence(ev, kind, in); err != nil {
+		v.KubeletAccepts = false
+		v.Problems = []Problem{{Message: err.Error(), Severity: "error", Remedy: remedyFor(kind)}}
+		return v, true
+	}
+	if kind == kindMachine && ev.Machine != nil {
+		for _, n := range ev.Machine.Nodes {
+			node := numa.node(n.ID)
+			cpus := n.CPUs
+			node.CPUs = &cpus
+			node.MachineMemory = n.Memory
+		}
+	}
+	rep, err := diagnose.Run(context.Background(), ev)
+	if err == nil && len(rep.Evidence) > 0 {
+		v.Format = rep.Evidence[0].Format
+		v.Summary = rep.Evidence[0].Note
+	}
+	return v, true
+}
+
+func remedyFor(kind string) string {
+	switch kind {
+	case kindLog:
+		return "paste kubelet log lines as journalctl -u kubelet or the kubelet's log file prints them"
+	case kindPod:
+		return "paste the output of kubectl get pod NAME -o yaml"
+	case kindEvents:
+		return "paste the output of kubectl describe pod NAME or kubectl get events -o yaml"
+	case kindConfig:
+		return "paste the KubeletConfiguration file (often /var/lib/kubelet/config.yaml)"
+	case kindMachine:
+		return "paste the output of kubectl get --raw /api/v1/nodes/NODE/proxy/spec"
+	}
+	return "paste the file unchanged"
+}
+
+// addEvidence parses in as evidence of kind and adds it to ev.
+func addEvidence(ev *diagnose.Evidence, kind string, in InputFile) error {
+	data := []byte(in.Content)
+	switch kind {
+	case kindConfig:
+		return ev.SetKubeletConfig(in.Name, data)
+	case kindPod:
+		return ev.AddPods(in.Name, data)
+	case kindEvents:
+		return ev.AddEvents(in.Name, data)
+	case kindLog:
+		return ev.AddLog(in.Name, data)
+	case kindMachine:
+		m, err := diagnose.ParseMachineInfo(in.Name, data)
+		if err != nil {
+			return err
+		}
+		ev.SetMachine(m)
+		return nil
+	case "podresources":
+		s, err := podresources.Decode(data)
+		if err != nil && s == nil {
+			return err
+		}
+		ev.SetPodResources(in.Name, s)
+		return nil
+	case "state":
+		return ev.AddStateFile(in.Name, data)
+	}
+	return fmt.Errorf("%s: unknown evidence kind %q", in.Name, kind)
+}
+
+// evidenceKind tells what an input is: "state" for a kubelet checkpoint
+// (intact or not), "podresources", one of the other evidence kinds, or "".
+func evidenceKind(in InputFile) string {
+	_, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, MaxSize: MaxFileBytes})
+	if err == nil {
+		return "state"
+	}
+	if looksLikePodResources(in.Content) {
+		return "podresources"
+	}
+	if k := classify(in); k != "" {
+		return k
+	}
+	if !errors.Is(err, statefile.ErrUnknownKind) && !errors.Is(err, statefile.ErrNotJSON) {
+		return "state" // a damaged checkpoint: AddStateFile says why
+	}
+	return ""
+}
+
+// DiagnoseRequest is the request of the "diagnose" method: the same inputs
+// as "inspect".
+type DiagnoseRequest = InspectRequest
+
+// DiagnoseResult is the answer of the "diagnose" method.
+type DiagnoseResult struct {
+	Report diagnose.Report `json:"report"`
+	// Skipped lists the inputs that could not be used as evidence.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Skipped is an input left out of the diagnosis, with the reason.
+type Skipped struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// DiagnoseTimeout bounds one diagnosis.
+const DiagnoseTimeout = 5 * time.Second
+
+func init() {
+	register("diagnose", "turns every input (state files, PodResources, kubelet logs, pods, events, kubelet configuration, machine info) into findings with codes, explanations and remedies",
+		func(raw json.RawMessage) (any, error) {
+			var req DiagnoseRequest
+			if err := decode("diagnose", raw, &req); err != nil {
+				return nil, err
+			}
+			return Diagnose(&req)
+		})
+}
+
+// evidenceOrder adds the kubelet configuration first, because the state
+// files are judged against the policies it configures.
+var evidenceOrder = map[string]int{kindConfig: 0, kindMachine: 1, "state": 2, "podresources": 3, kindPod: 4, kindEvents: 5, kindLog: 6}
+
+// Diagnose classifies every input, adds it to the evidence and runs the
+// diagnosis.
+func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
+	type item struct {
+		in   InputFile
+		kind string
+	}
+	var items []item
+	out := &DiagnoseResult{Skipped: []Skipped{}}
+	for i, in := range req.Files {
+		if strings.TrimSpace(in.Content) == "" {
+			continue
+		}
+		if len(in.Content) > MaxFileBytes {
+			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: "larger than the playground's limit for one file"})
+			continue
+		}
+		kind := evidenceKind(in)
+		if in.Name == "" {
+			in.Name = fmt.Sprintf("file %d", i+1)
+			if n := canonicalName[kind]; n != "" {
+				in.Name = n
+			}
+		}
+		if kind == "" {
+			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: "not recognised as kubelet evidence"})
+			continue
+		}
+		items = append(items, item{in, kind})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return evidenceOrder[items[i].kind] < evidenceOrder[items[j].kind] })
+	ev := &diagnose.Evidence{}
+	for _, it := range items {
+		if err := addEvidence(ev, it.kind, it.in); err != nil {
+			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: err.Error()})
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)
+	defer cancel()
+	rep, err := diagnose.Run(ctx, ev)
+	if err != nil {
+		return nil, &Error{Code: "engine", Message: "the diagnosis did not finish: " + err.Error()}
+	}
+	out.Report = rep
+	return out, nil
+}

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDiagnoseAgreesWithTheScenarios feeds every diagnose scenario to the
+// "diagnose" method as a person would paste it (file by file, classified by
+// content) and expects the findings that package diagnose itself reports
+// when it loads the scenario directory.
+func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "diagnose", "testdata")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		expected, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			var files []InputFile
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				name := d.Name()
+				if name == "README.md" || strings.HasPrefix(name, "expected.") {
+					return nil
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel, _ := filepath.Rel(dir, p)
+				files = append(files, InputFile{Name: filepath.ToSlash(rel), Content: string(b)})
+				return nil
+			})
+			if strings.Contains(e.Name(), "sysfs") {
+				t.Skip("a sysfs snapshot is a directory tree, which a paste cannot carry")
+			}
+			res, err := Diagnose(&DiagnoseRequest{Files: files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want struct {
+				Findings []struct {
+					Code     string `json:"code"`
+					Severity string `json:"severity"`
+				} `json:"findings"`
+			}
+			if err := json.Unmarshal(expected, &want); err != nil {
+				t.Fatal(err)
+			}
+			var got, exp []string
+			for _, f := range res.Report.Findings {
+				got = append(got, f.Code+"/"+string(f.Severity))
+			}
+			for _, f := range want.Findings {
+				exp = append(exp, f.Code+"/"+f.Severity)
+			}
+			sort.Strings(got)
+			sort.Strings(exp)
+			if d := cmp.Diff(exp, got); d != "" {
+				t.Errorf("findings differ from package diagnose's own (-diagnose +playground):\n%s\nskipped: %+v", d, res.Skipped)
+			}
+		})
+		ran++
+	}
+	if ran < 10 {
+		t.Fatalf("only %d scenarios found under %s", ran, root)
+	}
+}
+
+func TestScenarioExamplesDiagnose(t *testing.T) {
+	list, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"troubleshooting-page":     "TopologyAffinityError",
+		"tae-cpu-memory-split":     "TopologyAffinityError",
+		"start-corrupt-checkpoint": "CorruptCheckpoint",
+		"smt-not-multiple-of-core": "SMTAlignmentError",
+	}
+	for _, ex := range list.Examples {
+		code, ok := want[ex.ID]
+		if !ok {
+			continue
+		}
+		delete(want, ex.ID)
+		res, err := Diagnose(&DiagnoseRequest{Files: ex.Files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range res.Report.Findings {
+			found = found || f.Code == code
+		}
+		if !found || len(res.Skipped) > 0 {
+			t.Errorf("example %s: want finding %s and nothing skipped, got %+v skipped %+v", ex.ID, code, res.Report.Findings, res.Skipped)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("examples missing: %v", want)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct{ name, content, kind string }{
+		{"", "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n", kindConfig},
+		{"", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n", kindPod},
+		{"", `{"kind":"EventList","items":[]}`, kindEvents},
+		{"", "LAST SEEN   TYPE      REASON                   OBJECT        MESSAGE\n1m  Warning  TopologyAffinityError  pod/x  Resources cannot be allocated with Topology locality\n", kindEvents},
+		{"", "Name:         guaranteed\nNamespace:    default\nEvents:\n  Type     Reason  Age  From  Message\n", kindEvents},
+		{"", `I1129 10:00:00.101010    1234 topology_manager.go:215] "Topology Admit Handler" podUID="u" podNamespace="default" podName="g"`, kindLog},
+		{"", `{"hello": "world"}`, ""},
+		{"", "just some words", ""},
+	} {
+		if got := classify(InputFile{Name: tc.name, Content: tc.content}); got != tc.kind {
+			t.Errorf("classify(%.40q) = %q, want %q", tc.content, got, tc.kind)
+		}
+	}
+}
