@@ -49,6 +49,7 @@ func benchCPUFile(tb testing.TB, format Format) []byte {
 func benchDecode(b *testing.B, data []byte, kind Kind) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f, err := Decode(data, Options{Name: "bench", Kind: kind})
 		if err != nil || !f.KubeletAccepts {
@@ -60,6 +61,7 @@ func benchDecode(b *testing.B, data []byte, kind Kind) {
 func benchVerify(b *testing.B, data []byte, kind Kind) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		v, err := Verify(data, Options{Name: "bench", Kind: kind})
 		if err != nil || !v.KubeletAccepts {

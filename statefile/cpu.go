@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 
 	"k8s.io/utils/cpuset"
 )
@@ -131,7 +133,7 @@ func (p *cpuPodEntry) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &entry); err != nil {
 		return err
 	}
-	cset, err := cpuset.Parse(entry.CPUSet)
+	cset, err := parseCPUSet(entry.CPUSet)
 	if err != nil {
 		return fmt.Errorf("failed to parse cpuset: %w", err)
 	}
@@ -306,10 +308,10 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 		var v1 cpuCheckpointV1
 		if json.Unmarshal(blob, &v1) == nil {
 			f.CPU.PolicyName, f.CPU.Entries = v1.PolicyName, nil
-			f.CPU.DefaultCPUSet, _ = cpuset.Parse(v1.DefaultCPUSet)
+			f.CPU.DefaultCPUSet, _ = parseCPUSet(v1.DefaultCPUSet)
 			f.CPU.ContainerEntries = map[string]cpuset.CPUSet{}
 			for k, v := range v1.Entries {
-				f.CPU.ContainerEntries[k], _ = cpuset.Parse(v)
+				f.CPU.ContainerEntries[k], _ = parseCPUSet(v)
 			}
 		}
 	}
@@ -479,7 +481,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	if policy != d.PolicyName {
 		return fmt.Errorf("configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
 	}
-	if _, err := cpuset.Parse(d.DefaultCPUSet); err != nil {
+	if _, err := parseCPUSet(d.DefaultCPUSet); err != nil {
 		return fmt.Errorf("could not parse default CPU set %q: %w", d.DefaultCPUSet, err)
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
@@ -487,7 +489,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, container := range sortedKeys(d.Entries[pod]) {
 			s := d.Entries[pod][container]
-			if _, err := cpuset.Parse(s); err != nil {
+			if _, err := parseCPUSet(s); err != nil {
 				return fmt.Errorf("could not parse cpuset %q for container %q in pod %q: %w", s, container, pod, err)
 			}
 		}
@@ -497,13 +499,13 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 
 func cpuStateFrom(d *cpuCheckpointData) *CPUState {
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet, _ = cpuset.Parse(d.DefaultCPUSet)
+	s.DefaultCPUSet, _ = parseCPUSet(d.DefaultCPUSet)
 	if d.Entries != nil {
 		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
 		for pod, cs := range d.Entries {
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
 			for c, v := range cs {
-				s.Entries[pod][c], _ = cpuset.Parse(v)
+				s.Entries[pod][c], _ = parseCPUSet(v)
 			}
 		}
 	}
@@ -518,7 +520,7 @@ func cpuStateFrom(d *cpuCheckpointData) *CPUState {
 		for pod, cs := range d.Baselines {
 			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
 			for c, v := range cs {
-				s.Baselines[pod][c], _ = cpuset.Parse(v.Baseline)
+				s.Baselines[pod][c], _ = parseCPUSet(v.Baseline)
 			}
 		}
 	}
@@ -555,9 +557,9 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	base := ""
 	if r.format == FormatV4 {
-		base = "/data (decoded)"
+		base = "/data"
 	}
-	def, err := cpuset.Parse(d.DefaultCPUSet)
+	def, err := parseCPUSet(d.DefaultCPUSet)
 	if err != nil {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %q: %v", d.DefaultCPUSet, err)
 	}
@@ -568,7 +570,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	var all []owned
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, c := range sortedKeys(d.Entries[pod]) {
-			s, err := cpuset.Parse(d.Entries[pod][c])
+			s, err := parseCPUSet(d.Entries[pod][c])
 			if err != nil {
 				f.problem(SeverityError, base+pointer("entries", pod, c), drain,
 					"could not parse cpuset %q for container %q in pod %q: %v", d.Entries[pod][c], c, pod, err)
@@ -639,4 +641,26 @@ func checksumPointer(f *File) string {
 
 func isZeroCPUSet(s cpuset.CPUSet) bool {
 	return reflect.ValueOf(s).Field(0).IsNil()
+}
+
+// maxParsedCPUs bounds the CPUs numascope expands from one cpuset range.
+// cpuset.Parse adds a range CPU by CPU, so the kubelet hangs or runs out of
+// memory on a range like "0-9223372036854775806"; numascope refuses it instead.
+const maxParsedCPUs = 1 << 20
+
+// errHugeCPUSet reports such a range.
+var errHugeCPUSet = errors.New("the range is so wide that the kubelet would hang or run out of memory building it CPU by CPU")
+
+// parseCPUSet is cpuset.Parse with a bound on range widths.
+func parseCPUSet(s string) (cpuset.CPUSet, error) {
+	for _, r := range strings.Split(s, ",") {
+		if i := strings.IndexByte(r, '-'); i >= 0 {
+			a, err1 := strconv.Atoi(r[:i])
+			b, err2 := strconv.Atoi(r[i+1:])
+			if err1 == nil && err2 == nil && a <= b && uint64(b-a) >= maxParsedCPUs {
+				return cpuset.New(), fmt.Errorf("cpuset range %q: %w", r, errHugeCPUSet)
+			}
+		}
+	}
+	return cpuset.Parse(s)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,7 @@ func TestKubeletGolden(t *testing.T) {
 			OnReject       string `json:"onReject"`
 			KubeletError   string `json:"kubeletError"`
 			Tamper         string `json:"tamper"`
+			Writer         string `json:"writer"`
 			Checksums      []struct {
 				Stored, Expected uint64
 				Layout           string
@@ -59,6 +61,13 @@ func TestKubeletGolden(t *testing.T) {
 			}
 			if f.OnReject != c.OnReject {
 				t.Errorf("OnReject %q, kubelet %q", f.OnReject, c.OnReject)
+			}
+			if c.Tamper == "" && !strings.Contains(c.Writer, "hand") && !strings.Contains(c.File, "upstream") {
+				for _, p := range f.Problems {
+					if strings.Contains(p.Message, "does not match schema") {
+						t.Errorf("a kubelet-written file breaks its schema: %s %s", p.Path, p.Message)
+					}
+				}
 			}
 			if c.KubeletError != "" && f.Reason != c.KubeletError {
 				t.Errorf("reason differs:\nkubelet:   %s\nnumascope: %s", c.KubeletError, f.Reason)

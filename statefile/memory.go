@@ -424,7 +424,7 @@ func attachNodesAlias(f *File, blob []byte, format Format) {
 	}
 	base := ""
 	if format == FormatV3 {
-		base = "/data (decoded)"
+		base = "/data"
 	}
 	for id, fields := range probe.MachineState {
 		raw, ok := fields["nodes"]
@@ -483,7 +483,7 @@ func memoryProblems(f *File, r *memRestore, opts Options) {
 	}
 	base := ""
 	if f.Format == FormatV3 {
-		base = "/data (decoded)"
+		base = "/data"
 	}
 	memTableProblems(f, base)
 	memGroupProblems(f, base)

@@ -24,6 +24,9 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 			v, err = nil, fmt.Errorf("%s: internal error while verifying (please report it): %v", opts.Name, r)
 		}
 	}()
+	if v, ok := verifyFast(data, opts); ok {
+		return v, nil
+	}
 	if opts.Kind != KindCPU && opts.Kind != KindMemory {
 		f, err := Decode(data, opts)
 		if err != nil {

@@ -1,0 +1,1006 @@
+package statefile
+
+import (
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The fast path of Verify for the formats the kubelet writes today (cpu v4,
+// memory v3). It walks the raw bytes once, checks them against the kubelet's
+// Go types the way encoding/json would, hashes the unescaped data section
+// straight into FNV-32a and validates cpusets, all without building the state.
+// It only ever answers "the kubelet accepts this file": on anything it is not
+// sure about (an error, null, duplicate or non-ASCII field names, escapes where
+// they would matter) it gives up and Verify takes the exact, slower path. The
+// differential fuzz tests in fastverify_test.go hold it to encoding/json.
+
+// strPlain marks the bytes that may appear unescaped in a JSON string and
+// need no attention: everything from 0x20 up except '"' and '\\'.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return
+}()
+
+type fastScanner struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+func (s *fastScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte (0 at the end).
+func (s *fastScanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// str scans a JSON string at s.i and returns the span of its contents and
+// whether it holds escapes.
+func (s *fastScanner) str() (start, end int, esc, ok bool) {
+	b := s.b
+	if s.i >= len(b) || b[s.i] != '"' {
+		return
+	}
+	i := s.i + 1
+	start = i
+	for {
+		for i < len(b) && strPlain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return
+		}
+		switch b[i] {
+		case '"':
+			s.i = i + 1
+			return start, i, esc, true
+		case '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return
+				}
+				i += 6
+			default:
+				return
+			}
+		default: // a control character
+			return
+		}
+	}
+}
+
+// number scans a JSON number and reports whether it is a plain integer
+// (no fraction, no exponent).
+func (s *fastScanner) number() (start, end int, isInt, ok bool) {
+	b := s.b
+	i := s.i
+	start = i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return
+	}
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+	return start, i, isInt, true
+}
+
+func (s *fastScanner) literal(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// objOpen consumes the '{' of an object.
+func (s *fastScanner) objOpen() bool {
+	if s.peek() != '{' {
+		return false
+	}
+	s.i++
+	s.depth++
+	return s.depth <= MaxDepth
+}
+
+// objKey reads the next key of an object (escapes in keys make it give up)
+// and the ':' after it; at the end of the object it consumes '}' and
+// returns done.
+func (s *fastScanner) objKey(first bool) (ks, ke int, done, ok bool) {
+	c := s.peek()
+	if c == '}' {
+		s.i++
+		s.depth--
+		return 0, 0, true, true
+	}
+	if !first {
+		if c != ',' {
+			return
+		}
+		s.i++
+		c = s.peek()
+	}
+	if c != '"' {
+		return
+	}
+	ks, ke, esc, ok := s.str()
+	if !ok || esc || s.peek() != ':' {
+		return 0, 0, false, false
+	}
+	s.i++
+	s.ws()
+	return ks, ke, false, true
+}
+
+func (s *fastScanner) arrOpen() bool {
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	s.depth++
+	return s.depth <= MaxDepth
+}
+
+// arrNext moves to the next element of an array; at the end it consumes ']'
+// and returns done.
+func (s *fastScanner) arrNext(first bool) (done, ok bool) {
+	c := s.peek()
+	if c == ']' {
+		s.i++
+		s.depth--
+		return true, true
+	}
+	if !first {
+		if c != ',' {
+			return false, false
+		}
+		s.i++
+		s.ws()
+	}
+	return false, true
+}
+
+// skip scans any JSON value with encoding/json's syntax rules.
+func (s *fastScanner) skip() bool {
+	switch s.peek() {
+	case '{':
+		if !s.objOpen() {
+			return false
+		}
+		for first := true; ; first = false {
+			_, _, done, ok := s.objKey(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !s.skip() {
+				return false
+			}
+		}
+	case '[':
+		if !s.arrOpen() {
+			return false
+		}
+		for first := true; ; first = false {
+			done, ok := s.arrNext(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !s.skip() {
+				return false
+			}
+		}
+	case '"':
+		_, _, _, ok := s.str()
+		return ok
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		_, _, _, ok := s.number()
+		return ok
+	}
+}
+
+// validJSON reports whether b is one valid JSON value (encoding/json's Valid).
+func validJSON(b []byte) bool {
+	s := fastScanner{b: b}
+	if s.peek() == 0 || !s.skip() {
+		return false
+	}
+	s.ws()
+	return s.i == len(b)
+}
+
+// --- typed values: each returns false on anything encoding/json would not
+// store without error into the kubelet's type, and on null ---
+
+func (s *fastScanner) typedString() (start, end int, esc, ok bool) {
+	if s.peek() != '"' {
+		return
+	}
+	return s.str()
+}
+
+func (s *fastScanner) anyString() bool {
+	_, _, _, ok := s.typedString()
+	return ok
+}
+
+func (s *fastScanner) typedUint64() (uint64, bool) {
+	c := s.peek()
+	if c < '0' || c > '9' {
+		return 0, false
+	}
+	start, end, isInt, ok := s.number()
+	if !ok || !isInt {
+		return 0, false
+	}
+	var v uint64
+	for _, d := range s.b[start:end] {
+		if v > (1<<64-1)/10 || v == (1<<64-1)/10 && uint64(d-'0') > (1<<64-1)%10 {
+			return 0, false
+		}
+		v = v*10 + uint64(d-'0')
+	}
+	return v, true
+}
+
+func (s *fastScanner) typedInt() bool {
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		return false
+	}
+	start, end, isInt, ok := s.number()
+	if !ok || !isInt {
+		return false
+	}
+	_, err := strconv.ParseInt(unsafeString(s.b[start:end]), 10, strconv.IntSize)
+	return err == nil
+}
+
+func (s *fastScanner) typedIntSlice() bool {
+	if !s.arrOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.typedInt() {
+			return false
+		}
+	}
+}
+
+// field matches an object key against a struct's JSON field names the way
+// encoding/json does for ASCII keys (exact or case-insensitive). It returns
+// the field index, -1 for an unknown field, or -2 to give up: non-ASCII keys
+// could match by Unicode folding, and a repeated field would need the
+// last-one-wins rule.
+func field(key []byte, names []string, seen *uint32) int {
+	for i, n := range names {
+		if string(key) == n {
+			if *seen&(1<<uint(i)) != 0 {
+				return -2
+			}
+			*seen |= 1 << uint(i)
+			return i
+		}
+	}
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return -2
+		}
+	}
+	for i, n := range names {
+		if len(n) == len(key) && eqFoldASCII(key, n) {
+			if *seen&(1<<uint(i)) != 0 {
+				return -2
+			}
+			*seen |= 1 << uint(i)
+			return i
+		}
+	}
+	return -1
+}
+
+func eqFoldASCII(key []byte, name string) bool {
+	for i := 0; i < len(key); i++ {
+		a, b := key[i], name[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// --- memory_manager_state ---
+
+var (
+	memTableFields = []string{"total", "systemReserved", "allocatable", "reserved", "free"}
+	memNodeFields  = []string{"numberOfAssignments", "memoryMap", "cells"}
+	memBlockFields = []string{"numaAffinity", "type", "size"}
+	memPodFields   = []string{"memoryBlocks"}
+	memOuterFields = []string{"policyName", "machineState", "entries", "checksum", "data", "dataChecksum"}
+	memDataFields  = []string{"policyName", "machineState", "entries", "podEntries"}
+)
+
+func (s *fastScanner) memTable() bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		switch field(s.b[ks:ke], memTableFields, &seen) {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		default:
+			_, ok = s.typedUint64()
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) memNode() bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		switch field(s.b[ks:ke], memNodeFields, &seen) {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		case 0:
+			ok = s.typedInt()
+		case 1:
+			ok = s.memMemoryMap()
+		default:
+			ok = s.typedIntSlice()
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) memMemoryMap() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.memTable() {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) machineState() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		// encoding/json parses int map keys with strconv.ParseInt(key, 10, 64)
+		if _, err := strconv.ParseInt(unsafeString(s.b[ks:ke]), 10, strconv.IntSize); err != nil {
+			return false
+		}
+		if !s.memNode() {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) memBlock() bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		switch field(s.b[ks:ke], memBlockFields, &seen) {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		case 0:
+			ok = s.typedIntSlice()
+		case 1:
+			ok = s.anyString()
+		default:
+			_, ok = s.typedUint64()
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) memBlocks() bool {
+	if !s.arrOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.memBlock() {
+			return false
+		}
+	}
+}
+
+// memEntries scans map[string]map[string][]Block.
+func (s *fastScanner) memEntries() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		for f2 := true; ; f2 = false {
+			_, _, done2, ok := s.objKey(f2)
+			if !ok {
+				return false
+			}
+			if done2 {
+				break
+			}
+			if !s.memBlocks() {
+				return false
+			}
+		}
+	}
+}
+
+// memPodEntries scans map[string]PodEntry{memoryBlocks}.
+func (s *fastScanner) memPodEntries() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		var seen uint32
+		for f2 := true; ; f2 = false {
+			ks, ke, done2, ok := s.objKey(f2)
+			if !ok {
+				return false
+			}
+			if done2 {
+				break
+			}
+			switch field(s.b[ks:ke], memPodFields, &seen) {
+			case -2:
+				return false
+			case -1:
+				ok = s.skip()
+			default:
+				ok = s.memBlocks()
+			}
+			if !ok {
+				return false
+			}
+		}
+	}
+}
+
+// --- cpu_manager_state ---
+
+var (
+	cpuOuterFields    = []string{"policyName", "defaultCpuSet", "entries", "checksum", "data", "dataChecksum"}
+	cpuDataFields     = []string{"policyName", "defaultCpuSet", "entries", "podEntries", "baselines"}
+	cpuPodEntryFields = []string{"cpuSet"}
+	cpuBaselineFields = []string{"baseline"}
+)
+
+// cpusetString scans a string that cpuset.Parse must accept.
+func (s *fastScanner) cpusetString() bool {
+	start, end, esc, ok := s.typedString()
+	return ok && !esc && validCPUSet(s.b[start:end])
+}
+
+// stringMapMap scans map[string]map[string]V with leaf scanning each V.
+func (s *fastScanner) stringMapMap(leaf func(*fastScanner) bool) bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		for f2 := true; ; f2 = false {
+			_, _, done2, ok := s.objKey(f2)
+			if !ok {
+				return false
+			}
+			if done2 {
+				break
+			}
+			if !leaf(s) {
+				return false
+			}
+		}
+	}
+}
+
+// oneFieldStruct scans a struct with one known field whose value leaf scans.
+func (s *fastScanner) oneFieldStruct(names []string, leaf func(*fastScanner) bool) bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		switch field(s.b[ks:ke], names, &seen) {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		default:
+			ok = leaf(s)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func cpuPodEntryLeaf(s *fastScanner) bool {
+	return s.oneFieldStruct(cpuPodEntryFields, (*fastScanner).cpusetString)
+}
+
+func cpuBaselineLeaf(s *fastScanner) bool {
+	return s.oneFieldStruct(cpuBaselineFields, (*fastScanner).anyString)
+}
+
+// cpuPodEntries scans map[string]PodEntry.
+func (s *fastScanner) cpuPodEntries() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !cpuPodEntryLeaf(s) {
+			return false
+		}
+	}
+}
+
+// --- the two entry points ---
+
+// fastCapture holds what the outer scan found.
+type fastCapture struct {
+	dataStart, dataEnd int
+	dataEsc, hasData   bool
+	dataChecksum       uint64
+}
+
+// outer scans the top-level object of a cpu v4 or memory v3 file.
+func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
+	if !s.objOpen() {
+		return false
+	}
+	names := cpuOuterFields
+	if kind == KindMemory {
+		names = memOuterFields
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
+		i := field(s.b[ks:ke], names, &seen)
+		switch {
+		case i == -2:
+			return false
+		case i == -1:
+			ok = s.skip()
+		case names[i] == "data":
+			c.dataStart, c.dataEnd, c.dataEsc, ok = s.typedString()
+			c.hasData = true
+		case names[i] == "dataChecksum":
+			c.dataChecksum, ok = s.typedUint64()
+		case names[i] == "checksum":
+			_, ok = s.typedUint64()
+		case names[i] == "policyName" || names[i] == "defaultCpuSet":
+			ok = s.anyString()
+		case names[i] == "machineState":
+			ok = s.machineState()
+		case kind == KindMemory: // entries
+			ok = s.memEntries()
+		default: // cpu entries
+			ok = s.stringMapMap((*fastScanner).anyString)
+		}
+		if !ok {
+			return false
+		}
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// inner scans the data section and returns the policy name span.
+func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
+	if !s.objOpen() {
+		return
+	}
+	names := cpuDataFields
+	if kind == KindMemory {
+		names = memDataFields
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return 0, 0, false
+		}
+		if done {
+			break
+		}
+		i := field(s.b[ks:ke], names, &seen)
+		switch {
+		case i == -2:
+			return 0, 0, false
+		case i == -1:
+			ok = s.skip()
+		case i == 0: // policyName
+			var esc bool
+			policyStart, policyEnd, esc, ok = s.typedString()
+			ok = ok && !esc
+		case kind == KindCPU && i == 1:
+			ok = s.cpusetString()
+		case kind == KindCPU && i == 2:
+			ok = s.stringMapMap((*fastScanner).cpusetString)
+		case kind == KindCPU && i == 3:
+			ok = s.cpuPodEntries()
+		case kind == KindCPU:
+			ok = s.stringMapMap(cpuBaselineLeaf)
+		case i == 1:
+			ok = s.machineState()
+		case i == 2:
+			ok = s.memEntries()
+		default:
+			ok = s.memPodEntries()
+		}
+		if !ok {
+			return 0, 0, false
+		}
+	}
+	s.ws()
+	return policyStart, policyEnd, s.i == len(s.b)
+}
+
+var unquotePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// verifyFast answers for cpu v4 and memory v3 files the kubelet accepts.
+func verifyFast(data []byte, opts Options) (*Verdict, bool) {
+	if opts.Kind != KindCPU && opts.Kind != KindMemory {
+		return nil, false
+	}
+	limit := opts.MaxSize
+	if limit <= 0 {
+		limit = DefaultMaxSize
+	}
+	if int64(len(data)) > limit {
+		return nil, false
+	}
+	var c fastCapture
+	s := fastScanner{b: data}
+	if !s.outer(opts.Kind, &c) || !c.hasData || c.dataEnd == c.dataStart {
+		return nil, false
+	}
+	// unescape the data section as encoding/json does, and hash it
+	raw := data[c.dataStart:c.dataEnd]
+	bufp := unquotePool.Get().(*[]byte)
+	defer unquotePool.Put(bufp)
+	inner := raw
+	if c.dataEsc || !utf8.Valid(raw) {
+		*bufp = unquoteInto((*bufp)[:0], raw)
+		inner = *bufp
+	}
+	if bytesStringChecksum(inner) != c.dataChecksum {
+		return nil, false
+	}
+	in := fastScanner{b: inner}
+	ps, pe, ok := in.inner(opts.Kind)
+	if !ok {
+		return nil, false
+	}
+	if opts.Policy != "" && opts.Policy != string(inner[ps:pe]) {
+		return nil, false
+	}
+	v := &Verdict{Kind: opts.Kind, KubeletAccepts: true}
+	layout, era := layoutCPUV4, eraCPUV4
+	v.Format = FormatV4
+	if opts.Kind == KindMemory {
+		layout, era, v.Format = layoutMemV3, eraMemV3, FormatV3
+	}
+	v.Checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Matched: layout, Era: era,
+		Layouts: []Layout{{Name: layout, Stored: c.dataChecksum, Computed: c.dataChecksum, Matched: true, Era: era}}}
+	return v, true
+}
+
+// unquoteInto appends the unescaped contents of a valid JSON string (without
+// its quotes) to dst, with encoding/json's rules: invalid UTF-8 and unpaired
+// surrogates become U+FFFD.
+func unquoteInto(dst, s []byte) []byte {
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			r++
+			switch s[r] {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				rr := hex4(s[r+1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+						if dec := utf16.DecodeRune(rr, hex4(s[r+2:])); dec != utf8.RuneError {
+							dst = utf8.AppendRune(dst, dec)
+							r += 6
+							continue
+						}
+					}
+					rr = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, rr)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, s[r])
+			}
+			r++
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			dst = utf8.AppendRune(dst, rr)
+			r += size
+		}
+	}
+	return dst
+}
+
+// hex4 decodes four hex digits (validated by the scanner); -1 when they are not.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// validCPUSet reports whether cpuset.Parse accepts s, without allocating.
+// Ranges wider than maxCPURange are refused here (Parse would build them
+// one CPU at a time).
+func validCPUSet(s []byte) bool {
+	if len(s) == 0 {
+		return true
+	}
+	for {
+		comma := indexByte(s, ',')
+		elem := s
+		if comma >= 0 {
+			elem = s[:comma]
+		}
+		dash := indexByte(elem, '-')
+		if dash < 0 {
+			if _, ok := atoi(elem); !ok {
+				return false
+			}
+		} else {
+			a, ok1 := atoi(elem[:dash])
+			b, ok2 := atoi(elem[dash+1:])
+			if !ok1 || !ok2 || a > b || b-a > maxCPURange {
+				return false
+			}
+		}
+		if comma < 0 {
+			return true
+		}
+		s = s[comma+1:]
+	}
+}
+
+const maxCPURange = 1 << 16
+
+func indexByte(s []byte, c byte) int {
+	for i, x := range s {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// atoi is strconv.Atoi's acceptance for base-10 ints (optional sign).
+func atoi(s []byte) (int64, bool) {
+	v, err := strconv.ParseInt(unsafeString(s), 10, strconv.IntSize)
+	return v, err == nil
+}

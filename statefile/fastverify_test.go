@@ -1,0 +1,108 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"k8s.io/utils/cpuset"
+)
+
+// FuzzValidJSON holds the fast scanner's syntax check to encoding/json's.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,2]`, `{"a":[true,false,null,-0.5e+3]}`, `"\u00e9\ud800"`, `01`, `{"a":1,}`, `[1 2]`, "\"\x01\"", `"\x"`, ` 1 `, `{"a"}`, `1.`, `-`, `1e`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+// FuzzUnquote holds the data-section unescaping to encoding/json's.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\ud800\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe\"", `"\n\t\/\\\""`, "\"\xed\xa0\x80\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := fastScanner{b: b}
+		start, end, _, ok := s.str()
+		if !ok || s.i != len(b) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("scanner accepted %q, encoding/json: %v", b, err)
+		}
+		if got := unquoteInto(nil, b[start:end]); string(got) != want {
+			t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
+		}
+	})
+}
+
+// FuzzCPUSet holds the allocation-free cpuset check to cpuset.Parse.
+func FuzzCPUSet(f *testing.F) {
+	for _, s := range []string{"", "0-3,7", "+1", "1-+2", "1--2", "-1", ",", "3-1", "1-1", "007", "9223372036854775808", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		// cpuset.Parse builds ranges CPU by CPU; keep it to small ones
+		ok := validCPUSet([]byte(s))
+		if ok {
+			_, err := cpuset.Parse(s)
+			if err != nil {
+				t.Fatalf("validCPUSet(%q) = true, cpuset.Parse: %v", s, err)
+			}
+			return
+		}
+		// refused: either Parse refuses, or a range is wider than maxCPURange
+		if !hugeRange(s) {
+			if _, err := cpuset.Parse(s); err == nil {
+				t.Fatalf("validCPUSet(%q) = false, cpuset.Parse accepts it", s)
+			}
+		}
+	})
+}
+
+func hugeRange(s string) bool {
+	for _, r := range bytes.Split([]byte(s), []byte(",")) {
+		if i := bytes.IndexByte(r, '-'); i >= 0 {
+			a, ok1 := atoi(r[:i])
+			b, ok2 := atoi(r[i+1:])
+			if ok1 && ok2 && a <= b && b-a > maxCPURange {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FuzzVerifyFast holds the fast path to the exact path: whenever it answers,
+// the exact path must accept the file with the same checksum.
+func FuzzVerifyFast(f *testing.F) {
+	cpu, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	mem, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	f.Add(cpu, true, "")
+	f.Add(mem, false, "")
+	f.Add(mem, false, "Static")
+	f.Add(cpu, true, "none")
+	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
+		kind := KindMemory
+		if isCPU {
+			kind = KindCPU
+		}
+		opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
+		fast, ok := verifyFast(data, opts)
+		if !ok {
+			return
+		}
+		file, err := Decode(data, opts)
+		if err != nil {
+			t.Fatalf("fast path accepts, Decode fails: %v", err)
+		}
+		if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored || !file.Checksum.Valid {
+			t.Fatalf("fast path accepts; exact path: accepts=%v format=%s stored=%d reason=%q", file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Reason)
+		}
+	})
+}
