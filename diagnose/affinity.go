@@ -58,6 +58,34 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	if failing != nil {
 		a.Cause, a.AdmissibleOnEmptyNode, why = classifyAffinity(a.Policy, failing)
 		a.Resources = hintRows(failing, r.spec, d.ev.Machine)
+		sim, err := d.simulate(a.Policy, failing)
+		switch {
+		case err != nil:
+			why = append(why, fmt.Sprintf("numascope could not re-run the merge on the logged hints: %v.", err))
+		case sim != nil:
+			best := sim.best
+			a.SimulatedBestHint, a.SimulatedAdmit, a.Agree = &best, &sim.admit, sim.agree
+			layout := "the machine's NUMA nodes"
+			if sim.inferred {
+				layout = "the NUMA nodes named in the hints"
+			}
+			verdict := "rejects"
+			if sim.admit {
+				verdict = "admits"
+			}
+			text := fmt.Sprintf("Re-running the %s merge on the logged hints over %s (numascope's model of the kubelet's Topology Manager) gives best hint %s and %s the container", a.Policy, layout, best, verdict)
+			switch {
+			case sim.agree != nil && *sim.agree && !sim.admit:
+				text += ", in agreement with the kubelet's log."
+			case sim.agree != nil && *sim.agree:
+				text += ": the same best hint as the log, but the model admits it, so the policy in effect was not " + a.Policy + "."
+			case sim.agree != nil:
+				text += fmt.Sprintf(", while the kubelet logged %s: the logged hints and outcome do not match %s (a different policy, options or kubelet version).", a.LoggedBestHint, a.Policy)
+			default:
+				text += "."
+			}
+			why = append(why, text)
+		}
 	}
 	container := a.Container
 	if a.Scope == "pod" {
@@ -623,6 +651,19 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))
 				}
 				f.Evidence = append(f.Evidence, logRef(lg, s))
+			}
+			for i := range att.Containers {
+				c := &att.Containers[i]
+				sim, err := d.simulate(policy, c)
+				if err != nil || sim == nil || sim.agree == nil {
+					continue
+				}
+				if *sim.agree && sim.admit {
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives the same best hint %s for %s and admits it", policy, sim.best, orDefault(c.Container, "the pod")))
+				} else {
+					f.Severity = SeverityWarning
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives %s for %s (admit: %v), which does not match the log: the policy or options in effect differ from the evidence", policy, sim.best, orDefault(c.Container, "the pod"), sim.admit))
+				}
 			}
 			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
 			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."

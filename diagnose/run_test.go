@@ -112,3 +112,29 @@ func TestSourcesFromDirAndLoadErrors(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestSimulationDisagreesWithLog(t *testing.T) {
+	// The log claims the best hint {0,1 non-preferred}, but merging these
+	// hints under single-numa-node gives {any non-preferred}.
+	lines := []string{
+		`I1129 10:00:00.000000 1 topology_manager.go:192] "Creating topology manager with policy per scope" topologyPolicyName="single-numa-node" topologyScopeName="container" topologyPolicyOptions={"PreferClosestNUMA":false,"MaxAllowableNUMANodes":8}`,
+		`I1129 10:00:00.000001 1 scope_container.go:93] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":3,"Preferred":true}]} pod="ns/p" containerName="c"`,
+		`I1129 10:00:00.000002 1 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":false} pod="ns/p" containerName="c"`,
+		`I1129 10:00:00.000003 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="ns/p" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"`,
+	}
+	var ev Evidence
+	if err := ev.AddLog("k.log", []byte(strings.Join(lines, "\n"))); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Findings[0].TopologyAffinityError
+	if a == nil || a.Agree == nil || *a.Agree || a.SimulatedBestHint == nil || a.SimulatedBestHint.NUMANodes != nil || *a.SimulatedAdmit {
+		t.Fatalf("analysis = %+v", a)
+	}
+	if !strings.Contains(rep.Findings[0].Explanation, "do not match single-numa-node") {
+		t.Errorf("explanation = %s", rep.Findings[0].Explanation)
+	}
+}

@@ -15,12 +15,13 @@
 // memory blocks only for containers pinned by the static Memory Manager policy
 // (again Guaranteed pods). For every other container those lists are empty even
 // though the container runs somewhere: on the shared CPU pool and on any NUMA
-// node's memory. The model keeps this visible: [Container.CPUStatus] and
-// [Container.MemoryStatus] tell "assigned" from "none" (a Guaranteed pod with
+// node's memory. The model keeps this visible: [Pod.CPUStatus] and
+// [Pod.MemoryStatus] tell "assigned" from "none" (a Guaranteed pod with
 // nothing exclusive) from "notReportedForQOSClass" (a Burstable or BestEffort
 // pod) from "unknown" (an empty list and no QoS class known). The PodResources
 // API does not carry the QoS class; set [Pod.QOSClass] from the pod's status
-// when you have it. A pod that holds exclusive CPUs or memory is Guaranteed, so
+// when you have it, for example with [QOSClassesFromPods] and
+// [Snapshot.SetQOSClasses]. A pod that holds exclusive CPUs or memory is Guaranteed, so
 // the class is inferred in that case.
 //
 // Since Kubernetes 1.37 (KEP-5526, feature gate PodLevelResourceManagers) the
@@ -40,7 +41,7 @@
 // Lists are always arrays (never omitted) and NUMA ids are plain numbers, so
 // node 0 is always written. The status fields are derived and ignored on input.
 // [Decode], [DecodeAllocatable], [DecodePod] and [LoadDir] read this form and
-// the protobuf-JSON form other tools save (protojson with camelCase names and
-// int64 as strings, or encoding/json of the generated Go types with snake_case
-// names, where "omitempty" dropped NUMA id 0 and left an empty {} node).
+// the protobuf-JSON form other tools save: protojson (camelCase names, int64
+// as strings) or encoding/json of the generated Go types (snake_case names).
+// Both leave NUMA id 0 out and write the node as {}, which reads as node 0.
 package podresources

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,3 +100,19 @@ func FuzzDecodePod(f *testing.F) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// FuzzQOSClassesFromPods checks that reading kubectl's pod lists never
+// panics and yields only valid classes keyed by namespace/name.
+func FuzzQOSClassesFromPods(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		classes, err := podresources.QOSClassesFromPods(data)
+		if err != nil {
+			return
+		}
+		for ref, q := range classes {
+			if !q.Valid() || q == "" || !strings.Contains(ref, "/") {
+				t.Fatalf("entry %q: %q", ref, q)
+			}
+		}
+	})
+}

@@ -32,7 +32,9 @@ func GetFileName(namespace, name string) string {
 // GetAllocatableResources answer), and any get-<namespace>-<name>.json or
 // get.json (Get answers). Each file may be in numascope's JSON form or
 // protobuf-JSON. Pods found only in Get answers are added; a Get answer that
-// differs from the List answer replaces it. Snapshot.Notes says what was
+// differs from the List answer replaces it. An optional pods.json
+// (`kubectl get pods -A -o json`) gives the pods' QoS classes, which the API
+// does not carry. Snapshot.Notes says what was
 // missing or merged. Errors name the file and the JSON pointer. When dir
 // is a file, it is read as list.json.
 func LoadDir(dir string) (*Snapshot, error) {
@@ -161,6 +163,16 @@ func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
 			snap.Notes = append(snap.Notes, fmt.Sprintf("pod %s is in %s but not in %s", p.Ref(), name, ListFile))
 		}
 		snap.Pods = append(snap.Pods, *p)
+	}
+	if has[PodsFile] {
+		if data := read(PodsFile); data != nil {
+			classes, err := QOSClassesFromPods(data)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))
+			} else if err := snap.SetQOSClasses(classes); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -330,3 +330,53 @@ func TestNoGRPCInTheModel(t *testing.T) {
 		}
 	}
 }
+
+func TestQOSClassesFromPods(t *testing.T) {
+	list := `{"apiVersion":"v1","kind":"PodList","items":[
+	  {"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Guaranteed"}},
+	  {"metadata":{"name":"b","namespace":"n"},"status":{}}]}`
+	got, err := podresources.QOSClassesFromPods([]byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]podresources.QOSClass{"n/a": podresources.Guaranteed}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	one, err := podresources.QOSClassesFromPods([]byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"BestEffort"}}`))
+	if err != nil || one["n/a"] != podresources.BestEffort {
+		t.Errorf("single pod: %v %v", one, err)
+	}
+	for in, want := range map[string]string{
+		`{"kind":"Node"}`: `kind "Node"`,
+		`{"kind":"List","items":[{"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Gold"}}]}`: `/items/0/status/qosClass "Gold"`,
+		`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`:                                              "/items/0 has no metadata.name or metadata.namespace",
+		"{\n\"kind\": }": "line 2, column 9",
+	} {
+		if _, err := podresources.QOSClassesFromPods([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("QOSClassesFromPods(%s) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestLoadDirReadsPodsJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"list.json", "get_allocatable_resources.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "offline", "rte", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644)
+	s, err := podresources.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Pod("kube-system", "coredns-7d8f"); p.QOSClass != podresources.BestEffort {
+		t.Errorf("QoS class = %q", p.QOSClass)
+	}
+	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644)
+	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pods.json")) {
+		t.Errorf("bad pods.json: %v", err)
+	}
+}

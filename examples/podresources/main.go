@@ -7,6 +7,7 @@
 //	go run ./examples/podresources --pod default/web        # Get for one pod
 //	go run ./examples/podresources --from DIR               # list.json, allocatable.json, get-<ns>-<name>.json
 //	go run ./examples/podresources --json                   # the model JSON instead of the table
+//	go run ./examples/podresources --qos pods.json          # QoS classes from `kubectl get pods -A -o json`
 //
 // The table needs each CPU's NUMA node, which the API does not report: live,
 // it is read from --sysfs (default /sys); offline, from DIR/sys when the
@@ -45,9 +46,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	from := fs.String("from", "", "read a saved snapshot from this directory (or one numascope JSON file) instead of the socket")
 	asJSON := fs.Bool("json", false, "print the model JSON instead of the per-NUMA table")
 	sysfs := fs.String("sysfs", "", "sysfs root for the CPU-to-NUMA map (default /sys live, DIR/sys offline)")
+	qos := fs.String("qos", "", "file with `kubectl get pods -A -o json` output: the pods' QoS classes, which the API does not report")
 	timeout := fs.Duration("timeout", client.DefaultCallTimeout, "deadline for each call, rate-limit retries included")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: podresources [--socket S] [--pod NAMESPACE/NAME] [--from DIR] [--json] [--sysfs ROOT]\n\n")
+		fmt.Fprintf(stderr, "usage: podresources [--socket S] [--pod NAMESPACE/NAME] [--from DIR] [--json] [--sysfs ROOT] [--qos PODS.json]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "podresources: %v\n", err)
 		return 1
+	}
+	if *qos != "" {
+		if err := setQOS(snap, *qos); err != nil {
+			fmt.Fprintf(stderr, "podresources: --qos %s: %v\n", *qos, err)
+			return 1
+		}
 	}
 
 	if *asJSON {
@@ -148,6 +156,18 @@ func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (
 		snap.Allocatable = a
 	}
 	return snap, nil
+}
+
+func setQOS(snap *podresources.Snapshot, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	classes, err := podresources.QOSClassesFromPods(data)
+	if err != nil {
+		return err
+	}
+	return snap.SetQOSClasses(classes)
 }
 
 func offline(dir, ns, name string) (*podresources.Snapshot, error) {

@@ -198,3 +198,21 @@ func TestErrors(t *testing.T) {
 		t.Errorf("unknown pod: exit %d: %s", code, errOut)
 	}
 }
+
+func TestQOSFromKubectl(t *testing.T) {
+	s := start(t)
+	pods := filepath.Join(t.TempDir(), "pods.json")
+	os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
+	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644)
+	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class") {
+		t.Errorf("output:\n%s", out)
+	}
+	os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644)
+	if code, _, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods); code != 1 || !strings.Contains(errOut, `kind "Deployment"`) {
+		t.Errorf("bad --qos file: exit %d: %s", code, errOut)
+	}
+}

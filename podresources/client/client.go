@@ -220,12 +220,15 @@ func (c *Client) waitReady(ctx context.Context) error {
 			}
 		}
 		if !c.conn.WaitForStateChange(ctx, s) {
+			if errors.Is(context.Cause(ctx), context.Canceled) {
+				return fmt.Errorf("podresources: connecting to %s: %w", c.path, context.Cause(ctx))
+			}
 			err := c.lastDialErr()
 			if err == nil {
-				err = ctx.Err()
-			}
-			if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-				return fmt.Errorf("podresources: connecting to %s: %w", c.path, context.Cause(ctx))
+				// The socket accepted the connection (or was never dialled
+				// in time) but no gRPC server answered.
+				return fmt.Errorf("%w: no gRPC answer on %s within %s: something accepted the connection but did not complete the gRPC handshake; is this the kubelet's PodResources socket? %w",
+					ErrNotServing, c.path, c.opts.connectTimeout, context.DeadlineExceeded)
 			}
 			return fmt.Errorf("podresources: no connection to %s within %s: %w", c.path, c.opts.connectTimeout, c.dialError(err))
 		}

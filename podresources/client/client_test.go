@@ -321,7 +321,7 @@ func TestConnectTimeout(t *testing.T) {
 		}
 	}()
 	_, err = client.Dial(context.Background(), path, client.WithConnectTimeout(200*time.Millisecond))
-	if err == nil || !strings.Contains(err.Error(), "within 200ms") {
+	if !errors.Is(err, client.ErrNotServing) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 200ms") || !strings.Contains(err.Error(), "gRPC handshake") {
 		t.Errorf("Dial(mute listener) = %v", err)
 	}
 }
