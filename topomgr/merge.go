@@ -55,6 +55,8 @@ type merger struct {
 	b       int
 	closest bool
 	avg     map[BitMask]float64
+	// sparse forces the map-based frontier (tests only).
+	sparse bool
 }
 
 func newMerger(numa *NUMAInfo, lists [][]TopologyHint, closest bool) *merger {
@@ -213,6 +215,10 @@ func (m *merger) reachable() []BitMask {
 	if m.def == 0 {
 		return nil
 	}
+	n := m.def.Count()
+	if n <= maxConvolutionNodes && !m.sparse {
+		return m.reachableDense(n)
+	}
 	sets := make([][]BitMask, len(m.lists))
 	for i, l := range m.lists {
 		seen := map[BitMask]struct{}{}
@@ -234,59 +240,142 @@ func (m *merger) reachable() []BitMask {
 		}
 	}
 	slices.SortFunc(sets, func(a, b []BitMask) int { return len(a) - len(b) })
-	n := m.def.Count()
 	frontier := []BitMask{m.def}
 	for _, set := range sets {
+		seen := newMaskSet(len(frontier) + len(set))
+		var next []BitMask
+		for _, a := range frontier {
+			for _, b := range set {
+				if x := a & b; x != 0 && seen.add(x) {
+					next = append(next, x)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return nil
+		}
+		frontier = next
+	}
+	return frontier
+}
+
+// maskSet is an open-addressing set of non-zero masks.
+type maskSet struct {
+	slots []BitMask
+	n     int
+}
+
+func newMaskSet(hint int) *maskSet {
+	size := 16
+	for size < 2*hint {
+		size <<= 1
+	}
+	return &maskSet{slots: make([]BitMask, size)}
+}
+
+// add inserts x (non-zero) and reports whether it was new.
+func (s *maskSet) add(x BitMask) bool {
+	if 2*(s.n+1) > len(s.slots) {
+		old := s.slots
+		s.slots = make([]BitMask, 2*len(old))
+		s.n = 0
+		for _, y := range old {
+			if y != 0 {
+				s.add(y)
+			}
+		}
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := (uint64(x) * 0x9E3779B97F4A7C15) >> 32 & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = x
+			s.n++
+			return true
+		case x:
+			return false
+		}
+	}
+}
+
+// maxConvolutionNodes bounds the dense tables (2^n entries) used on
+// machines with up to this many NUMA nodes.
+const maxConvolutionNodes = 20
+
+// reachableDense is reachable on dense indexes: the machine's n NUMA nodes
+// renumbered 0..n-1, with tables of 2^n entries instead of maps.
+func (m *merger) reachableDense(n int) []BitMask {
+	pos := m.def.Bits()
+	size := 1 << uint(n)
+	full := uint32(size - 1)
+	seen := make([]bool, size)
+	sets := make([][]uint32, len(m.lists))
+	for i, l := range m.lists {
+		clear(seen)
+		for _, h := range l {
+			x := full
+			if h.HasAffinity {
+				x = compress(h.NUMANodeAffinity&m.def, pos)
+			}
+			if x == 0 || seen[x] {
+				continue
+			}
+			seen[x] = true
+			sets[i] = append(sets[i], x)
+		}
+		if len(sets[i]) == 0 {
+			return nil
+		}
+	}
+	slices.SortFunc(sets, func(a, b []uint32) int { return len(a) - len(b) })
+	frontier := []uint32{full}
+	var fa, fb []uint64
+	for _, set := range sets {
 		product := float64(len(frontier)) * float64(len(set))
-		if n <= maxConvolutionNodes && product > float64(3*n)*float64(uint64(1)<<uint(n)) {
-			frontier = andConvolution(m.def, n, frontier, set)
+		if product > float64(3*n)*float64(size) {
+			if fa == nil {
+				fa, fb = make([]uint64, size), make([]uint64, size)
+			}
+			frontier = andConvolution(n, frontier, set, fa, fb)
 		} else {
-			frontier = andPairs(n, frontier, set)
+			clear(seen)
+			var next []uint32
+			for _, a := range frontier {
+				for _, b := range set {
+					x := a & b
+					if x != 0 && !seen[x] {
+						seen[x] = true
+						next = append(next, x)
+					}
+				}
+			}
+			frontier = next
 		}
 		if len(frontier) == 0 {
 			return nil
 		}
 	}
-	return frontier
-}
-
-// maxConvolutionNodes bounds the superset-sum convolution's table (2^n).
-const maxConvolutionNodes = 20
-
-// andPairs returns the distinct non-empty a&b over a in as, b in bs.
-func andPairs(n int, as, bs []BitMask) []BitMask {
-	var out []BitMask
-	seen := make(map[BitMask]struct{}, min(len(as)*len(bs), 1<<16))
-	for _, a := range as {
-		for _, b := range bs {
-			x := a & b
-			if x == 0 {
-				continue
-			}
-			if _, ok := seen[x]; !ok {
-				seen[x] = struct{}{}
-				out = append(out, x)
-			}
-		}
+	out := make([]BitMask, len(frontier))
+	for i, x := range frontier {
+		out[i] = expand(uint64(x), pos)
 	}
 	return out
 }
 
-// andConvolution returns the distinct non-empty a&b over a in as, b in bs,
-// where every mask is a subset of def (n = |def| <= 20 nodes). It counts,
-// for every subset S of def, the pairs with a&b == S by superset sums and
-// Moebius inversion; counts are at most 2^20 * 2^20, so uint64 arithmetic
-// (exact modulo 2^64) gives the exact counts.
-func andConvolution(def BitMask, n int, as, bs []BitMask) []BitMask {
-	pos := def.Bits()
+// andConvolution returns the distinct non-empty a&b over a in as, b in bs
+// (dense masks of n <= 20 bits). It counts, for every mask S, the pairs with
+// a&b == S by superset sums and Moebius inversion; the counts are at most
+// 2^20 * 2^20, so uint64 arithmetic (exact modulo 2^64) gives them exactly.
+// fa and fb are scratch tables of 2^n entries.
+func andConvolution(n int, as, bs []uint32, fa, fb []uint64) []uint32 {
 	size := 1 << uint(n)
-	fa := make([]uint64, size)
-	fb := make([]uint64, size)
+	clear(fa)
+	clear(fb)
 	for _, a := range as {
-		fa[compress(a, pos)]++
+		fa[a]++
 	}
 	for _, b := range bs {
-		fb[compress(b, pos)]++
+		fb[b]++
 	}
 	supersetSum(fa, n)
 	supersetSum(fb, n)
@@ -301,10 +390,10 @@ func andConvolution(def BitMask, n int, as, bs []BitMask) []BitMask {
 			}
 		}
 	}
-	var out []BitMask
+	var out []uint32
 	for i := 1; i < size; i++ {
 		if fa[i] != 0 {
-			out = append(out, expand(uint64(i), pos))
+			out = append(out, uint32(i))
 		}
 	}
 	return out
@@ -323,8 +412,11 @@ func supersetSum(f []uint64, n int) {
 }
 
 // compress maps a subset of the nodes pos onto dense bit positions.
-func compress(x BitMask, pos []int) int {
-	out := 0
+func compress(x BitMask, pos []int) uint32 {
+	if len(pos) > 0 && pos[len(pos)-1] == len(pos)-1 {
+		return uint32(x) // nodes 0..n-1: already dense
+	}
+	var out uint32
 	for i, p := range pos {
 		if x&(1<<uint(p)) != 0 {
 			out |= 1 << uint(i)
@@ -335,6 +427,9 @@ func compress(x BitMask, pos []int) int {
 
 // expand is the inverse of compress.
 func expand(x uint64, pos []int) BitMask {
+	if len(pos) > 0 && pos[len(pos)-1] == len(pos)-1 {
+		return BitMask(x)
+	}
 	var out BitMask
 	for v := x; v != 0; v &= v - 1 {
 		out |= 1 << uint(pos[bits.TrailingZeros64(v)])

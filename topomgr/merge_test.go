@@ -104,20 +104,17 @@ func TestMergeMatchesReference(t *testing.T) {
 	}
 }
 
-// TestConvolutionMatchesPairs checks the two frontier steps against each other.
+// TestConvolutionMatchesPairs checks the convolution step against pairwise ANDs.
 func TestConvolutionMatchesPairs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 200; i++ {
-		n := 1 + r.IntN(10)
-		var def BitMask
-		for _, id := range r.Perm(16)[:n] {
-			def |= 1 << uint(id)
-		}
-		draw := func() []BitMask {
-			seen := map[BitMask]bool{}
-			var out []BitMask
-			for j := r.IntN(40); j >= 0; j-- {
-				x := BitMask(r.Uint64()) & def
+	for i := 0; i < 300; i++ {
+		n := 1 + r.IntN(12)
+		size := 1 << uint(n)
+		draw := func() []uint32 {
+			seen := map[uint32]bool{}
+			var out []uint32
+			for j := r.IntN(60); j >= 0; j-- {
+				x := uint32(r.IntN(size))
 				if x != 0 && !seen[x] {
 					seen[x] = true
 					out = append(out, x)
@@ -126,21 +123,56 @@ func TestConvolutionMatchesPairs(t *testing.T) {
 			return out
 		}
 		as, bs := draw(), draw()
-		a := andPairs(n, as, bs)
-		b := andConvolution(def, n, as, bs)
-		sa, sb := map[BitMask]bool{}, map[BitMask]bool{}
-		for _, x := range a {
-			sa[x] = true
+		want := map[uint32]bool{}
+		for _, a := range as {
+			for _, b := range bs {
+				if a&b != 0 {
+					want[a&b] = true
+				}
+			}
 		}
-		for _, x := range b {
-			sb[x] = true
+		got := andConvolution(n, as, bs, make([]uint64, size), make([]uint64, size))
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: convolution finds %d masks, pairs %d", n, len(got), len(want))
 		}
-		if len(sa) != len(sb) || len(a) != len(b) {
-			t.Fatalf("pairs %d, convolution %d", len(a), len(b))
+		for _, x := range got {
+			if !want[x] {
+				t.Fatalf("convolution invents %b", x)
+			}
 		}
-		for x := range sa {
-			if !sb[x] {
-				t.Fatalf("convolution misses %v", x)
+	}
+}
+
+// TestSparseAndDensePathsAgree forces the map-based frontier (used above 20
+// NUMA nodes) on small machines and compares it with the dense one.
+func TestSparseAndDensePathsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for i := 0; i < 3000; i++ {
+		numa, policy, opts, providers := randomCase(r, 8)
+		if policy == PolicyNone {
+			continue
+		}
+		var lists [][]TopologyHint
+		for _, l := range FilterProvidersHints(providers) {
+			lists = append(lists, l.Hints)
+		}
+		m := newMerger(numa, lists, opts.PreferClosestNUMA)
+		dense := m.reachable()
+		m.sparse = true
+		sparse := m.reachable()
+		a, b := map[BitMask]bool{}, map[BitMask]bool{}
+		for _, x := range dense {
+			a[x] = true
+		}
+		for _, x := range sparse {
+			b[x] = true
+		}
+		if len(a) != len(b) || len(a) != len(dense) || len(b) != len(sparse) {
+			t.Fatalf("dense %v sparse %v", dense, sparse)
+		}
+		for x := range a {
+			if !b[x] {
+				t.Fatalf("dense %v sparse %v", dense, sparse)
 			}
 		}
 	}

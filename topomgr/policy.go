@@ -158,3 +158,38 @@ func (p *Policy) Explain(providers []ProviderHints) *MergeReport {
 	}
 	return r
 }
+
+// Why explains in one sentence which rule picked the best hint and what the
+// policy made of it.
+func (r *MergeReport) Why() string {
+	var s string
+	b := r.BestNonPreferredAffinityCount
+	switch r.Rule {
+	case RuleNonePolicy:
+		return "the none policy merges nothing and admits every pod"
+	case RulePreferredNarrowest:
+		s = fmt.Sprintf("%d distinct mask(s) come from combinations of preferred hints whose NUMA masks all agree; the narrowest (then lowest-numbered) wins", r.PreferredCandidates)
+	case RulePreferredClosest:
+		s = fmt.Sprintf("%d distinct mask(s) come from combinations of preferred hints whose NUMA masks all agree; the narrowest wins, equally wide ones by the smallest average NUMA distance (prefer-closest-numa-nodes)", r.PreferredCandidates)
+	case RuleNonPreferredAtCount:
+		s = fmt.Sprintf("no combination is preferred (all hints preferred and every NUMA mask equal); a merged mask with exactly %d node(s), the width the most demanding resource needs, wins", b)
+	case RuleNonPreferredBelowCount:
+		s = fmt.Sprintf("no combination is preferred and none merges to %d node(s); the widest merged mask below that wins", b)
+	case RuleNonPreferredAboveCount:
+		s = fmt.Sprintf("no combination is preferred and every merged mask is wider than %d node(s); the narrowest wins", b)
+	case RuleNoCandidate:
+		s = "no combination leaves any NUMA node (the masks do not intersect, or a list is empty), so the result is every NUMA node, not preferred"
+	}
+	if r.RewrittenToAnyNUMA {
+		s += "; single-numa-node reports a result covering every NUMA node as \"any NUMA node\""
+	}
+	switch {
+	case r.Policy == PolicyBestEffort:
+		s += "; best-effort admits every pod"
+	case r.Admit:
+		s += "; " + r.Policy + " admits it because it is preferred"
+	default:
+		s += "; " + r.Policy + " rejects it (TopologyAffinityError) because it is not preferred"
+	}
+	return s
+}

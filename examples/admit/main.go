@@ -1,0 +1,237 @@
+// Command admit merges topology hints exactly as the kubelet's Topology
+// Manager does and shows its work.
+//
+//	go run ./examples/admit --hints FILE [--json]
+//
+// FILE is JSON: {"numaNodes":[0,1], "distances":{"0":[10,20],"1":[20,10]},
+// "policy":"restricted", "options":{"prefer-closest-numa-nodes":"true"},
+// "providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}], "memory":null}, null]}.
+// A null provider or hint list means "no preference", [] "no possible
+// placement". With --json it prints
+// {"bestHint":{"numaAffinity":[0],"preferred":true},"admit":true}.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/numascope/numascope/topomgr"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type result struct {
+	BestHint topomgr.TopologyHint `json:"bestHint"`
+	Admit    bool                 `json:"admit"`
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("admit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hints := fs.String("hints", "", "JSON file with numaNodes, distances, policy, options and providers' hints")
+	asJSON := fs.Bool("json", false, "print {\"bestHint\":...,\"admit\":...} instead of the explanation")
+	nf := addNodeFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "admit: unexpected argument %q: give the input with --hints FILE or --pod FILE\n", fs.Arg(0))
+		return 2
+	}
+	switch {
+	case *hints != "" && nf.pod != "":
+		fmt.Fprintln(stderr, "admit: give either --hints or --pod, not both")
+		return 2
+	case *hints != "":
+		return runHints(*hints, *asJSON, stdout, stderr)
+	case nf.pod != "":
+		return runNode(nf, *asJSON, stdout, stderr)
+	}
+	fmt.Fprintln(stderr, "admit: give --hints FILE (a merge) or --pod FILE --state-dir DIR --topology FILE (a node); see -h")
+	return 2
+}
+
+func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "admit: %v\n", err)
+		return 1
+	}
+	f, err := topomgr.ParseHintsFile(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
+		var fe *topomgr.HintsFileError
+		if errors.As(err, &fe) {
+			return 1
+		}
+		return 1
+	}
+	p, err := f.PolicyFor()
+	if err != nil {
+		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
+		return 1
+	}
+	r := p.Explain(f.Providers)
+	if asJSON {
+		out, _ := json.Marshal(result{BestHint: r.BestHint, Admit: r.Admit})
+		fmt.Fprintln(stdout, string(out))
+		return 0
+	}
+	w := &tw{w: stdout}
+	desc := "NUMA nodes " + joinInts(f.NUMANodes)
+	if len(f.Distances) > 0 {
+		desc += " (with distances)"
+	}
+	w.line("machine", desc)
+	w.line("policy", p.Name()+optionsText(f.Options))
+	writeReport(w, r, providerNames(len(f.Providers)))
+	return 0
+}
+
+func providerNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("provider %d", i)
+	}
+	return out
+}
+
+// writeReport prints the merge's work: every list, the numbers the
+// comparison used, the winner and why.
+func writeReport(w *tw, r *topomgr.MergeReport, names []string) {
+	if r.Rule == topomgr.RuleNonePolicy {
+		w.line("best hint", hintText(r.BestHint))
+		w.line("why", r.Why())
+		w.line("admit", yesNo(r.Admit))
+		return
+	}
+	last := -1
+	for _, l := range r.Lists {
+		label := ""
+		if l.Provider != last {
+			label = fmt.Sprintf("provider %d", l.Provider)
+			if l.Provider < len(names) {
+				label = names[l.Provider]
+			}
+			last = l.Provider
+		}
+		switch l.Origin {
+		case topomgr.NoPreferenceProvider:
+			w.line(label, "no hints (null or {}): no preference for any resource -> [any NUMA, preferred]")
+		case topomgr.NoPreferenceResource:
+			w.line(label, l.Resource+": null: no preference -> [any NUMA, preferred]")
+		case topomgr.NoPossiblePlacement:
+			w.line(label, l.Resource+": []: no possible placement -> [any NUMA, not preferred]")
+		default:
+			w.line(label, l.Resource+": "+hintsText(l.Hints))
+		}
+	}
+	if len(r.Lists) > 0 {
+		w.line("", "(* marks a preferred hint; \"any\" a hint without NUMA affinity)")
+	}
+	if len(r.Lists) == 0 {
+		w.line("providers", "none: the single empty combination merges to every NUMA node, preferred")
+	}
+	if r.SingleNUMALists != nil {
+		for i, l := range r.SingleNUMALists {
+			name := r.Lists[i].Resource
+			if name == "" {
+				name = "(provider " + fmt.Sprint(r.Lists[i].Provider) + ")"
+			}
+			w.line(pick(i == 0, "single-numa", ""), name+" keeps "+hintsText(l)+pick(i == 0, "   (preferred hints with one node or none)", ""))
+		}
+	}
+	w.line("merge", fmt.Sprintf("%d hint list(s); the kubelet enumerates %s combination(s); best non-preferred affinity count %d", len(r.Lists), r.Combinations.String(), r.BestNonPreferredAffinityCount))
+	if r.RewrittenToAnyNUMA {
+		w.line("merged", hintText(r.Merged))
+	}
+	w.line("best hint", hintText(r.BestHint))
+	w.line("rule", string(r.Rule))
+	w.line("why", r.Why())
+	w.line("admit", yesNo(r.Admit))
+}
+
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no (TopologyAffinityError: Resources cannot be allocated with Topology locality)"
+}
+
+func hintText(h topomgr.TopologyHint) string {
+	s := "any NUMA node"
+	if h.HasAffinity {
+		s = "NUMA nodes {" + h.NUMANodeAffinity.List() + "}"
+		if h.NUMANodeAffinity.Count() == 1 {
+			s = "NUMA node " + h.NUMANodeAffinity.List()
+		}
+	}
+	if h.Preferred {
+		return s + ", preferred"
+	}
+	return s + ", not preferred"
+}
+
+func hintsText(hs []topomgr.TopologyHint) string {
+	if len(hs) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		s := "any"
+		if h.HasAffinity {
+			s = "{" + h.NUMANodeAffinity.List() + "}"
+		}
+		if h.Preferred {
+			s += "*"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, " ")
+}
+
+func optionsText(o map[string]string) string {
+	if len(o) == 0 {
+		return ""
+	}
+	var keys []string
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + o[k]
+	}
+	return "  options: " + strings.Join(parts, ",")
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// tw prints label/value lines in two columns.
+type tw struct{ w io.Writer }
+
+func (t *tw) line(label, value string) {
+	fmt.Fprintf(t.w, "%-13s%s\n", label, value)
+}

@@ -1,0 +1,83 @@
+package topomgr
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseHintsFileErrors(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`[]`, `/: not a JSON object`},
+		{`null`, `/: the document is null`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[],"extra":1}`, `/extra: unknown field`},
+		{`{"policy":"restricted","providers":[]}`, `/numaNodes: missing`},
+		{`{"numaNodes":[],"policy":"restricted","providers":[]}`, `/numaNodes: empty`},
+		{`{"numaNodes":[0,64],"policy":"restricted","providers":[]}`, `/numaNodes/1: NUMA node 64 is outside 0-63`},
+		{`{"numaNodes":[0,0],"policy":"restricted","providers":[]}`, `/numaNodes/1: NUMA node 0 is listed twice`},
+		{`{"numaNodes":[0],"policy":"strict","providers":[]}`, `/policy: unknown policy "strict"`},
+		{`{"numaNodes":[0],"policy":"restricted","options":{"max-allowable-numa-nodes":"4"},"providers":[]}`, `/options: the kubelet would refuse these options: the minimum value of "max-allowable-numa-nodes" should not be less than 8`},
+		{`{"numaNodes":[0],"policy":"restricted","options":{"prefer-closest-numa-nodes":true},"providers":[]}`, `/options/prefer-closest-numa-nodes: option values are strings`},
+		{`{"numaNodes":[0,1],"policy":"restricted","options":{"prefer-closest-numa-nodes":"true"},"providers":[]}`, `/distances: the kubelet cannot use these distances: error getting NUMA distances from cadvisor`},
+		{`{"numaNodes":[0],"distances":{"1":[10]},"policy":"restricted","providers":[]}`, `/distances/1: "1" is not one of numaNodes`},
+		{`{"numaNodes":[0,1,2,3,4,5,6,7,8],"policy":"restricted","providers":[]}`, `/numaNodes: 9 NUMA nodes: the kubelet refuses to start with more than 8`},
+		{`{"numaNodes":[0],"policy":"restricted"}`, `/providers: missing`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[5]}`, `/providers/0: a provider is an object`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[{"cpu":{}}]}`, `/providers/0/cpu: a hint list is an array`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[{"cpu":[{"numaAffinity":[70]}]}]}`, `/providers/0/cpu/0/numaAffinity: NUMA node IDs are 0-63`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[{"cpu":[{"preferred":"yes"}]}]}`, `/providers/0/cpu/0/preferred: must be true or false`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[{"a/b":[{"numa":[0]}]}]}`, `/providers/0/a~1b/0/numa: unknown field`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":[]} x`, `/: not a JSON object`},
+	} {
+		_, err := ParseHintsFile([]byte(c.in))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s...", c.in, err, c.want)
+		}
+	}
+}
+
+func TestParseHintsFileSemantics(t *testing.T) {
+	f, err := ParseHintsFile([]byte(`{"numaNodes":[0,1],"policy":"best-effort","providers":[null,{},{"cpu":null,"memory":[],"gpu":[{"numaAffinity":null,"preferred":true},{"numaAffinity":[],"preferred":false},{"numaAffinity":[1]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Providers[0] != nil || f.Providers[1] == nil || len(f.Providers[1]) != 0 {
+		t.Fatalf("providers 0/1: %#v", f.Providers[:2])
+	}
+	p := f.Providers[2]
+	if p["cpu"] != nil || p["memory"] == nil || len(p["memory"]) != 0 {
+		t.Fatalf("null vs []: %#v", p)
+	}
+	g := p["gpu"]
+	if g[0].HasAffinity || !g[0].Preferred || !g[1].HasAffinity || g[1].NUMANodeAffinity != 0 || g[2].NUMANodeAffinity != mask(1) || g[2].Preferred {
+		t.Fatalf("hints: %#v", g)
+	}
+}
+
+// FuzzParseHintsFile: the parser never panics; whatever it accepts merges
+// exactly as the enumerating reference does.
+func FuzzParseHintsFile(f *testing.F) {
+	f.Add([]byte(`{"numaNodes":[0,1],"distances":{"0":[10,20],"1":[20,10]},"policy":"restricted","options":{"prefer-closest-numa-nodes":"true"},"providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}],"memory":null},null]}`))
+	f.Add([]byte(`{"numaNodes":[0,1,2,3],"policy":"single-numa-node","providers":[{"gpu":[{"numaAffinity":[1],"preferred":true},{"numaAffinity":[0,1]}]},{"cpu":[]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		hf, err := ParseHintsFile(data)
+		if err != nil {
+			return
+		}
+		p, err := hf.PolicyFor()
+		if err != nil {
+			t.Fatalf("accepted file has no policy: %v", err)
+		}
+		combos := 1
+		for _, l := range FilterProvidersHints(hf.Providers) {
+			combos *= len(l.Hints)
+			if combos > 20000 {
+				return
+			}
+		}
+		got, gotAdmit := p.Merge(hf.Providers)
+		want, wantAdmit := referencePolicyMerge(p.NUMAInfo(), hf.Policy, p.Options(), hf.Providers)
+		if !got.IsEqual(want) || gotAdmit != wantAdmit {
+			t.Fatalf("merge %v/%v, reference %v/%v", got, gotAdmit, want, wantAdmit)
+		}
+	})
+}
