@@ -6,6 +6,7 @@
 //	go run ./examples/agent                          # every 60s, metrics on :9464
 //	go run ./examples/agent --once                   # one round, then exit (scripts)
 //	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
+//	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
 //
 // It only reads: the state files through statefile.ReadFile (opened
 // O_RDONLY), the socket through the PodResources List and
@@ -46,6 +47,7 @@ import (
 type config struct {
 	stateDir      string
 	socket        string
+	snapshot      string
 	sysfs         string
 	kubeletConfig string
 	node          string
@@ -72,6 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c config
 	fs.StringVar(&c.stateDir, "state-dir", "/var/lib/kubelet", "kubelet root `DIR` holding cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint, dra_manager_state")
 	fs.StringVar(&c.socket, "socket", "", "PodResources socket `PATH` (unix://PATH or PATH); default DIR/pod-resources/kubelet.sock of --state-dir; \"none\" skips it")
+	fs.StringVar(&c.snapshot, "snapshot", "", "read a saved PodResources snapshot `FILE|DIR` (examples/podresources --json output, or list.json and allocatable.json) instead of the socket")
 	fs.StringVar(&c.sysfs, "sysfs", "/sys", "sysfs `ROOT` for the CPUs of each NUMA node; \"none\" skips it")
 	fs.StringVar(&c.kubeletConfig, "kubelet-config", "", "KubeletConfiguration `FILE` (the configured policies); default DIR/config.yaml of --state-dir when it exists; \"none\" skips it")
 	fs.StringVar(&c.node, "node", "", "node `NAME` written in every report; default $NODE_NAME, else the host name")
@@ -98,7 +101,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agent: --interval and --timeout must be positive durations such as 30s")
 		return 2
 	}
-	if c.socket == "" {
+	if c.snapshot != "" && c.socket != "" {
+		fmt.Fprintln(stderr, "agent: --snapshot and --socket exclude each other")
+		return 2
+	}
+	if c.socket == "" && c.snapshot == "" {
 		c.socket = filepath.Join(c.stateDir, "pod-resources", "kubelet.sock")
 	}
 	if c.node == "" {
@@ -133,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		srv = &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() { serveErr <- srv.Serve(ln) }()
 		log.Info("numascope agent serving", "address", ln.Addr().String(), "node", c.node, "stateDir", c.stateDir,
-			"socket", c.socket, "interval", c.interval.String())
+			"socket", c.socket, "snapshot", c.snapshot, "interval", c.interval.String())
 	}
 
 	code := a.loop(ctx, stdout, serveErr, log)

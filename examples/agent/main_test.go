@@ -197,6 +197,28 @@ func TestOnceToleratesMissingSocket(t *testing.T) {
 	}
 }
 
+func TestOnceSnapshot(t *testing.T) {
+	snap := filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")
+	rep, code, _ := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--snapshot", snap)
+	if code != 0 || !rep.PodResources.Available || rep.PodResources.Pods != 3 || rep.PodResources.Snapshot != snap || rep.PodResources.Socket != "" {
+		t.Fatalf("exit %d, podResources %+v", code, rep.PodResources)
+	}
+	var pinned []string
+	for _, n := range rep.NUMA.Nodes {
+		for _, h := range n.Holders {
+			pinned = append(pinned, fmt.Sprintf("%d:%s/%s", n.ID, h.Pod, h.Container))
+		}
+	}
+	// web/app holds CPUs 2-3 (node 0); db/postgres CPUs 8-11 (node 1) and memory on both.
+	if got := strings.Join(pinned, " "); !strings.Contains(got, "0:default/web/app") || !strings.Contains(got, "1:shop/db/postgres") {
+		t.Errorf("holders = %s", got)
+	}
+	rep, _, _ = runOnce(t, "--state-dir", nodeDir, "--sysfs", "none", "--snapshot", "no/such/dir")
+	if rep.PodResources.Available || len(rep.Errors) != 1 || rep.Errors[0].Source != "podresources" {
+		t.Errorf("missing snapshot: %+v %+v", rep.PodResources, rep.Errors)
+	}
+}
+
 func TestOnceWrongStateDir(t *testing.T) {
 	dir := t.TempDir()
 	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
@@ -237,6 +259,7 @@ func TestFlags(t *testing.T) {
 		{"--no-such-flag"},
 		{"extra-argument"},
 		{"--timeout", "-1s"},
+		{"--snapshot", "x", "--socket", "y"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 || out.Len() != 0 {

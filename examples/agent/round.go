@@ -111,7 +111,8 @@ type CPURow struct {
 
 // PodResourcesStatus says whether the socket answered.
 type PodResourcesStatus struct {
-	Socket    string   `json:"socket"`
+	Socket    string   `json:"socket,omitempty"`
+	Snapshot  string   `json:"snapshot,omitempty"` // --snapshot
 	Disabled  bool     `json:"disabled,omitempty"` // --socket=none
 	Available bool     `json:"available"`
 	Error     string   `json:"error,omitempty"`
@@ -223,7 +224,7 @@ func gather(ctx context.Context, c config) *Report {
 	}
 	var kcfg *diagnose.KubeletConfig
 	if !isOff(cfgPath) {
-		data, err := readSmall(cfgPath)
+		data, err := readSmall(cfgPath, 4<<20)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !explicit:
 		case err == nil:
@@ -326,33 +327,39 @@ func gather(ctx context.Context, c config) *Report {
 		}
 	}
 
-	// The PodResources API.
-	rep.PodResources.Socket = c.socket
+	// The PodResources API, or a snapshot saved from it.
 	var snap *podresources.Snapshot
-	if isOff(c.socket) {
+	var err error
+	switch {
+	case c.snapshot != "":
+		rep.PodResources.Snapshot = c.snapshot
+		snap, err = loadSnapshot(c.snapshot)
+	case isOff(c.socket):
+		rep.PodResources.Socket = c.socket
 		rep.PodResources.Disabled = true
-	} else {
-		var err error
+	default:
+		rep.PodResources.Socket = c.socket
 		snap, err = readPodResources(ctx, c.socket, c.timeout)
-		if err != nil {
-			if ctx.Err() != nil {
-				return rep
-			}
-			rep.PodResources.Error = err.Error()
-			fail("podresources", c.socket, err, &diagnose.Finding{Code: CodePodResourcesUnavailable, Severity: diagnose.SeverityWarning,
-				Title:       "The PodResources API cannot be read at " + c.socket,
-				Explanation: "Without it the report has no pod names, no allocatable CPUs and no per-NUMA holders; the state files are still checked. " + err.Error(),
-				Remedy:      "Mount the host's /var/lib/kubelet/pod-resources and run as user 0: connecting needs write permission on the socket file, which the kubelet creates for root only. A readOnly mount is enough.",
-			})
-		} else {
-			rep.PodResources.Available = true
-			rep.PodResources.Pods = len(snap.Pods)
-			rep.PodResources.Notes = snap.Notes
-			view := snap.PerNUMA(cpus)
-			rep.NUMA = &view
-			if c.diagnose {
-				ev.SetPodResources(c.socket, snap)
-			}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return rep
+		}
+		src := c.socket + c.snapshot
+		rep.PodResources.Error = err.Error()
+		fail("podresources", src, err, &diagnose.Finding{Code: CodePodResourcesUnavailable, Severity: diagnose.SeverityWarning,
+			Title:       "The PodResources API cannot be read at " + src,
+			Explanation: "Without it the report has no pod names, no allocatable CPUs and no per-NUMA holders; the state files are still checked. " + err.Error(),
+			Remedy:      "Mount the host's /var/lib/kubelet/pod-resources and run as user 0: connecting needs write permission on the socket file, which the kubelet creates for root only. A readOnly mount is enough.",
+		})
+	} else if snap != nil {
+		rep.PodResources.Available = true
+		rep.PodResources.Pods = len(snap.Pods)
+		rep.PodResources.Notes = snap.Notes
+		view := snap.PerNUMA(cpus)
+		rep.NUMA = &view
+		if c.diagnose {
+			ev.SetPodResources(c.socket+c.snapshot, snap)
 		}
 	}
 	rep.CPUs = cpuRows(cpus, ev, rep.NUMA)
@@ -415,14 +422,14 @@ func validPolicy(p string, valid ...string) string {
 	return ""
 }
 
-// readSmall reads a configuration file of at most 4 MiB.
-func readSmall(p string) ([]byte, error) {
+// readSmall reads a file of at most limit bytes.
+func readSmall(p string, limit int64) ([]byte, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() > 4<<20 {
-		return nil, fmt.Errorf("%s: %d bytes is too large for a kubelet configuration", p, st.Size())
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes is more than the %d accepted", p, st.Size(), limit)
 	}
 	return os.ReadFile(p)
 }
@@ -434,6 +441,27 @@ func readPodResources(ctx context.Context, socket string, timeout time.Duration)
 	}
 	defer cl.Close()
 	return cl.Snapshot(ctx)
+}
+
+// loadSnapshot reads a saved snapshot: a directory LoadDir reads, or one
+// JSON file in numascope's or the protobuf-JSON form.
+func loadSnapshot(p string) (*podresources.Snapshot, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return podresources.LoadDir(p)
+	}
+	data, err := readSmall(p, client.DefaultMaxMessageSize*2)
+	if err != nil {
+		return nil, err
+	}
+	s, err := podresources.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return s, nil
 }
 
 func memoryRows(m *statefile.MemoryState) []MemoryRow {
