@@ -98,6 +98,11 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 		a.Resources = rows
 		if failing == nil {
 			a.Cause, why = classifyFromState(a.Policy, rows)
+			if sw, ok := d.simulateFromState(r, a); ok {
+				why = sw
+			}
+		} else {
+			why = append(why, d.compareWithState(r, a, failing)...)
 		}
 		why = append(why, notes...)
 		why = append(why, d.heldNotes()...)
@@ -731,4 +736,72 @@ func (d *diagnosis) heldNotes() []string {
 		}
 	}
 	return out
+}
+
+// simulateFromState computes the hints from the state files and admits the
+// pod on numascope's Topology Manager; it fills the analysis and returns the
+// explanation when that worked.
+func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]string, bool) {
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	if err != nil {
+		return []string{fmt.Sprintf("numascope could not model the node's Topology Manager: %v.", err)}, false
+	}
+	if adm == nil || len(adm.Steps) == 0 {
+		return nil, false
+	}
+	step := adm.Steps[len(adm.Steps)-1]
+	for _, s := range adm.Steps {
+		if s.Merge != nil && !s.Merge.Admit {
+			step = s
+			break
+		}
+	}
+	c := fromTopomgr(step)
+	a.SimulatedHints = c.Providers
+	a.SimulatedBestHint = c.BestHint
+	admit := adm.Admit
+	a.SimulatedAdmit = &admit
+	if step.Container != "" {
+		a.Container = step.Container
+	}
+	var why []string
+	if adm.Admit {
+		why = append(why, "With the hints numascope computes from the state files the pod would be admitted now: resources were freed since the rejection, or the evidence is older or newer than the rejection.")
+		return why, true
+	}
+	cause, onEmpty, w := classifyAffinity(a.Policy, c)
+	a.Cause, a.AdmissibleOnEmptyNode = cause, onEmpty
+	why = append(why, "No hint log covers this pod, so numascope computed the hints the device, CPU and memory managers would give from the state files and merged them as the kubelet does ("+hintText(c.BestHint)+", rejected).")
+	return append(why, w...), true
+}
+
+// compareWithState recomputes the failing container's hints from the state
+// files and says whether they match the logged ones.
+func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing *ContainerAdmission) []string {
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	if err != nil || adm == nil {
+		return nil
+	}
+	for _, step := range adm.Steps {
+		if step.Container != failing.Container {
+			continue
+		}
+		c := fromTopomgr(step)
+		a.SimulatedHints = c.Providers
+		var diffs []string
+		for i := range c.Providers {
+			if i >= len(failing.Providers) {
+				break
+			}
+			got, logged := providerText(c.Providers[i]), providerText(failing.Providers[i])
+			if got != logged {
+				diffs = append(diffs, fmt.Sprintf("%s: %s now, %s in the log", c.Providers[i].Provider, got, logged))
+			}
+		}
+		if len(diffs) == 0 {
+			return []string{"The hints numascope computes from the state files are the ones the kubelet logged: the state has not changed since the rejection."}
+		}
+		return []string{"The hints numascope computes from the state files differ from the logged ones (" + strings.Join(diffs, "; ") + "): the node's state changed since the rejection, so a new attempt may behave differently."}
+	}
+	return nil
 }

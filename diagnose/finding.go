@@ -120,6 +120,9 @@ type AffinityAnalysis struct {
 	// Hints as the kubelet logged them for the failing container.
 	LoggedHints    []ProviderHints `json:"loggedHints,omitempty"`
 	LoggedBestHint *Hint           `json:"loggedBestHint,omitempty"`
+	// SimulatedHints are the hints numascope computes from the state files
+	// when the log has none for this pod.
+	SimulatedHints []ProviderHints `json:"simulatedHints,omitempty"`
 	// SimulatedBestHint is the merge of the logged (or computed) hints by
 	// numascope's Topology Manager model; Agree compares it with the log.
 	SimulatedBestHint *Hint `json:"simulatedBestHint,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -121,16 +120,75 @@ type Log struct {
 	Skipped int `json:"skipped"`
 }
 
-// klogHeader matches the klog text header, wherever it starts on the line
-// (journald and syslog put their own prefix in front of it).
-var klogHeader = regexp.MustCompile(`(?:^|[\s:])([IWEF])(\d{4}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)\s+(\d+) ([^\s\]]+)\] ?`)
+type klogHead struct {
+	severity, time, source string
+	end                    int // offset of the message
+}
+
+// findKlogHeader finds the klog text header `I1129 10:00:00.000000 1234
+// file.go:123] ` wherever it starts on the line (journald and syslog put
+// their own prefix in front of it).
+func findKlogHeader(s string) (klogHead, bool) {
+	isDigit := func(i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	for i := 0; i+15 < len(s); i++ {
+		switch s[i] {
+		case 'I', 'W', 'E', 'F':
+		default:
+			continue
+		}
+		if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' && s[i-1] != ':' {
+			continue
+		}
+		// mmdd hh:mm:ss
+		j := i + 1
+		if !(isDigit(j) && isDigit(j+1) && isDigit(j+2) && isDigit(j+3) && s[j+4] == ' ' &&
+			isDigit(j+5) && isDigit(j+6) && s[j+7] == ':' && isDigit(j+8) && isDigit(j+9) && s[j+10] == ':' && isDigit(j+11) && isDigit(j+12)) {
+			continue
+		}
+		k := j + 13
+		if k < len(s) && s[k] == '.' {
+			k++
+			for isDigit(k) {
+				k++
+			}
+		}
+		timeEnd := k
+		sp := k
+		for sp < len(s) && s[sp] == ' ' {
+			sp++
+		}
+		if sp == k || !isDigit(sp) {
+			continue
+		}
+		for isDigit(sp) {
+			sp++
+		}
+		if sp >= len(s) || s[sp] != ' ' {
+			continue
+		}
+		src := sp + 1
+		end := src
+		for end < len(s) && s[end] != ']' && s[end] != ' ' && s[end] != '\t' {
+			end++
+		}
+		if end >= len(s) || s[end] != ']' || end == src {
+			continue
+		}
+		h := klogHead{severity: s[i : i+1], time: s[j:j+4] + " " + s[j+5:timeEnd], source: s[src:end], end: end + 1}
+		if h.end < len(s) && s[h.end] == ' ' {
+			h.end++
+		}
+		return h, true
+	}
+	return klogHead{}, false
+}
 
 // maxLogLine bounds one log line; kubelet lines with large hint maps stay far below.
 const maxLogLine = 4 << 20
 
 // ParseLog reads kubelet log output: `journalctl -u kubelet` text (with or
-// without the journald prefix), plain klog text, or the JSON log format, one
-// record per line. name is used in error messages and evidence references.
+// without the journald prefix, or `-o json`), plain klog text, or the JSON log
+// format, one record per line. name is used in error messages and evidence references.
 // It fails only when the input cannot be read or holds no kubelet record.
 func ParseLog(name string, r io.Reader) (*Log, error) {
 	sc := bufio.NewScanner(r)
@@ -146,6 +204,10 @@ func ParseLog(name string, r io.Reader) (*Log, error) {
 	}
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimRight(lines[i], "\r")
+		if msg, ok := journalJSONMessage(line); ok {
+			// journalctl -o json: the kubelet's own line is in MESSAGE.
+			line = msg
+		}
 		if j := strings.IndexByte(line, '{'); j >= 0 && jsonLogStart(line[j:]) {
 			rec, err := parseJSONRecord(line[j:])
 			if err == nil {
@@ -155,18 +217,23 @@ func ParseLog(name string, r io.Reader) (*Log, error) {
 				continue
 			}
 		}
-		m := klogHeader.FindStringSubmatchIndex(line)
-		if m == nil {
+		// The header sits behind at most a journald or syslog prefix.
+		head := line
+		if len(head) > 256 {
+			head = head[:256]
+		}
+		h, ok := findKlogHeader(head)
+		if !ok {
 			l.Skipped++
 			continue
 		}
 		rec := LogRecord{
 			Line:     i + 1,
-			Severity: line[m[2]:m[3]],
-			Time:     line[m[4]:m[5]] + " " + line[m[6]:m[7]],
-			Source:   line[m[10]:m[11]],
+			Severity: h.severity,
+			Time:     h.time,
+			Source:   h.source,
 		}
-		body := line[m[1]:]
+		body := line[h.end:]
 		// Multi-line values continue on following lines that start with a tab
 		// (possibly after the same journald prefix) until a line " >".
 		parseTextBody(&rec, body, func() (string, bool) {
@@ -209,6 +276,33 @@ func continuationLine(s string) (string, bool) {
 		if strings.HasPrefix(rest, "\t") || rest == " >" || strings.HasPrefix(rest, " >") && strings.TrimSpace(rest) == ">" {
 			return rest, true
 		}
+	}
+	return "", false
+}
+
+// journalJSONMessage unwraps one record of `journalctl -o json` output.
+func journalJSONMessage(line string) (string, bool) {
+	if !strings.HasPrefix(line, "{") || !strings.Contains(line, `"MESSAGE"`) {
+		return "", false
+	}
+	var rec struct {
+		Message json.RawMessage `json:"MESSAGE"`
+	}
+	if json.Unmarshal([]byte(line), &rec) != nil || len(rec.Message) == 0 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(rec.Message, &s) == nil {
+		return s, true
+	}
+	// journald writes non-UTF-8 messages as an array of bytes.
+	var b []byte
+	var ints []int
+	if json.Unmarshal(rec.Message, &ints) == nil {
+		for _, v := range ints {
+			b = append(b, byte(v))
+		}
+		return string(b), true
 	}
 	return "", false
 }

@@ -267,3 +267,37 @@ func TestPlacementSignals(t *testing.T) {
 		t.Errorf("cpu placement = %+v", c)
 	}
 }
+
+func TestParseLogJournalJSON(t *testing.T) {
+	in := `{"__CURSOR":"s=1","_SYSTEMD_UNIT":"kubelet.service","MESSAGE":"I1129 10:00:00.000000    1234 allocation_manager.go:660] \"Pod admission denied\" podUID=\"u\" pod=\"ns/p\" reason=\"TopologyAffinityError\" message=\"Resources cannot be allocated with Topology locality\""}
+{"__CURSOR":"s=2","MESSAGE":[73,49,49,50,57,32,49,48,58,48,48,58,48,49,46,48,48,48,48,48,48,32,49,32,97,46,103,111,58,49,93,32,34,120,34]}
+{"__CURSOR":"s=3","MESSAGE":"{\"ts\":1.5,\"caller\":\"a.go:1\",\"msg\":\"Event occurred\",\"v\":0,\"object\":\"ns/q\",\"kind\":\"Pod\",\"type\":\"Warning\",\"reason\":\"SMTAlignmentError\",\"message\":\"SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2\"}"}`
+	l, err := ParseLog("journal.json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 3 || l.Records[0].Message != "Pod admission denied" || l.Records[1].Message != "x" || l.Records[2].Message != "Event occurred" {
+		t.Fatalf("records = %+v", l.Records)
+	}
+	k := l.Interpret()
+	if len(k.Attempts) != 2 || k.Attempts[1].Reason != "SMTAlignmentError" {
+		t.Errorf("attempts = %+v", k.Attempts)
+	}
+}
+
+func BenchmarkParseLog(b *testing.B) {
+	one, err := os.ReadFile(filepath.Join("testdata", "logs", "kubelet-1.29-single-numa.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := []byte(strings.Repeat(string(one), 1000)) // about 10k records
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := ParseLogBytes("bench.log", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = l.Interpret()
+	}
+}

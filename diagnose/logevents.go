@@ -438,7 +438,7 @@ func (k *KubeletLog) signals(r LogRecord) {
 		v, _ := r.Get("max-allowable-numa-nodes")
 		k.add(SignalMaxNUMAWarning, r, map[string]string{"max-allowable-numa-nodes": v})
 	}
-	if m := rePolicyMismatch.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "differs from state checkpoint policy", rePolicyMismatch); m != nil {
 		mgr := "cpu"
 		if strings.Contains(t, "[memorymanager]") {
 			mgr = "memory"
@@ -447,7 +447,7 @@ func (k *KubeletLog) signals(r LogRecord) {
 	}
 	if strings.Contains(t, "could not restore state from checkpoint") {
 		f := map[string]string{}
-		if m := reCheckpointFile.FindStringSubmatch(t); m != nil {
+		if m := findIf(t, "checkpoint file", reCheckpointFile); m != nil {
 			f["manager"] = strings.ToLower(m[1])
 			f["file"] = m[2]
 		}
@@ -461,13 +461,13 @@ func (k *KubeletLog) signals(r LogRecord) {
 		strings.Contains(t, "the memory assignment uses the NUMA that does not exist") {
 		k.add(SignalMemoryStateMismatch, r, nil)
 	}
-	if m := reCPUSetMismatch.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "doesn't match with CPUs in state", reCPUSetMismatch); m != nil {
 		k.add(SignalCPUSetMismatch, r, map[string]string{"online": m[1], "state": m[2]})
 	}
-	if m := reNUMALimit.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "unsupported on machines with more than", reNUMALimit); m != nil {
 		k.add(SignalNUMALimit, r, map[string]string{"limit": m[1]})
 	}
-	if m := reSMT.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "SMT Alignment Error", reSMT); m != nil {
 		f := map[string]string{"pod": r.PodRef()}
 		if m[1] != "" {
 			f["availablePhysicalCPUs"], f["requestedCPUs"], f["cpusPerCore"] = m[1], m[2], m[3]
@@ -476,16 +476,16 @@ func (k *KubeletLog) signals(r LogRecord) {
 		}
 		k.add(SignalSMTAlignment, r, f)
 	}
-	if m := reUnexpected.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "which is unexpected", reUnexpected); m != nil {
 		k.add(SignalUnexpectedAdmission, r, map[string]string{"pod": r.PodRef(), "cause": m[1]})
 	}
 	if strings.Contains(t, "failed to find NUMA nodes to extend the current topology hint") {
 		k.add(SignalMemoryExtend, r, map[string]string{"pod": r.PodRef()})
 	}
-	if m := reDevUnavailable.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "requested number of devices unavailable for", reDevUnavailable); m != nil {
 		k.add(SignalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
 	}
-	if m := reUnknownPolicyText.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "unknown policy: ", reUnknownPolicyText); m != nil {
 		k.add(SignalUnknownPolicy, r, map[string]string{"policy": m[1]})
 	}
 	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
@@ -526,4 +526,13 @@ func numaSet(raw string) []int {
 		sort.Ints(list)
 	}
 	return list
+}
+
+// findIf runs re only when s contains the literal, which is far cheaper than
+// the regular expression on the many records that cannot match.
+func findIf(s, literal string, re *regexp.Regexp) []string {
+	if !strings.Contains(s, literal) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }

@@ -50,6 +50,12 @@ func (r Report) WriteText(w io.Writer) error {
 					fmt.Fprintf(&b, "     %-7s %s\n", p.Provider, providerText(p))
 				}
 			}
+			if len(a.SimulatedHints) > 0 {
+				b.WriteString("   Hints computed from the state files:\n")
+				for _, p := range a.SimulatedHints {
+					fmt.Fprintf(&b, "     %-7s %s\n", p.Provider, providerText(p))
+				}
+			}
 		}
 		b.WriteString("   Remedy:\n")
 		wrap(&b, f.Remedy, "   ")
@@ -97,6 +103,12 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			if len(a.LoggedHints) > 0 {
 				b.WriteString("\nHints logged by the kubelet:\n\n")
 				for _, p := range a.LoggedHints {
+					fmt.Fprintf(&b, "- %s: `%s`\n", p.Provider, providerText(p))
+				}
+			}
+			if len(a.SimulatedHints) > 0 {
+				b.WriteString("\nHints computed from the state files:\n\n")
+				for _, p := range a.SimulatedHints {
 					fmt.Fprintf(&b, "- %s: `%s`\n", p.Provider, providerText(p))
 				}
 			}

@@ -138,3 +138,39 @@ func TestSimulationDisagreesWithLog(t *testing.T) {
 		t.Errorf("explanation = %s", rep.Findings[0].Explanation)
 	}
 }
+
+// TestSimulatedHintsMatchLoggedHints recomputes the troubleshooting page's
+// hints from its state files and compares them with the kubelet's log lines.
+func TestSimulatedHintsMatchLoggedHints(t *testing.T) {
+	t.Chdir("testdata/troubleshooting-page")
+	src, err := SourcesFromDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &diagnosis{ev: ev, report: &Report{}}
+	adm, err := d.simulateAdmission(ev.Pods[0], "single-numa-node", "container")
+	if err != nil || adm == nil {
+		t.Fatalf("simulation: %v %v", adm, err)
+	}
+	if adm.Admit {
+		t.Fatal("the model admits the pod")
+	}
+	sim := fromTopomgr(adm.Steps[0])
+	logged := ev.Logs[0].Attempts[0].Containers[0]
+	if len(sim.Providers) != len(logged.Providers) {
+		t.Fatalf("providers: %d simulated, %d logged", len(sim.Providers), len(logged.Providers))
+	}
+	for i := range sim.Providers {
+		got, want := providerText(sim.Providers[i]), providerText(logged.Providers[i])
+		if got != want {
+			t.Errorf("provider %d: computed %s, logged %s", i, got, want)
+		}
+	}
+	if sim.BestHint.String() != logged.BestHint.String() {
+		t.Errorf("best: computed %s, logged %s", sim.BestHint, logged.BestHint)
+	}
+}

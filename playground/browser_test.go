@@ -177,12 +177,21 @@ func getView(t *testing.T, ctx context.Context) view {
 	return v
 }
 
-func shot(t *testing.T, ctx context.Context, name string) {
+// shot saves a screenshot of the viewport, scrolled so that the element
+// scrollTo is at the top, when -screenshots is set.
+func shot(t *testing.T, ctx context.Context, name, scrollTo string) {
 	t.Helper()
 	if *screenshots == "" {
 		return
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const el = %q ? document.querySelector(%[1]q) : null;
+  if (el) el.scrollIntoView({ block: 'start' }); else window.scrollTo(0, 0);
+  document.activeElement && document.activeElement.blur();
+})()`, scrollTo)), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -310,7 +319,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(v.NUMA, "96.61 GiB") {
 			t.Errorf("the NUMA view does not show the group's free memory as 96.61 GiB:\n%s", v.NUMA)
 		}
-		shot(t, ctx, "memory-groups.png")
+		shot(t, ctx, "memory-groups.png", "#result-heading")
 	})
 
 	t.Run("share link reproduces the view", func(t *testing.T) {
@@ -368,7 +377,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(strings.ToLower(v.Findings), "checksum") {
 			t.Errorf("the findings do not explain the checksum problem:\n%s", v.Findings)
 		}
-		shot(t, ctx, "corrupt-cpu.png")
+		shot(t, ctx, "corrupt-cpu.png", "")
 	})
 
 	t.Run("malformed input shows an error and the page keeps working", func(t *testing.T) {
@@ -402,7 +411,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if !strings.Contains(pods, "default/web") || !strings.Contains(pods, "2-3") {
 			t.Errorf("the pods table lacks default/web with CPUs 2-3:\n%s", pods)
 		}
-		shot(t, ctx, "podresources.png")
+		shot(t, ctx, "podresources.png", "#numa-heading")
 	})
 
 	t.Run("examples menu and admission simulator", func(t *testing.T) {
@@ -411,9 +420,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "the admission result", `document.querySelector('[data-testid=admit-result]').innerText !== ''`)
 		v := getView(t, ctx)
-		if !strings.Contains(v.Admit, "TopologyAffinityError") && !strings.Contains(v.Admit, "cannot do that yet") {
+		if !strings.Contains(v.Admit, "TopologyAffinityError") {
 			t.Errorf("single-numa-node with CPUs on node 0 and memory on node 1 must be rejected; got %q", v.Admit)
 		}
+		admit, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("[data-testid=admit-result] [data-admit]"), "data-admit"))
+		if err != nil || !admit.Exists || admit.Value != "false" {
+			t.Errorf("data-admit = %+v (%v), want false", admit, err)
+		}
+		// Switching the policy to best-effort admits the same pod.
+		if err := chromedp.Do(ctx, selectOption("#tm-policy", "best-effort")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "best-effort to admit", `document.querySelector('[data-testid=admit-result] [data-admit=true]')`)
+		shot(t, ctx, "admission.png", "#admit-heading")
 	})
 
 	t.Run("diagnosis explains a TopologyAffinityError from the whole evidence", func(t *testing.T) {
@@ -428,7 +447,35 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if len(tabs) < 5 {
 			t.Errorf("the example should open one tab per evidence file, got %q", tabs)
 		}
-		shot(t, ctx, "diagnosis.png")
+		if *screenshots != "" {
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`applyTheme('dark')`)); err != nil {
+				t.Fatal(err)
+			}
+			shot(t, ctx, "diagnosis-dark.png", "#findings-heading")
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`applyTheme('auto')`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	t.Run("a call over the time limit is stopped and the engine restarts", func(t *testing.T) {
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		// A 1 ms limit: every call overruns it, as a hostile input would.
+		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/?timeout=1")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		if err := chromedp.Do(tab, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the time-limit error", `[...document.querySelectorAll('[data-testid=result] [data-testid=error]')].some((e) => e.innerText.includes('timeout'))`)
+		waitFor(t, tab, "a restarted engine", `Number(document.body.dataset.restarts) >= 1`)
+		// The page still answers: typing still works and the tabs still switch.
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("[data-testid=add-file]"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "a second tab", `document.querySelectorAll('[data-testid=tab]').length === 2`)
 	})
 
 	t.Run("language switch", func(t *testing.T) {
@@ -437,7 +484,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "Chinese headings", `document.querySelector('#result-heading').textContent === '结果'`)
 		waitFor(t, ctx, "a Chinese finding title", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError] .ftitle').textContent.includes('被拒绝')`)
-		shot(t, ctx, "zh-CN.png")
+		shot(t, ctx, "zh-CN.png", "")
 		if err := chromedp.Do(ctx, selectOption("#lang", "en")); err != nil {
 			t.Fatal(err)
 		}
@@ -459,5 +506,20 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Errorf("requests left localhost: %s", strings.Join(leaks, "; "))
 		}
 		t.Logf("%d page requests, all to %s; the catch-all proxy saw none", len(pageRequests), srv.URL)
+	})
+
+	t.Run("works offline once loaded", func(t *testing.T) {
+		// Wait until the service worker controls the page and holds the site.
+		waitFor(t, ctx, "the service worker", `navigator.serviceWorker.controller !== null`)
+		waitFor(t, ctx, "the cached site", `(async () => { const c = await caches.open('numascope-playground-v1'); return (await c.keys()).length >= 8; })()`)
+		srv.Close() // the server is gone: only the browser's copy is left
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the engine to load offline", `document.body.dataset.engine === 'ready'`)
+		if err := chromedp.Do(ctx, paste(sample)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the group [0 1] offline", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
 	})
 }

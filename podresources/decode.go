@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,11 +173,11 @@ func decodePod(data []byte, file string) (*Pod, error) {
 		f := d.fields("", v, map[string]string{"podresources": "podResources"})
 		pv := f["podresources"]
 		if _, isList := pv.val.([]any); isList {
-			d.errf(pv.ptr, "this is a List answer (podResources is an array): load it with Decode or name it list.json")
+			d.errf(pv.P(), "this is a List answer (podResources is an array): load it with Decode or name it list.json")
 		} else if pv.val == nil {
-			d.errf(pv.ptr, "podResources is null: the Get answer holds no pod")
+			d.errf(pv.P(), "podResources is null: the Get answer holds no pod")
 		} else {
-			p = d.pod(pv.ptr, pv.val)
+			p = d.pod(pv.P(), pv.val)
 		}
 	} else {
 		p = d.pod("", v)
@@ -214,10 +215,21 @@ func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
+// field is one member of a JSON object. Its JSON pointer is built only when
+// a message needs it.
 type field struct {
-	key string
-	ptr string
-	val any
+	key    string
+	parent string
+	full   string
+	val    any
+}
+
+// P returns the field's JSON pointer.
+func (f field) P() string {
+	if f.full != "" || f.key == "" {
+		return f.full
+	}
+	return f.parent + "/" + escape(f.key)
 }
 
 // fields checks that v is an object whose keys are all known (after
@@ -230,6 +242,24 @@ func (d *decoder) fields(ptr string, v any, known map[string]string) map[string]
 		return nil
 	}
 	out := make(map[string]field, len(m))
+	clean := true
+	for k, val := range m {
+		n, ok := lookupKey(k, known)
+		if !ok {
+			clean = false
+			break
+		}
+		if _, dup := out[n]; dup {
+			clean = false
+			break
+		}
+		out[n] = field{key: k, parent: ptr, val: val}
+	}
+	if clean {
+		return out
+	}
+	// Report every problem, in key order so that messages are stable.
+	clear(out)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -237,18 +267,50 @@ func (d *decoder) fields(ptr string, v any, known map[string]string) map[string]
 	sort.Strings(keys)
 	for _, k := range keys {
 		n := normKey(k)
-		p := ptr + "/" + escape(k)
+		fl := field{key: k, parent: ptr, val: m[k]}
 		if _, ok := known[n]; !ok {
-			d.errf(p, "unknown field %q: expected %s", k, expected(known))
+			d.errf(fl.P(), "unknown field %q: expected %s", k, expected(known))
 			continue
 		}
 		if prev, dup := out[n]; dup {
-			d.errf(p, "field %q repeats %q: keep one", k, prev.key)
+			d.errf(fl.P(), "field %q repeats %q: keep one", k, prev.key)
 			continue
 		}
-		out[n] = field{key: k, ptr: p, val: m[k]}
+		out[n] = fl
 	}
 	return out
+}
+
+// lookupKey returns the normalized spelling of k as it is stored in known,
+// without allocating for the usual short keys.
+func lookupKey(k string, known map[string]string) (string, bool) {
+	var buf [32]byte
+	if len(k) > len(buf) {
+		n := normKey(k)
+		_, ok := known[n]
+		return n, ok
+	}
+	b := buf[:0]
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 0x80:
+			n := normKey(k)
+			_, ok := known[n]
+			return n, ok
+		}
+		b = append(b, c)
+	}
+	for n := range known {
+		if n == string(b) {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 func expected(known map[string]string) string {
@@ -306,7 +368,7 @@ func (d *decoder) conflict(f map[string]field, names ...string) {
 	for _, n := range names {
 		if v, ok := f[n]; ok {
 			present = append(present, strconv.Quote(v.key))
-			last = v.ptr
+			last = v.P()
 		}
 	}
 	if len(present) > 1 {
@@ -321,7 +383,7 @@ func (d *decoder) str(fl field) string {
 	case string:
 		return v
 	}
-	d.errf(fl.ptr, "expected a string, found %s", kind(fl.val))
+	d.errf(fl.P(), "expected a string, found %s", kind(fl.val))
 	return ""
 }
 
@@ -332,13 +394,22 @@ func (d *decoder) array(fl field) []any {
 	case []any:
 		return v
 	}
-	d.errf(fl.ptr, "expected an array, found %s", kind(fl.val))
+	d.errf(fl.P(), "expected an array, found %s", kind(fl.val))
 	return nil
 }
 
 // integer reads a JSON number or a decimal string (protojson writes int64 and
 // uint64 as strings).
 func (d *decoder) integer(ptr string, v any, what string, max uint64) (uint64, bool) {
+	n, problem := parseUint(v, what, max)
+	if problem != "" {
+		d.errf(ptr, "%s", problem)
+		return 0, false
+	}
+	return n, true
+}
+
+func parseUint(v any, what string, max uint64) (uint64, string) {
 	var s string
 	switch v := v.(type) {
 	case json.Number:
@@ -346,23 +417,19 @@ func (d *decoder) integer(ptr string, v any, what string, max uint64) (uint64, b
 	case string:
 		s = v
 	default:
-		d.errf(ptr, "%s: expected a non-negative integer, found %s", what, kind(v))
-		return 0, false
+		return 0, fmt.Sprintf("%s: expected a non-negative integer, found %s", what, kind(v))
 	}
 	if strings.HasPrefix(s, "-") {
-		d.errf(ptr, "%s %s is negative", what, s)
-		return 0, false
+		return 0, fmt.Sprintf("%s %s is negative", what, s)
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		d.errf(ptr, "%s: %q is not a non-negative integer", what, clip(s))
-		return 0, false
+		return 0, fmt.Sprintf("%s: %q is not a non-negative integer", what, clip(s))
 	}
 	if n > max {
-		d.errf(ptr, "%s %d is out of range (at most %d)", what, n, max)
-		return 0, false
+		return 0, fmt.Sprintf("%s %d is out of range (at most %d)", what, n, max)
 	}
-	return n, true
+	return n, ""
 }
 
 func (d *decoder) ids(fl field, what string) []int {
@@ -371,18 +438,30 @@ func (d *decoder) ids(fl field, what string) []int {
 		return nil
 	}
 	out := make([]int, 0, len(arr))
-	seen := make(map[int]int, len(arr))
+	elem := func(i int) string { return fl.P() + "/" + strconv.Itoa(i) }
+	// Short lists (the usual case) are checked for repeats by scanning; long
+	// ones with a set.
+	var seen map[int]bool
+	if len(arr) > 64 {
+		seen = make(map[int]bool, len(arr))
+	}
 	for i, v := range arr {
-		p := fl.ptr + "/" + strconv.Itoa(i)
-		n, ok := d.integer(p, v, what, maxID)
-		if !ok {
+		n, problem := parseUint(v, what, maxID)
+		if problem != "" {
+			d.errf(elem(i), "%s", problem)
 			continue
 		}
-		if j, dup := seen[int(n)]; dup {
-			d.errf(p, "%s %d is listed twice (also at index %d)", what, n, j)
+		dup := false
+		if seen != nil {
+			dup = seen[int(n)]
+			seen[int(n)] = true
+		} else {
+			dup = slices.Contains(out, int(n))
+		}
+		if dup {
+			d.errf(elem(i), "%s %d is listed twice", what, n)
 			continue
 		}
-		seen[int(n)] = i
 		out = append(out, int(n))
 	}
 	return out
@@ -412,7 +491,7 @@ func (d *decoder) snapshot(v any) *Snapshot {
 		s.Pods = make([]Pod, 0, len(arr))
 		where := make(map[string]int, len(arr))
 		for i, pv := range arr {
-			p := fl.ptr + "/" + strconv.Itoa(i)
+			p := fl.P() + "/" + strconv.Itoa(i)
 			pod := d.pod(p, pv)
 			ref := pod.Ref()
 			if j, dup := where[ref]; dup && pod.Name != "" {
@@ -424,11 +503,11 @@ func (d *decoder) snapshot(v any) *Snapshot {
 		}
 	}
 	if fl, ok := f["allocatable"]; ok && fl.val != nil {
-		s.Allocatable = d.allocatable(fl.ptr, fl.val)
+		s.Allocatable = d.allocatable(fl.P(), fl.val)
 	}
 	if fl, ok := f["notes"]; ok {
 		for i, nv := range d.array(fl) {
-			s.Notes = append(s.Notes, d.str(field{ptr: fl.ptr + "/" + strconv.Itoa(i), val: nv}))
+			s.Notes = append(s.Notes, d.str(field{full: fl.P() + "/" + strconv.Itoa(i), val: nv}))
 		}
 	}
 	return s
@@ -456,14 +535,14 @@ func (d *decoder) pod(ptr string, v any) Pod {
 	if fl, ok := f["qosclass"]; ok {
 		q := QOSClass(d.str(fl))
 		if !q.Valid() {
-			d.errf(fl.ptr, "qosClass %q is not Guaranteed, Burstable or BestEffort", q)
+			d.errf(fl.P(), "qosClass %q is not Guaranteed, Burstable or BestEffort", q)
 		}
 		p.QOSClass = q
 	}
 	if fl, ok := f["qosclassinferred"]; ok {
 		inferred, isBool := fl.val.(bool)
 		if !isBool && fl.val != nil {
-			d.errf(fl.ptr, "expected true or false, found %s", kind(fl.val))
+			d.errf(fl.P(), "expected true or false, found %s", kind(fl.val))
 		}
 		if inferred {
 			// numascope wrote the class it inferred; leave it to be inferred
@@ -476,7 +555,7 @@ func (d *decoder) pod(ptr string, v any) Pod {
 		p.Containers = make([]Container, 0, len(arr))
 		seen := make(map[string]int, len(arr))
 		for i, cv := range arr {
-			cp := fl.ptr + "/" + strconv.Itoa(i)
+			cp := fl.P() + "/" + strconv.Itoa(i)
 			c := d.container(cp, cv)
 			if j, dup := seen[c.Name]; dup && c.Name != "" {
 				d.errf(cp, "container %q is listed twice in pod %s (also at index %d)", c.Name, p.Ref(), j)
@@ -520,7 +599,7 @@ func (d *decoder) container(ptr string, v any) Container {
 	}
 	if fl, ok := f["dynamicresources"]; ok {
 		for i, rv := range d.array(fl) {
-			c.DynamicResources = append(c.DynamicResources, d.dynamic(fl.ptr+"/"+strconv.Itoa(i), rv))
+			c.DynamicResources = append(c.DynamicResources, d.dynamic(fl.P()+"/"+strconv.Itoa(i), rv))
 		}
 	}
 	// cpuIdsStatus and memoryStatus are derived from the lists and the QoS
@@ -542,7 +621,7 @@ func (d *decoder) memories(fl field) []Memory {
 	}
 	out := make([]Memory, 0, len(arr))
 	for i, mv := range arr {
-		ptr := fl.ptr + "/" + strconv.Itoa(i)
+		ptr := fl.P() + "/" + strconv.Itoa(i)
 		f := d.fields(ptr, mv, memoryKeys)
 		if f == nil {
 			continue
@@ -556,7 +635,7 @@ func (d *decoder) memories(fl field) []Memory {
 			d.errf(ptr, "the memory block has no type: expected \"memory\" or \"hugepages-<size>\"")
 		}
 		if s, ok := f["size"]; ok && s.val != nil {
-			m.Size, _ = d.integer(s.ptr, s.val, "size", math.MaxUint64)
+			m.Size, _ = d.integer(s.P(), s.val, "size", math.MaxUint64)
 		}
 		m.NUMANodes = d.numa(f)
 		out = append(out, m)
@@ -573,7 +652,7 @@ func (d *decoder) devices(fl field) []Device {
 	}
 	out := make([]Device, 0, len(arr))
 	for i, dv := range arr {
-		ptr := fl.ptr + "/" + strconv.Itoa(i)
+		ptr := fl.P() + "/" + strconv.Itoa(i)
 		f := d.fields(ptr, dv, deviceKeys)
 		if f == nil {
 			continue
@@ -585,7 +664,7 @@ func (d *decoder) devices(fl field) []Device {
 		}
 		if ids, ok := f["deviceids"]; ok {
 			for j, iv := range d.array(ids) {
-				dev.DeviceIDs = append(dev.DeviceIDs, d.str(field{ptr: ids.ptr + "/" + strconv.Itoa(j), val: iv}))
+				dev.DeviceIDs = append(dev.DeviceIDs, d.str(field{full: ids.P() + "/" + strconv.Itoa(j), val: iv}))
 			}
 		}
 		dev.NUMANodes = d.numa(f)
@@ -609,7 +688,7 @@ func (d *decoder) numa(f map[string]field) []int {
 	if !ok || fl.val == nil {
 		return nil
 	}
-	tf := d.fields(fl.ptr, fl.val, topologyKeys)
+	tf := d.fields(fl.P(), fl.val, topologyKeys)
 	nodes, ok := tf["nodes"]
 	if !ok {
 		return nil
@@ -621,7 +700,7 @@ func (d *decoder) numa(f map[string]field) []int {
 	out := make([]int, 0, len(arr))
 	seen := make(map[int]bool, len(arr))
 	for i, nv := range arr {
-		p := nodes.ptr + "/" + strconv.Itoa(i)
+		p := nodes.P() + "/" + strconv.Itoa(i)
 		nf := d.fields(p, nv, nodeKeys)
 		if nf == nil {
 			continue
@@ -629,7 +708,7 @@ func (d *decoder) numa(f map[string]field) []int {
 		id := uint64(0)
 		if idf, ok := nf["id"]; ok && idf.val != nil {
 			var good bool
-			if id, good = d.integer(idf.ptr, idf.val, "NUMA node", maxID); !good {
+			if id, good = d.integer(idf.P(), idf.val, "NUMA node", maxID); !good {
 				continue
 			}
 		}
@@ -663,7 +742,7 @@ func (d *decoder) dynamic(ptr string, v any) DynamicResource {
 	}
 	if fl, ok := f["claimresources"]; ok {
 		for i, cv := range d.array(fl) {
-			cp := fl.ptr + "/" + strconv.Itoa(i)
+			cp := fl.P() + "/" + strconv.Itoa(i)
 			cf := d.fields(cp, cv, claimKeys)
 			if cf == nil {
 				continue
@@ -676,7 +755,7 @@ func (d *decoder) dynamic(ptr string, v any) DynamicResource {
 			}
 			if cd, ok := cf["cdidevices"]; ok {
 				for j, dv := range d.array(cd) {
-					dp := cd.ptr + "/" + strconv.Itoa(j)
+					dp := cd.P() + "/" + strconv.Itoa(j)
 					// numascope writes CDI names as strings, the API as
 					// {"name": …} objects.
 					if _, isObj := dv.(map[string]any); isObj {
@@ -684,7 +763,7 @@ func (d *decoder) dynamic(ptr string, v any) DynamicResource {
 						c.CDIDevices = append(c.CDIDevices, d.str(nf["name"]))
 						continue
 					}
-					c.CDIDevices = append(c.CDIDevices, d.str(field{ptr: dp, val: dv}))
+					c.CDIDevices = append(c.CDIDevices, d.str(field{full: dp, val: dv}))
 				}
 			}
 			r.ClaimResources = append(r.ClaimResources, c)

@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"k8s.io/utils/cpuset"
@@ -93,6 +94,34 @@ func FuzzVerifyFast(f *testing.F) {
 			kind = KindCPU
 		}
 		opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
+		// whatever the stored checksum: a file the scanner reads is one
+		// encoding/json reads, and the data checksum is the same
+		if sum, ok := dataComputed(data, kind); ok {
+			file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
+			if err != nil {
+				t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+			}
+			want := layoutCPUV4
+			if kind == KindMemory {
+				want = layoutMemV3
+			}
+			found := false
+			for _, l := range file.Checksum.Layouts {
+				if l.Name == want {
+					found = true
+					if l.Computed != sum {
+						t.Fatalf("data checksum: fast %d, exact %d", sum, l.Computed)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("exact path has no %s layout", want)
+			}
+			if !file.KubeletAccepts && !strings.Contains(file.Reason, "checkpoint is corrupted") && !strings.Contains(file.Reason, "policy") &&
+				!strings.Contains(file.Reason, "parse") {
+				t.Fatalf("fast scanner reads it, the kubelet cannot: %s", file.Reason)
+			}
+		}
 		fast, ok := verifyFast(data, opts)
 		if !ok {
 			return
@@ -103,6 +132,66 @@ func FuzzVerifyFast(f *testing.F) {
 		}
 		if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored || !file.Checksum.Valid {
 			t.Fatalf("fast path accepts; exact path: accepts=%v format=%s stored=%d reason=%q", file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Reason)
+		}
+	})
+}
+
+// FuzzVerifyFastSpew holds the spew-layout fast path to the exact path.
+func FuzzVerifyFastSpew(f *testing.F) {
+	cpu3 := sampleCPU()
+	cpu3.PodEntries = map[string]cpuset.CPUSet{"pod-a": cpuset.New(2, 3, 4), "pod-c": cpuset.New()}
+	for _, c := range []struct {
+		file   *File
+		format Format
+	}{
+		{&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV2},
+		{&File{Kind: KindCPU, CPU: cpu3}, FormatV3},
+		{&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV1},
+		{&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV2},
+	} {
+		data, err := Encode(c.file, c.format)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, c.file.Kind == KindCPU, "")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
+		kind := KindMemory
+		if isCPU {
+			kind = KindCPU
+		}
+		opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
+		// the rendering of every layout, whatever the stored checksum
+		if sums, ok := spewComputed(data, kind); ok {
+			file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
+			if err != nil {
+				t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+			}
+			seen := 0
+			for _, l := range file.Checksum.Layouts {
+				if want, ok := sums[l.Name]; ok {
+					seen++
+					if want != l.Computed {
+						t.Fatalf("layout %s: fast path computes %d, exact path %d", l.Name, want, l.Computed)
+					}
+				}
+			}
+			if seen < 2 {
+				t.Fatalf("exact path computed only %d of the layouts: %+v", seen, file.Checksum.Layouts)
+			}
+		}
+		fast, ok := verifyFastSpew(data, opts)
+		if !ok {
+			return
+		}
+		file, err := Decode(data, opts)
+		if err != nil {
+			t.Fatalf("fast path accepts, Decode fails: %v", err)
+		}
+		if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored ||
+			!file.Checksum.Valid || file.Checksum.Matched != fast.Checksum.Matched {
+			t.Fatalf("fast path: %s %s; exact path: accepts=%v format=%s stored=%d matched=%s reason=%q",
+				fast.Format, fast.Checksum.Matched, file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Checksum.Matched, file.Reason)
 		}
 	})
 }

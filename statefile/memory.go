@@ -445,7 +445,7 @@ func attachNodesAlias(f *File, blob []byte, format Format) {
 		}
 		node.NodesAlias = nodes
 		f.problem(SeverityInfo, base+pointer("machineState", id, "nodes"),
-			"kubelets write the group under \"cells\"; if the kubelet wrote this file, rename \"nodes\" to \"cells\" is NOT enough (the checksum covers the group): treat the file as a documentation example",
+			"kubelets write the group under \"cells\"; renaming \"nodes\" to \"cells\" does not make the stored checksum valid (it was computed over other content): treat such a file as a documentation example, not as kubelet output",
 			"NUMA node %s lists its group under \"nodes\", the name used by the upstream documentation; the kubelet reads \"cells\" and ignores \"nodes\" (so for the kubelet this node has no group), numascope uses it as an alias of cells", id)
 	}
 }
@@ -673,7 +673,11 @@ func memReplay(f *File, base string) {
 			return
 		}
 		if !sameSet(n1.Cells, n2.Cells) {
-			fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has group %v, the entries make %v", id, n1.Cells, n2.Cells)
+			if n1.NodesAlias != nil && len(n1.Cells) == 0 {
+				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has no cells for the kubelet (it ignores the \"nodes\" alias %v), the entries make %v", id, n1.NodesAlias, n2.Cells)
+			} else {
+				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has group %v, the entries make %v", id, n1.Cells, n2.Cells)
+			}
 			return
 		}
 		if len(n1.MemoryMap) != len(n2.MemoryMap) {

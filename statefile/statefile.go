@@ -79,8 +79,11 @@ const (
 )
 
 // Problem is one thing wrong with (or worth knowing about) a checkpoint.
+// Path is a JSON pointer into the file; inside the data section of cpu v4,
+// memory v3 and dra crc32 files (a JSON document held in a string) it is
+// "/data" (or "/Data") followed by the pointer within that document.
 type Problem struct {
-	Path     string   `json:"path"`     // JSON pointer into the file ("" for the whole file)
+	Path     string   `json:"path"`     // JSON pointer ("" for the whole file)
 	Message  string   `json:"message"`  // a plain sentence naming the file
 	Remedy   string   `json:"remedy"`   // what to do about it
 	Severity Severity `json:"severity"` // error, warning or info

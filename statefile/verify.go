@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -24,8 +25,25 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 			v, err = nil, fmt.Errorf("%s: internal error while verifying (please report it): %v", opts.Name, r)
 		}
 	}()
-	if v, ok := verifyFast(data, opts); ok {
-		return v, nil
+	// Both fast paths check the whole file; the order only saves time: a
+	// "data" member means the v4/v3 layout.
+	if opts.Kind == KindCPU || opts.Kind == KindMemory {
+		hasData := bytes.Contains(data, []byte(`"data"`))
+		if hasData {
+			if v, ok := verifyFast(data, opts); ok {
+				return v, nil
+			}
+		}
+		if int64(len(data)) <= maxSize(opts) {
+			if v, ok := verifyFastSpew(data, opts); ok {
+				return v, nil
+			}
+		}
+		if !hasData {
+			if v, ok := verifyFast(data, opts); ok {
+				return v, nil
+			}
+		}
 	}
 	if opts.Kind != KindCPU && opts.Kind != KindMemory {
 		f, err := Decode(data, opts)
@@ -75,4 +93,11 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 		v.OnReject = RefusesToStart
 	}
 	return v, nil
+}
+
+func maxSize(opts Options) int64 {
+	if opts.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return opts.MaxSize
 }

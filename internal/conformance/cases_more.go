@@ -202,6 +202,7 @@ func DRACases() []Case {
 	add("crc32-keys-case-changed", "crc32", w, "keys data and CHECKSUM", mustReplace(mustReplace(base, `"Data"`, `"data"`, 1), `"Checksum"`, `"CHECKSUM"`, 1))
 	add("crc32-unknown-fields", "crc32", w, "extra members at the top level", appendMembers(base, `"version":"v1","entries":[]`))
 	add("crc32-truncated", "crc32", w, "cut in half", base[:len(base)/2])
+	add("crc32-spew-entries-without-checksum", "crc32", "hand-written from the upstream v1.30.0 spew-era vector", "spew-era members only, no Data and no Checksum member", []byte(`{"version":"v1","entries":[{"DriverName":"test-driver.cdi.k8s.io","ClassName":"class-name","ClaimUID":"067798be-454e-4be4-9047-1aa06aea63f7","ClaimName":"example","Namespace":"default","PodUIDs":{"139cdb46-f989-4f17-9561-ca10cfb509a6":{}},"CDIDevices":{"test-driver.cdi.k8s.io":["example.com/example=cdi-example"]}}]}`))
 	add("crc32-empty-object", "crc32", "hand-written", "the file is {}", []byte(`{}`))
 	add("crc32-base64-in-data", "crc32", "hand-written", "Data holds base64 text", []byte(`{"Data":"`+base64.StdEncoding.EncodeToString([]byte("{}"))+`","Checksum":0}`))
 	return cs

@@ -266,6 +266,13 @@ func compareOne(r *Restorer, kind string, data []byte, policy string, wantFormat
 	if valid, known, stored, note := kubeletChecksumValid(kind, f.Format, data); known && note == "" && valid != f.Checksum.Valid {
 		diffs = append(diffs, fmt.Sprintf("checksum.valid for format %s: numascope %v, kubelet's VerifyChecksum %v (stored %d)", f.Format, f.Checksum.Valid, valid, stored))
 	}
+	// statefile.Verify is the fast path: it must give Decode's verdict.
+	if v, err := statefile.Verify(data, statefile.Options{Name: FileNames[kind], Kind: statefile.Kind(kind), Policy: policy}); err != nil {
+		diffs = append(diffs, fmt.Sprintf("statefile.Verify fails where Decode decodes: %v", err))
+	} else if v.KubeletAccepts != k.Accepts || v.OnReject != k.OnReject || v.Format != f.Format || v.Checksum.Valid != f.Checksum.Valid {
+		diffs = append(diffs, fmt.Sprintf("statefile.Verify: accepts %v onReject %q format %s valid %v; kubelet accepts %v onReject %q; Decode format %s valid %v",
+			v.KubeletAccepts, v.OnReject, v.Format, v.Checksum.Valid, k.Accepts, k.OnReject, f.Format, f.Checksum.Valid))
+	}
 	if wantFormat != "" && string(f.Format) != wantFormat {
 		diffs = append(diffs, fmt.Sprintf("format: numascope %q, written as %q", f.Format, wantFormat))
 	}

@@ -3,7 +3,8 @@
 // No framework and no network access beyond this site's own files.
 "use strict";
 
-const CALL_TIMEOUT_MS = 10000;
+// The time limit of one engine call; ?timeout=MS overrides it (for tests).
+const CALL_TIMEOUT_MS = Number(new URLSearchParams(location.search).get("timeout")) || 10000;
 const MAX_FILE_BYTES = 8 << 20;
 const SHARE_PREFIX = "#s=";
 // Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
@@ -122,6 +123,7 @@ class Engine {
 
   restart() {
     if (this.worker) this.worker.terminate();
+    document.body.dataset.restarts = String((Number(document.body.dataset.restarts) || 0) + 1);
     this.failAll("timeout", T("timeout", { s: CALL_TIMEOUT_MS / 1000 }));
     return this.start();
   }
@@ -537,13 +539,19 @@ async function runAdmit() {
   if (my !== admitSeq) return;
   if (!resp.ok) { box.replaceChildren(errorBox(resp.error)); return; }
   const res = resp.result;
-  const hint = res.bestHint || {};
+  const rep = res.report || {};
+  const hintText = (hint) => hint && hint.numaAffinity ? "[" + nodesText(hint.numaAffinity) + "]" : T("any-numa");
+  const hintEl = (hint) => h("code", {}, hintText(hint) + (hint && hint.preferred ? " ✓" : ""));
   box.replaceChildren(h("div", { class: "verdict " + (res.admit ? "ok" : "bad"), "data-admit": String(!!res.admit) },
     h("p", { class: "verdict-line strong" }, res.admit ? T("admitted") : T("rejected")),
-    h("p", {}, T("best-hint") + ": ",
-      h("code", {}, hint.numaAffinity ? "[" + nodesText(hint.numaAffinity) + "]" : T("any-numa")), " · ",
-      hint.preferred ? T("preferred") : T("not-preferred")),
-    res.reason ? h("p", {}, res.reason) : null));
+    h("p", {}, T("best-hint") + ": ", h("code", {}, hintText(res.bestHint)), " · ",
+      res.bestHint && res.bestHint.preferred ? T("preferred") : T("not-preferred")),
+    rep.rule ? h("p", { class: "muted" }, T("merge-rule", { rule: rep.rule, count: rep.bestNonPreferredAffinityCount, combos: String(rep.combinations) })) : null),
+    rep.lists && rep.lists.length ? h("table", { class: "pods lists" },
+      h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
+      h("tbody", {}, rep.lists.map((l) => h("tr", {},
+        h("td", {}, String(l.provider)), h("td", {}, l.resource || "–"), h("td", {}, h("code", {}, l.origin)),
+        h("td", {}, (l.hints || []).map((x, i) => [i ? " " : "", hintEl(x)])))))) : null);
 }
 
 // ---------------------------------------------------------------- sharing
@@ -572,7 +580,7 @@ function shareState() {
     f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
     p: state.policy || undefined,
     a: {
-      policy: $("tm-policy").value, scope: $("tm-scope").value,
+      policy: $("tm-policy").value,
       closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value,
     },
   };
@@ -603,7 +611,6 @@ async function updateShare() {
 function applyAdmitState(a) {
   if (!a) return;
   if (a.policy) $("tm-policy").value = a.policy;
-  if (a.scope) $("tm-scope").value = a.scope;
   $("tm-closest").checked = !!a.closest;
   if (a.max) $("tm-max").value = a.max;
   if (typeof a.hints === "string") $("tm-hints").value = a.hints;
@@ -643,7 +650,7 @@ function loadExample(id) {
   if (ex.files && ex.files.length) setFiles(ex.files, { quiet: true });
   if (ex.admission) {
     applyAdmitState({
-      policy: ex.admission.policy, scope: ex.admission.scope || "container",
+      policy: ex.admission.policy,
       closest: !!ex.admission.closest, max: ex.admission.max || "8",
       hints: compactJSON(ex.admission.hints),
     });
@@ -732,7 +739,7 @@ function wire() {
     await updateShare();
     history.replaceState(null, "", $("share").href);
   });
-  for (const id of ["tm-policy", "tm-scope", "tm-closest", "tm-max", "tm-hints"]) {
+  for (const id of ["tm-policy", "tm-closest", "tm-max", "tm-hints"]) {
     $(id).addEventListener(id === "tm-hints" || id === "tm-max" ? "input" : "change", () => { runAdmit(); updateShare(); });
   }
   $("admit-form").addEventListener("submit", (ev) => ev.preventDefault());

@@ -1,0 +1,226 @@
+// Command agent runs numascope on one Kubernetes node, over and over: it
+// verifies the kubelet's checkpoint files, reads the PodResources API and
+// the machine's NUMA layout, diagnoses what it found, writes one JSON report
+// line per round to stdout and serves the figures as Prometheus metrics.
+//
+//	go run ./examples/agent                          # every 60s, metrics on :9464
+//	go run ./examples/agent --once                   # one round, then exit (scripts)
+//	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
+//	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
+//
+// It only reads: the state files through statefile.ReadFile (opened
+// O_RDONLY), the socket through the PodResources List and
+// GetAllocatableResources calls, and sysfs. A missing or unreachable socket
+// is a finding (PodResourcesUnavailable) and a metric
+// (numascope_podresources_up 0), never a reason to stop.
+//
+// The HTTP server on --listen answers /metrics, /healthz (the loop is alive)
+// and /readyz (the first round is done). SIGTERM or SIGINT ends the current
+// round, shuts the server down and exits 0.
+//
+// Exit status: 0 when a --once round found no error (and after a clean stop
+// by signal), 1 when a --once round found a finding of severity error or a
+// checkpoint the kubelet rejects, 2 for wrong flags or when --listen cannot be
+// served.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/numascope/numascope/podresources/client"
+)
+
+// config is what the flags say.
+type config struct {
+	stateDir      string
+	socket        string
+	snapshot      string
+	sysfs         string
+	kubeletConfig string
+	node          string
+	listen        string
+	interval      time.Duration
+	timeout       time.Duration
+	once          bool
+	diagnose      bool
+}
+
+// off disables an optional source when given as its path.
+const off = "none"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.StringVar(&c.stateDir, "state-dir", "/var/lib/kubelet", "kubelet root `DIR` holding cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint, dra_manager_state")
+	fs.StringVar(&c.socket, "socket", "", "PodResources socket `PATH` (unix://PATH or PATH); default DIR/pod-resources/kubelet.sock of --state-dir; \"none\" skips it")
+	fs.StringVar(&c.snapshot, "snapshot", "", "read a saved PodResources snapshot `FILE|DIR` (examples/podresources --json output, or list.json and allocatable.json) instead of the socket")
+	fs.StringVar(&c.sysfs, "sysfs", "/sys", "sysfs `ROOT` for the CPUs of each NUMA node; \"none\" skips it")
+	fs.StringVar(&c.kubeletConfig, "kubelet-config", "", "KubeletConfiguration `FILE` (the configured policies); default DIR/config.yaml of --state-dir when it exists; \"none\" skips it")
+	fs.StringVar(&c.node, "node", "", "node `NAME` written in every report; default $NODE_NAME, else the host name")
+	fs.StringVar(&c.listen, "listen", ":9464", "`ADDRESS` serving /metrics, /healthz and /readyz; \"\" serves nothing")
+	fs.DurationVar(&c.interval, "interval", 60*time.Second, "time between rounds")
+	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
+	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
+	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if c.interval <= 0 || c.timeout <= 0 {
+		fmt.Fprintln(stderr, "agent: --interval and --timeout must be positive durations such as 30s")
+		return 2
+	}
+	if c.snapshot != "" && c.socket != "" {
+		fmt.Fprintln(stderr, "agent: --snapshot and --socket exclude each other")
+		return 2
+	}
+	if c.socket == "" && c.snapshot == "" {
+		c.socket = filepath.Join(c.stateDir, "pod-resources", "kubelet.sock")
+	}
+	if c.node == "" {
+		c.node = os.Getenv("NODE_NAME")
+	}
+	if c.node == "" {
+		c.node, _ = os.Hostname()
+	}
+
+	a := newAgent(c)
+	if c.once {
+		rep := a.round(ctx)
+		if err := writeReport(stdout, rep); err != nil {
+			fmt.Fprintln(stderr, "agent:", err)
+			return 2
+		}
+		if rep.failed() {
+			return 1
+		}
+		return 0
+	}
+
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	var srv *http.Server
+	serveErr := make(chan error, 1)
+	if c.listen != "" {
+		ln, err := net.Listen("tcp", c.listen)
+		if err != nil {
+			fmt.Fprintf(stderr, "agent: --listen %s: %v (pick a free port, or --listen \"\" to serve nothing)\n", c.listen, err)
+			return 2
+		}
+		srv = &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { serveErr <- srv.Serve(ln) }()
+		log.Info("numascope agent serving", "address", ln.Addr().String(), "node", c.node, "stateDir", c.stateDir,
+			"socket", c.socket, "snapshot", c.snapshot, "interval", c.interval.String())
+	}
+
+	code := a.loop(ctx, stdout, serveErr, log)
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := srv.Shutdown(sctx); err != nil {
+			log.Error("shutting the HTTP server down", "error", err.Error())
+		}
+		cancel()
+	}
+	log.Info("numascope agent stopped", "rounds", a.rounds.Load())
+	return code
+}
+
+// loop runs a round now and then every interval until ctx ends or the HTTP
+// server fails.
+func (a *agent) loop(ctx context.Context, stdout io.Writer, serveErr <-chan error, log *slog.Logger) int {
+	t := time.NewTicker(a.cfg.interval)
+	defer t.Stop()
+	for {
+		rep := a.round(ctx)
+		if ctx.Err() != nil {
+			return 0 // a round cut short by the signal is not reported
+		}
+		if err := writeReport(stdout, rep); err != nil {
+			log.Error("writing the report", "error", err.Error())
+			return 2
+		}
+		select {
+		case <-ctx.Done():
+			return 0
+		case err := <-serveErr:
+			log.Error("HTTP server failed", "error", err.Error())
+			return 2
+		case <-t.C:
+		}
+	}
+}
+
+// handler serves the metrics and the probes.
+func (a *agent) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", a.metricsHandler())
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := a.healthy(time.Now()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		if a.rounds.Load() == 0 {
+			http.Error(w, "the first round has not finished yet", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "numascope agent: /metrics, /healthz, /readyz\n")
+	})
+	return mux
+}
+
+// healthy fails when no round has finished for much longer than the interval:
+// the loop is stuck, and a restart is the remedy.
+func (a *agent) healthy(now time.Time) error {
+	last := a.lastRoundEnd()
+	if last.IsZero() {
+		last = a.started
+	}
+	limit := 2*a.cfg.interval + 2*a.cfg.timeout + time.Minute
+	if d := now.Sub(last); d > limit {
+		return fmt.Errorf("no round finished for %s (limit %s)", d.Round(time.Second), limit)
+	}
+	return nil
+}
+
+// isOff reports whether an optional source is switched off.
+func isOff(v string) bool { return strings.EqualFold(v, off) }

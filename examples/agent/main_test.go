@@ -1,0 +1,586 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/podresourcestest"
+)
+
+const (
+	nodeDir = "testdata/node/kubelet" // cpu v4, memory v3 (4 NUMA nodes), device v2, dra crc32, config.yaml
+	sysDir  = "testdata/node/sys"     // 4 NUMA nodes of 16 CPUs: node N holds 8N..8N+7 and 32+8N..32+8N+7
+	badDir  = "testdata/node-bad/kubelet"
+)
+
+// syncBuffer is a bytes.Buffer safe for the agent's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startServer(t *testing.T, snap *podresources.Snapshot) *podresourcestest.Server {
+	t.Helper()
+	s, err := podresourcestest.StartInDir(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func runOnce(t *testing.T, args ...string) (*Report, int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"--once", "--node", "node-a"}, args...), &out, &errb)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 || lines[0] == "" {
+		t.Fatalf("--once printed %d lines, want 1:\n%s\nstderr: %s", len(lines), out.String(), errb.String())
+	}
+	var rep Report
+	dec := json.NewDecoder(strings.NewReader(lines[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("report is not the documented JSON: %v\n%s", err, lines[0])
+	}
+	return &rep, code, errb.String()
+}
+
+func intp(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+func cpuTable(rows []CPURow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%d:%s/%s/%s/%s/%s/%s ", r.NUMANode, intp(r.CPUs), intp(r.Exclusive), intp(r.Shared), intp(r.Allocatable), intp(r.Taken), intp(r.Free))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func TestOnceHealthyNode(t *testing.T) {
+	srv := startServer(t, podresourcestest.Sample())
+	rep, code, stderr := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", srv.Socket())
+	if stderr != "" {
+		t.Errorf("stderr in --once mode: %s", stderr)
+	}
+	if rep.Schema != Schema || rep.Node != "node-a" || rep.Round != 1 || rep.Time.IsZero() {
+		t.Errorf("header = %q %q round %d time %v", rep.Schema, rep.Node, rep.Round, rep.Time)
+	}
+	var kinds []string
+	for _, c := range rep.Checkpoints {
+		kinds = append(kinds, string(c.Kind))
+		if !c.Present || c.Checksum == nil || !c.Checksum.Valid || c.KubeletAccepts == nil || !*c.KubeletAccepts || c.Error != "" {
+			t.Errorf("checkpoint %s: %+v", c.File, c)
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "cpu,memory,device,dra" {
+		t.Errorf("checkpoint kinds = %s", got)
+	}
+	if !rep.PodResources.Available || rep.PodResources.Pods != 3 || rep.NUMA == nil {
+		t.Errorf("podResources = %+v", rep.PodResources)
+	}
+	// Sysfs: 16 CPUs per node. cpu_manager_state (v4-static): exclusive
+	// 3,6,12,15,17,21,23,27,28,33,34,36,37,38,43,47,53,58. PodResources
+	// (Sample): allocatable 1-15, taken 2,3 and 8-11.
+	want := "0:16/7/9/7/2/5 1:16/4/12/8/4/4 2:16/4/12/0/0/0 3:16/3/13/0/0/0"
+	if got := cpuTable(rep.CPUs); got != want {
+		t.Errorf("cpus (node:cpus/exclusive/shared/allocatable/taken/free)\n got %s\nwant %s", got, want)
+	}
+	if len(rep.Memory) != 4 || rep.Memory[1].NUMANode != 1 || rep.Memory[1].Free != 119235674112 ||
+		rep.Memory[1].Reserved != 1023410176 || fmt.Sprint(rep.Memory[1].Group) != "[1 2]" {
+		t.Errorf("memory = %+v", rep.Memory)
+	}
+	if rep.Summary.Errors != 0 || code != 0 {
+		t.Errorf("exit %d with findings %+v", code, rep.Findings)
+	}
+	kindsRead := map[string]bool{}
+	for _, e := range rep.Evidence {
+		kindsRead[e.Kind] = true
+	}
+	for _, k := range []string{"state-cpu", "state-memory", "state-device", "state-dra", "kubelet-config", "topology", "podresources"} {
+		if !kindsRead[k] {
+			t.Errorf("evidence lacks %s: %+v", k, rep.Evidence)
+		}
+	}
+	if len(rep.Errors) != 0 {
+		t.Errorf("errors = %+v", rep.Errors)
+	}
+	if srv.Calls(podresourcestest.List) != 1 || srv.Calls(podresourcestest.GetAllocatableResources) != 1 {
+		t.Errorf("calls: List %d, GetAllocatableResources %d", srv.Calls(podresourcestest.List), srv.Calls(podresourcestest.GetAllocatableResources))
+	}
+}
+
+func TestOnceCorruptCheckpointExits1(t *testing.T) {
+	rep, code, _ := runOnce(t, "--state-dir", badDir, "--sysfs", "none", "--socket", "none")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	c := rep.Checkpoints[0]
+	if !c.Present || c.Checksum == nil || c.Checksum.Valid || *c.KubeletAccepts || c.OnReject != "refuses-to-start" {
+		t.Errorf("cpu checkpoint = %+v", c)
+	}
+	for _, c := range rep.Checkpoints[1:] {
+		if c.Present || c.KubeletAccepts != nil || c.Checksum != nil {
+			t.Errorf("missing file reported as %+v", c)
+		}
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Code != "CorruptCheckpoint" || rep.Findings[0].Severity != "error" {
+		t.Errorf("findings = %+v", rep.Findings)
+	}
+	// A state the kubelet refuses has no CPU figures to show.
+	if !rep.PodResources.Disabled || rep.NUMA != nil || len(rep.CPUs) != 0 {
+		t.Errorf("socket=none, sysfs=none: podResources %+v cpus %+v", rep.PodResources, rep.CPUs)
+	}
+}
+
+func TestOnceToleratesMissingSocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "kubelet.sock")
+	rep, code, _ := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", sock, "--timeout", "2s")
+	if code != 0 {
+		t.Errorf("exit %d: a missing socket is a warning, not a failure", code)
+	}
+	if rep.PodResources.Available || !strings.Contains(rep.PodResources.Error, sock) {
+		t.Errorf("podResources = %+v", rep.PodResources)
+	}
+	if len(rep.Errors) != 1 || rep.Errors[0].Source != "podresources" {
+		t.Errorf("errors = %+v", rep.Errors)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Code == CodePodResourcesUnavailable && f.Severity == "warning" && len(f.Evidence) == 1 && f.Evidence[0].File == sock {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no PodResourcesUnavailable finding: %+v", rep.Findings)
+	}
+	// The state files are still checked, and CPUs still counted per node.
+	if want := "0:16/7/9/-/-/- 1:16/4/12/-/-/- 2:16/4/12/-/-/- 3:16/3/13/-/-/-"; cpuTable(rep.CPUs) != want {
+		t.Errorf("cpus = %s, want %s", cpuTable(rep.CPUs), want)
+	}
+}
+
+func TestOnceSnapshot(t *testing.T) {
+	snap := filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")
+	rep, code, _ := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--snapshot", snap)
+	if code != 0 || !rep.PodResources.Available || rep.PodResources.Pods != 3 || rep.PodResources.Snapshot != snap || rep.PodResources.Socket != "" {
+		t.Fatalf("exit %d, podResources %+v", code, rep.PodResources)
+	}
+	var pinned []string
+	for _, n := range rep.NUMA.Nodes {
+		for _, h := range n.Holders {
+			pinned = append(pinned, fmt.Sprintf("%d:%s/%s", n.ID, h.Pod, h.Container))
+		}
+	}
+	// web/app holds CPUs 2-3 (node 0); db/postgres CPUs 8-11 (node 1) and memory on both.
+	if got := strings.Join(pinned, " "); !strings.Contains(got, "0:default/web/app") || !strings.Contains(got, "1:shop/db/postgres") {
+		t.Errorf("holders = %s", got)
+	}
+	rep, _, _ = runOnce(t, "--state-dir", nodeDir, "--sysfs", "none", "--snapshot", "no/such/dir")
+	if rep.PodResources.Available || len(rep.Errors) != 1 || rep.Errors[0].Source != "podresources" {
+		t.Errorf("missing snapshot: %+v %+v", rep.PodResources, rep.Errors)
+	}
+}
+
+func TestOnceWrongStateDir(t *testing.T) {
+	dir := t.TempDir()
+	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
+	if code != 0 || len(rep.Findings) != 1 || rep.Findings[0].Code != CodeNoCheckpoints {
+		t.Errorf("exit %d, findings %+v", code, rep.Findings)
+	}
+}
+
+func TestOnceUnreadableStateFile(t *testing.T) {
+	dir := t.TempDir()
+	// A directory where a file is expected: opening works, reading fails,
+	// for root as for anyone.
+	if err := os.Mkdir(filepath.Join(dir, "cpu_manager_state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dra_manager_state"), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	cpu, dra := rep.Checkpoints[0], rep.Checkpoints[3]
+	if !cpu.Present || cpu.Error == "" || cpu.KubeletAccepts != nil {
+		t.Errorf("unreadable cpu_manager_state = %+v", cpu)
+	}
+	if !dra.Present || dra.Error == "" || dra.KubeletAccepts == nil || *dra.KubeletAccepts {
+		t.Errorf("undecodable dra_manager_state = %+v", dra)
+	}
+	if rep.Summary.Errors != 2 || len(rep.Errors) != 2 {
+		t.Errorf("summary %+v, errors %+v", rep.Summary, rep.Errors)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--interval", "0s"},
+		{"--no-such-flag"},
+		{"extra-argument"},
+		{"--timeout", "-1s"},
+		{"--snapshot", "x", "--socket", "y"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
+		}
+	}
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, io.Discard, &errb); code != 0 || !strings.Contains(errb.String(), "--state-dir") {
+		t.Errorf("-h: exit %d, %s", code, errb.String())
+	}
+}
+
+func TestListenInUse(t *testing.T) {
+	busy := httpListener(t)
+	var errb bytes.Buffer
+	code := run(context.Background(), []string{"--listen", busy, "--state-dir", nodeDir, "--socket", "none"}, io.Discard, &errb)
+	if code != 2 || !strings.Contains(errb.String(), busy) {
+		t.Errorf("exit %d, stderr %s", code, errb.String())
+	}
+}
+
+// httpListener returns the address of a port in use for the test's duration.
+func httpListener(t *testing.T) string {
+	srv := &http.Server{}
+	ln, err := listenLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+func listenLocal() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+var reAddress = regexp.MustCompile(`"address":"([^"]+)"`)
+
+// waitAddress reads the listening address from the agent's start-up log line.
+func waitAddress(t *testing.T, stderr interface{ String() string }) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := reAddress.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("agent did not log its address: %s", stderr.String())
+	return ""
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// scrape returns every sample as "name{labels}" → value.
+func scrape(t *testing.T, base string) map[string]float64 {
+	t.Helper()
+	code, body := get(t, base+"/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics: %d", code)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v\n%s", err, body)
+	}
+	out := map[string]float64{}
+	for name, f := range fams {
+		for _, m := range f.Metric {
+			var labels []string
+			for _, l := range m.Label {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			sort.Strings(labels)
+			key := name + "{" + strings.Join(labels, ",") + "}"
+			switch f.GetType() {
+			case dto.MetricType_GAUGE:
+				out[key] = m.Gauge.GetValue()
+			case dto.MetricType_COUNTER:
+				out[key] = m.Counter.GetValue()
+			case dto.MetricType_HISTOGRAM:
+				out[name+"_count{"+strings.Join(labels, ",")+"}"] = float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
+func TestIntervalServesMetrics(t *testing.T) {
+	srv := startServer(t, podresourcestest.Sample())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--state-dir", nodeDir, "--sysfs", sysDir, "--socket", srv.Socket(),
+			"--listen", "127.0.0.1:0", "--interval", "200ms", "--node", "node-a"}, &stdout, &stderr)
+	}()
+	base := waitAddress(t, &stderr)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := get(t, base+"/readyz")
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz never became ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := get(t, base+"/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("/healthz = %d %q", code, body)
+	}
+	if code, _ := get(t, base+"/nothing"); code != 404 {
+		t.Errorf("/nothing = %d", code)
+	}
+
+	m := scrape(t, base)
+	want := map[string]float64{
+		"numascope_checkpoint_present{file=" + nodeDir + "/cpu_manager_state,kind=cpu}":                           1,
+		"numascope_checkpoint_valid{file=" + nodeDir + "/cpu_manager_state,kind=cpu}":                             1,
+		"numascope_checkpoint_valid{file=" + nodeDir + "/memory_manager_state,kind=memory}":                       1,
+		"numascope_checkpoint_valid{file=" + nodeDir + "/dra_manager_state,kind=dra}":                             1,
+		"numascope_checkpoint_valid{file=" + nodeDir + "/device-plugins/kubelet_internal_checkpoint,kind=device}": 1,
+		"numascope_checkpoint_kubelet_accepts{kind=cpu}":                                                          1,
+		"numascope_checkpoint_kubelet_accepts{kind=memory}":                                                       1,
+		"numascope_checkpoint_kubelet_accepts{kind=device}":                                                       1,
+		"numascope_checkpoint_kubelet_accepts{kind=dra}":                                                          1,
+		"numascope_checkpoint_problems{kind=cpu,severity=error}":                                                  0,
+		"numascope_memory_free_bytes{numa_node=1,resource=memory}":                                                119235674112,
+		"numascope_memory_reserved_bytes{numa_node=2,resource=memory}":                                            1600126976,
+		"numascope_memory_allocatable_bytes{numa_node=0,resource=memory}":                                         98784247808,
+		"numascope_memory_system_reserved_bytes{numa_node=1,resource=memory}":                                     3221225472,
+		"numascope_memory_total_bytes{numa_node=3,resource=memory}":                                               136365211648,
+		"numascope_numa_node_cpus{numa_node=0}":                                                                   16,
+		"numascope_cpus_exclusive{numa_node=0}":                                                                   7,
+		"numascope_cpus_shared{numa_node=3}":                                                                      13,
+		"numascope_cpus_allocatable{numa_node=1}":                                                                 8,
+		"numascope_cpus_free{numa_node=0}":                                                                        5,
+		"numascope_podresources_up{}":                                                                             1,
+		"numascope_podresources_pods{}":                                                                           3,
+		"numascope_round_errors_total{source=podresources}":                                                       0,
+	}
+	for k, v := range want {
+		got, ok := m[k]
+		if !ok {
+			t.Errorf("missing series %s", k)
+		} else if got != v {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+	info := 0
+	for k, v := range m {
+		if strings.HasPrefix(k, "numascope_agent_info{node=node-a,version=") && v == 1 {
+			info++
+		}
+	}
+	if info != 1 {
+		t.Errorf("numascope_agent_info{node=node-a} missing")
+	}
+	for _, k := range []string{"numascope_rounds_total{}", "numascope_round_duration_seconds_count{}", "numascope_last_round_timestamp_seconds{}"} {
+		if m[k] < 1 {
+			t.Errorf("%s = %v, want ≥ 1", k, m[k])
+		}
+	}
+	for k := range m {
+		if strings.HasPrefix(k, "numascope_findings{") && !strings.Contains(k, "severity=") {
+			t.Errorf("finding series without severity: %s", k)
+		}
+	}
+
+	// The kubelet goes away: the next rounds say so, and the agent keeps going.
+	srv.Close()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		m = scrape(t, base)
+		if m["numascope_podresources_up{}"] == 0 && m["numascope_round_errors_total{source=podresources}"] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("socket gone, metrics still say up: %v", m["numascope_podresources_up{}"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if m["numascope_findings{code=PodResourcesUnavailable,severity=warning}"] != 1 {
+		t.Errorf("no PodResourcesUnavailable finding series")
+	}
+	if _, ok := m["numascope_podresources_pods{}"]; ok {
+		t.Errorf("pod count still exported with the socket gone")
+	}
+	if _, ok := m["numascope_cpus_free{numa_node=0}"]; ok {
+		t.Errorf("free CPUs still exported with the socket gone")
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after cancel", code)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("agent did not stop within 3s of cancellation")
+	}
+	// Every stdout line is one report; rounds count up from 1.
+	sc := bufio.NewScanner(strings.NewReader(stdout.String()))
+	sc.Buffer(nil, 1<<20)
+	n := int64(0)
+	for sc.Scan() {
+		var r Report
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("stdout line %d is not a report: %v", n+1, err)
+		}
+		n++
+		if r.Round != n || r.Schema != Schema {
+			t.Errorf("line %d: round %d schema %q", n, r.Round, r.Schema)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d reports, want several", n)
+	}
+	if !strings.Contains(stderr.String(), "numascope agent stopped") {
+		t.Errorf("no stop line on stderr: %s", stderr.String())
+	}
+}
+
+func TestHealthzFailsWhenRoundsStall(t *testing.T) {
+	a := newAgent(config{interval: time.Minute, timeout: 10 * time.Second})
+	now := a.started.Add(time.Minute)
+	if err := a.healthy(now); err != nil {
+		t.Errorf("healthy one minute after start: %v", err)
+	}
+	if err := a.healthy(a.started.Add(10 * time.Minute)); err == nil || !strings.Contains(err.Error(), "no round finished") {
+		t.Errorf("healthy ten minutes after start with no round: %v", err)
+	}
+}
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// buildAgent builds the agent binary once per test run.
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "numascope-agent-bin")
+		if err != nil {
+			built.err = err
+			return
+		}
+		os.Chmod(dir, 0o755)
+		built.path = filepath.Join(dir, "agent")
+		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
+}
+
+// TestSIGTERM runs the built binary, as the DaemonSet does, and stops it
+// with SIGTERM.
+func TestSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildAgent(t)
+	srv := startServer(t, podresourcestest.Sample())
+	var stdout, stderr syncBuffer
+	cmd := exec.Command(bin, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", srv.Socket(), "--listen", "127.0.0.1:0", "--interval", "1h")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := waitAddress(t, &stderr)
+	deadline := time.Now().Add(10 * time.Second)
+	for code, _ := get(t, base+"/readyz"); code != 200; code, _ = get(t, base+"/readyz") {
+		if time.Now().After(deadline) {
+			t.Fatal("not ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, stderr.String())
+		}
+		t.Logf("stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	case <-time.After(2 * time.Second):
+		t.Fatalf("still running 2s after SIGTERM")
+	}
+	if n := strings.Count(stdout.String(), "\n"); n != 1 {
+		t.Errorf("%d report lines, want 1", n)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Errorf("still serving after exit")
+	}
+}

@@ -1,0 +1,316 @@
+// Package examples_test builds every example program and runs it against the
+// repository's fixtures, so that an example can never rot: each must be listed
+// in examples/README.md, exit with its documented status, print human output by
+// default and parseable JSON with --json. It also runs the README's cookbook.
+package examples_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/numascope/numascope/podresources/podresourcestest"
+)
+
+// root is the repository root: the examples run from there, as the READMEs show.
+const root = ".."
+
+// run is one invocation of an example.
+type run struct {
+	args []string
+	exit int
+	// json: stdout is one or more JSON objects (--json or a JSON-only program).
+	json bool
+	// want is a substring of stdout, or of stderr when exit is 2.
+	want string
+}
+
+// runs lists, per example directory, the invocations that prove it works.
+// {{socket}} is replaced by a podresourcestest socket serving Sample().
+var runs = map[string][]run{
+	"inspect": {
+		{args: nil, exit: 1, want: "memory_manager_state"}, // the embedded upstream sample: its checksum matches no kubelet
+		{args: []string{"--json", "statefile/testdata/kubelet/cpu/v4-static.json", "statefile/testdata/kubelet/memory/v3-static.json"}, exit: 0, json: true},
+		{args: []string{"--json", "statefile/testdata/kubelet/cpu/v2-checksum-flipped.json"}, exit: 1, json: true},
+		{args: []string{"statefile/testdata/kubelet/device/legacy-v1.21.0-device-v2.json"}, exit: 0, want: "device"},
+		{args: []string{"--no-such-flag"}, exit: 2},
+	},
+	"podresources": {
+		{args: []string{"--from", "podresources/testdata/offline/numascope"}, exit: 0, want: "3 pods"},
+		{args: []string{"--from", "podresources/testdata/offline/numascope", "--json"}, exit: 0, json: true},
+		{args: []string{"--socket", "{{socket}}", "--json"}, exit: 0, json: true},
+		{args: []string{"--socket", "{{socket}}", "--pod", "default/web"}, exit: 0, want: "1 pod"},
+		{args: []string{"--socket", "/nonexistent/kubelet.sock"}, exit: 1},
+		{args: []string{"--pod", "no-slash"}, exit: 2},
+	},
+	"diagnose": {
+		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page"}, exit: 1, want: "TopologyAffinityError"},
+		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page", "--json"}, exit: 1, json: true},
+		{args: []string{"--dir", "diagnose/testdata/matrix-none", "--json"}, exit: 0, json: true},
+		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page", "--markdown"}, exit: 1, want: "TopologyAffinityError"},
+		{args: []string{"--state-dir", "examples/agent/testdata/node-bad/kubelet", "--json"}, exit: 1, json: true},
+		{args: []string{"--dir", "/nonexistent"}, exit: 2},
+	},
+	"admit": {
+		{args: []string{"--hints", "examples/admit/testdata/design.json", "--json"}, exit: 0, json: true, want: `"admit":true`},
+		{args: []string{"--hints", "examples/admit/testdata/design.json"}, exit: 0, want: "admit"},
+		// Not admitted, yet exit 0: admit's exit status does not say whether the pod is admitted.
+		{args: []string{"--hints", "examples/admit/testdata/needs-two-nodes.json", "--json"}, exit: 0, json: true, want: `"admit":false`},
+		{args: []string{"--hints", "/nonexistent/hints.json"}, exit: 1},
+		{args: nil, exit: 2},
+	},
+	"agent": {
+		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node/kubelet", "--sysfs", "examples/agent/testdata/node/sys", "--socket", "{{socket}}"}, exit: 0, json: true, want: `"available":true`},
+		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node/kubelet", "--sysfs", "examples/agent/testdata/node/sys", "--snapshot", "podresources/testdata/offline/numascope"}, exit: 0, json: true},
+		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node-bad/kubelet", "--sysfs", "none", "--socket", "none"}, exit: 1, json: true, want: "CorruptCheckpoint"},
+		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node/kubelet", "--socket", "/nonexistent/kubelet.sock", "--sysfs", "none"}, exit: 0, json: true, want: "PodResourcesUnavailable"},
+		{args: []string{"--interval", "0s"}, exit: 2},
+	},
+}
+
+var build struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// binaries builds every example into one directory, once.
+func binaries(t *testing.T) string {
+	t.Helper()
+	build.once.Do(func() {
+		build.dir, build.err = os.MkdirTemp("", "numascope-examples")
+		if build.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", build.dir+string(filepath.Separator), "./examples/...")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build ./examples/...: %v\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return build.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
+}
+
+// exampleDirs lists the directories under examples/ that hold a main package.
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(e.Name(), "main.go")); err == nil && bytes.Contains(b, []byte("package main")) {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	sort.Strings(dirs)
+	if len(dirs) == 0 {
+		t.Fatal("no example found")
+	}
+	return dirs
+}
+
+func TestEveryExampleIsListedAndRun(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range exampleDirs(t) {
+		if !bytes.Contains(readme, []byte("go run ./examples/"+d)) {
+			t.Errorf("examples/README.md does not list `go run ./examples/%s`", d)
+		}
+		if len(runs[d]) == 0 {
+			t.Errorf("examples/%s has no run in examples_test.go: add one with the fixtures it needs", d)
+		}
+	}
+	for d := range runs {
+		if _, err := os.Stat(filepath.Join(d, "main.go")); err != nil {
+			t.Errorf("runs lists %s, which is not an example", d)
+		}
+	}
+}
+
+func TestExamples(t *testing.T) {
+	bin := binaries(t)
+	srv, err := podresourcestest.StartInDir(podresourcestest.Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, d := range exampleDirs(t) {
+		for i, r := range runs[d] {
+			args := make([]string, len(r.args))
+			for j, a := range r.args {
+				args[j] = strings.ReplaceAll(a, "{{socket}}", srv.Socket())
+			}
+			name := fmt.Sprintf("%s/%d", d, i)
+			t.Run(name, func(t *testing.T) {
+				cmd := exec.Command(filepath.Join(bin, d), args...)
+				cmd.Dir = root
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				code := 0
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					code = exit.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				shown := fmt.Sprintf("go run ./examples/%s %s", d, strings.Join(r.args, " "))
+				if code != r.exit {
+					t.Errorf("%s: exit %d, want %d\nstdout: %.2000s\nstderr: %.2000s", shown, code, r.exit, stdout.String(), stderr.String())
+				}
+				if r.exit == 2 {
+					if stderr.Len() == 0 {
+						t.Errorf("%s: exit 2 without a message on stderr", shown)
+					}
+					return
+				}
+				if r.exit != 0 && stdout.Len() == 0 && stderr.Len() == 0 {
+					t.Errorf("%s: exit %d without saying why", shown, code)
+				}
+				if r.want != "" && code != 2 && !strings.Contains(stdout.String(), r.want) {
+					t.Errorf("%s: stdout lacks %q:\n%.3000s", shown, r.want, stdout.String())
+				}
+				if r.json {
+					n := 0
+					dec := json.NewDecoder(&stdout)
+					for {
+						var v map[string]any
+						if err := dec.Decode(&v); err == io.EOF {
+							break
+						} else if err != nil {
+							t.Fatalf("%s: --json output is not a stream of JSON objects: %v", shown, err)
+						}
+						n++
+					}
+					if n == 0 {
+						t.Errorf("%s: no JSON object printed", shown)
+					}
+				} else if code == 0 && stdout.Len() == 0 {
+					t.Errorf("%s: no output", shown)
+				}
+			})
+		}
+	}
+}
+
+// recipe is one shell block of the README's cookbook and the output it shows.
+type recipe struct {
+	line    int
+	script  string
+	want    string
+	hasWant bool
+}
+
+// cookbook returns the ```sh blocks of the "## Cookbook" section of the
+// top-level README, each with the ```text block that follows it, if any.
+// Blocks fenced ```sh cluster need a cluster and are not run.
+func cookbook(t *testing.T) []recipe {
+	t.Helper()
+	f, err := os.Open(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []recipe
+	sc := bufio.NewScanner(f)
+	in, n := false, 0
+	var cur *recipe
+	var block *strings.Builder
+	var kind string
+	attach := false // a text block right after a sh block shows its output
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if strings.HasPrefix(l, "## ") {
+			in = l == "## Cookbook"
+			continue
+		}
+		if !in {
+			continue
+		}
+		switch {
+		case block == nil && strings.HasPrefix(l, "```"):
+			kind = strings.TrimPrefix(l, "```")
+			block = &strings.Builder{}
+			if kind == "sh" {
+				cur = &recipe{line: n + 1}
+			}
+		case block != nil && l == "```":
+			switch {
+			case kind == "sh":
+				cur.script = block.String()
+				out = append(out, *cur)
+			case kind == "text" && attach:
+				out[len(out)-1].want = block.String()
+				out[len(out)-1].hasWant = true
+			}
+			attach = kind == "sh"
+			block = nil
+		case block != nil:
+			block.WriteString(l + "\n")
+		case strings.TrimSpace(l) != "":
+			attach = false // prose between a command and a text block
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("README.md has no ## Cookbook section with ```sh blocks")
+	}
+	return out
+}
+
+var reGoRun = regexp.MustCompile(`go run \./examples/([a-z]+)`)
+
+func TestCookbook(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (apt-get install jq)")
+	}
+	bin := binaries(t)
+	for _, r := range cookbook(t) {
+		t.Run(fmt.Sprintf("README.md:%d", r.line), func(t *testing.T) {
+			script := reGoRun.ReplaceAllString(r.script, filepath.Join(bin, "$1"))
+			cmd := exec.Command("bash", "-e", "-c", script)
+			cmd.Dir = root
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("README.md:%d: %v\n%s\nstderr: %s", r.line, err, r.script, stderr.String())
+			}
+			if r.hasWant {
+				if got := strings.TrimRight(stdout.String(), "\n"); got != strings.TrimRight(r.want, "\n") {
+					t.Errorf("README.md:%d prints\n%s\nthe README shows\n%s", r.line, got, r.want)
+				}
+			} else if stdout.Len() == 0 {
+				t.Errorf("README.md:%d prints nothing", r.line)
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzPolicies are the configured policies a fuzz input can pick for the
+// CPU and memory managers.
+var fuzzPolicies = map[string][]string{
+	KindCPU:    {"static", "none"},
+	KindMemory: {"Static", "None"},
+	KindDevice: {""},
+	KindDRA:    {""},
+}
+
+// fuzzKubeletVsNumascope feeds arbitrary bytes to the kubelet's restore path
+// and to statefile.Decode and demands the same accept or reject, the same
+// consequence, and the same restored state.
+func fuzzKubeletVsNumascope(f *testing.F, kind string) {
+	m, err := ReadManifest(GoldenDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range m.Cases {
+		if c.Kind != kind {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		idx := 0
+		for i, p := range fuzzPolicies[kind] {
+			if p == c.Policy {
+				idx = i
+			}
+		}
+		f.Add(data, uint8(idx))
+	}
+	r := NewRestorer(f.TempDir())
+	f.Fuzz(func(t *testing.T, data []byte, policy uint8) {
+		ps := fuzzPolicies[kind]
+		diffs, err := compareOne(r, kind, data, ps[int(policy)%len(ps)], "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var unknown []string
+		for _, d := range diffs {
+			if knownBug(kind, d) == "" {
+				unknown = append(unknown, d)
+			}
+		}
+		if len(unknown) > 0 {
+			t.Errorf("numascope and kubelet %s disagree on %q with policy %q:\n%s", KubeletVersion, data, ps[int(policy)%len(ps)], strings.Join(unknown, "\n"))
+		}
+	})
+}
+
+func FuzzKubeletVsNumascopeCPU(f *testing.F)    { fuzzKubeletVsNumascope(f, KindCPU) }
+func FuzzKubeletVsNumascopeMemory(f *testing.F) { fuzzKubeletVsNumascope(f, KindMemory) }
+func FuzzKubeletVsNumascopeDevice(f *testing.F) { fuzzKubeletVsNumascope(f, KindDevice) }
+func FuzzKubeletVsNumascopeDRA(f *testing.F)    { fuzzKubeletVsNumascope(f, KindDRA) }
+
+// TestFuzzCorpus writes (with -update) the committed seed corpus of the fuzz
+// targets: a handful of golden files per kind, untouched and tampered, so
+// `go test` replays them even without the manifest's full set.
+func TestFuzzCorpus(t *testing.T) {
+	m, err := ReadManifest(GoldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]string{KindCPU: "FuzzKubeletVsNumascopeCPU", KindMemory: "FuzzKubeletVsNumascopeMemory", KindDevice: "FuzzKubeletVsNumascopeDevice", KindDRA: "FuzzKubeletVsNumascopeDRA"}
+	picked := map[string]int{}
+	for _, c := range m.Cases {
+		// Every fourth case of each kind keeps the corpus small.
+		picked[c.Kind]++
+		if picked[c.Kind]%4 != 1 {
+			continue
+		}
+		dir := filepath.Join("testdata", "fuzz", targets[c.Kind])
+		name := filepath.Join(dir, strings.TrimSuffix(filepath.Base(c.File), ".json"))
+		data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := 0
+		for i, p := range fuzzPolicies[c.Kind] {
+			if p == c.Policy {
+				idx = i
+			}
+		}
+		want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%d)\n", data, idx)
+		if *update {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(name)
+		if err != nil || string(got) != want {
+			t.Errorf("seed corpus %s is missing or stale (run `go test -run 'TestGenerate|TestFuzzCorpus' -update`): %v", name, err)
+		}
+	}
+}

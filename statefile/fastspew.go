@@ -1,0 +1,890 @@
+package statefile
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// The fast path of Verify for the spew-checksum formats (memory v1/v2, cpu
+// v2/v3): one pass records the values into a flat, pooled arena of spans and
+// numbers, map keys are sorted by index, and the go-spew text is rendered
+// from the arena straight into FNV-32a. Like verifyFast it only answers
+// "accepted" and gives up on anything unusual: escapes or invalid UTF-8 in
+// hashed strings, null, repeated keys (encoding/json's last-one-wins and map
+// merging), a zero checksum, a data section.
+
+type span struct{ s, e int32 }
+type rng struct{ lo, hi int32 }
+
+type fTable struct {
+	name span
+	v    [5]uint64
+}
+
+type fNode struct {
+	id, assignments int64
+	memMap, cells   rng
+	hasMap, hasCell bool
+}
+
+type fBlock struct {
+	aff    rng
+	hasAff bool
+	typ    span
+	size   uint64
+}
+
+type fCtr struct {
+	name   span
+	blocks rng
+}
+
+type fPod struct {
+	uid  span
+	ctrs rng
+}
+
+type fKV struct{ k, v span }
+
+type fCPUPod struct {
+	uid  span
+	ctrs rng // into kvs
+}
+
+type fCPUPodEntry struct {
+	uid  span
+	cpus rng // into ints, sorted and unique
+}
+
+type spewArena struct {
+	ints       []int64
+	tables     []fTable
+	nodes      []fNode
+	blocks     []fBlock
+	ctrs       []fCtr
+	pods       []fPod
+	podEntries []fCtr // uid in name, blocks
+	kvs        []fKV
+	cpuPods    []fCPUPod
+	cpuEntries []fCPUPodEntry
+
+	policy, defaultSet         span
+	hasEntries, hasPodEntries  bool
+	entries, podEntriesR       rng
+	checksum                   uint64
+	hasChecksum, hasDataFields bool
+}
+
+var arenaPool = sync.Pool{New: func() any { return new(spewArena) }}
+
+func (a *spewArena) reset() {
+	*a = spewArena{ints: a.ints[:0], tables: a.tables[:0], nodes: a.nodes[:0], blocks: a.blocks[:0], ctrs: a.ctrs[:0],
+		pods: a.pods[:0], podEntries: a.podEntries[:0], kvs: a.kvs[:0], cpuPods: a.cpuPods[:0], cpuEntries: a.cpuEntries[:0]}
+}
+
+// hashedString scans a string whose bytes are hashed: no escapes, valid UTF-8.
+func (s *fastScanner) hashedString() (span, bool) {
+	start, end, esc, ok := s.typedString()
+	if !ok || esc || !utf8.Valid(s.b[start:end]) {
+		return span{}, false
+	}
+	return span{int32(start), int32(end)}, true
+}
+
+func (s *fastScanner) parsedInt() (int64, bool) {
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		return 0, false
+	}
+	start, end, isInt, ok := s.number()
+	if !ok || !isInt {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(unsafeString(s.b[start:end]), 10, strconv.IntSize)
+	return v, err == nil
+}
+
+func (s *fastScanner) intList(a *spewArena) (rng, bool) {
+	lo := int32(len(a.ints))
+	if !s.arrOpen() {
+		return rng{}, false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return rng{}, false
+		}
+		if done {
+			return rng{lo, int32(len(a.ints))}, true
+		}
+		v, ok := s.parsedInt()
+		if !ok {
+			return rng{}, false
+		}
+		a.ints = append(a.ints, v)
+	}
+}
+
+func (s *fastScanner) spewMemTable(a *spewArena, name span) bool {
+	if !s.objOpen() {
+		return false
+	}
+	t := fTable{name: name}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			a.tables = append(a.tables, t)
+			return true
+		}
+		i := field(s.b[ks:ke], memTableFields, &seen)
+		switch i {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		default:
+			t.v[i], ok = s.typedUint64()
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) spewMemNode(a *spewArena, id int64) bool {
+	if !s.objOpen() {
+		return false
+	}
+	n := fNode{id: id}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			a.nodes = append(a.nodes, n)
+			return true
+		}
+		switch field(s.b[ks:ke], memNodeFields, &seen) {
+		case -2:
+			return false
+		case -1:
+			ok = s.skip()
+		case 0:
+			n.assignments, ok = s.parsedInt()
+		case 1:
+			n.hasMap = true
+			lo := int32(len(a.tables))
+			if !s.objOpen() {
+				return false
+			}
+			for f2 := true; ; f2 = false {
+				ks2, ke2, done2, ok2 := s.objKey(f2)
+				if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
+					return false
+				}
+				if done2 {
+					break
+				}
+				if !s.spewMemTable(a, span{int32(ks2), int32(ke2)}) {
+					return false
+				}
+			}
+			n.memMap = rng{lo, int32(len(a.tables))}
+		default:
+			n.hasCell = true
+			n.cells, ok = s.intList(a)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) spewMachine(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		id, err := strconv.ParseInt(unsafeString(s.b[ks:ke]), 10, strconv.IntSize)
+		if err != nil || !s.spewMemNode(a, id) {
+			return false
+		}
+	}
+}
+
+func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
+	// blocks of one container are appended contiguously, so nested lists
+	// (numaAffinity) go to a.ints, never to a.blocks
+	lo := int32(len(a.blocks))
+	if !s.arrOpen() {
+		return rng{}, false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return rng{}, false
+		}
+		if done {
+			return rng{lo, int32(len(a.blocks))}, true
+		}
+		if !s.objOpen() {
+			return rng{}, false
+		}
+		var b fBlock
+		var seen uint32
+		for f2 := true; ; f2 = false {
+			ks, ke, done2, ok := s.objKey(f2)
+			if !ok {
+				return rng{}, false
+			}
+			if done2 {
+				break
+			}
+			switch field(s.b[ks:ke], memBlockFields, &seen) {
+			case -2:
+				return rng{}, false
+			case -1:
+				ok = s.skip()
+			case 0:
+				b.hasAff = true
+				b.aff, ok = s.intList(a)
+			case 1:
+				b.typ, ok = s.hashedString()
+			default:
+				b.size, ok = s.typedUint64()
+			}
+			if !ok {
+				return rng{}, false
+			}
+		}
+		a.blocks = append(a.blocks, b)
+	}
+}
+
+func (s *fastScanner) spewMemEntries(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	lo := int32(len(a.pods))
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
+			return false
+		}
+		if done {
+			a.entries = rng{lo, int32(len(a.pods))}
+			return true
+		}
+		p := fPod{uid: span{int32(ks), int32(ke)}}
+		// containers of a pod must be contiguous in a.ctrs: collect them on
+		// the stack of this loop by appending only after the pod's blocks
+		if !s.objOpen() {
+			return false
+		}
+		clo := int32(len(a.ctrs))
+		for f2 := true; ; f2 = false {
+			ks2, ke2, done2, ok2 := s.objKey(f2)
+			if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
+				return false
+			}
+			if done2 {
+				break
+			}
+			br, ok := s.spewBlocks(a)
+			if !ok {
+				return false
+			}
+			a.ctrs = append(a.ctrs, fCtr{name: span{int32(ks2), int32(ke2)}, blocks: br})
+		}
+		p.ctrs = rng{clo, int32(len(a.ctrs))}
+		a.pods = append(a.pods, p)
+	}
+}
+
+func (s *fastScanner) spewMemPodEntries(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	lo := int32(len(a.podEntries))
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
+			return false
+		}
+		if done {
+			a.podEntriesR = rng{lo, int32(len(a.podEntries))}
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		e := fCtr{name: span{int32(ks), int32(ke)}, blocks: rng{-1, -1}}
+		var seen uint32
+		for f2 := true; ; f2 = false {
+			ks2, ke2, done2, ok := s.objKey(f2)
+			if !ok {
+				return false
+			}
+			if done2 {
+				break
+			}
+			switch field(s.b[ks2:ke2], memPodFields, &seen) {
+			case -2:
+				return false
+			case -1:
+				ok = s.skip()
+			default:
+				e.blocks, ok = s.spewBlocks(a)
+			}
+			if !ok {
+				return false
+			}
+		}
+		a.podEntries = append(a.podEntries, e)
+	}
+}
+
+var memSpewFields = []string{"policyName", "machineState", "entries", "podEntries", "checksum", "data", "dataChecksum"}
+
+func (s *fastScanner) spewMemFile(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
+		switch field(s.b[ks:ke], memSpewFields, &seen) {
+		case -2, 5, 6:
+			return false
+		case -1:
+			ok = s.skip()
+		case 0:
+			a.policy, ok = s.hashedString()
+		case 1:
+			ok = s.spewMachine(a)
+		case 2:
+			a.hasEntries = true
+			ok = s.spewMemEntries(a)
+		case 3:
+			a.hasPodEntries = true
+			ok = s.spewMemPodEntries(a)
+		default:
+			a.hasChecksum = true
+			a.checksum, ok = s.typedUint64()
+		}
+		if !ok {
+			return false
+		}
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// cmpSpan orders spans by their bytes (Go string order).
+func cmpSpan(b []byte, x, y span) int { return bytes.Compare(b[x.s:x.e], b[y.s:y.e]) }
+
+func eqSpan(b []byte, x, y span) bool { return bytes.Equal(b[x.s:x.e], b[y.s:y.e]) }
+
+// sortMemory sorts every map of the arena by key and reports false on a
+// repeated key.
+func (a *spewArena) sortMemory(b []byte) bool {
+	slices.SortFunc(a.nodes, func(x, y fNode) int {
+		switch {
+		case x.id < y.id:
+			return -1
+		case x.id > y.id:
+			return 1
+		}
+		return 0
+	})
+	for i := range a.nodes {
+		if i > 0 && a.nodes[i].id == a.nodes[i-1].id {
+			return false
+		}
+		t := a.tables[a.nodes[i].memMap.lo:a.nodes[i].memMap.hi]
+		slices.SortFunc(t, func(x, y fTable) int { return cmpSpan(b, x.name, y.name) })
+		for j := 1; j < len(t); j++ {
+			if eqSpan(b, t[j].name, t[j-1].name) {
+				return false
+			}
+		}
+	}
+	pods := a.pods[a.entries.lo:a.entries.hi]
+	slices.SortFunc(pods, func(x, y fPod) int { return cmpSpan(b, x.uid, y.uid) })
+	for i := range pods {
+		if i > 0 && eqSpan(b, pods[i].uid, pods[i-1].uid) {
+			return false
+		}
+		c := a.ctrs[pods[i].ctrs.lo:pods[i].ctrs.hi]
+		slices.SortFunc(c, func(x, y fCtr) int { return cmpSpan(b, x.name, y.name) })
+		for j := 1; j < len(c); j++ {
+			if eqSpan(b, c[j].name, c[j-1].name) {
+				return false
+			}
+		}
+	}
+	pe := a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi]
+	slices.SortFunc(pe, func(x, y fCtr) int { return cmpSpan(b, x.name, y.name) })
+	for j := 1; j < len(pe); j++ {
+		if eqSpan(b, pe[j].name, pe[j-1].name) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *printer) span(b []byte, x span) { p.b(b[x.s:x.e]) }
+
+func (p *printer) ints(a *spewArena, r rng, present bool) {
+	if !present {
+		p.s("<nil>")
+		return
+	}
+	p.c('[')
+	for i, v := range a.ints[r.lo:r.hi] {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.i(v)
+	}
+	p.c(']')
+}
+
+func (p *printer) arenaBlocks(a *spewArena, b []byte, r rng) {
+	p.c('[')
+	for i, blk := range a.blocks[r.lo:r.hi] {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.s("{NUMAAffinity:([]int)")
+		p.ints(a, blk.aff, blk.hasAff)
+		p.s(" Type:(v1.ResourceName)")
+		p.span(b, blk.typ)
+		p.s(" Size:(uint64)")
+		p.u(blk.size)
+		p.c('}')
+	}
+	p.c(']')
+}
+
+// memSum renders the v1 (v2: with podEntries) layout from the arena. The
+// maps are never nil: the kubelet's constructors make them and null is not
+// accepted here.
+func (a *spewArena) memSum(b []byte, v2 bool) uint64 {
+	p := newPrinter()
+	p.s("(*state.MemoryManagerCheckpoint){PolicyName:(string)")
+	p.span(b, a.policy)
+	p.s(" MachineState:(state.NUMANodeMap)map[")
+	for i, n := range a.nodes {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.i(n.id)
+		p.s(":<*>{NumberOfAssignments:(int)")
+		p.i(n.assignments)
+		p.s(" MemoryMap:(map[v1.ResourceName]*state.MemoryTable)")
+		if !n.hasMap {
+			p.s("<nil>")
+		} else {
+			p.s("map[")
+			for j, t := range a.tables[n.memMap.lo:n.memMap.hi] {
+				if j > 0 {
+					p.c(' ')
+				}
+				p.span(b, t.name)
+				p.s(":<*>{TotalMemSize:(uint64)")
+				p.u(t.v[0])
+				p.s(" SystemReserved:(uint64)")
+				p.u(t.v[1])
+				p.s(" Allocatable:(uint64)")
+				p.u(t.v[2])
+				p.s(" Reserved:(uint64)")
+				p.u(t.v[3])
+				p.s(" Free:(uint64)")
+				p.u(t.v[4])
+				p.c('}')
+			}
+			p.c(']')
+		}
+		p.s(" Cells:([]int)")
+		p.ints(a, n.cells, n.hasCell)
+		p.c('}')
+	}
+	p.s("] Entries:(state.ContainerMemoryAssignments)map[")
+	for i, pod := range a.pods[a.entries.lo:a.entries.hi] {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.span(b, pod.uid)
+		p.s(":map[")
+		for j, c := range a.ctrs[pod.ctrs.lo:pod.ctrs.hi] {
+			if j > 0 {
+				p.c(' ')
+			}
+			p.span(b, c.name)
+			p.c(':')
+			p.arenaBlocks(a, b, c.blocks)
+		}
+		p.c(']')
+	}
+	p.c(']')
+	if v2 {
+		p.s(" PodEntries:(state.PodMemoryAssignments)map[")
+		for i, e := range a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
+			if i > 0 {
+				p.c(' ')
+			}
+			p.span(b, e.name)
+			p.s(":{MemoryBlocks:([]state.Block)")
+			if e.blocks.lo < 0 {
+				p.s("<nil>")
+			} else {
+				p.arenaBlocks(a, b, e.blocks)
+			}
+			p.c('}')
+		}
+		p.c(']')
+	}
+	p.s(" Checksum:(checksum.Checksum)0}")
+	return p.sum()
+}
+
+// verifyFastSpew answers for memory v1/v2 and cpu v2/v3 files the kubelet accepts.
+func verifyFastSpew(data []byte, opts Options) (*Verdict, bool) {
+	a := arenaPool.Get().(*spewArena)
+	defer arenaPool.Put(a)
+	a.reset()
+	s := fastScanner{b: data}
+	if opts.Kind == KindMemory {
+		if !s.spewMemFile(a) || !a.hasChecksum || a.checksum == 0 || !a.sortMemory(data) {
+			return nil, false
+		}
+		policy := string(data[a.policy.s:a.policy.e])
+		if opts.Policy != "" && opts.Policy != policy {
+			return nil, false
+		}
+		// the kubelet tries v2 first, then v1
+		var layout, era string
+		var format Format
+		if a.memSum(data, true) == a.checksum {
+			layout, era, format = layoutMemV2, eraMemV2, FormatV2
+		} else if !a.hasPodEntries && a.memSum(data, false) == a.checksum {
+			layout, era, format = layoutMemV1, eraMemV1, FormatV1
+		} else {
+			return nil, false
+		}
+		return fastVerdict(opts.Kind, format, layout, era, a.checksum), true
+	}
+	return verifyFastSpewCPU(data, opts, a)
+}
+
+func fastVerdict(kind Kind, format Format, layout, era string, sum uint64) *Verdict {
+	return &Verdict{Kind: kind, Format: format, KubeletAccepts: true,
+		Checksum: ChecksumReport{Stored: sum, Valid: true, Matched: layout, Era: era,
+			Layouts: []Layout{{Name: layout, Stored: sum, Computed: sum, Matched: true, Era: era}}}}
+}
+
+var cpuSpewFields = []string{"policyName", "defaultCpuSet", "entries", "podEntries", "checksum", "data", "dataChecksum"}
+
+// cpusetElems appends the sorted, unique CPUs of a valid cpuset string.
+func (a *spewArena) cpusetElems(str []byte) (rng, bool) {
+	lo := int32(len(a.ints))
+	for len(str) > 0 {
+		comma := indexByte(str, ',')
+		elem := str
+		if comma >= 0 {
+			elem = str[:comma]
+		}
+		from, to := int64(0), int64(0)
+		if dash := indexByte(elem, '-'); dash < 0 {
+			from, _ = atoi(elem)
+			to = from
+		} else {
+			from, _ = atoi(elem[:dash])
+			to, _ = atoi(elem[dash+1:])
+		}
+		if to-from > maxCPURange || int64(len(a.ints))-int64(lo)+to-from > maxCPURange {
+			return rng{}, false
+		}
+		for c := from; c <= to; c++ {
+			a.ints = append(a.ints, c)
+		}
+		if comma < 0 {
+			break
+		}
+		str = str[comma+1:]
+	}
+	cpus := a.ints[lo:]
+	slices.Sort(cpus)
+	cpus = slices.Compact(cpus)
+	a.ints = a.ints[:int(lo)+len(cpus)]
+	return rng{lo, int32(len(a.ints))}, true
+}
+
+func (s *fastScanner) spewCPUFile(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
+		switch field(s.b[ks:ke], cpuSpewFields, &seen) {
+		case -2, 5, 6:
+			return false
+		case -1:
+			ok = s.skip()
+		case 0:
+			a.policy, ok = s.hashedString()
+		case 1:
+			a.defaultSet, ok = s.hashedString()
+			ok = ok && validCPUSet(s.b[a.defaultSet.s:a.defaultSet.e])
+		case 2:
+			a.hasEntries = true
+			ok = s.spewCPUEntries(a)
+		case 3:
+			a.hasPodEntries = true
+			ok = s.spewCPUPodEntries(a)
+		default:
+			a.hasChecksum = true
+			a.checksum, ok = s.typedUint64()
+		}
+		if !ok {
+			return false
+		}
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+func (s *fastScanner) spewCPUEntries(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	lo := int32(len(a.cpuPods))
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
+			return false
+		}
+		if done {
+			a.entries = rng{lo, int32(len(a.cpuPods))}
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		clo := int32(len(a.kvs))
+		for f2 := true; ; f2 = false {
+			ks2, ke2, done2, ok2 := s.objKey(f2)
+			if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
+				return false
+			}
+			if done2 {
+				break
+			}
+			v, ok := s.hashedString()
+			if !ok || !validCPUSet(s.b[v.s:v.e]) {
+				return false
+			}
+			a.kvs = append(a.kvs, fKV{k: span{int32(ks2), int32(ke2)}, v: v})
+		}
+		a.cpuPods = append(a.cpuPods, fCPUPod{uid: span{int32(ks), int32(ke)}, ctrs: rng{clo, int32(len(a.kvs))}})
+	}
+}
+
+func (s *fastScanner) spewCPUPodEntries(a *spewArena) bool {
+	if !s.objOpen() {
+		return false
+	}
+	lo := int32(len(a.cpuEntries))
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
+			return false
+		}
+		if done {
+			a.podEntriesR = rng{lo, int32(len(a.cpuEntries))}
+			return true
+		}
+		if !s.objOpen() {
+			return false
+		}
+		var set span
+		var seen uint32
+		for f2 := true; ; f2 = false {
+			ks2, ke2, done2, ok := s.objKey(f2)
+			if !ok {
+				return false
+			}
+			if done2 {
+				break
+			}
+			switch field(s.b[ks2:ke2], cpuPodEntryFields, &seen) {
+			case -2:
+				return false
+			case -1:
+				ok = s.skip()
+			default:
+				set, ok = s.hashedString()
+				ok = ok && validCPUSet(s.b[set.s:set.e])
+			}
+			if !ok {
+				return false
+			}
+		}
+		cpus, ok := a.cpusetElems(s.b[set.s:set.e])
+		if !ok {
+			return false
+		}
+		a.cpuEntries = append(a.cpuEntries, fCPUPodEntry{uid: span{int32(ks), int32(ke)}, cpus: cpus})
+	}
+}
+
+func (a *spewArena) sortCPU(b []byte) bool {
+	pods := a.cpuPods[a.entries.lo:a.entries.hi]
+	slices.SortFunc(pods, func(x, y fCPUPod) int { return cmpSpan(b, x.uid, y.uid) })
+	for i := range pods {
+		if i > 0 && eqSpan(b, pods[i].uid, pods[i-1].uid) {
+			return false
+		}
+		c := a.kvs[pods[i].ctrs.lo:pods[i].ctrs.hi]
+		slices.SortFunc(c, func(x, y fKV) int { return cmpSpan(b, x.k, y.k) })
+		for j := 1; j < len(c); j++ {
+			if eqSpan(b, c[j].k, c[j-1].k) {
+				return false
+			}
+		}
+	}
+	pe := a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi]
+	slices.SortFunc(pe, func(x, y fCPUPodEntry) int { return cmpSpan(b, x.uid, y.uid) })
+	for j := 1; j < len(pe); j++ {
+		if eqSpan(b, pe[j].uid, pe[j-1].uid) {
+			return false
+		}
+	}
+	return true
+}
+
+// cpuSum renders the v2 (v3: with podEntries) layout under a type name.
+func (a *spewArena) cpuSum(b []byte, typeName string, v3 bool) uint64 {
+	p := newPrinter()
+	p.s("(*state.")
+	p.s(typeName)
+	p.s("){PolicyName:(string)")
+	p.span(b, a.policy)
+	p.s(" DefaultCPUSet:(string)")
+	p.span(b, a.defaultSet)
+	p.s(" Entries:(map[string]map[string]string)map[")
+	for i, pod := range a.cpuPods[a.entries.lo:a.entries.hi] {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.span(b, pod.uid)
+		p.s(":map[")
+		for j, kv := range a.kvs[pod.ctrs.lo:pod.ctrs.hi] {
+			if j > 0 {
+				p.c(' ')
+			}
+			p.span(b, kv.k)
+			p.c(':')
+			p.span(b, kv.v)
+		}
+		p.c(']')
+	}
+	p.c(']')
+	if v3 {
+		p.s(" PodEntries:(state.PodCPUAssignments)map[")
+		for i, e := range a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
+			if i > 0 {
+				p.c(' ')
+			}
+			p.span(b, e.uid)
+			p.s(":{CPUSet:(cpuset.CPUSet){elems:(map[int]struct {})map[")
+			for j, c := range a.ints[e.cpus.lo:e.cpus.hi] {
+				if j > 0 {
+					p.c(' ')
+				}
+				p.i(c)
+				p.s(":{}")
+			}
+			p.s("]}}")
+		}
+		p.c(']')
+	}
+	p.s(" Checksum:(checksum.Checksum)0}")
+	return p.sum()
+}
+
+func verifyFastSpewCPU(data []byte, opts Options, a *spewArena) (*Verdict, bool) {
+	s := fastScanner{b: data}
+	if !s.spewCPUFile(a) || !a.hasChecksum || a.checksum == 0 || !a.sortCPU(data) {
+		return nil, false
+	}
+	policy := string(data[a.policy.s:a.policy.e])
+	if opts.Policy != "" && opts.Policy != policy {
+		return nil, false
+	}
+	// restore order: v3 (raw type name, then renamed), then v2 (raw, renamed)
+	switch {
+	case a.cpuSum(data, "CPUManagerCheckpointV3", true) == a.checksum:
+		return fastVerdict(KindCPU, FormatV3, layoutCPUV3Raw, eraCPUV3Raw, a.checksum), true
+	case a.cpuSum(data, "CPUManagerCheckpoint", true) == a.checksum:
+		return fastVerdict(KindCPU, FormatV3, layoutCPUV3, eraCPUV3, a.checksum), true
+	case a.hasPodEntries:
+		return nil, false
+	case a.cpuSum(data, "CPUManagerCheckpoint", false) == a.checksum:
+		return fastVerdict(KindCPU, FormatV2, layoutCPUV2, eraCPUV2, a.checksum), true
+	case a.cpuSum(data, "CPUManagerCheckpointV2", false) == a.checksum:
+		return fastVerdict(KindCPU, FormatV2, layoutCPUV2Raw, eraCPUV2Raw, a.checksum), true
+	}
+	return nil, false
+}
+
+// spewComputed returns what the spew fast path computes for every layout of
+// a file it can read (for the differential tests): memory v1, v2; cpu v2,
+// v2 raw, v3, v3 raw.
+func spewComputed(data []byte, kind Kind) (map[string]uint64, bool) {
+	a := new(spewArena)
+	s := fastScanner{b: data}
+	if kind == KindMemory {
+		if !s.spewMemFile(a) || !a.sortMemory(data) {
+			return nil, false
+		}
+		return map[string]uint64{layoutMemV1: a.memSum(data, false), layoutMemV2: a.memSum(data, true)}, true
+	}
+	if !s.spewCPUFile(a) || !a.sortCPU(data) {
+		return nil, false
+	}
+	return map[string]uint64{
+		layoutCPUV2: a.cpuSum(data, "CPUManagerCheckpoint", false), layoutCPUV2Raw: a.cpuSum(data, "CPUManagerCheckpointV2", false),
+		layoutCPUV3: a.cpuSum(data, "CPUManagerCheckpoint", true), layoutCPUV3Raw: a.cpuSum(data, "CPUManagerCheckpointV3", true),
+	}, true
+}
