@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -299,5 +301,126 @@ func BenchmarkParseLog(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = l.Interpret()
+	}
+}
+
+type genHint struct {
+	Nodes     []int `json:"nodes"`
+	Preferred bool  `json:"preferred"`
+}
+
+type genAnswer struct {
+	Nil       bool                  `json:"nil"`
+	Resources map[string]*[]genHint `json:"resources"`
+}
+
+type genCase struct {
+	Pod        string
+	Policy     string
+	Scope      string
+	Containers []string
+	Providers  []map[string]genAnswer
+	Admit      bool
+	Reason     string
+	Message    string
+}
+
+// TestParseKubeletGeneratedLogs parses log lines printed by kubelet v1.37.2's
+// own Topology Manager (see testdata/logs/klgen) and checks that the hints,
+// the nil/empty distinctions and the decisions all come back.
+func TestParseKubeletGeneratedLogs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "logs", "kubelet-v1.37.2-generated-expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []genCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		k := mustParseLogFile(t, "kubelet-v1.37.2-generated-"+format+".log")
+		if k.Format != format {
+			t.Errorf("%s: format %q", format, k.Format)
+		}
+		if got := len(k.SignalsOf(SignalTopologyConfig)); got != len(cases) {
+			t.Errorf("%s: %d topology manager configurations, want %d", format, got, len(cases))
+		}
+		for _, c := range cases {
+			var a *AdmissionAttempt
+			for i := range k.Attempts {
+				if k.Attempts[i].Pod == c.Pod {
+					a = &k.Attempts[i]
+				}
+			}
+			if a == nil {
+				t.Errorf("%s: no attempt for %s", format, c.Pod)
+				continue
+			}
+			if (a.Reason == "") != c.Admit || a.Reason != c.Reason || a.Message != c.Message {
+				t.Errorf("%s %s: result %q %q, kubelet said admit=%v %q", format, c.Pod, a.Reason, a.Message, c.Admit, c.Reason)
+			}
+			if a.Scope != c.Scope {
+				t.Errorf("%s %s: scope %q, want %q", format, c.Pod, a.Scope, c.Scope)
+			}
+			for _, ca := range a.Containers {
+				key := ca.Container
+				if len(ca.Providers) != 3 {
+					t.Errorf("%s %s/%s: %d providers", format, c.Pod, key, len(ca.Providers))
+					continue
+				}
+				for i, p := range ca.Providers {
+					checkAnswer(t, fmt.Sprintf("%s %s/%s provider %d", format, c.Pod, key, i), c.Providers[i][key], p)
+				}
+				if ca.BestHint == nil {
+					t.Errorf("%s %s/%s: no best hint", format, c.Pod, key)
+				}
+			}
+			if c.Admit {
+				for _, ca := range a.Containers {
+					if !ca.Aligned {
+						t.Errorf("%s %s/%s: admitted by the kubelet but not marked aligned", format, c.Pod, ca.Container)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkAnswer(t *testing.T, where string, want genAnswer, got ProviderHints) {
+	t.Helper()
+	if want.Nil || len(want.Resources) == 0 {
+		if !got.NoPreference || got.EmptyMap != (!want.Nil) {
+			t.Errorf("%s: got %+v, want nil=%v empty map", where, got, want.Nil)
+		}
+		return
+	}
+	if len(got.Resources) != len(want.Resources) {
+		t.Errorf("%s: %d resources, want %d", where, len(got.Resources), len(want.Resources))
+		return
+	}
+	for _, r := range got.Resources {
+		list, ok := want.Resources[r.Resource]
+		switch {
+		case !ok:
+			t.Errorf("%s: unexpected resource %s", where, r.Resource)
+		case list == nil:
+			if !r.NoPreference {
+				t.Errorf("%s: %s should be no preference", where, r.Resource)
+			}
+		case len(*list) == 0:
+			if !r.Impossible {
+				t.Errorf("%s: %s should be impossible", where, r.Resource)
+			}
+		default:
+			if len(r.Hints) != len(*list) {
+				t.Errorf("%s: %s has %d hints, want %d", where, r.Resource, len(r.Hints), len(*list))
+				continue
+			}
+			for i, h := range *list {
+				if !reflect.DeepEqual(r.Hints[i].NUMANodes, h.Nodes) || r.Hints[i].Preferred != h.Preferred {
+					t.Errorf("%s: %s hint %d = %v, want %v", where, r.Resource, i, r.Hints[i], h)
+				}
+			}
+		}
 	}
 }
