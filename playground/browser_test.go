@@ -484,7 +484,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "Chinese headings", `document.querySelector('#result-heading').textContent === '结果'`)
 		waitFor(t, ctx, "a Chinese finding title", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError] .ftitle').textContent.includes('被拒绝')`)
-		shot(t, ctx, "zh-CN.png", "")
+		shot(t, ctx, "zh-CN.png", "#findings-heading")
 		if err := chromedp.Do(ctx, selectOption("#lang", "en")); err != nil {
 			t.Fatal(err)
 		}

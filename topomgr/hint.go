@@ -101,3 +101,19 @@ func (h *TopologyHint) UnmarshalJSON(data []byte) error {
 	}
 	return nil
 }
+
+// Describe renders the hint for people: "NUMA node 1, preferred",
+// "NUMA nodes {0,1}, not preferred" or "any NUMA node, preferred".
+func (h TopologyHint) Describe() string {
+	s := "any NUMA node"
+	if h.HasAffinity {
+		s = "NUMA nodes {" + h.NUMANodeAffinity.List() + "}"
+		if h.NUMANodeAffinity.Count() == 1 {
+			s = "NUMA node " + h.NUMANodeAffinity.List()
+		}
+	}
+	if h.Preferred {
+		return s + ", preferred"
+	}
+	return s + ", not preferred"
+}

@@ -32,6 +32,8 @@ type Pod struct {
 	Containers     []Container `json:"containers"`
 	// Resources holds pod-level requests and limits (spec.resources), if any.
 	Resources *Resources `json:"resources,omitempty"`
+	// QOSClass is status.qosClass when known; QOS computes it otherwise.
+	QOSClass string `json:"qosClass,omitempty"`
 }
 
 // Container is the part of a container the Topology Manager and its hint

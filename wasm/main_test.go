@@ -82,3 +82,39 @@ func TestCallAcceptsAnObject(t *testing.T) {
 		t.Fatalf("capabilities with an object request: %+v", e)
 	}
 }
+
+// TestInspectUnderWasm runs a real inspection through the glue, so that the
+// engine's packages are proven to work in a js/wasm build, not only natively.
+func TestInspectUnderWasm(t *testing.T) {
+	install(js.Global())
+	req := `{"files":[{"name":"cpu_manager_state","content":"{\"policyName\":\"none\",\"defaultCpuSet\":\"4-6\",\"checksum\":354655845}"}]}`
+	e := callJS(t, "inspect", req)
+	if !e.OK {
+		t.Fatalf("inspect: %+v", e.Error)
+	}
+	var r struct {
+		Files []struct {
+			Kind           string `json:"kind"`
+			KubeletAccepts bool   `json:"kubeletAccepts"`
+			Checksum       struct {
+				Valid bool `json:"valid"`
+			} `json:"checksum"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(e.Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Files) != 1 || r.Files[0].Kind != "cpu" || !r.Files[0].KubeletAccepts || !r.Files[0].Checksum.Valid {
+		t.Fatalf("got %s", e.Result)
+	}
+}
+
+func TestDiagnoseAndMergeUnderWasm(t *testing.T) {
+	install(js.Global())
+	if e := callJS(t, "diagnose", `{"files":[{"name":"cpu_manager_state","content":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-3\",\"checksum\":1}"}]}`); !e.OK || !strings.Contains(string(e.Result), "CorruptCheckpoint") {
+		t.Errorf("diagnose: %+v %s", e.Error, e.Result)
+	}
+	if e := callJS(t, "merge", `{"numaNodes":[0,1],"policy":"single-numa-node","providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}]},{"memory":[{"numaAffinity":[1],"preferred":true}]}]}`); !e.OK || !strings.Contains(string(e.Result), `"admit":false`) {
+		t.Errorf("merge: %+v %s", e.Error, e.Result)
+	}
+}

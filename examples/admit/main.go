@@ -173,19 +173,7 @@ func yesNo(b bool) string {
 	return "no (TopologyAffinityError: Resources cannot be allocated with Topology locality)"
 }
 
-func hintText(h topomgr.TopologyHint) string {
-	s := "any NUMA node"
-	if h.HasAffinity {
-		s = "NUMA nodes {" + h.NUMANodeAffinity.List() + "}"
-		if h.NUMANodeAffinity.Count() == 1 {
-			s = "NUMA node " + h.NUMANodeAffinity.List()
-		}
-	}
-	if h.Preferred {
-		return s + ", preferred"
-	}
-	return s + ", not preferred"
-}
+func hintText(h topomgr.TopologyHint) string { return h.Describe() }
 
 func hintsText(hs []topomgr.TopologyHint) string {
 	if len(hs) == 0 {

@@ -1,22 +1,161 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/utils/cpuset"
+
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
+type optionFlags map[string]string
+
+func (o optionFlags) String() string { return fmt.Sprint(map[string]string(o)) }
+func (o optionFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q: give an option as name=value, e.g. prefer-closest-numa-nodes=true", v)
+	}
+	o[k] = val
+	return nil
+}
+
 type nodeFlags struct {
-	pod string
+	pod, stateDir, topology, policy, scope, allocatable, reserved string
+	options                                                       optionFlags
 }
 
 func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
-	nf := &nodeFlags{}
+	nf := &nodeFlags{options: optionFlags{}}
 	fs.StringVar(&nf.pod, "pod", "", "pod YAML or JSON (as kubectl get pod -o yaml prints it)")
+	fs.StringVar(&nf.stateDir, "state-dir", "", "kubelet root dir with cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint (each optional)")
+	fs.StringVar(&nf.topology, "topology", "", "sysfs snapshot directory or cAdvisor machine-info JSON file")
+	fs.StringVar(&nf.policy, "policy", "", "topology manager policy: none, best-effort, restricted, single-numa-node (required)")
+	fs.StringVar(&nf.scope, "scope", "container", "topology manager scope: container or pod")
+	fs.StringVar(&nf.allocatable, "allocatable", "", "PodResources GetAllocatableResources JSON: the devices' NUMA nodes")
+	fs.StringVar(&nf.reserved, "reserved-cpus", "", "reservedSystemCPUs, e.g. 0-1")
+	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable)")
 	return nf
 }
 
+func loadState(path string, kind statefile.Kind) (*statefile.File, error) {
+	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !f.KubeletAccepts {
+		return nil, fmt.Errorf("%s: the kubelet would not restore this file (%s): fix it first (go run ./examples/inspect %s)", path, f.Reason, path)
+	}
+	return f, nil
+}
+
 func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "admit: --pod needs --state-dir and --topology")
-	return 2
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
+		return 1
+	}
+	if nf.stateDir == "" || nf.topology == "" || nf.policy == "" {
+		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR, --topology FILE|DIR and --policy P")
+		return 2
+	}
+	data, err := os.ReadFile(nf.pod)
+	if err != nil {
+		return fail("%v", err)
+	}
+	pod, err := topomgr.ParsePod(data)
+	if err != nil {
+		return fail("%s: %v", nf.pod, err)
+	}
+	machine, err := topomgr.ReadMachine(nf.topology)
+	if err != nil {
+		return fail("--topology: %v", err)
+	}
+	cfg := topomgr.NodeConfig{Machine: machine, Policy: nf.policy, Scope: nf.scope, Options: nf.options, Gates: topomgr.DefaultFeatureGates()}
+	if nf.reserved != "" {
+		if cfg.ReservedCPUs, err = cpuset.Parse(nf.reserved); err != nil {
+			return fail("--reserved-cpus %q: %v", nf.reserved, err)
+		}
+	}
+	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
+		return fail("--state-dir %s: not a directory", nf.stateDir)
+	}
+	if f, err := loadState(filepath.Join(nf.stateDir, "cpu_manager_state"), statefile.KindCPU); err != nil {
+		return fail("%v", err)
+	} else if f != nil {
+		cfg.CPU = f.CPU
+	}
+	if f, err := loadState(filepath.Join(nf.stateDir, "memory_manager_state"), statefile.KindMemory); err != nil {
+		return fail("%v", err)
+	} else if f != nil {
+		cfg.Memory = f.Memory
+	}
+	if f, err := loadState(filepath.Join(nf.stateDir, "device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice); err != nil {
+		return fail("%v", err)
+	} else if f != nil {
+		cfg.Devices = f.Device
+	}
+	if nf.allocatable != "" {
+		data, err := os.ReadFile(nf.allocatable)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if cfg.Allocatable, err = podresources.DecodeAllocatable(data); err != nil {
+			return fail("%s: %v", nf.allocatable, err)
+		}
+	}
+	res, err := topomgr.SimulateAdmission(pod, cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if asJSON {
+		out, err := json.Marshal(res)
+		if err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprintln(stdout, string(out))
+		return 0
+	}
+	w := &tw{w: stdout}
+	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
+	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
+	w.line("policy", nf.policy+"  scope: "+nf.scope+optionsText(nf.options))
+	for _, s := range res.Steps {
+		fmt.Fprintln(stdout)
+		title := "whole pod"
+		if s.Container != "" {
+			title = s.Container
+		}
+		w.line("==", title)
+		if s.Merge != nil {
+			var names []string
+			for _, a := range s.Answers {
+				names = append(names, a.Provider)
+			}
+			writeReport(w, s.Merge, names)
+		}
+		if s.AllocateError != "" {
+			w.line("allocation", "failed: "+s.AllocateError)
+		}
+	}
+	fmt.Fprintln(stdout)
+	for i, a := range res.Account {
+		w.line(pick(i == 0, "verdict", ""), a)
+	}
+	for i, n := range res.Notes {
+		w.line(pick(i == 0, "notes", ""), n)
+	}
+	return 0
 }

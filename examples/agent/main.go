@@ -54,6 +54,7 @@ type config struct {
 	listen        string
 	interval      time.Duration
 	timeout       time.Duration
+	report        string
 	once          bool
 	diagnose      bool
 }
@@ -81,6 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.listen, "listen", ":9464", "`ADDRESS` serving /metrics, /healthz and /readyz; \"\" serves nothing")
 	fs.DurationVar(&c.interval, "interval", 60*time.Second, "time between rounds")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
+	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations) or none")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	fs.Usage = func() {
@@ -101,6 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agent: --interval and --timeout must be positive durations such as 30s")
 		return 2
 	}
+	if c.report != "full" && c.report != "summary" && c.report != "none" {
+		fmt.Fprintf(stderr, "agent: --report %q: give full, summary or none\n", c.report)
+		return 2
+	}
 	if c.snapshot != "" && c.socket != "" {
 		fmt.Fprintln(stderr, "agent: --snapshot and --socket exclude each other")
 		return 2
@@ -118,7 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := newAgent(c)
 	if c.once {
 		rep := a.round(ctx)
-		if err := writeReport(stdout, rep); err != nil {
+		if err := writeReport(stdout, rep, c.report); err != nil {
 			fmt.Fprintln(stderr, "agent:", err)
 			return 2
 		}
@@ -165,7 +171,7 @@ func (a *agent) loop(ctx context.Context, stdout io.Writer, serveErr <-chan erro
 		if ctx.Err() != nil {
 			return 0 // a round cut short by the signal is not reported
 		}
-		if err := writeReport(stdout, rep); err != nil {
+		if err := writeReport(stdout, rep, a.cfg.report); err != nil {
 			log.Error("writing the report", "error", err.Error())
 			return 2
 		}

@@ -219,6 +219,21 @@ func TestOnceSnapshot(t *testing.T) {
 	}
 }
 
+func TestReportForms(t *testing.T) {
+	args := []string{"--state-dir", nodeDir, "--sysfs", sysDir, "--snapshot", filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")}
+	full, _, _ := runOnce(t, args...)
+	sum, code, _ := runOnce(t, append(args, "--report", "summary")...)
+	if code != 0 || sum.NUMA != nil || len(sum.Evidence) != 0 || sum.Summary != full.Summary || len(sum.Findings) != len(full.Findings) ||
+		len(sum.Checkpoints) != 4 || sum.Checkpoints[0].Checksum.Layouts != nil || !sum.Checkpoints[0].Checksum.Valid ||
+		sum.Findings[0].Code != full.Findings[0].Code || sum.Findings[0].Explanation != "" || cpuTable(sum.CPUs) != cpuTable(full.CPUs) {
+		t.Errorf("summary form = %+v", sum)
+	}
+	var out bytes.Buffer
+	if code := run(context.Background(), append([]string{"--once", "--report", "none"}, args...), &out, io.Discard); code != 0 || out.Len() != 0 {
+		t.Errorf("--report none: exit %d, %q", code, out.String())
+	}
+}
+
 func TestOnceWrongStateDir(t *testing.T) {
 	dir := t.TempDir()
 	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
@@ -260,6 +275,7 @@ func TestFlags(t *testing.T) {
 		{"extra-argument"},
 		{"--timeout", "-1s"},
 		{"--snapshot", "x", "--socket", "y"},
+		{"--report", "short"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 || out.Len() != 0 {
@@ -582,5 +598,22 @@ func TestSIGTERM(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Errorf("still serving after exit")
+	}
+}
+
+// BenchmarkRound measures one round on the fixtures: four state files, a
+// PodResources snapshot over the socket, sysfs and the diagnosis.
+func BenchmarkRound(b *testing.B) {
+	s, err := podresourcestest.StartInDir(podresourcestest.Sample())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	a := newAgent(config{stateDir: nodeDir, sysfs: sysDir, socket: s.Socket(), timeout: 10 * time.Second, diagnose: true, interval: time.Minute})
+	ctx := context.Background()
+	for b.Loop() {
+		if rep := a.round(ctx); !rep.PodResources.Available {
+			b.Fatal(rep.PodResources.Error)
+		}
 	}
 }

@@ -140,13 +140,47 @@ func (r *Report) failed() bool {
 	return false
 }
 
-func writeReport(w io.Writer, r *Report) error {
+// writeReport writes r as one line: all of it ("full"), the summary form, or
+// nothing ("none").
+func writeReport(w io.Writer, r *Report, form string) error {
+	switch form {
+	case "none":
+		return nil
+	case "summary":
+		r = r.summary()
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encoding the report: %w", err)
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// summary returns a copy of r without what makes a line large: the
+// per-NUMA holders, the evidence list, the checksum layouts and problems of
+// accepted files, and the explanation, evidence and remedy of findings.
+func (r *Report) summary() *Report {
+	s := *r
+	s.NUMA = nil
+	s.Evidence = []diagnose.EvidenceItem{}
+	s.Checkpoints = make([]Checkpoint, len(r.Checkpoints))
+	for i, c := range r.Checkpoints {
+		if c.Checksum != nil {
+			sum := *c.Checksum
+			sum.Layouts = nil
+			c.Checksum = &sum
+		}
+		if c.KubeletAccepts != nil && *c.KubeletAccepts {
+			c.Problems = nil
+		}
+		s.Checkpoints[i] = c
+	}
+	s.Findings = make([]diagnose.Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		s.Findings[i] = diagnose.Finding{Code: f.Code, Severity: f.Severity, Title: f.Title, Pod: f.Pod, Evidence: []diagnose.Ref{}}
+	}
+	return &s
 }
 
 type agent struct {

@@ -551,7 +551,7 @@ async function runAdmit() {
       h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
       h("tbody", {}, rep.lists.map((l) => h("tr", {},
         h("td", {}, String(l.provider)), h("td", {}, l.resource || "–"), h("td", {}, h("code", {}, l.origin)),
-        h("td", {}, (l.hints || []).map((x, i) => [i ? " " : "", hintEl(x)])))))) : null);
+        h("td", {}, (l.hints || []).map((x, i) => [i ? ", " : "", hintEl(x)])))))) : null);
 }
 
 // ---------------------------------------------------------------- sharing

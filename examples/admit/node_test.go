@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/cpuset"
+
+	"github.com/numascope/numascope/statefile"
+)
+
+// writeNode writes a two-NUMA-node machine (CPUs 0-7 on node 0, 8-15 on
+// node 1, 64 GiB each) and its kubelet state: pod "busy" holds CPUs 0-5 and
+// 8 GiB on node 0; one GPU on node 1 is free.
+func writeNode(t *testing.T, dir string) {
+	t.Helper()
+	gib := uint64(1 << 30)
+	mem := &statefile.MemoryState{PolicyName: "Static", MachineState: map[int]*statefile.NUMANodeState{},
+		Entries: map[string]map[string][]statefile.Block{"busy": {"app": {{NUMAAffinity: []int{0}, Type: "memory", Size: 8 * gib}}}}}
+	for n := 0; n < 2; n++ {
+		t := &statefile.MemoryTable{TotalMemSize: 64 * gib, SystemReserved: gib, Allocatable: 63 * gib, Free: 63 * gib}
+		assignments := 0
+		if n == 0 {
+			t.Reserved, t.Free = 8*gib, 55*gib
+			assignments = 1
+		}
+		mem.MachineState[n] = &statefile.NUMANodeState{NumberOfAssignments: assignments, MemoryMap: map[string]*statefile.MemoryTable{"memory": t}, Cells: []int{n}}
+	}
+	cpu := &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+		Entries: map[string]map[string]cpuset.CPUSet{"busy": {"app": cpuset.New(0, 1, 2, 3, 4, 5)}}}
+	dev := &statefile.DeviceState{RegisteredDevices: map[string][]string{"nvidia.com/gpu": {"GPU-a"}}}
+	write := func(name string, f *statefile.File, format statefile.Format) {
+		data, err := statefile.Encode(f, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "state", name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cpu_manager_state", &statefile.File{Kind: statefile.KindCPU, CPU: cpu}, statefile.FormatV2)
+	write("memory_manager_state", &statefile.File{Kind: statefile.KindMemory, Memory: mem}, statefile.FormatV1)
+	write("device-plugins/kubelet_internal_checkpoint", &statefile.File{Kind: statefile.KindDevice, Device: dev}, statefile.FormatV2)
+	type core struct {
+		CoreID  int   `json:"core_id"`
+		Threads []int `json:"thread_ids"`
+		Socket  int   `json:"socket_id"`
+	}
+	type node struct {
+		ID        int      `json:"node_id"`
+		Memory    uint64   `json:"memory"`
+		Cores     []core   `json:"cores"`
+		Distances []uint64 `json:"distances"`
+	}
+	var topo []node
+	for n := 0; n < 2; n++ {
+		nd := node{ID: n, Memory: 64 * gib, Distances: []uint64{10, 20}}
+		if n == 1 {
+			nd.Distances = []uint64{20, 10}
+		}
+		for c := 0; c < 8; c++ {
+			nd.Cores = append(nd.Cores, core{CoreID: c, Threads: []int{n*8 + c}, Socket: n})
+		}
+		topo = append(topo, nd)
+	}
+	js, _ := json.Marshal(map[string]any{"topology": topo})
+	os.WriteFile(filepath.Join(dir, "machine.json"), js, 0o644)
+	os.WriteFile(filepath.Join(dir, "allocatable.json"), []byte(`{"devices":[{"resourceName":"nvidia.com/gpu","deviceIds":["GPU-a"],"numaNodes":[1]}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: ml, uid: "1111"}
+spec:
+  containers:
+  - name: worker
+    resources:
+      limits: {cpu: "4", memory: 4Gi, nvidia.com/gpu: 1}
+  - name: sidecar
+    resources:
+      limits: {cpu: "2", memory: 1Gi}
+`), 0o644)
+}
+
+func TestNodeMode(t *testing.T) {
+	dir := t.TempDir()
+	writeNode(t, dir)
+	args := func(policy, scope string, extra ...string) []string {
+		return append([]string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"),
+			"--topology", filepath.Join(dir, "machine.json"), "--allocatable", filepath.Join(dir, "allocatable.json"),
+			"--policy", policy, "--scope", scope}, extra...)
+	}
+	// Container scope: worker needs 4 CPUs + the GPU, both only on node 1
+	// (node 0 has 2 free CPUs); sidecar then needs 2 CPUs: node 0 has 2 free.
+	code, out, errs := runCmd(append(args("single-numa-node", "container"), "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Admit      bool
+		Affinities map[string]struct{ NumaAffinity []int }
+		Steps      []struct {
+			Container string
+			Answers   []struct {
+				Provider string
+				Hints    map[string][]struct {
+					NumaAffinity []int
+					Preferred    bool
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !res.Admit || len(res.Affinities["worker"].NumaAffinity) != 1 || res.Affinities["worker"].NumaAffinity[0] != 1 ||
+		len(res.Affinities["sidecar"].NumaAffinity) != 1 {
+		t.Fatalf("container scope: %s", out)
+	}
+	if len(res.Steps) != 2 || res.Steps[0].Answers[0].Provider != "device" || res.Steps[0].Answers[1].Provider != "cpu" || res.Steps[0].Answers[2].Provider != "memory" {
+		t.Fatalf("steps: %s", out)
+	}
+	cpuHints := res.Steps[0].Answers[1].Hints["cpu"]
+	// node 0 has only 2 free CPUs: hints {1} (preferred) and {0,1}.
+	if len(cpuHints) != 2 || cpuHints[0].NumaAffinity[0] != 1 || !cpuHints[0].Preferred || cpuHints[1].Preferred {
+		t.Fatalf("cpu hints for worker: %+v", cpuHints)
+	}
+	// Pod scope: 6 CPUs + GPU: node 1 has 8 free CPUs, so single-numa-node admits on node 1.
+	code, out, _ = runCmd(append(args("single-numa-node", "pod"), "--json")...)
+	if code != 0 || !strings.Contains(out, `"admit":true`) {
+		t.Fatalf("pod scope: %s", out)
+	}
+	// Human output shows the work and the verdict.
+	code, out, _ = runCmd(args("restricted", "container")...)
+	for _, want := range []string{"==           worker", "device       nvidia.com/gpu: {1}*", "verdict      admitted under restricted/container", "container worker: best hint NUMA node 1, preferred", "cpu          cpu: {1}* {0,1}"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("human output lacks %q:\n%s", want, out)
+		}
+	}
+	// A rejection with its account: a pod needing 10 CPUs and 60 GiB on one node.
+	os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(`{"kind":"Pod","metadata":{"name":"big","namespace":"ml"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"10","memory":"60Gi"}}}]}}`), 0o644)
+	a := args("single-numa-node", "container")
+	a[1] = filepath.Join(dir, "big.yaml")
+	code, out, _ = runCmd(a...)
+	for _, want := range []string{"rejected: TopologyAffinityError", "cpu/cpu: no preferred single-NUMA-node placement"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("rejection lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestNodeModeErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeNode(t, dir)
+	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json")}
+	if code, _, errs := runCmd(append(base, "--policy", "strict")...); code != 1 || !strings.Contains(errs, `unknown policy: "strict"`) {
+		t.Errorf("bad policy: %d %s", code, errs)
+	}
+	if code, _, errs := runCmd(append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2")...); code != 1 || !strings.Contains(errs, "should not be less than 8") {
+		t.Errorf("bad option: %d %s", code, errs)
+	}
+	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "--policy") {
+		t.Errorf("no policy: %d %s", code, errs)
+	}
+	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644)
+	b := append([]string(nil), base...)
+	b[1] = filepath.Join(dir, "bad.yaml")
+	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 1 || !strings.Contains(errs, "spec.containers[0].resources.limits.cpu") {
+		t.Errorf("bad pod: %d %s", code, errs)
+	}
+}

@@ -1,0 +1,116 @@
+package topomgr
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseQuantity(t *testing.T) {
+	for in, want := range map[string]struct {
+		value, milli int64
+		integer      bool
+	}{
+		"2": {2, 2000, true}, "500m": {1, 500, false}, "1.5": {2, 1500, false}, "1Gi": {1 << 30, 1000 << 30, true},
+		"1e3": {1000, 1000000, true}, "2k": {2000, 2000000, true}, "0.5Ki": {512, 512000, true}, "1E-3": {1, 1, false},
+		"100u": {1, 1, false}, "+3": {3, 3000, true},
+	} {
+		q, err := ParseQuantity(in)
+		if err != nil || q.Value() != want.value || q.MilliValue() != want.milli || q.IsInteger() != want.integer {
+			t.Errorf("%s: %v value %d milli %d integer %v, want %+v", in, err, q.Value(), q.MilliValue(), q.IsInteger(), want)
+		}
+	}
+	for _, bad := range []string{"", "two", "1Gb", "1.2.3", "e3", "1e", "--1"} {
+		if _, err := ParseQuantity(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestPodQOS(t *testing.T) {
+	for manifest, want := range map[string]string{
+		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`:                        QOSGuaranteed,
+		`{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}}}]}}`: QOSBurstable,
+		`{"spec":{"containers":[{"name":"a"}]}}`:                                                                                         QOSBestEffort,
+		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`:                                           QOSBestEffort,
+		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}},{"name":"b"}]}}`:                          QOSBurstable,
+		`{"spec":{"containers":[{"name":"a"}]},"status":{"qosClass":"Guaranteed"}}`:                                                      QOSGuaranteed,
+		`{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`: QOSGuaranteed,
+	} {
+		p, err := ParsePod([]byte(manifest))
+		if err != nil {
+			t.Fatalf("%s: %v", manifest, err)
+		}
+		if got := p.QOS(); got != want {
+			t.Errorf("%s: %s, want %s", manifest, got, want)
+		}
+	}
+}
+
+func TestParsePodErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"kind: Service\nspec: {}":                    `kind: "Service" is not a Pod`,
+		"kind: Pod\nspec: {containers: []}":          "spec.containers: a pod needs at least one container",
+		"spec: {containers: [{name: a}, {name: a}]}": `spec.containers[1].name: "a" is used twice`,
+		"spec: {containers: [{resources: {}}]}":      "spec.containers[0].name: missing",
+		"spec: {initContainers: [{name: i, resources: {requests: {memory: lots}}}], containers: [{name: a}]}": "spec.initContainers[0].resources.requests.memory",
+		"{": "not YAML or JSON",
+	} {
+		_, err := ParsePod([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
+
+func FuzzParsePod(f *testing.F) {
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d, uid: u}\nspec:\n  initContainers:\n  - name: i\n    restartPolicy: Always\n    resources: {limits: {cpu: 1, memory: 1Gi}}\n  containers:\n  - name: c\n    resources: {limits: {cpu: \"2\", memory: 2Gi, nvidia.com/gpu: 1}}\n"))
+	f.Add([]byte(`{"spec":{"resources":{"requests":{"cpu":"500m"}},"containers":[{"name":"a"}]},"status":{"qosClass":"Burstable"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePod(data)
+		if err != nil {
+			return
+		}
+		_ = p.QOS()
+		for _, c := range p.AllContainers() {
+			for k := range c.Resources.Requests {
+				if _, err := ParseQuantity(c.Resources.Requests[k]); err != nil {
+					t.Fatalf("accepted pod has a bad quantity %q", c.Resources.Requests[k])
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseMachineInfo(f *testing.F) {
+	f.Add([]byte(`{"num_cores":4,"topology":[{"node_id":0,"memory":1024,"distances":[10,20],"cores":[{"core_id":0,"thread_ids":[0,2],"socket_id":0}]},{"node_id":1,"memory":1024,"distances":[20,10],"cores":[{"core_id":1,"thread_ids":[1,3],"socket_id":1}]}]}`))
+	f.Add([]byte(`{"topology":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMachineInfo(data)
+		if err != nil {
+			return
+		}
+		if err := m.check(); err != nil {
+			t.Fatalf("accepted machine fails its check: %v", err)
+		}
+		for _, n := range m.CPUNUMANodes() {
+			if n < 0 || n > MaxNUMANodeID {
+				t.Fatalf("NUMA node %d accepted", n)
+			}
+		}
+	})
+}
+
+func FuzzParseQuantity(f *testing.F) {
+	for _, s := range []string{"2", "500m", "1Gi", "1e3", "0.5Ki", "-1", "1E-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ParseQuantity(s)
+		if err != nil {
+			return
+		}
+		if q.MilliValue() < q.Value() && q.Value() > 0 {
+			t.Fatalf("%q: milli %d below value %d", s, q.MilliValue(), q.Value())
+		}
+	})
+}
