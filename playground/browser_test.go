@@ -30,10 +30,42 @@ var screenshots = flag.String("screenshots", "", "write screenshots of the main 
 func chromium(t *testing.T) string {
 	t.Helper()
 	required := os.Getenv("NUMASCOPE_REQUIRE_BROWSER") != ""
-	if testing.Short() && !required {
+	path := findChromium([]string{os.Getenv("NUMASCOPE_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless-shell"})
+	switch browserDecision(testing.Short(), required, path != "") {
+	case skipShort:
 		t.Skip("browser tests skip under -short; set NUMASCOPE_REQUIRE_BROWSER=1 to run them")
+	case failMissing:
+		t.Fatal("NUMASCOPE_REQUIRE_BROWSER is set but no Chromium was found (install Debian's chromium, or set NUMASCOPE_CHROMIUM)")
+	case skipMissing:
+		t.Skip("no Chromium found; install Debian's chromium to run the browser tests")
 	}
-	candidates := []string{os.Getenv("NUMASCOPE_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless-shell"}
+	return path
+}
+
+type decision int
+
+const (
+	runBrowser decision = iota
+	skipShort
+	skipMissing
+	failMissing
+)
+
+// browserDecision says whether the browser tests run: under
+// NUMASCOPE_REQUIRE_BROWSER (CI) always, and a missing browser fails them.
+func browserDecision(short, required, found bool) decision {
+	switch {
+	case short && !required:
+		return skipShort
+	case !found && required:
+		return failMissing
+	case !found:
+		return skipMissing
+	}
+	return runBrowser
+}
+
+func findChromium(candidates []string) string {
 	for _, c := range candidates {
 		if c == "" {
 			continue
@@ -42,11 +74,30 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if required {
-		t.Fatal("NUMASCOPE_REQUIRE_BROWSER is set but no Chromium was found (install Debian's chromium, or set NUMASCOPE_CHROMIUM)")
-	}
-	t.Skip("no Chromium found; install Debian's chromium to run the browser tests")
 	return ""
+}
+
+func TestBrowserDecision(t *testing.T) {
+	for _, tc := range []struct {
+		short, required, found bool
+		want                   decision
+	}{
+		{false, false, true, runBrowser},
+		{false, true, true, runBrowser},
+		{true, true, true, runBrowser},
+		{true, false, true, skipShort},
+		{true, false, false, skipShort},
+		{false, false, false, skipMissing},
+		{false, true, false, failMissing},
+		{true, true, false, failMissing},
+	} {
+		if got := browserDecision(tc.short, tc.required, tc.found); got != tc.want {
+			t.Errorf("browserDecision(short=%v, required=%v, found=%v) = %v, want %v", tc.short, tc.required, tc.found, got, tc.want)
+		}
+	}
+	if findChromium([]string{"", "/nonexistent/chromium"}) != "" {
+		t.Error("findChromium found a browser that does not exist")
+	}
 }
 
 var (

@@ -16,8 +16,11 @@ import (
 	"google.golang.org/grpc/status"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
 	podresourcesapi "k8s.io/kubelet/pkg/apis/podresources/v1"
+	"k8s.io/kubernetes/pkg/features"
 	kubeletgrpc "k8s.io/kubernetes/pkg/kubelet/apis/grpc"
 	kubeletpodresources "k8s.io/kubernetes/pkg/kubelet/apis/podresources"
 
@@ -36,6 +39,9 @@ type providers struct {
 	devices map[string][]*podresourcesapi.ContainerDevices
 	dra     map[string][]*podresourcesapi.DynamicResource
 	alloc   *podresourcesapi.AllocatableResourcesResponse
+	// Pod-level answers by pod UID (KEP-5526).
+	podCPUs   map[string][]int64
+	podMemory map[string][]*podresourcesapi.ContainerMemory
 }
 
 func key(uid, container string) string { return uid + "/" + container }
@@ -60,12 +66,14 @@ func (p *providers) GetAllocatableDevices(klog.Logger) []*podresourcesapi.Contai
 func (p *providers) GetCPUs(pod *corev1.Pod, c *corev1.Container) []int64 {
 	return p.cpus[key(string(pod.UID), c.Name)]
 }
-func (p *providers) GetPodCPUs(string) []int64   { return nil }
-func (p *providers) GetAllocatableCPUs() []int64 { return p.alloc.CpuIds }
+func (p *providers) GetPodCPUs(uid string) []int64 { return p.podCPUs[uid] }
+func (p *providers) GetAllocatableCPUs() []int64   { return p.alloc.CpuIds }
 func (p *providers) GetMemory(_ klog.Logger, pod *corev1.Pod, c *corev1.Container) []*podresourcesapi.ContainerMemory {
 	return p.memory[key(string(pod.UID), c.Name)]
 }
-func (p *providers) GetPodMemory(klog.Logger, string) []*podresourcesapi.ContainerMemory { return nil }
+func (p *providers) GetPodMemory(_ klog.Logger, uid string) []*podresourcesapi.ContainerMemory {
+	return p.podMemory[uid]
+}
 func (p *providers) GetAllocatableMemory(klog.Logger) []*podresourcesapi.ContainerMemory {
 	return p.alloc.Memory
 }
@@ -78,12 +86,17 @@ func (p *providers) GetDynamicResources(_ klog.Logger, pod *corev1.Pod, c *corev
 // kubelet lists before the app containers.
 func sampleProviders(t *testing.T) *providers {
 	t.Helper()
+	return providersFor(t, podresourcestest.Sample())
+}
+
+func providersFor(t *testing.T, sample *podresources.Snapshot) *providers {
+	t.Helper()
 	always := corev1.ContainerRestartPolicyAlways
 	p := &providers{
 		cpus: map[string][]int64{}, memory: map[string][]*podresourcesapi.ContainerMemory{},
 		devices: map[string][]*podresourcesapi.ContainerDevices{}, dra: map[string][]*podresourcesapi.DynamicResource{},
+		podCPUs: map[string][]int64{}, podMemory: map[string][]*podresourcesapi.ContainerMemory{},
 	}
-	sample := podresourcestest.Sample()
 	for i, mp := range sample.Pods {
 		pod := &corev1.Pod{}
 		pod.Name, pod.Namespace, pod.UID = mp.Name, mp.Namespace, types.UID("uid-"+mp.Name)
@@ -98,9 +111,13 @@ func sampleProviders(t *testing.T) *providers {
 			k := key(string(pod.UID), c.Name)
 			p.cpus[k], p.memory[k], p.devices[k], p.dra[k] = wire.CpuIds, wire.Memory, wire.Devices, wire.DynamicResources
 		}
+		if len(mp.CPUIDs) > 0 || len(mp.Memory) > 0 {
+			wire := podWire(t, &sample.Pods[i])
+			p.podCPUs[string(pod.UID)], p.podMemory[string(pod.UID)] = wire.CpuIds, wire.Memory
+		}
 		p.pods = append(p.pods, pod)
 	}
-	// The wire form of the sample comes from the test server itself.
+	// The wire form of the allocatable answer comes from the test server.
 	srv, err := podresourcestest.StartInDir(sample)
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +131,8 @@ func sampleProviders(t *testing.T) *providers {
 	return p
 }
 
-// toWire fetches one container's API form by asking podresourcestest.
-func toWire(t *testing.T, pod *podresources.Pod, container string) *podresourcesapi.ContainerResources {
+// podWire fetches one pod's API form by asking podresourcestest.
+func podWire(t *testing.T, pod *podresources.Pod) *podresourcesapi.PodResources {
 	t.Helper()
 	srv, err := podresourcestest.StartInDir(&podresources.Snapshot{Pods: []podresources.Pod{*pod}})
 	if err != nil {
@@ -126,7 +143,13 @@ func toWire(t *testing.T, pod *podresources.Pod, container string) *podresources
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range resp.PodResources.Containers {
+	return resp.PodResources
+}
+
+// toWire fetches one container's API form by asking podresourcestest.
+func toWire(t *testing.T, pod *podresources.Pod, container string) *podresourcesapi.ContainerResources {
+	t.Helper()
+	for _, c := range podWire(t, pod).Containers {
 		if c.Name == container {
 			return c
 		}
@@ -269,5 +292,39 @@ func TestPodResourcesKubeletRateLimit(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestPodResourcesPodLevelAgainstTheKubeletServer turns on the kubelet's
+// PodLevelResourceManagers gate (KEP-5526, beta in 1.37, off by default) and
+// checks that pod-level CPUs and memory reach the model as the kubelet sends
+// them, and that with the gate off the kubelet leaves them out.
+func TestPodResourcesPodLevelAgainstTheKubeletServer(t *testing.T) {
+	ctx := context.Background()
+	sample := podresourcestest.Sample()
+	db := &sample.Pods[1]
+	db.CPUIDs = []int{8, 9, 10, 11, 12, 13}
+	db.Memory = []podresources.Memory{{Type: "memory", Size: 6 << 30, NUMANodes: []int{0, 1}}}
+	p := providersFor(t, sample)
+
+	for _, on := range []bool{false, true} {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.PodLevelResourceManagers, on)
+		c, err := client.Dial(ctx, startKubeletServer(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Get(ctx, "shop", "db")
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := *db
+		want.QOSClass = ""
+		if !on {
+			want.CPUIDs, want.Memory = nil, nil
+		}
+		if d := cmp.Diff(&want, got, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("gate %t: Get (-want +got):\n%s", on, d)
+		}
 	}
 }

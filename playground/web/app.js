@@ -546,6 +546,7 @@ async function runAdmit() {
     h("p", { class: "verdict-line strong" }, res.admit ? T("admitted") : T("rejected")),
     h("p", {}, T("best-hint") + ": ", h("code", {}, hintText(res.bestHint)), " · ",
       res.bestHint && res.bestHint.preferred ? T("preferred") : T("not-preferred")),
+    res.why ? h("p", {}, res.why) : null,
     rep.rule ? h("p", { class: "muted" }, T("merge-rule", { rule: rep.rule, count: rep.bestNonPreferredAffinityCount, combos: String(rep.combinations) })) : null),
     rep.lists && rep.lists.length ? h("table", { class: "pods lists" },
       h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
