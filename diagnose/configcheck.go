@@ -57,11 +57,13 @@ func (d *diagnosis) configChecks() {
 		}
 	}
 	if c.EffectiveCPUManagerPolicy() == "static" && c.ReservedSystemCPUs == "" && reservedCPU(c.SystemReserved)+reservedCPU(c.KubeReserved) == 0 {
-		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityError,
+		// Warnings, not errors: command-line flags (--reserved-cpus,
+		// --system-reserved, --kube-reserved, --reserved-memory) override the file.
+		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityWarning,
 			Title:    "cpuManagerPolicy static without any reserved CPU: the kubelet will not start",
 			Evidence: []Ref{ref("/cpuManagerPolicy", c.CPUManagerPolicy)},
 			Explanation: "The static CPU manager keeps reserved CPUs out of exclusive assignment and refuses to start with none: \"[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu " +
-				"to be greater than zero\".",
+				"to be greater than zero\". Unless the kubelet's command line sets --reserved-cpus, --system-reserved or --kube-reserved, this configuration does not start.",
 			Remedy: "Set reservedSystemCPUs (for example \"0\", or whole cores such as \"0,64\" on SMT machines), or systemReserved/kubeReserved cpu, and restart the kubelet.",
 		})
 	}
@@ -102,10 +104,10 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 	}
 	reserved = byType["memory"]
 	if reserved == 0 {
-		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityError,
+		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityWarning,
 			Title:       "memoryManagerPolicy Static without reservedMemory: the kubelet will not start",
 			Evidence:    []Ref{ref("/memoryManagerPolicy", c.MemoryManagerPolicy)},
-			Explanation: "The static memory manager needs to know how much memory of each NUMA node is reserved for the system and stops with \"[memorymanager] you should specify the system reserved memory\" when reservedMemory has none.",
+			Explanation: "The static memory manager needs to know how much memory of each NUMA node is reserved for the system and stops with \"[memorymanager] you should specify the system reserved memory\" when reservedMemory has none (unless --reserved-memory is set on the command line).",
 			Remedy:      "Add reservedMemory entries (per NUMA node) whose memory adds up to systemReserved + kubeReserved + the memory.available hard-eviction threshold, and restart the kubelet.",
 		})
 		return
@@ -114,8 +116,11 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 	kube, _ := bytesOf(c.KubeReserved["memory"])
 	evict, ok := bytesOf(c.EvictionHard["memory.available"])
 	evictNote := "memory.available " + c.EvictionHard["memory.available"]
-	if !ok && c.EvictionHard == nil {
+	switch {
+	case c.EvictionHard == nil:
 		evict, evictNote = 100<<20, "the default hard-eviction threshold memory.available<100Mi"
+	case !ok:
+		return // a percentage, or defaults merged by the kubelet: the figure needs the machine's capacity
 	}
 	want := sys + kube + evict
 	if reserved == want {
@@ -126,11 +131,12 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 		per = append(per, fmt.Sprintf("NUMA node %d: %s", r.NumaNode, r.Limits["memory"]))
 	}
 	sort.Strings(per)
-	d.add(Finding{Code: CodeReservedMemoryMismatch, Severity: SeverityError,
+	d.add(Finding{Code: CodeReservedMemoryMismatch, Severity: SeverityWarning,
 		Title:    fmt.Sprintf("reservedMemory adds up to %s but Node Allocatable reserves %s: the kubelet will not start", formatBytes(reserved), formatBytes(want)),
 		Evidence: []Ref{ref("/reservedMemory", strings.Join(per, ", ")), ref("/systemReserved", c.SystemReserved["memory"])},
 		Explanation: fmt.Sprintf("With the Static memory manager the reservedMemory of all NUMA nodes must equal, per memory type, the memory Node Allocatable keeps back: systemReserved (%s) + kubeReserved (%s) + %s = %s. "+
-			"Here it adds up to %s, so the kubelet stops with \"the total amount ... of type \\\"memory\\\" is not equal to the value ... determined by Node Allocatable feature\".",
+			"Here it adds up to %s, so the kubelet stops with \"the total amount ... of type \\\"memory\\\" is not equal to the value ... determined by Node Allocatable feature\", "+
+			"unless its command line sets --system-reserved, --kube-reserved, --eviction-hard or --reserved-memory to other values (flags override the file).",
 			formatBytes(sys), formatBytes(kube), evictNote, formatBytes(want), formatBytes(reserved)),
 		Remedy: "Make the reservedMemory entries add up to exactly systemReserved + kubeReserved + the memory.available eviction threshold, and restart the kubelet.",
 	})
