@@ -310,6 +310,13 @@ async function run() {
   state.lastDiagnosis = diagnosis;
   result.setAttribute("aria-busy", "false");
   renderAll();
+  // One short sentence for screen readers instead of re-reading the result.
+  if (inspect && inspect.ok) {
+    const fs = inspect.result.files;
+    const refused = fs.filter((f) => !f.kubeletAccepts).length;
+    const findings = diagnosis && diagnosis.ok ? (diagnosis.result.report.findings || []).length : 0;
+    announce(T("result-announce", { n: fs.length, refused, findings }));
+  }
 }
 
 // ---------------------------------------------------------------- rendering

@@ -147,3 +147,30 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+func TestInspectDeviceCheckpoint(t *testing.T) {
+	r := inspectJSON(t, exampleFile(t, "device-checkpoint"))
+	f := r.Files[0]
+	if f.Kind != "device" || !f.KubeletAccepts || !f.Checksum.Valid {
+		t.Fatalf("%+v %+v", f, f.Checksum)
+	}
+	if r.NUMA == nil {
+		t.Fatal("no NUMA view")
+	}
+	perNode := map[int][]string{}
+	for _, n := range r.NUMA.Nodes {
+		for _, d := range n.Devices {
+			perNode[n.ID] = append(perNode[n.ID], d.ID)
+		}
+	}
+	if len(perNode[0]) == 0 || len(perNode[1]) == 0 {
+		t.Errorf("devices per node: %v", perNode)
+	}
+	var noTopology bool
+	for _, a := range f.Assignments {
+		noTopology = noTopology || strings.Contains(a.Amount, "(no NUMA node)")
+	}
+	if !noTopology {
+		t.Errorf("the device without topology is not marked: %+v", f.Assignments)
+	}
+}
