@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -732,6 +733,9 @@ type fastCapture struct {
 	dataStart, dataEnd int
 	dataEsc, hasData   bool
 	dataChecksum       uint64
+	// buf receives the unescaped data section; sum is its checksum
+	buf []byte
+	sum uint64
 }
 
 // outer scans the top-level object of a cpu v4 or memory v3 file.
@@ -759,7 +763,9 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		case i == -1:
 			ok = s.skip()
 		case names[i] == "data":
-			c.dataStart, c.dataEnd, c.dataEsc, ok = s.typedString()
+			c.dataStart = s.i
+			c.buf, c.sum, ok = s.dataString(c.buf[:0])
+			c.dataEnd = s.i
 			c.hasData = true
 		case names[i] == "dataChecksum":
 			c.dataChecksum, ok = s.typedUint64()
@@ -847,21 +853,17 @@ func verifyFast(data []byte, opts Options) (*Verdict, bool) {
 	if int64(len(data)) > limit {
 		return nil, false
 	}
-	var c fastCapture
+	bufp := unquotePool.Get().(*[]byte)
+	defer func() { unquotePool.Put(bufp) }()
+	c := fastCapture{buf: *bufp}
 	s := fastScanner{b: data}
-	if !s.outer(opts.Kind, &c) || !c.hasData || c.dataEnd == c.dataStart {
+	ok := s.outer(opts.Kind, &c)
+	*bufp = c.buf[:0]
+	if !ok || !c.hasData || c.dataEnd-c.dataStart <= 2 {
 		return nil, false
 	}
-	// unescape the data section as encoding/json does, and hash it
-	raw := data[c.dataStart:c.dataEnd]
-	bufp := unquotePool.Get().(*[]byte)
-	defer unquotePool.Put(bufp)
-	inner := raw
-	if c.dataEsc || !utf8.Valid(raw) {
-		*bufp = unquoteInto((*bufp)[:0], raw)
-		inner = *bufp
-	}
-	if bytesStringChecksum(inner) != c.dataChecksum {
+	inner := c.buf
+	if c.sum != c.dataChecksum {
 		return nil, false
 	}
 	in := fastScanner{b: inner}
@@ -1019,13 +1021,114 @@ func atoi(s []byte) (int64, bool) {
 func dataComputed(data []byte, kind Kind) (uint64, bool) {
 	var c fastCapture
 	s := fastScanner{b: data}
-	if !s.outer(kind, &c) || !c.hasData || c.dataEnd == c.dataStart {
+	if !s.outer(kind, &c) || !c.hasData || c.dataEnd-c.dataStart <= 2 {
 		return 0, false
 	}
-	inner := unquoteInto(nil, data[c.dataStart:c.dataEnd])
-	in := fastScanner{b: inner}
+	raw := data[c.dataStart+1 : c.dataEnd-1]
+	if u := unquoteInto(nil, raw); !bytes.Equal(u, c.buf) || bytesStringChecksum(u) != c.sum {
+		panic("dataString and unquoteInto disagree")
+	}
+	in := fastScanner{b: c.buf}
 	if _, _, ok := in.inner(kind); !ok {
 		return 0, false
 	}
-	return bytesStringChecksum(inner), true
+	return c.sum, true
+}
+
+// plainASCII marks bytes that are copied as they are from a JSON string:
+// 0x20 to 0x7f except '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return
+}()
+
+// dataString scans the JSON string at s.i, appends its unescaped contents
+// (encoding/json's rules, as unquoteInto) to dst and returns them with the
+// FNV-32a checksum of "(string)" + contents: one pass for what the kubelet
+// does with json.Unmarshal and checksum.New.
+func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
+	b := s.b
+	if s.i >= len(b) || b[s.i] != '"' {
+		return dst, 0, false
+	}
+	p := newPrinter()
+	p.s("(string)")
+	h := p.h
+	i := s.i + 1
+	for i < len(b) {
+		j := i
+		for j < len(b) && plainASCII[b[j]] {
+			j++
+		}
+		run := b[i:j]
+		for _, c := range run {
+			h = (h ^ uint32(c)) * fnvPrime32
+		}
+		dst = append(dst, run...)
+		i = j
+		if i >= len(b) {
+			return dst, 0, false
+		}
+		c := b[i]
+		start := len(dst)
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return dst, uint64(h), true
+		case c < 0x20:
+			return dst, 0, false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return dst, 0, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/':
+				dst = append(dst, b[i+1])
+				i += 2
+			case 'b':
+				dst, i = append(dst, '\b'), i+2
+			case 'f':
+				dst, i = append(dst, '\f'), i+2
+			case 'n':
+				dst, i = append(dst, '\n'), i+2
+			case 'r':
+				dst, i = append(dst, '\r'), i+2
+			case 't':
+				dst, i = append(dst, '\t'), i+2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return dst, 0, false
+				}
+				rr := hex4(b[i+2:])
+				i += 6
+				if utf16.IsSurrogate(rr) {
+					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						if dec := utf16.DecodeRune(rr, hex4(b[i+2:])); dec != utf8.RuneError {
+							// the second escape must itself be valid JSON
+							if !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+								return dst, 0, false
+							}
+							dst = utf8.AppendRune(dst, dec)
+							i += 6
+							break
+						}
+					}
+					rr = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, rr)
+			default:
+				return dst, 0, false
+			}
+		default: // a multi-byte sequence, or invalid UTF-8 (U+FFFD)
+			rr, size := utf8.DecodeRune(b[i:])
+			dst = utf8.AppendRune(dst, rr)
+			i += size
+		}
+		for _, c := range dst[start:] {
+			h = (h ^ uint32(c)) * fnvPrime32
+		}
+	}
+	return dst, 0, false
 }

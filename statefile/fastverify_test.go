@@ -30,6 +30,10 @@ func FuzzUnquote(f *testing.F) {
 		s := fastScanner{b: b}
 		start, end, _, ok := s.str()
 		if !ok || s.i != len(b) {
+			d := fastScanner{b: b}
+			if _, _, ok := d.dataString(nil); ok && d.i == len(b) {
+				t.Fatalf("dataString accepts %q, the scanner does not", b)
+			}
 			return
 		}
 		var want string
@@ -38,6 +42,11 @@ func FuzzUnquote(f *testing.F) {
 		}
 		if got := unquoteInto(nil, b[start:end]); string(got) != want {
 			t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
+		}
+		d := fastScanner{b: b}
+		got, sum, ok := d.dataString(nil)
+		if !ok || string(got) != want || sum != stringChecksum(want) || d.i != len(b) {
+			t.Fatalf("dataString(%q) = %q, %d, %v; encoding/json %q", b, got, sum, ok, want)
 		}
 	})
 }
