@@ -114,3 +114,30 @@ func FuzzParseQuantity(f *testing.F) {
 		}
 	})
 }
+
+func TestParseKubeletConfig(t *testing.T) {
+	c, err := ParseKubeletConfig([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\ntopologyManagerPolicy: restricted\ntopologyManagerPolicyOptions:\n  prefer-closest-numa-nodes: \"true\"\nreservedSystemCPUs: \"0-1\"\nfeatureGates: {PodLevelResourceManagers: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TopologyManagerPolicy != "restricted" || c.TopologyManagerScope != "container" || c.MemoryManagerPolicy != "None" ||
+		c.TopologyManagerPolicyOptions[PreferClosestNUMANodes] != "true" || c.ReservedSystemCPUs != "0-1" || !c.Gates().PodLevelResourceManagers {
+		t.Fatalf("%+v", c)
+	}
+	if _, err := ParseKubeletConfig([]byte("kind: Pod\n")); err == nil {
+		t.Fatal("a Pod accepted as a KubeletConfiguration")
+	}
+}
+
+func FuzzParseKubeletConfig(f *testing.F) {
+	f.Add([]byte("kind: KubeletConfiguration\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseKubeletConfig(data)
+		if err != nil {
+			return
+		}
+		if c.TopologyManagerPolicy == "" || c.TopologyManagerScope == "" {
+			t.Fatal("defaults not filled in")
+		}
+	})
+}

@@ -31,25 +31,27 @@ func (o optionFlags) Set(v string) error {
 }
 
 type nodeFlags struct {
-	pod, stateDir, topology, policy, scope, allocatable, reserved string
-	options                                                       optionFlags
+	pod, stateDir, topology, policy, scope, allocatable, reserved, config string
+	options                                                               optionFlags
+	fs                                                                    *flag.FlagSet
 }
 
 func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
-	nf := &nodeFlags{options: optionFlags{}}
+	nf := &nodeFlags{options: optionFlags{}, fs: fs}
 	fs.StringVar(&nf.pod, "pod", "", "pod YAML or JSON (as kubectl get pod -o yaml prints it)")
 	fs.StringVar(&nf.stateDir, "state-dir", "", "kubelet root dir with cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint (each optional)")
 	fs.StringVar(&nf.topology, "topology", "", "sysfs snapshot directory or cAdvisor machine-info JSON file")
-	fs.StringVar(&nf.policy, "policy", "", "topology manager policy: none, best-effort, restricted, single-numa-node (required)")
-	fs.StringVar(&nf.scope, "scope", "container", "topology manager scope: container or pod")
+	fs.StringVar(&nf.policy, "policy", "", "topology manager policy: none, best-effort, restricted, single-numa-node (default: from the kubelet config)")
+	fs.StringVar(&nf.scope, "scope", "", "topology manager scope: container or pod (default: from the kubelet config, else container)")
+	fs.StringVar(&nf.config, "kubelet-config", "", "KubeletConfiguration file (default: STATE_DIR/config.yaml when present); flags override it")
 	fs.StringVar(&nf.allocatable, "allocatable", "", "PodResources GetAllocatableResources JSON: the devices' NUMA nodes")
 	fs.StringVar(&nf.reserved, "reserved-cpus", "", "reservedSystemCPUs, e.g. 0-1")
-	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable)")
+	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable; replaces the config's options)")
 	return nf
 }
 
-func loadState(path string, kind statefile.Kind) (*statefile.File, error) {
-	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind})
+func loadState(path string, kind statefile.Kind, policy string) (*statefile.File, error) {
+	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind, Policy: policy})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -67,9 +69,50 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
 		return 1
 	}
-	if nf.stateDir == "" || nf.topology == "" || nf.policy == "" {
-		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR, --topology FILE|DIR and --policy P")
+	if nf.stateDir == "" || nf.topology == "" {
+		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
 		return 2
+	}
+	set := map[string]bool{}
+	nf.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var kc *topomgr.KubeletConfig
+	configPath := nf.config
+	if configPath == "" {
+		if _, err := os.Stat(filepath.Join(nf.stateDir, "config.yaml")); err == nil {
+			configPath = filepath.Join(nf.stateDir, "config.yaml")
+		}
+	}
+	if configPath != "" {
+		data, err := os.ReadFile(configPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "admit: --kubelet-config: %v\n", err)
+			return 1
+		}
+		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
+			fmt.Fprintf(stderr, "admit: %s: %v\n", configPath, err)
+			return 1
+		}
+		if !set["policy"] {
+			nf.policy = kc.TopologyManagerPolicy
+		}
+		if !set["scope"] {
+			nf.scope = kc.TopologyManagerScope
+		}
+		if !set["option"] {
+			for k, v := range kc.TopologyManagerPolicyOptions {
+				nf.options[k] = v
+			}
+		}
+		if !set["reserved-cpus"] {
+			nf.reserved = kc.ReservedSystemCPUs
+		}
+	}
+	if nf.policy == "" {
+		fmt.Fprintln(stderr, "admit: no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
+		return 2
+	}
+	if nf.scope == "" {
+		nf.scope = topomgr.ScopeContainer
 	}
 	data, err := os.ReadFile(nf.pod)
 	if err != nil {
@@ -84,6 +127,11 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		return fail("--topology: %v", err)
 	}
 	cfg := topomgr.NodeConfig{Machine: machine, Policy: nf.policy, Scope: nf.scope, Options: nf.options, Gates: topomgr.DefaultFeatureGates()}
+	cpuPolicy, memPolicy := "", ""
+	if kc != nil {
+		cfg.Gates = kc.Gates()
+		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
+	}
 	if nf.reserved != "" {
 		if cfg.ReservedCPUs, err = cpuset.Parse(nf.reserved); err != nil {
 			return fail("--reserved-cpus %q: %v", nf.reserved, err)
@@ -92,17 +140,17 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
 		return fail("--state-dir %s: not a directory", nf.stateDir)
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "cpu_manager_state"), statefile.KindCPU); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, "cpu_manager_state"), statefile.KindCPU, cpuPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.CPU = f.CPU
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "memory_manager_state"), statefile.KindMemory); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, "memory_manager_state"), statefile.KindMemory, memPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Memory = f.Memory
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, "device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice, ""); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Devices = f.Device
@@ -132,6 +180,9 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
 	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
 	w.line("policy", nf.policy+"  scope: "+nf.scope+optionsText(nf.options))
+	if configPath != "" {
+		w.line("config", configPath+" (flags override it)")
+	}
 	for _, s := range res.Steps {
 		fmt.Fprintln(stdout)
 		title := "whole pod"

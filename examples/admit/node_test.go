@@ -172,3 +172,23 @@ func TestNodeModeErrors(t *testing.T) {
 		t.Errorf("bad pod: %d %s", code, errs)
 	}
 }
+
+func TestNodeModeKubeletConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeNode(t, dir)
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
+	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json"), "--allocatable", filepath.Join(dir, "allocatable.json")}
+	code, out, errs := runCmd(base...)
+	if code != 0 || !strings.Contains(out, "single-numa-node  scope: pod") || !strings.Contains(out, "==           whole pod") {
+		t.Fatalf("config not used: %d %s %s", code, out, errs)
+	}
+	code, out, _ = runCmd(append(base, "--policy", "restricted")...)
+	if code != 0 || !strings.Contains(out, "restricted  scope: pod") {
+		t.Fatalf("flag does not override the config: %s", out)
+	}
+	// The config says the CPU manager runs policy none: the kubelet would refuse the static state.
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
+	if code, _, errs := runCmd(base...); code != 1 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
+		t.Fatalf("policy mismatch: %d %s", code, errs)
+	}
+}

@@ -20,8 +20,8 @@
 //
 // Exit status: 0 when a --once round found no error (and after a clean stop
 // by signal), 1 when a --once round found a finding of severity error or a
-// checkpoint the kubelet rejects, 2 for wrong flags or when --listen cannot be
-// served.
+// checkpoint the kubelet rejects, or was interrupted, 2 for wrong flags or
+// when --listen cannot be served.
 package main
 
 import (
@@ -124,6 +124,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := newAgent(c)
 	if c.once {
 		rep := a.round(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "agent: interrupted before the round finished; nothing reported")
+			return 1
+		}
 		if err := writeReport(stdout, rep, c.report); err != nil {
 			fmt.Fprintln(stderr, "agent:", err)
 			return 2

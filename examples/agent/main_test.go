@@ -288,6 +288,15 @@ func TestFlags(t *testing.T) {
 	}
 }
 
+func TestOnceInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"--once", "--state-dir", nodeDir, "--sysfs", "none", "--socket", "none"}, &out, &errb); code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
 func TestListenInUse(t *testing.T) {
 	busy := httpListener(t)
 	var errb bytes.Buffer
