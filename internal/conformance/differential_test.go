@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -189,4 +190,45 @@ func TestRandomAgreement(t *testing.T) {
 		t.Logf("%d× known disagreement, not fixed in statefile yet: %s", known[b], b)
 	}
 	t.Logf("checked %s; %d unknown disagreements", strings.Join(summary, ", "), failures)
+}
+
+// TestLegacyChecksumLayouts holds numascope's checksum engine to the older
+// kubelets: every file an older release wrote and accepted (listed in
+// legacy-<release>.json) must match one of numascope's checksum layouts, and
+// every file that release rejected must match none.
+func TestLegacyChecksumLayouts(t *testing.T) {
+	lists, err := filepath.Glob(filepath.Join(GoldenDir, "legacy-*.json"))
+	if err != nil || len(lists) == 0 {
+		t.Fatalf("no legacy lists in %s: %v", GoldenDir, err)
+	}
+	for _, l := range lists {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []LegacyCase
+		if err := json.Unmarshal(b, &cases); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := decodeNumascope(c.Kind, data, c.Policy)
+			if err != nil {
+				t.Errorf("%s: numascope cannot decode it: %v", c.File, err)
+				continue
+			}
+			// A tampered file the old release still accepts (a zero checksum
+			// it does not check) matches no layout by design.
+			matched := f.Checksum.Matched != "" || f.Checksum.ZeroSkipped
+			if matched != c.AcceptedByWriter && !(c.Tamper != "" && c.AcceptedByWriter) {
+				t.Errorf("%s (%s): numascope matched layout %q (zero skipped %v), but the writing release accepts it: %v", c.File, c.Writer, f.Checksum.Matched, f.Checksum.ZeroSkipped, c.AcceptedByWriter)
+			}
+			if string(f.Format) != c.Format && !(c.Kind == KindDevice && !strings.Contains(string(data), "DeviceIDs")) {
+				t.Errorf("%s: numascope says format %s, written as %s", c.File, f.Format, c.Format)
+			}
+		}
+	}
 }

@@ -1,0 +1,143 @@
+package legacy
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	drastate "k8s.io/kubernetes/pkg/kubelet/cm/dra/state"
+)
+
+const release = "v1.27.0"
+
+var update = flag.Bool("update", false, "rewrite this release's golden files in statefile/testdata/kubelet")
+
+var goldenDir = filepath.Join("..", "..", "..", "..", "statefile", "testdata", "kubelet")
+
+// legacyCase is one entry of legacy-<release>.json (the shape
+// internal/conformance reads).
+type legacyCase struct {
+	File             string `json:"file"`
+	Kind             string `json:"kind"`
+	Format           string `json:"format"`
+	Policy           string `json:"policy"`
+	Writer           string `json:"writer"`
+	Tamper           string `json:"tamper,omitempty"`
+	AcceptedByWriter bool   `json:"acceptedByWriter"`
+	data             []byte
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func uid(r *rand.Rand) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 36)
+	for i := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			b[i] = '-'
+		default:
+			b[i] = hex[r.IntN(16)]
+		}
+	}
+	return string(b)
+}
+
+func draWithoutHandles(seed uint64) *drastate.DRAManagerCheckpoint {
+	r := rand.New(rand.NewPCG(seed, 127))
+	cp := drastate.NewDRAManagerCheckpoint()
+	for c := 0; c < 1+r.IntN(3); c++ {
+		driver := []string{"gpu.resource.example.com", "test-driver.cdi.k8s.io"}[r.IntN(2)]
+		cp.Entries = append(cp.Entries, drastate.ClaimInfoState{
+			DriverName: driver, ClassName: "class-" + fmt.Sprint(c), ClaimUID: types.UID(uid(r)), ClaimName: fmt.Sprintf("claim-%d", c), Namespace: "default",
+			PodUIDs:    sets.New(uid(r), uid(r)),
+			CDIDevices: map[string][]string{driver: {fmt.Sprintf("%s/gpu=%d", driver, r.IntN(8))}},
+		})
+	}
+	return cp
+}
+
+func cases() []legacyCase {
+	var cs []legacyCase
+	for i := uint64(0); i < 2; i++ {
+		cs = append(cs, legacyCase{File: fmt.Sprintf("dra/legacy-v1.27.0-dra-spew-no-handles-%d.json", i), Kind: "dra", Format: "spew-v1",
+			Writer: "kubelet " + release + " (*state.DRAManagerCheckpoint).MarshalCheckpoint (before ResourceHandles)", data: must(draWithoutHandles(50 + i).MarshalCheckpoint())})
+	}
+	return cs
+}
+
+// acceptedBy runs kubelet v1.27.0's restore path for the case: the DRA
+// state's GetOrCreate.
+func acceptedBy(t *testing.T, c legacyCase) (bool, error) {
+	dir := t.TempDir()
+	name := "state"
+	if err := os.WriteFile(filepath.Join(dir, name), c.data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	switch c.Kind {
+	case "dra":
+		var st interface {
+			GetOrCreate() (drastate.ClaimInfoStateList, error)
+		}
+		if st, err = drastate.NewCheckpointState(dir, name); err == nil {
+			_, err = st.GetOrCreate()
+		}
+	default:
+		t.Fatalf("kind %s", c.Kind)
+	}
+	return err == nil, err
+}
+
+// TestLegacyGolden writes (with -update) or checks this release's golden
+// files, and proves each is accepted by this release's own restore path.
+func TestLegacyGolden(t *testing.T) {
+	cs := cases()
+	for i := range cs {
+		ok, err := acceptedBy(t, cs[i])
+		if !ok && cs[i].Tamper == "" {
+			t.Errorf("%s: kubelet %s refuses it: %v", cs[i].File, release, err)
+		}
+		cs[i].AcceptedByWriter = ok
+		path := filepath.Join(goldenDir, filepath.FromSlash(cs[i].File))
+		if *update {
+			if err := os.WriteFile(path, cs[i].data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, cs[i].data) {
+			t.Errorf("%s differs from what kubelet %s writes (run `go test -update` in this module): %v", cs[i].File, release, err)
+		}
+	}
+	list, err := json.MarshalIndent(cs, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list = append(list, '\n')
+	path := filepath.Join(goldenDir, "legacy-"+release+".json")
+	if *update {
+		if err := os.WriteFile(path, list, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %d files written by kubelet %s", len(cs), release)
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, list) {
+		t.Errorf("legacy-%s.json differs (run `go test -update` in this module): %v", release, err)
+	}
+}
