@@ -436,17 +436,23 @@ func formatQuantity(resource string, q Quantity) string {
 }
 
 func formatBytes(b int64) string {
-	for _, u := range []struct {
+	units := []struct {
 		s string
 		v int64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
-		if b < u.v {
-			continue
-		}
-		if b%u.v == 0 {
+	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}}
+	// An exact figure in Ti, Gi or Mi reads best (5220Mi, 150Gi).
+	for _, u := range units {
+		if b >= u.v && b%u.v == 0 {
 			return fmt.Sprintf("%d%s", b/u.v, u.s)
 		}
-		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
+	}
+	for _, u := range units {
+		if b >= u.v {
+			return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
+		}
+	}
+	if b >= 1<<10 && b%(1<<10) == 0 {
+		return fmt.Sprintf("%dKi", b>>10)
 	}
 	return fmt.Sprint(b)
 }
