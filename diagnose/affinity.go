@@ -436,17 +436,23 @@ func formatQuantity(resource string, q Quantity) string {
 }
 
 func formatBytes(b int64) string {
-	for _, u := range []struct {
+	units := []struct {
 		s string
 		v int64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
-		if b < u.v {
-			continue
-		}
-		if b%u.v == 0 {
+	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}}
+	// An exact figure in Ti, Gi or Mi reads best (5220Mi, 150Gi).
+	for _, u := range units {
+		if b >= u.v && b%u.v == 0 {
 			return fmt.Sprintf("%d%s", b/u.v, u.s)
 		}
-		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
+	}
+	for _, u := range units {
+		if b >= u.v {
+			return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
+		}
+	}
+	if b >= 1<<10 && b%(1<<10) == 0 {
+		return fmt.Sprintf("%dKi", b>>10)
 	}
 	return fmt.Sprint(b)
 }
@@ -772,7 +778,11 @@ func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]stri
 	cause, onEmpty, w := classifyAffinity(a.Policy, c)
 	a.Cause, a.AdmissibleOnEmptyNode = cause, onEmpty
 	why = append(why, "No hint log covers this pod, so numascope computed the hints the device, CPU and memory managers would give from the state files and merged them as the kubelet does ("+hintText(c.BestHint)+", rejected).")
-	return append(why, w...), true
+	why = append(why, w...)
+	for _, n := range adm.Notes {
+		why = append(why, "Simulation note: "+strings.TrimSuffix(n, ".")+".")
+	}
+	return why, true
 }
 
 // compareWithState recomputes the failing container's hints from the state
@@ -789,13 +799,14 @@ func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing 
 		c := fromTopomgr(step)
 		a.SimulatedHints = c.Providers
 		var diffs []string
-		for i := range c.Providers {
-			if i >= len(failing.Providers) {
-				break
-			}
-			got, logged := providerText(c.Providers[i]), providerText(failing.Providers[i])
-			if got != logged {
-				diffs = append(diffs, fmt.Sprintf("%s: %s now, %s in the log", c.Providers[i].Provider, got, logged))
+		for _, sp := range c.Providers {
+			for _, lp := range failing.Providers {
+				if lp.Provider != sp.Provider {
+					continue
+				}
+				if got, logged := providerText(sp), providerText(lp); got != logged {
+					diffs = append(diffs, fmt.Sprintf("%s: %s now, %s in the log", sp.Provider, got, logged))
+				}
 			}
 		}
 		if len(diffs) == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -444,6 +445,39 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, ctx, "the page to recover", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+	})
+
+	t.Run("several files opened at once, one tab each, keyboard tabs", func(t *testing.T) {
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		files := []string{filepath.Join("testdata", "memory_manager_state"), filepath.Join("testdata", "cpu_manager_state_corrupt")}
+		for i := range files {
+			abs, err := filepath.Abs(files[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i] = abs
+		}
+		if err := chromedp.Do(tab, chromedp.SetUploadFiles(chromedp.CSS("[data-testid=open-files]"), files)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "two results", `document.querySelectorAll('[data-testid=file-result]').length === 2 && document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
+		names, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=tab]')].map((t) => t.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) != 2 || names[0] != "memory_manager_state" || names[1] != "cpu_manager_state_corrupt" {
+			t.Errorf("tabs %q, want the two file names", names)
+		}
+		// The tabs follow the ARIA pattern: arrow keys move between them.
+		if err := chromedp.Do(tab, chromedp.Focus(chromedp.CSS("#tab-0")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the second tab selected and focused", `document.activeElement.id === 'tab-1' && document.querySelector('#tab-1').getAttribute('aria-selected') === 'true' && document.querySelector('[data-testid=input]').value.includes('1234567890')`)
 	})
 
 	t.Run("PodResources answer shows devices per NUMA node", func(t *testing.T) {

@@ -94,18 +94,7 @@ func (s *fastScanner) hashedString() (span, bool) {
 	return span{int32(start), int32(end)}, true
 }
 
-func (s *fastScanner) parsedInt() (int64, bool) {
-	c := s.peek()
-	if c != '-' && (c < '0' || c > '9') {
-		return 0, false
-	}
-	start, end, isInt, ok := s.number()
-	if !ok || !isInt {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(unsafeString(s.b[start:end]), 10, strconv.IntSize)
-	return v, err == nil
-}
+func (s *fastScanner) parsedInt() (int64, bool) { return s.parsedIntFast() }
 
 func (s *fastScanner) intList(a *spewArena) (rng, bool) {
 	lo := int32(len(a.ints))

@@ -303,31 +303,83 @@ func (s *fastScanner) typedUint64() (uint64, bool) {
 	if c < '0' || c > '9' {
 		return 0, false
 	}
-	start, end, isInt, ok := s.number()
-	if !ok || !isInt {
-		return 0, false
-	}
-	var v uint64
-	for _, d := range s.b[start:end] {
-		if v > (1<<64-1)/10 || v == (1<<64-1)/10 && uint64(d-'0') > (1<<64-1)%10 {
+	// the common case: a plain decimal integer followed by a delimiter
+	b := s.b
+	i := s.i
+	if b[i] == '0' {
+		i++
+	} else {
+		var v uint64
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			d := uint64(b[i] - '0')
+			if v > (1<<64-1)/10 || v == (1<<64-1)/10 && d > (1<<64-1)%10 {
+				return 0, false
+			}
+			v = v*10 + d
+			i++
+		}
+		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
 			return 0, false
 		}
-		v = v*10 + uint64(d-'0')
+		s.i = i
+		return v, true
 	}
-	return v, true
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
+		return 0, false // a fraction, an exponent, or a leading zero (invalid JSON)
+	}
+	s.i = i
+	return 0, true
 }
 
 func (s *fastScanner) typedInt() bool {
+	_, ok := s.parsedIntFast()
+	return ok
+}
+
+// parsedIntFast scans a JSON integer that fits a Go int (strconv.IntSize bits).
+func (s *fastScanner) parsedIntFast() (int64, bool) {
 	c := s.peek()
-	if c != '-' && (c < '0' || c > '9') {
-		return false
+	b := s.b
+	i := s.i
+	neg := false
+	if c == '-' {
+		neg = true
+		i++
 	}
-	start, end, isInt, ok := s.number()
-	if !ok || !isInt {
-		return false
+	if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		return 0, false
 	}
-	_, err := strconv.ParseInt(unsafeString(s.b[start:end]), 10, strconv.IntSize)
-	return err == nil
+	if b[i] == '0' {
+		i++
+		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
+			return 0, false
+		}
+		s.i = i
+		return 0, true
+	}
+	const limit = uint64(1) << (strconv.IntSize - 1) // |min int|
+	var v uint64
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		if v > limit/10 {
+			return 0, false // v*10 would pass the limit (and could wrap)
+		}
+		v = v*10 + uint64(b[i]-'0')
+		if v > limit {
+			return 0, false
+		}
+		i++
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, false
+	}
+	if !neg && v == limit {
+		return 0, false
+	}
+	s.i = i
+	if neg {
+		return -int64(v), true
+	}
+	return int64(v), true
 }
 
 func (s *fastScanner) typedIntSlice() bool {

@@ -204,3 +204,35 @@ func FuzzVerifyFastSpew(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTypedNumbers holds the typed number scanners to encoding/json.
+func FuzzTypedNumbers(f *testing.F) {
+	for _, s := range []string{"0", "-0", "01", "1.5", "1e3", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "9223372036854775808", "-", "00", "0x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc := append(append([]byte(`{"u":`), b...), '}')
+		var u struct{ U uint64 }
+		var i struct{ U int }
+		errU := json.Unmarshal(doc, &u)
+		errI := json.Unmarshal(doc, &i)
+		s := fastScanner{b: b}
+		v, ok := s.typedUint64()
+		whole := ok && s.i == len(b)
+		if whole && (errU != nil || v != u.U) {
+			t.Fatalf("typedUint64(%q) = %d, encoding/json %d, %v", b, v, u.U, errU)
+		}
+		s = fastScanner{b: b}
+		iv, ok := s.parsedIntFast()
+		whole = ok && s.i == len(b)
+		if whole && (errI != nil || iv != int64(i.U)) {
+			t.Fatalf("parsedIntFast(%q) = %d, encoding/json %d, %v", b, iv, i.U, errI)
+		}
+		if errU == nil && b[0] != ' ' && b[0] != '\t' && b[0] != '\n' && b[0] != '\r' && b[len(b)-1] >= '0' && b[len(b)-1] <= '9' {
+			s = fastScanner{b: b}
+			if _, ok := s.typedUint64(); !ok {
+				t.Fatalf("typedUint64(%q) refuses what encoding/json accepts", b)
+			}
+		}
+	})
+}

@@ -720,14 +720,15 @@ function wire() {
     renderTabs();
     changed();
   });
-  $("open").addEventListener("change", (ev) => { addFiles(ev.target.files); ev.target.value = ""; });
+  // Copy the FileList: clearing the input empties the live list.
+  $("open").addEventListener("change", (ev) => { addFiles([...ev.target.files]); ev.target.value = ""; });
   const drop = $("drop");
   drop.addEventListener("dragover", (ev) => { ev.preventDefault(); drop.classList.add("dragging"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("dragging"));
   drop.addEventListener("drop", (ev) => {
     ev.preventDefault();
     drop.classList.remove("dragging");
-    if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles(ev.dataTransfer.files);
+    if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles([...ev.dataTransfer.files]);
   });
   $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed(); });
   $("examples").addEventListener("change", () => { loadExample($("examples").value); $("examples").value = ""; });

@@ -11,7 +11,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	tm "k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
@@ -107,7 +110,20 @@ func randomHints(r *rand.Rand, ids []int) ns.ProviderHints {
 // admission result, the stored affinity of every container and the order
 // of the Allocate calls.
 func TestScopesAgree(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 9))
+	scopeCases(t, rand.New(rand.NewPCG(7, 9)), ns.DefaultFeatureGates())
+}
+
+// TestScopesAgreePodLevelResources repeats the comparison with the
+// PodLevelResourceManagers gate on (beta, off by default in 1.37) and pods
+// that set spec.resources, which take the pod-level admission paths.
+func TestScopesAgreePodLevelResources(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.PodLevelResourceManagers, true)
+	gates := ns.DefaultFeatureGates()
+	gates.PodLevelResourceManagers = true
+	scopeCases(t, rand.New(rand.NewPCG(17, 19)), gates)
+}
+
+func scopeCases(t *testing.T, r *rand.Rand, gates ns.FeatureGates) {
 	cases := 3000
 	if testing.Short() {
 		cases = 1000
@@ -127,6 +143,10 @@ func TestScopesAgree(t *testing.T) {
 		kpod := &v1.Pod{}
 		kpod.Name, kpod.Namespace, kpod.UID = fmt.Sprintf("pod%d", i), "default", types.UID(fmt.Sprintf("uid-%d", i))
 		npod := &ns.Pod{Name: kpod.Name, Namespace: kpod.Namespace, UID: string(kpod.UID)}
+		if gates.PodLevelResourceManagers && r.IntN(2) == 0 {
+			kpod.Spec.Resources = &v1.ResourceRequirements{Limits: v1.ResourceList{v1.ResourceCPU: resource.MustParse("4")}}
+			npod.Resources = &ns.Resources{Limits: map[string]string{"cpu": "4"}}
+		}
 		var names []string
 		always := v1.ContainerRestartPolicyAlways
 		for j := r.IntN(3); j > 0; j-- {
@@ -147,7 +167,7 @@ func TestScopesAgree(t *testing.T) {
 			names = append(names, c.Name)
 		}
 		km, kerr := tm.NewManager(discard, cadvisorNodes(nodes), policy, scope, nil)
-		nm, nerr := ns.NewManager(nodes, policy, scope, nil)
+		nm, nerr := ns.NewManagerWithGates(nodes, policy, scope, nil, gates)
 		if kerr != nil || nerr != nil {
 			t.Fatalf("NewManager: kubelet %v, numascope %v", kerr, nerr)
 		}
@@ -181,7 +201,11 @@ func TestScopesAgree(t *testing.T) {
 				t.Fatalf("case %d (%s/%s): container %s affinity: kubelet %v, numascope %v", i, policy, scope, c, kh, nh)
 			}
 		}
-		outcomes[fmt.Sprintf("%s/%v/%s", scope, kres.Admit, kres.Reason)]++
+		key := fmt.Sprintf("%s/%v/%s", scope, kres.Admit, kres.Reason)
+		if strings.HasPrefix(kres.Message, "Pod Scope") {
+			key += "/pod-level"
+		}
+		outcomes[key]++
 	}
 	t.Logf("%d admissions agree: %v", cases, outcomes)
 }
