@@ -30,8 +30,6 @@ const root = ".."
 type run struct {
 	args []string
 	exit int
-	// orExit is another accepted exit status, for a contract still open.
-	orExit *int
 	// json: stdout is one or more JSON objects (--json or a JSON-only program).
 	json bool
 	// want is a substring of stdout, or of stderr when exit is 2.
@@ -67,10 +65,9 @@ var runs = map[string][]run{
 	"admit": {
 		{args: []string{"--hints", "examples/admit/testdata/design.json", "--json"}, exit: 0, json: true, want: `"admit":true`},
 		{args: []string{"--hints", "examples/admit/testdata/design.json"}, exit: 0, want: "admit"},
-		// Not admitted: admit exits 0 today; issue 7 asks examples to exit
-		// non-zero on problems, so 1 is accepted too.
-		{args: []string{"--hints", "examples/admit/testdata/needs-two-nodes.json", "--json"}, exit: 0, orExit: ptr(1), json: true, want: `"admit":false`},
-		{args: []string{"--hints", "/nonexistent/hints.json"}, exit: 1},
+		// Not admitted: exit 1, so scripts can branch on it.
+		{args: []string{"--hints", "examples/admit/testdata/needs-two-nodes.json", "--json"}, exit: 1, json: true, want: `"admit":false`},
+		{args: []string{"--hints", "/nonexistent/hints.json"}, exit: 2},
 		{args: nil, exit: 2},
 	},
 	"agent": {
@@ -81,8 +78,6 @@ var runs = map[string][]run{
 		{args: []string{"--interval", "0s"}, exit: 2},
 	},
 }
-
-func ptr(i int) *int { return &i }
 
 var build struct {
 	once sync.Once
@@ -189,7 +184,7 @@ func TestExamples(t *testing.T) {
 					t.Fatal(err)
 				}
 				shown := fmt.Sprintf("go run ./examples/%s %s", d, strings.Join(r.args, " "))
-				if code != r.exit && (r.orExit == nil || code != *r.orExit) {
+				if code != r.exit {
 					t.Errorf("%s: exit %d, want %d\nstdout: %.2000s\nstderr: %.2000s", shown, code, r.exit, stdout.String(), stderr.String())
 				}
 				if r.exit == 2 {

@@ -9,11 +9,15 @@
 // A null provider or hint list means "no preference", [] "no possible
 // placement". With --json it prints
 // {"bestHint":{"numaAffinity":[0],"preferred":true},"admit":true}.
+//
+// Exit codes, so that scripts can branch on the verdict: 0 the pod is
+// admitted, 1 it is not (the kubelet would reject it with
+// TopologyAffinityError), 2 the input cannot be read or is invalid, or the
+// flags are wrong.
 package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,28 +66,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "admit: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "admit: cannot read the hints file: %v\n", err)
+		return 2
 	}
 	f, err := topomgr.ParseHintsFile(data)
 	if err != nil {
 		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
-		var fe *topomgr.HintsFileError
-		if errors.As(err, &fe) {
-			return 1
-		}
-		return 1
+		return 2
 	}
 	p, err := f.PolicyFor()
 	if err != nil {
 		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
-		return 1
+		return 2
 	}
 	r := p.Explain(f.Providers)
 	if asJSON {
 		out, _ := json.Marshal(result{BestHint: r.BestHint, Admit: r.Admit})
 		fmt.Fprintln(stdout, string(out))
-		return 0
+		return verdictCode(r.Admit)
 	}
 	w := &tw{w: stdout}
 	desc := "NUMA nodes " + joinInts(f.NUMANodes)
@@ -93,7 +93,15 @@ func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
 	w.line("machine", desc)
 	w.line("policy", p.Name()+optionsText(f.Options))
 	writeReport(w, r, providerNames(len(f.Providers)))
-	return 0
+	return verdictCode(r.Admit)
+}
+
+// verdictCode is the exit code for a computed verdict: 0 admitted, 1 not.
+func verdictCode(admit bool) int {
+	if admit {
+		return 0
+	}
+	return 1
 }
 
 func providerNames(n int) []string {

@@ -21,7 +21,11 @@ func TestHintsJSON(t *testing.T) {
 		"testdata/real-log-rejection.json": `{"bestHint":{"numaAffinity":null,"preferred":false},"admit":false}`,
 	} {
 		code, out, errs := runCmd("--hints", file, "--json")
-		if code != 0 || strings.TrimSpace(out) != want {
+		wantCode := 1 // not admitted
+		if strings.Contains(want, `"admit":true`) {
+			wantCode = 0
+		}
+		if code != wantCode || strings.TrimSpace(out) != want {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %s", file, code, out, errs, want)
 		}
 	}
@@ -29,8 +33,8 @@ func TestHintsJSON(t *testing.T) {
 
 func TestHintsHuman(t *testing.T) {
 	code, out, _ := runCmd("--hints", "testdata/needs-two-nodes.json")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (not admitted)", code)
 	}
 	for _, want := range []string{
 		"provider 0   nvidia.com/gpu: {1}* {0,1}",
@@ -52,11 +56,11 @@ func TestHintsErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"numaNodes":[0,1],"policy":"restricted","providers":[{"cpu":[{"numaAffinity":[0],"preferred":"yes"}]}]}`), 0o644)
 	code, _, errs := runCmd("--hints", bad)
-	if code != 1 || !strings.Contains(errs, "bad.json: /providers/0/cpu/0/preferred: must be true or false") {
+	if code != 2 || !strings.Contains(errs, "bad.json: /providers/0/cpu/0/preferred: must be true or false") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = runCmd("--hints", filepath.Join(dir, "missing.json"))
-	if code != 1 || !strings.Contains(errs, "missing.json") {
+	if code != 2 || !strings.Contains(errs, "missing.json") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	if code, _, _ := runCmd(); code != 2 {

@@ -67,7 +67,7 @@ func loadState(path string, kind statefile.Kind, policy string) (*statefile.File
 func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
-		return 1
+		return 2
 	}
 	if nf.stateDir == "" || nf.topology == "" {
 		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
@@ -86,11 +86,11 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		data, err := os.ReadFile(configPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "admit: --kubelet-config: %v\n", err)
-			return 1
+			return 2
 		}
 		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
 			fmt.Fprintf(stderr, "admit: %s: %v\n", configPath, err)
-			return 1
+			return 2
 		}
 		if !set["policy"] {
 			nf.policy = kc.TopologyManagerPolicy
@@ -174,7 +174,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		fmt.Fprintln(stdout, string(out))
-		return 0
+		return verdictCode(res.Admit)
 	}
 	w := &tw{w: stdout}
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
@@ -208,5 +208,5 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	for i, n := range res.Notes {
 		w.line(pick(i == 0, "notes", ""), n)
 	}
-	return 0
+	return verdictCode(res.Admit)
 }

@@ -146,7 +146,7 @@ func TestNodeMode(t *testing.T) {
 	a[1] = filepath.Join(dir, "big.yaml")
 	code, out, _ = runCmd(a...)
 	for _, want := range []string{"rejected: TopologyAffinityError", "cpu/cpu: no preferred single-NUMA-node placement"} {
-		if code != 0 || !strings.Contains(out, want) {
+		if code != 1 || !strings.Contains(out, want) {
 			t.Errorf("rejection lacks %q:\n%s", want, out)
 		}
 	}
@@ -156,10 +156,10 @@ func TestNodeModeErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeNode(t, dir)
 	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json")}
-	if code, _, errs := runCmd(append(base, "--policy", "strict")...); code != 1 || !strings.Contains(errs, `unknown policy: "strict"`) {
+	if code, _, errs := runCmd(append(base, "--policy", "strict")...); code != 2 || !strings.Contains(errs, `unknown policy: "strict"`) {
 		t.Errorf("bad policy: %d %s", code, errs)
 	}
-	if code, _, errs := runCmd(append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2")...); code != 1 || !strings.Contains(errs, "should not be less than 8") {
+	if code, _, errs := runCmd(append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2")...); code != 2 || !strings.Contains(errs, "should not be less than 8") {
 		t.Errorf("bad option: %d %s", code, errs)
 	}
 	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "--policy") {
@@ -168,7 +168,7 @@ func TestNodeModeErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644)
 	b := append([]string(nil), base...)
 	b[1] = filepath.Join(dir, "bad.yaml")
-	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 1 || !strings.Contains(errs, "spec.containers[0].resources.limits.cpu") {
+	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "spec.containers[0].resources.limits.cpu") {
 		t.Errorf("bad pod: %d %s", code, errs)
 	}
 }
@@ -188,7 +188,7 @@ func TestNodeModeKubeletConfig(t *testing.T) {
 	}
 	// The config says the CPU manager runs policy none: the kubelet would refuse the static state.
 	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
-	if code, _, errs := runCmd(base...); code != 1 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
+	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
 		t.Fatalf("policy mismatch: %d %s", code, errs)
 	}
 }
