@@ -133,3 +133,37 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectPlacesCPUsWithMachineInfo(t *testing.T) {
+	list, err := Examples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []InputFile
+	for _, ex := range list.Examples {
+		if ex.ID == "troubleshooting-page" {
+			files = ex.Files
+		}
+	}
+	r := Inspect(&InspectRequest{Files: files})
+	var placed bool
+	for _, f := range r.Files {
+		for _, a := range f.Assignments {
+			if a.Resource == "cpu" && a.Amount == "2-5" {
+				placed = len(a.NUMA) == 1 && a.NUMA[0] == 0
+			}
+		}
+	}
+	if !placed {
+		t.Errorf("CPUs 2-5 are on NUMA node 0 (machine info 0-23): %+v", r.Files)
+	}
+	var cpus0 string
+	for _, n := range r.NUMA.Nodes {
+		if n.ID == 0 && n.CPUs != nil {
+			cpus0 = *n.CPUs
+		}
+	}
+	if cpus0 != "0-23" {
+		t.Errorf("node 0 CPUs %q, want 0-23", cpus0)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"k8s.io/utils/cpuset"
 )
 
 // MaxFileBytes bounds one input file; kubelet state files are far smaller.
@@ -249,7 +251,52 @@ func Inspect(req *InspectRequest) *InspectResult {
 		out.Files = append(out.Files, v)
 	}
 	out.NUMA = numa.view()
+	placeCPUs(out)
 	return out
+}
+
+// placeCPUs fills in the NUMA nodes of CPU assignments when machine info
+// says which CPUs each node holds.
+func placeCPUs(r *InspectResult) {
+	if r.NUMA == nil {
+		return
+	}
+	nodeOf := map[int]int{}
+	for _, n := range r.NUMA.Nodes {
+		if n.CPUs == nil {
+			continue
+		}
+		set, err := cpuset.Parse(*n.CPUs)
+		if err != nil {
+			continue
+		}
+		for _, c := range set.List() {
+			nodeOf[c] = n.ID
+		}
+	}
+	if len(nodeOf) == 0 {
+		return
+	}
+	for i := range r.Files {
+		for j := range r.Files[i].Assignments {
+			a := &r.Files[i].Assignments[j]
+			if a.Resource != "cpu" || len(a.NUMA) > 0 {
+				continue
+			}
+			set, err := cpuset.Parse(a.Amount)
+			if err != nil {
+				continue
+			}
+			seen := map[int]bool{}
+			for _, c := range set.List() {
+				if n, ok := nodeOf[c]; ok && !seen[n] {
+					seen[n] = true
+					a.NUMA = append(a.NUMA, n)
+				}
+			}
+			sort.Ints(a.NUMA)
+		}
+	}
 }
 
 func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
