@@ -778,7 +778,11 @@ func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]stri
 	cause, onEmpty, w := classifyAffinity(a.Policy, c)
 	a.Cause, a.AdmissibleOnEmptyNode = cause, onEmpty
 	why = append(why, "No hint log covers this pod, so numascope computed the hints the device, CPU and memory managers would give from the state files and merged them as the kubelet does ("+hintText(c.BestHint)+", rejected).")
-	return append(why, w...), true
+	why = append(why, w...)
+	for _, n := range adm.Notes {
+		why = append(why, "Simulation note: "+strings.TrimSuffix(n, ".")+".")
+	}
+	return why, true
 }
 
 // compareWithState recomputes the failing container's hints from the state
@@ -795,13 +799,14 @@ func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing 
 		c := fromTopomgr(step)
 		a.SimulatedHints = c.Providers
 		var diffs []string
-		for i := range c.Providers {
-			if i >= len(failing.Providers) {
-				break
-			}
-			got, logged := providerText(c.Providers[i]), providerText(failing.Providers[i])
-			if got != logged {
-				diffs = append(diffs, fmt.Sprintf("%s: %s now, %s in the log", c.Providers[i].Provider, got, logged))
+		for _, sp := range c.Providers {
+			for _, lp := range failing.Providers {
+				if lp.Provider != sp.Provider {
+					continue
+				}
+				if got, logged := providerText(sp), providerText(lp); got != logged {
+					diffs = append(diffs, fmt.Sprintf("%s: %s now, %s in the log", sp.Provider, got, logged))
+				}
 			}
 		}
 		if len(diffs) == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // Evidence is everything known about the node, already parsed. Any subset
@@ -25,7 +26,9 @@ type Evidence struct {
 	PodResources *podresources.Snapshot
 
 	podResourcesName string
-	items            []EvidenceItem
+	// tmMachine is the same topology as topomgr reads it, for its simulation.
+	tmMachine *topomgr.Machine
+	items     []EvidenceItem
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
@@ -94,6 +97,22 @@ func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
 	}
 	e.Config = c
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-config"})
+	return nil
+}
+
+// SetMachineInfo parses cAdvisor machine-info JSON and sets it as the
+// machine topology, also for numascope's admission simulation.
+func (e *Evidence) SetMachineInfo(name string, data []byte) error {
+	m, err := ParseMachineInfo(name, data)
+	if err != nil {
+		return err
+	}
+	e.SetMachine(m)
+	tm, err := topomgr.ParseMachineInfo(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	e.tmMachine = tm
 	return nil
 }
 
@@ -190,6 +209,11 @@ func Load(src Sources) (*Evidence, error) {
 			return nil, err
 		}
 		e.SetMachine(m)
+		if tm, err := topomgr.ReadMachine(src.Topology); err == nil {
+			e.tmMachine = tm
+		} else {
+			e.items[len(e.items)-1].Note += fmt.Sprintf("; no admission simulation: %v", err)
+		}
 	}
 	return e, nil
 }

@@ -74,7 +74,8 @@ type ProviderHints struct {
 	// Provider is "device", "cpu" or "memory": taken from the resource names
 	// when there are any, otherwise from the kubelet's fixed provider order.
 	Provider string `json:"provider"`
-	Line     int    `json:"line"`
+	// Line is the log line; 0 for hints numascope computed.
+	Line int `json:"line,omitempty"`
 	// NoPreference is set when the provider returned no hints at all ("any
 	// NUMA node"); EmptyMap tells an empty map ({}) from no map (null). The
 	// static memory manager returns {} when no NUMA set has enough free memory.
