@@ -197,7 +197,7 @@ func checkSocket(path string) error {
 	return nil
 }
 
-const permissionHint = "the socket needs read-write access even for read-only use (connecting to a unix socket requires write permission); run as root, or in a pod mount /var/lib/kubelet/pod-resources read-write (not readOnly) and run privileged or as root"
+const permissionHint = "connecting to a unix socket needs write permission on the socket file, which the kubelet creates for root only; run as root (no extra capabilities are needed), and in a pod mount the directory /var/lib/kubelet/pod-resources as its own hostPath volume (readOnly works: a read-only mount does not stop connect(2)); see examples/agent/daemonset.yaml"
 
 func (c *Client) lastDialErr() error {
 	c.mu.Lock()

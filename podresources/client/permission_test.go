@@ -85,7 +85,7 @@ func checkPermissionDenied(t *testing.T, socket string) {
 	if !errors.Is(err, client.ErrPermissionDenied) || !errors.Is(err, syscall.EACCES) {
 		t.Fatalf("Dial without write access = %v", err)
 	}
-	for _, w := range []string{socket, "read-write access even for read-only use", "not readOnly"} {
+	for _, w := range []string{socket, "needs write permission on the socket file", "run as root", "readOnly works"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q lacks %q", err, w)
 		}
