@@ -375,11 +375,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	})
 
 	t.Run("share link reproduces the view", func(t *testing.T) {
+		// The link is rebuilt after each change; wait until it holds the current inputs.
+		waitFor(t, ctx, "the share link", `(async () => document.querySelector('[data-testid=share-link]').href === location.href.split('#')[0] + await encodeShare(shareState()))()`)
 		before := getView(t, ctx)
-		if !strings.Contains(before.Share, "#s=") {
-			waitFor(t, ctx, "the share link", `document.querySelector('[data-testid=share-link]').href.includes('#s=')`)
-			before = getView(t, ctx)
-		}
 		u, err := url.Parse(before.Share)
 		if err != nil {
 			t.Fatal(err)
@@ -503,7 +501,8 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		if err := chromedp.Do(ctx, selectOption("#examples", "single-numa-node-rejection")); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, ctx, "the admission result", `document.querySelector('[data-testid=admit-result]').innerText !== ''`)
+		// The simulator answered for the default hints before; wait for the example's answer.
+		waitFor(t, ctx, "the example's admission result", `document.querySelector('#tm-policy').value === 'single-numa-node' && document.querySelector('[data-testid=admit-result] [data-admit=false]')`)
 		v := getView(t, ctx)
 		if !strings.Contains(v.Admit, "TopologyAffinityError") {
 			t.Errorf("single-numa-node with CPUs on node 0 and memory on node 1 must be rejected; got %q", v.Admit)

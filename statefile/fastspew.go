@@ -98,158 +98,62 @@ func (s *fastScanner) parsedInt() (int64, bool) { return s.parsedIntFast() }
 
 func (s *fastScanner) intList(a *spewArena) (rng, bool) {
 	lo := int32(len(a.ints))
-	if !s.arrOpen() {
-		return rng{}, false
-	}
-	for first := true; ; first = false {
-		done, ok := s.arrNext(first)
-		if !ok {
-			return rng{}, false
-		}
-		if done {
-			return rng{lo, int32(len(a.ints))}, true
-		}
+	ok := s.elements(func() bool {
 		v, ok := s.parsedInt()
-		if !ok {
-			return rng{}, false
-		}
 		a.ints = append(a.ints, v)
-	}
+		return ok
+	})
+	return rng{lo, int32(len(a.ints))}, ok
 }
 
 func (s *fastScanner) spewMemTable(a *spewArena, name span) bool {
-	if !s.objOpen() {
-		return false
-	}
 	t := fTable{name: name}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			a.tables = append(a.tables, t)
-			return true
-		}
-		i := field(s.b[ks:ke], memTableFields, &seen)
-		switch i {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
-		default:
-			t.v[i], ok = s.typedUint64()
-		}
-		if !ok {
-			return false
-		}
-	}
+	ok := s.fields(memTableFields, func(i int) (ok bool) {
+		t.v[i], ok = s.typedUint64()
+		return ok
+	})
+	a.tables = append(a.tables, t)
+	return ok
 }
 
 func (s *fastScanner) spewMemNode(a *spewArena, id int64) bool {
-	if !s.objOpen() {
-		return false
-	}
 	n := fNode{id: id}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			a.nodes = append(a.nodes, n)
-			return true
-		}
-		switch field(s.b[ks:ke], memNodeFields, &seen) {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
+	ok := s.fields(memNodeFields, func(i int) (ok bool) {
+		switch i {
 		case 0:
 			n.assignments, ok = s.parsedInt()
 		case 1:
 			n.hasMap = true
 			lo := int32(len(a.tables))
-			if !s.objOpen() {
-				return false
-			}
-			for f2 := true; ; f2 = false {
-				ks2, ke2, done2, ok2 := s.objKey(f2)
-				if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
-					return false
-				}
-				if done2 {
-					break
-				}
-				if !s.spewMemTable(a, span{int32(ks2), int32(ke2)}) {
-					return false
-				}
-			}
+			ok = s.members(func(ks, ke int) bool {
+				return utf8.Valid(s.b[ks:ke]) && s.spewMemTable(a, span{int32(ks), int32(ke)})
+			})
 			n.memMap = rng{lo, int32(len(a.tables))}
 		default:
 			n.hasCell = true
 			n.cells, ok = s.intList(a)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
+	a.nodes = append(a.nodes, n)
+	return ok
 }
 
 func (s *fastScanner) spewMachine(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
+	return s.members(func(ks, ke int) bool {
 		id, err := strconv.ParseInt(unsafeString(s.b[ks:ke]), 10, strconv.IntSize)
-		if err != nil || !s.spewMemNode(a, id) {
-			return false
-		}
-	}
+		return err == nil && s.spewMemNode(a, id)
+	})
 }
 
 func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
-	// blocks of one container are appended contiguously, so nested lists
-	// (numaAffinity) go to a.ints, never to a.blocks
+	// nested lists (numaAffinity) go to a.ints, so the blocks of one
+	// container stay contiguous in a.blocks
 	lo := int32(len(a.blocks))
-	if !s.arrOpen() {
-		return rng{}, false
-	}
-	for first := true; ; first = false {
-		done, ok := s.arrNext(first)
-		if !ok {
-			return rng{}, false
-		}
-		if done {
-			return rng{lo, int32(len(a.blocks))}, true
-		}
-		if !s.objOpen() {
-			return rng{}, false
-		}
+	ok := s.elements(func() bool {
 		var b fBlock
-		var seen uint32
-		for f2 := true; ; f2 = false {
-			ks, ke, done2, ok := s.objKey(f2)
-			if !ok {
-				return rng{}, false
-			}
-			if done2 {
-				break
-			}
-			switch field(s.b[ks:ke], memBlockFields, &seen) {
-			case -2:
-				return rng{}, false
-			case -1:
-				ok = s.skip()
+		ok := s.fields(memBlockFields, func(i int) (ok bool) {
+			switch i {
 			case 0:
 				b.hasAff = true
 				b.aff, ok = s.intList(a)
@@ -258,95 +162,46 @@ func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
 			default:
 				b.size, ok = s.typedUint64()
 			}
-			if !ok {
-				return rng{}, false
-			}
-		}
+			return ok
+		})
 		a.blocks = append(a.blocks, b)
-	}
+		return ok
+	})
+	return rng{lo, int32(len(a.blocks))}, ok
 }
 
 func (s *fastScanner) spewMemEntries(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
 	lo := int32(len(a.pods))
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
-			return false
-		}
-		if done {
-			a.entries = rng{lo, int32(len(a.pods))}
-			return true
-		}
-		p := fPod{uid: span{int32(ks), int32(ke)}}
-		// containers of a pod must be contiguous in a.ctrs: collect them on
-		// the stack of this loop by appending only after the pod's blocks
-		if !s.objOpen() {
+	ok := s.members(func(ks, ke int) bool {
+		if !utf8.Valid(s.b[ks:ke]) {
 			return false
 		}
 		clo := int32(len(a.ctrs))
-		for f2 := true; ; f2 = false {
-			ks2, ke2, done2, ok2 := s.objKey(f2)
-			if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
-				return false
-			}
-			if done2 {
-				break
-			}
+		ok := s.members(func(ks2, ke2 int) bool {
 			br, ok := s.spewBlocks(a)
-			if !ok {
-				return false
-			}
 			a.ctrs = append(a.ctrs, fCtr{name: span{int32(ks2), int32(ke2)}, blocks: br})
-		}
-		p.ctrs = rng{clo, int32(len(a.ctrs))}
-		a.pods = append(a.pods, p)
-	}
+			return ok && utf8.Valid(s.b[ks2:ke2])
+		})
+		a.pods = append(a.pods, fPod{uid: span{int32(ks), int32(ke)}, ctrs: rng{clo, int32(len(a.ctrs))}})
+		return ok
+	})
+	a.entries = rng{lo, int32(len(a.pods))}
+	return ok
 }
 
 func (s *fastScanner) spewMemPodEntries(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
 	lo := int32(len(a.podEntries))
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
-			return false
-		}
-		if done {
-			a.podEntriesR = rng{lo, int32(len(a.podEntries))}
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
+	ok := s.members(func(ks, ke int) bool {
 		e := fCtr{name: span{int32(ks), int32(ke)}, blocks: rng{-1, -1}}
-		var seen uint32
-		for f2 := true; ; f2 = false {
-			ks2, ke2, done2, ok := s.objKey(f2)
-			if !ok {
-				return false
-			}
-			if done2 {
-				break
-			}
-			switch field(s.b[ks2:ke2], memPodFields, &seen) {
-			case -2:
-				return false
-			case -1:
-				ok = s.skip()
-			default:
-				e.blocks, ok = s.spewBlocks(a)
-			}
-			if !ok {
-				return false
-			}
-		}
+		ok := utf8.Valid(s.b[ks:ke]) && s.fields(memPodFields, func(int) (ok bool) {
+			e.blocks, ok = s.spewBlocks(a)
+			return ok
+		})
 		a.podEntries = append(a.podEntries, e)
-	}
+		return ok
+	})
+	a.podEntriesR = rng{lo, int32(len(a.podEntries))}
+	return ok
 }
 
 var memSpewFields = []string{"policyName", "machineState", "entries", "podEntries", "checksum", "data", "dataChecksum"}
@@ -674,87 +529,38 @@ func (s *fastScanner) spewCPUFile(a *spewArena) bool {
 }
 
 func (s *fastScanner) spewCPUEntries(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
 	lo := int32(len(a.cpuPods))
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
-			return false
-		}
-		if done {
-			a.entries = rng{lo, int32(len(a.cpuPods))}
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
+	ok := s.members(func(ks, ke int) bool {
 		clo := int32(len(a.kvs))
-		for f2 := true; ; f2 = false {
-			ks2, ke2, done2, ok2 := s.objKey(f2)
-			if !ok2 || (!done2 && !utf8.Valid(s.b[ks2:ke2])) {
-				return false
-			}
-			if done2 {
-				break
-			}
+		ok := utf8.Valid(s.b[ks:ke]) && s.members(func(ks2, ke2 int) bool {
 			v, ok := s.hashedString()
-			if !ok || !validCPUSet(s.b[v.s:v.e]) {
-				return false
-			}
 			a.kvs = append(a.kvs, fKV{k: span{int32(ks2), int32(ke2)}, v: v})
-		}
+			return ok && utf8.Valid(s.b[ks2:ke2]) && validCPUSet(s.b[v.s:v.e])
+		})
 		a.cpuPods = append(a.cpuPods, fCPUPod{uid: span{int32(ks), int32(ke)}, ctrs: rng{clo, int32(len(a.kvs))}})
-	}
+		return ok
+	})
+	a.entries = rng{lo, int32(len(a.cpuPods))}
+	return ok
 }
 
 func (s *fastScanner) spewCPUPodEntries(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
 	lo := int32(len(a.cpuEntries))
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok || (!done && !utf8.Valid(s.b[ks:ke])) {
-			return false
-		}
-		if done {
-			a.podEntriesR = rng{lo, int32(len(a.cpuEntries))}
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
+	ok := s.members(func(ks, ke int) bool {
 		var set span
-		var seen uint32
-		for f2 := true; ; f2 = false {
-			ks2, ke2, done2, ok := s.objKey(f2)
-			if !ok {
-				return false
-			}
-			if done2 {
-				break
-			}
-			switch field(s.b[ks2:ke2], cpuPodEntryFields, &seen) {
-			case -2:
-				return false
-			case -1:
-				ok = s.skip()
-			default:
-				set, ok = s.hashedString()
-				ok = ok && validCPUSet(s.b[set.s:set.e])
-			}
-			if !ok {
-				return false
-			}
-		}
-		cpus, ok := a.cpusetElems(s.b[set.s:set.e])
+		ok := utf8.Valid(s.b[ks:ke]) && s.fields(cpuPodEntryFields, func(int) (ok bool) {
+			set, ok = s.hashedString()
+			return ok && validCPUSet(s.b[set.s:set.e])
+		})
 		if !ok {
 			return false
 		}
+		cpus, ok := a.cpusetElems(s.b[set.s:set.e])
 		a.cpuEntries = append(a.cpuEntries, fCPUPodEntry{uid: span{int32(ks), int32(ke)}, cpus: cpus})
-	}
+		return ok
+	})
+	a.podEntriesR = rng{lo, int32(len(a.cpuEntries))}
+	return ok
 }
 
 func (a *spewArena) sortCPU(b []byte) bool {

@@ -223,41 +223,68 @@ func (s *fastScanner) arrNext(first bool) (done, ok bool) {
 	return false, true
 }
 
+// members scans an object, calling fn with the span of each key and s.i at
+// its value; fn must consume the value.
+func (s *fastScanner) members(fn func(ks, ke int) bool) bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		ks, ke, done, ok := s.objKey(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !fn(ks, ke) {
+			return false
+		}
+	}
+}
+
+// fields scans an object into a struct with the given JSON field names,
+// calling fn(i) for field i; unknown fields are skipped (see field).
+func (s *fastScanner) fields(names []string, fn func(i int) bool) bool {
+	var seen uint32
+	return s.members(func(ks, ke int) bool {
+		switch i := field(s.b[ks:ke], names, &seen); i {
+		case -2:
+			return false
+		case -1:
+			return s.skip()
+		default:
+			return fn(i)
+		}
+	})
+}
+
+// elements scans an array, calling fn for each element.
+func (s *fastScanner) elements(fn func() bool) bool {
+	if !s.arrOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !fn() {
+			return false
+		}
+	}
+}
+
 // skip scans any JSON value with encoding/json's syntax rules.
 func (s *fastScanner) skip() bool {
 	switch s.peek() {
 	case '{':
-		if !s.objOpen() {
-			return false
-		}
-		for first := true; ; first = false {
-			_, _, done, ok := s.objKey(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skip() {
-				return false
-			}
-		}
+		return s.members(func(int, int) bool { return s.skip() })
 	case '[':
-		if !s.arrOpen() {
-			return false
-		}
-		for first := true; ; first = false {
-			done, ok := s.arrNext(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skip() {
-				return false
-			}
-		}
+		return s.elements(s.skip)
 	case '"':
 		_, _, _, ok := s.str()
 		return ok
@@ -382,23 +409,7 @@ func (s *fastScanner) parsedIntFast() (int64, bool) {
 	return int64(v), true
 }
 
-func (s *fastScanner) typedIntSlice() bool {
-	if !s.arrOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		done, ok := s.arrNext(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.typedInt() {
-			return false
-		}
-	}
-}
+func (s *fastScanner) typedIntSlice() bool { return s.elements(s.typedInt) }
 
 // field matches an object key against a struct's JSON field names the way
 // encoding/json does for ASCII keys (exact or case-insensitive). It returns
@@ -460,221 +471,54 @@ var (
 )
 
 func (s *fastScanner) memTable() bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		switch field(s.b[ks:ke], memTableFields, &seen) {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
-		default:
-			_, ok = s.typedUint64()
-		}
-		if !ok {
-			return false
-		}
-	}
+	return s.fields(memTableFields, func(int) bool { _, ok := s.typedUint64(); return ok })
 }
 
 func (s *fastScanner) memNode() bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		switch field(s.b[ks:ke], memNodeFields, &seen) {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
+	return s.fields(memNodeFields, func(i int) bool {
+		switch i {
 		case 0:
-			ok = s.typedInt()
+			return s.typedInt()
 		case 1:
-			ok = s.memMemoryMap()
+			return s.members(func(int, int) bool { return s.memTable() })
 		default:
-			ok = s.typedIntSlice()
+			return s.typedIntSlice()
 		}
-		if !ok {
-			return false
-		}
-	}
-}
-
-func (s *fastScanner) memMemoryMap() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.memTable() {
-			return false
-		}
-	}
+	})
 }
 
 func (s *fastScanner) machineState() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
+	return s.members(func(ks, ke int) bool {
 		// encoding/json parses int map keys with strconv.ParseInt(key, 10, 64)
 		if _, err := strconv.ParseInt(unsafeString(s.b[ks:ke]), 10, strconv.IntSize); err != nil {
 			return false
 		}
-		if !s.memNode() {
-			return false
-		}
-	}
+		return s.memNode()
+	})
 }
 
 func (s *fastScanner) memBlock() bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		switch field(s.b[ks:ke], memBlockFields, &seen) {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
+	return s.fields(memBlockFields, func(i int) bool {
+		switch i {
 		case 0:
-			ok = s.typedIntSlice()
+			return s.typedIntSlice()
 		case 1:
-			ok = s.anyString()
+			return s.anyString()
 		default:
-			_, ok = s.typedUint64()
+			_, ok := s.typedUint64()
+			return ok
 		}
-		if !ok {
-			return false
-		}
-	}
+	})
 }
 
-func (s *fastScanner) memBlocks() bool {
-	if !s.arrOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		done, ok := s.arrNext(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.memBlock() {
-			return false
-		}
-	}
-}
+func (s *fastScanner) memBlocks() bool { return s.elements(s.memBlock) }
 
 // memEntries scans map[string]map[string][]Block.
-func (s *fastScanner) memEntries() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
-		for f2 := true; ; f2 = false {
-			_, _, done2, ok := s.objKey(f2)
-			if !ok {
-				return false
-			}
-			if done2 {
-				break
-			}
-			if !s.memBlocks() {
-				return false
-			}
-		}
-	}
-}
+func (s *fastScanner) memEntries() bool { return s.stringMapMap((*fastScanner).memBlocks) }
 
 // memPodEntries scans map[string]PodEntry{memoryBlocks}.
 func (s *fastScanner) memPodEntries() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
-		var seen uint32
-		for f2 := true; ; f2 = false {
-			ks, ke, done2, ok := s.objKey(f2)
-			if !ok {
-				return false
-			}
-			if done2 {
-				break
-			}
-			switch field(s.b[ks:ke], memPodFields, &seen) {
-			case -2:
-				return false
-			case -1:
-				ok = s.skip()
-			default:
-				ok = s.memBlocks()
-			}
-			if !ok {
-				return false
-			}
-		}
-	}
+	return s.members(func(int, int) bool { return s.fields(memPodFields, func(int) bool { return s.memBlocks() }) })
 }
 
 // --- cpu_manager_state ---
@@ -694,61 +538,14 @@ func (s *fastScanner) cpusetString() bool {
 
 // stringMapMap scans map[string]map[string]V with leaf scanning each V.
 func (s *fastScanner) stringMapMap(leaf func(*fastScanner) bool) bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !s.objOpen() {
-			return false
-		}
-		for f2 := true; ; f2 = false {
-			_, _, done2, ok := s.objKey(f2)
-			if !ok {
-				return false
-			}
-			if done2 {
-				break
-			}
-			if !leaf(s) {
-				return false
-			}
-		}
-	}
+	return s.members(func(int, int) bool {
+		return s.members(func(int, int) bool { return leaf(s) })
+	})
 }
 
 // oneFieldStruct scans a struct with one known field whose value leaf scans.
 func (s *fastScanner) oneFieldStruct(names []string, leaf func(*fastScanner) bool) bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		switch field(s.b[ks:ke], names, &seen) {
-		case -2:
-			return false
-		case -1:
-			ok = s.skip()
-		default:
-			ok = leaf(s)
-		}
-		if !ok {
-			return false
-		}
-	}
+	return s.fields(names, func(int) bool { return leaf(s) })
 }
 
 func cpuPodEntryLeaf(s *fastScanner) bool {
@@ -761,21 +558,7 @@ func cpuBaselineLeaf(s *fastScanner) bool {
 
 // cpuPodEntries scans map[string]PodEntry.
 func (s *fastScanner) cpuPodEntries() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			return true
-		}
-		if !cpuPodEntryLeaf(s) {
-			return false
-		}
-	}
+	return s.members(func(int, int) bool { return cpuPodEntryLeaf(s) })
 }
 
 // --- the two entry points ---
