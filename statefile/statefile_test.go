@@ -296,3 +296,39 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("ReadFile of non-JSON: %v", err)
 	}
 }
+
+// A zero checksum on a cpu v3 / memory v2 file fails the kubelet's check for
+// that format; the kubelet accepts the file only through the older reader,
+// which drops podEntries.
+func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
+	cases := []struct {
+		kind   Kind
+		blob   string
+		format Format
+	}{
+		{KindCPU, `{"policyName":"static","defaultCpuSet":"0,3","entries":{"p":{"c":"1-2"}},"podEntries":{"p":{"cpuSet":"1-2"}},"checksum":0}`, FormatV3},
+		{KindMemory, `{"policyName":"Static","machineState":{},"entries":{},"podEntries":{"p":{"memoryBlocks":[{"numaAffinity":[0],"type":"memory","size":1}]}},"checksum":0}`, FormatV2},
+	}
+	for _, c := range cases {
+		opts := Options{Name: string(c.kind) + "_state", Kind: c.kind}
+		f := mustDecode(t, []byte(c.blob), opts)
+		if f.Format != c.format || !f.KubeletAccepts || f.Checksum.Valid || !f.Checksum.ZeroSkipped || f.Checksum.Matched != "" {
+			t.Errorf("%s: format %s accepts %v valid %v zeroSkipped %v matched %q; want %s, accepted through the fallback, not valid",
+				c.kind, f.Format, f.KubeletAccepts, f.Checksum.Valid, f.Checksum.ZeroSkipped, f.Checksum.Matched, c.format)
+		}
+		if (f.CPU != nil && len(f.CPU.PodEntries) != 0) || (f.Memory != nil && len(f.Memory.PodEntries) != 0) {
+			t.Errorf("%s: the restored state keeps podEntries the kubelet's fallback drops", c.kind)
+		}
+		found := false
+		for _, p := range f.Problems {
+			found = found || strings.Contains(p.Message, "falls back") && strings.Contains(p.Message, "podEntries")
+		}
+		if !found {
+			t.Errorf("%s: no problem explains the fallback: %+v", c.kind, f.Problems)
+		}
+		v, err := Verify([]byte(c.blob), opts)
+		if err != nil || v.Format != f.Format || v.Checksum.Valid != f.Checksum.Valid || v.KubeletAccepts != f.KubeletAccepts {
+			t.Errorf("%s: Verify %+v, %v disagrees with Decode", c.kind, v, err)
+		}
+	}
+}
