@@ -283,17 +283,7 @@ var errCorrupt = errors.New("checkpoint is corrupted")
 func decodeCPU(f *File, blob []byte, opts Options) {
 	r := restoreCPU(blob)
 	f.Checksum = r.checksum
-	f.Format = r.format
-	switch f.Checksum.Matched {
-	case layoutCPUV1:
-		f.Format = FormatV1
-	case layoutCPUV2, layoutCPUV2Raw:
-		if f.Format != FormatV4 {
-			f.Format = FormatV2
-		}
-	case layoutCPUV3, layoutCPUV3Raw:
-		f.Format = FormatV3
-	}
+	f.Format = r.fileFormat()
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
@@ -320,6 +310,24 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 		}
 	}
 	cpuProblems(f, blob, &r, opts)
+}
+
+// fileFormat names the format of the file. The matched checksum layout
+// decides where the members alone cannot: a file without entries reads the
+// same as v1 and v2, and the kubelets that still read v1 (up to v1.21) took
+// it as v1 when the v1 checksum verified.
+func (r *cpuRestore) fileFormat() Format {
+	switch r.checksum.Matched {
+	case layoutCPUV1:
+		return FormatV1
+	case layoutCPUV2, layoutCPUV2Raw:
+		if r.format != FormatV4 {
+			return FormatV2
+		}
+	case layoutCPUV3, layoutCPUV3Raw:
+		return FormatV3
+	}
+	return r.format
 }
 
 // restoreCPU follows loadAndMigrateCheckpointV4 → V3 → V2 of kubelet v1.37.2.

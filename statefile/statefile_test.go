@@ -332,3 +332,19 @@ func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
 		}
 	}
 }
+
+// A cpu file without entries whose checksum is in the v1 layout (the
+// upstream v1.21 test vector) is v1 for Decode and Verify alike.
+func TestCPUV1WithoutEntriesSameFormatInVerify(t *testing.T) {
+	blob := []byte(`{"policyName":"none","defaultCPUSet":"1-3","checksum":1694838852}`)
+	opts := Options{Name: "cpu_manager_state", Kind: KindCPU, Policy: "none"}
+	f := mustDecode(t, blob, opts)
+	v, err := Verify(blob, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != FormatV1 || v.Format != FormatV1 || f.Checksum.Matched != layoutCPUV1 || v.KubeletAccepts || f.KubeletAccepts {
+		t.Errorf("Decode format %s matched %q accepts %v, Verify format %s accepts %v; want v1, v1 layout, refused by both",
+			f.Format, f.Checksum.Matched, f.KubeletAccepts, v.Format, v.KubeletAccepts)
+	}
+}

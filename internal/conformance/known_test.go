@@ -13,7 +13,6 @@ type knownDisagreement struct {
 }
 
 var knownDisagreements = []knownDisagreement{
-	{KindCPU, "format v2 valid false; kubelet accepts false onReject \"refuses-to-start\"; Decode format v1", "statefile.Verify names format v2 for a cpu v1 file without entries (checksum in the kubelet 1.17 layout) where statefile.Decode names v1"},
 	{KindDRA, `kubelet {"entries":null}`, "statefile restores spew-era claims from a DRA file that has no Data and no Checksum member, but kubelet v1.37.2's reader keeps its empty default checkpoint for such a file, accepts it and restores no claim"},
 }
 
