@@ -335,9 +335,11 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 		}
 	}
 	if f.KubeletAccepts && isSpew {
-		// a spew file with checksum 0 passes crc32("") == 0 but holds no data for v1.37.2
+		// Without Data and Checksum members the reader keeps the empty
+		// checkpoint it started from: the kubelet holds no claim.
+		f.DRA = &DRAState{Kind: data.Kind, APIVersion: data.APIVersion}
 		f.problem(SeverityWarning, "/entries", "the kubelet starts with no prepared claims; restart the pods that use DRA claims",
-			"kubelet v1.37.2 reads this spew-era file as an empty crc32 checkpoint and forgets its %d claims", len(sp.Entries))
+			"this spew-era file has no Data and no Checksum member, so kubelet v1.37.2's reader keeps its empty default crc32 checkpoint, accepts the file and forgets its %d claims", len(sp.Entries))
 	}
 	if !f.KubeletAccepts {
 		switch {

@@ -348,3 +348,20 @@ func TestCPUV1WithoutEntriesSameFormatInVerify(t *testing.T) {
 			f.Format, f.Checksum.Matched, f.KubeletAccepts, v.Format, v.KubeletAccepts)
 	}
 }
+
+// A spew-era DRA file without Data and Checksum members leaves kubelet
+// v1.37.2 with its empty default checkpoint: accepted, no claim restored.
+func TestDRASpewWithoutChecksumRestoresNoClaim(t *testing.T) {
+	blob := []byte(`{"version":"v1","entries":[{"DriverName":"d.example.com","ClassName":"c","ClaimUID":"u1","ClaimName":"n","Namespace":"default","PodUIDs":{"p":{}}}]}`)
+	f := mustDecode(t, blob, Options{Name: "dra_manager_state", Kind: KindDRA})
+	if !f.KubeletAccepts || f.DRA == nil || len(f.DRA.Claims) != 0 {
+		t.Fatalf("accepts %v, DRA %+v; want accepted with no claim", f.KubeletAccepts, f.DRA)
+	}
+	found := false
+	for _, p := range f.Problems {
+		found = found || strings.Contains(p.Message, "forgets its 1 claims")
+	}
+	if !found {
+		t.Errorf("no problem says the claim is forgotten: %+v", f.Problems)
+	}
+}

@@ -13,7 +13,6 @@ type knownDisagreement struct {
 }
 
 var knownDisagreements = []knownDisagreement{
-	{KindDRA, `kubelet {"entries":null}`, "statefile restores spew-era claims from a DRA file that has no Data and no Checksum member, but kubelet v1.37.2's reader keeps its empty default checkpoint for such a file, accepts it and restores no claim"},
 }
 
 // knownBug returns the bug a difference is known as, or "".
