@@ -240,6 +240,7 @@ const (
 	eraCPUV2Raw  = "cpu v2 hashed under the type name CPUManagerCheckpointV2: accepted by v1.37.2 while the PodLevelResourceManagers gate is off (its default), no known writer"
 	eraCPUV1     = "cpu v1 (containerID→cpuset): written by kubelets up to v1.17; v1.37.2 no longer reads it"
 	eraCPUZero   = "checksum 0: the v2 restore path accepts it without checking"
+	eraCPUZeroV3 = "checksum 0 on a v3 file: the v3 check rejects it, the kubelet falls back to the v2 restore path, which accepts it without checking and drops podEntries"
 	layoutCPUV4  = "v4-data"
 	layoutCPUOut = "v4-outer"
 )
@@ -251,6 +252,9 @@ type cpuRestore struct {
 	format   Format
 	err      error // the restore error before the NewCheckpointState wrapper
 	checksum ChecksumReport
+	// zeroFallback counts the podEntries the older reader drops when a
+	// zero checksum sends the kubelet down its fallback.
+	zeroFallback int
 }
 
 func newCPUV4() *cpuCheckpointV4 {
@@ -279,17 +283,7 @@ var errCorrupt = errors.New("checkpoint is corrupted")
 func decodeCPU(f *File, blob []byte, opts Options) {
 	r := restoreCPU(blob)
 	f.Checksum = r.checksum
-	f.Format = r.format
-	switch f.Checksum.Matched {
-	case layoutCPUV1:
-		f.Format = FormatV1
-	case layoutCPUV2, layoutCPUV2Raw:
-		if f.Format != FormatV4 {
-			f.Format = FormatV2
-		}
-	case layoutCPUV3, layoutCPUV3Raw:
-		f.Format = FormatV3
-	}
+	f.Format = r.fileFormat()
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
@@ -316,6 +310,24 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 		}
 	}
 	cpuProblems(f, blob, &r, opts)
+}
+
+// fileFormat names the format of the file. The matched checksum layout
+// decides where the members alone cannot: a file without entries reads the
+// same as v1 and v2, and the kubelets that still read v1 (up to v1.21) took
+// it as v1 when the v1 checksum verified.
+func (r *cpuRestore) fileFormat() Format {
+	switch r.checksum.Matched {
+	case layoutCPUV1:
+		return FormatV1
+	case layoutCPUV2, layoutCPUV2Raw:
+		if r.format != FormatV4 {
+			return FormatV2
+		}
+	case layoutCPUV3, layoutCPUV3Raw:
+		return FormatV3
+	}
+	return r.format
 }
 
 // restoreCPU follows loadAndMigrateCheckpointV4 → V3 → V2 of kubelet v1.37.2.
@@ -395,6 +407,12 @@ func restoreCPU(blob []byte) cpuRestore {
 	r.checksum.finish()
 	if r.checksum.ZeroSkipped {
 		r.checksum.Era = eraCPUZero
+		if r.format == FormatV3 {
+			// The v3 VerifyChecksum rejects 0; only the v2 fallback accepts
+			// the file, and it has no podEntries.
+			r.checksum.Valid, r.checksum.Era = false, eraCPUZeroV3
+			r.zeroFallback = len(v3.PodEntries)
+		}
 	}
 	return r
 }
@@ -537,6 +555,10 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		} else {
 			f.problem(SeverityError, "", drain, "kubelet v1.37.2 cannot load the file: %v", r.err)
 		}
+	}
+	if r.err == nil && r.format == FormatV3 && r.checksum.ZeroSkipped {
+		f.problem(SeverityWarning, "/checksum", "let the kubelet rewrite the file (it writes a checksummed v4 checkpoint); restart the pods that relied on pod-level CPUs",
+			"the v3 checksum is 0, which kubelet v1.37.2's v3 check rejects; the kubelet falls back to its v2 reader, which skips a zero checksum but has no podEntries, so it accepts the file and forgets the pod-level CPUs of %d pods", r.zeroFallback)
 	}
 	if r.format == FormatV1 {
 		f.problem(SeverityError, "/entries", drain,

@@ -324,7 +324,12 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 	} else {
 		f.Format = FormatCRC32
 		f.Checksum.finish()
-		f.DRA = &DRAState{Kind: data.Kind, APIVersion: data.APIVersion, Claims: []ClaimInfoState{}}
+		// A null ClaimInfoStateList (what NewCheckpoint(nil) writes) stays nil
+		// and an empty list stays empty, so Encode gives back the same bytes.
+		f.DRA = &DRAState{Kind: data.Kind, APIVersion: data.APIVersion}
+		if data.ClaimInfoStateList != nil {
+			f.DRA.Claims = make([]ClaimInfoState, 0, len(data.ClaimInfoStateList))
+		}
 		for _, e := range data.ClaimInfoStateList {
 			f.DRA.Claims = append(f.DRA.Claims, ClaimInfoState{ClaimUID: e.ClaimUID, ClaimName: e.ClaimName, Namespace: e.Namespace, PodUIDs: e.PodUIDs, DriverState: e.DriverState})
 		}

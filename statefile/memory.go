@@ -244,11 +244,12 @@ const (
 	layoutMemV2    = "v2"
 	layoutMemV1    = "v1"
 
-	eraMemV3    = "memory v3 (data + dataChecksum): written by kubelets with the v3 layout, including v1.37.2"
-	eraMemOuter = "memory v3 outer copy (v1 layout, kept for rollback to older kubelets)"
-	eraMemV2    = "memory v2 (podEntries): written by kubelets that stored the v2 layout; v1.37.2 still verifies it"
-	eraMemV1    = "memory v1: written by kubelets from v1.21 (memory manager alpha) until the v2 layout"
-	eraMemZero  = "checksum 0: the v1 restore path of kubelet v1.37.2 accepts it without checking (kubelets up to at least v1.30 did check it)"
+	eraMemV3     = "memory v3 (data + dataChecksum): written by kubelets with the v3 layout, including v1.37.2"
+	eraMemOuter  = "memory v3 outer copy (v1 layout, kept for rollback to older kubelets)"
+	eraMemV2     = "memory v2 (podEntries): written by kubelets that stored the v2 layout; v1.37.2 still verifies it"
+	eraMemV1     = "memory v1: written by kubelets from v1.21 (memory manager alpha) until the v2 layout"
+	eraMemZeroV2 = "checksum 0 on a v2 file: the v2 check rejects it, the kubelet falls back to the v1 restore path, which accepts it without checking and drops podEntries"
+	eraMemZero   = "checksum 0: the v1 restore path of kubelet v1.37.2 accepts it without checking (kubelets up to at least v1.30 did check it)"
 )
 
 func newMemV1() *memCheckpointV1 {
@@ -283,6 +284,9 @@ type memRestore struct {
 	format   Format
 	err      error
 	checksum ChecksumReport
+	// zeroFallback counts the podEntries the older reader drops when a
+	// zero checksum sends the kubelet down its fallback.
+	zeroFallback int
 }
 
 // restoreMemory follows loadAndMigrateCheckpointV3 → V2 → V1 of kubelet v1.37.2.
@@ -340,6 +344,12 @@ func restoreMemory(blob []byte) memRestore {
 	r.checksum.finish()
 	if zero {
 		r.checksum.Era = eraMemZero
+		if r.format == FormatV2 {
+			// The v2 VerifyChecksum rejects 0; only the v1 fallback accepts
+			// the file, and it has no podEntries.
+			r.checksum.Valid, r.checksum.Era = false, eraMemZeroV2
+			r.zeroFallback = len(v2.PodEntries)
+		}
 	}
 	return r
 }
@@ -467,6 +477,10 @@ func memoryProblems(f *File, r *memRestore, opts Options) {
 		} else {
 			f.problem(SeverityError, "", drain, "kubelet v1.37.2 cannot load the file: %v", r.err)
 		}
+	}
+	if r.err == nil && r.format == FormatV2 && r.checksum.ZeroSkipped {
+		f.problem(SeverityWarning, "/checksum", "let the kubelet rewrite the file (it writes a checksummed v3 checkpoint); restart the pods that relied on pod-level memory",
+			"the v2 checksum is 0, which kubelet v1.37.2's v2 check rejects; the kubelet falls back to its v1 reader, which skips a zero checksum but has no podEntries, so it accepts the file and forgets the pod-level memory of %d pods", r.zeroFallback)
 	}
 	d := f.Memory
 	policy := opts.Policy

@@ -123,7 +123,8 @@ type ChecksumReport struct {
 	// Era says which kubelets write the matched layout.
 	Era string `json:"era,omitempty"`
 	// ZeroSkipped is true when the stored checksum is 0 and the kubelet skips
-	// verification for this format.
+	// verification: for this format, or (cpu v3, memory v2, where Valid is
+	// false) in its fallback to the older reader, which drops podEntries.
 	ZeroSkipped bool `json:"zeroSkipped,omitempty"`
 }
 

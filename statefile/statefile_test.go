@@ -296,3 +296,55 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("ReadFile of non-JSON: %v", err)
 	}
 }
+
+// A zero checksum on a cpu v3 / memory v2 file fails the kubelet's check for
+// that format; the kubelet accepts the file only through the older reader,
+// which drops podEntries.
+func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
+	cases := []struct {
+		kind   Kind
+		blob   string
+		format Format
+	}{
+		{KindCPU, `{"policyName":"static","defaultCpuSet":"0,3","entries":{"p":{"c":"1-2"}},"podEntries":{"p":{"cpuSet":"1-2"}},"checksum":0}`, FormatV3},
+		{KindMemory, `{"policyName":"Static","machineState":{},"entries":{},"podEntries":{"p":{"memoryBlocks":[{"numaAffinity":[0],"type":"memory","size":1}]}},"checksum":0}`, FormatV2},
+	}
+	for _, c := range cases {
+		opts := Options{Name: string(c.kind) + "_state", Kind: c.kind}
+		f := mustDecode(t, []byte(c.blob), opts)
+		if f.Format != c.format || !f.KubeletAccepts || f.Checksum.Valid || !f.Checksum.ZeroSkipped || f.Checksum.Matched != "" {
+			t.Errorf("%s: format %s accepts %v valid %v zeroSkipped %v matched %q; want %s, accepted through the fallback, not valid",
+				c.kind, f.Format, f.KubeletAccepts, f.Checksum.Valid, f.Checksum.ZeroSkipped, f.Checksum.Matched, c.format)
+		}
+		if (f.CPU != nil && len(f.CPU.PodEntries) != 0) || (f.Memory != nil && len(f.Memory.PodEntries) != 0) {
+			t.Errorf("%s: the restored state keeps podEntries the kubelet's fallback drops", c.kind)
+		}
+		found := false
+		for _, p := range f.Problems {
+			found = found || strings.Contains(p.Message, "falls back") && strings.Contains(p.Message, "podEntries")
+		}
+		if !found {
+			t.Errorf("%s: no problem explains the fallback: %+v", c.kind, f.Problems)
+		}
+		v, err := Verify([]byte(c.blob), opts)
+		if err != nil || v.Format != f.Format || v.Checksum.Valid != f.Checksum.Valid || v.KubeletAccepts != f.KubeletAccepts {
+			t.Errorf("%s: Verify %+v, %v disagrees with Decode", c.kind, v, err)
+		}
+	}
+}
+
+// A cpu file without entries whose checksum is in the v1 layout (the
+// upstream v1.21 test vector) is v1 for Decode and Verify alike.
+func TestCPUV1WithoutEntriesSameFormatInVerify(t *testing.T) {
+	blob := []byte(`{"policyName":"none","defaultCPUSet":"1-3","checksum":1694838852}`)
+	opts := Options{Name: "cpu_manager_state", Kind: KindCPU, Policy: "none"}
+	f := mustDecode(t, blob, opts)
+	v, err := Verify(blob, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != FormatV1 || v.Format != FormatV1 || f.Checksum.Matched != layoutCPUV1 || v.KubeletAccepts || f.KubeletAccepts {
+		t.Errorf("Decode format %s matched %q accepts %v, Verify format %s accepts %v; want v1, v1 layout, refused by both",
+			f.Format, f.Checksum.Matched, f.KubeletAccepts, v.Format, v.KubeletAccepts)
+	}
+}

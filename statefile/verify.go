@@ -73,7 +73,7 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 			}
 			err = cpuValidate(policy, &r.data)
 		}
-		f.Format, f.Checksum = r.format, r.checksum
+		f.Format, f.Checksum = r.fileFormat(), r.checksum
 		if err != nil {
 			f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
 		}

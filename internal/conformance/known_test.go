@@ -13,9 +13,6 @@ type knownDisagreement struct {
 }
 
 var knownDisagreements = []knownDisagreement{
-	{KindDRA, `ClaimInfoStateList\":null}`, "statefile.Encode writes an empty DRA claim list as [] where the kubelet's MarshalCheckpoint writes null (different bytes and CRC32)"},
-	{"", "numascope true, kubelet's VerifyChecksum false (stored 0)", "statefile reports checksum.valid for a cpu v3 / memory v2 file whose checksum is 0, but the kubelet's v3/v2 VerifyChecksum rejects 0; the kubelet only accepts such a file through its v2/v1 fallback (which skips 0 and drops podEntries)"},
-	{KindCPU, "format v2 valid false; kubelet accepts false onReject \"refuses-to-start\"; Decode format v1", "statefile.Verify names format v2 for a cpu v1 file without entries (checksum in the kubelet 1.17 layout) where statefile.Decode names v1"},
 	{KindDRA, `kubelet {"entries":null}`, "statefile restores spew-era claims from a DRA file that has no Data and no Checksum member, but kubelet v1.37.2's reader keeps its empty default checkpoint for such a file, accepts it and restores no claim"},
 }
 
