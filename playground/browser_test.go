@@ -519,6 +519,61 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		shot(t, ctx, "admission.png", "#admit-heading")
 	})
 
+	t.Run("pod admission simulated on pasted state and machine info", func(t *testing.T) {
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		node := func(name string) string {
+			b, err := os.ReadFile(filepath.Join("..", "wasm", "internal", "api", "examples", "scenarios", "simulate", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		for i, name := range []string{"machine-info.json", "cpu_manager_state", "memory_manager_state"} {
+			if i > 0 {
+				if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("[data-testid=add-file]"))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := chromedp.Do(tab, paste(node(name))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := chromedp.Do(tab, selectOption("#tm-policy", "single-numa-node"),
+			chromedp.Focus(chromedp.CSS("[data-testid=tm-pod]"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(tab, input.InsertText, input.InsertTextParams{Text: node("pod.yaml")}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the simulated rejection", `document.querySelector('[data-testid=simulate-verdict][data-admit=false]')`)
+		text, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("[data-testid=admit-result]")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Rejected: TopologyAffinityError", "Resources cannot be allocated with Topology locality",
+			"cpu/cpu: no preferred single-NUMA-node placement", "Container solver", "ml/big"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the simulation lacks %q:\n%s", want, text)
+			}
+		}
+		// The result follows the inputs: best-effort admits the same pod.
+		if err := chromedp.Do(tab, selectOption("#tm-policy", "best-effort")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "best-effort to admit", `document.querySelector('[data-testid=simulate-verdict][data-admit=true]')`)
+		// The examples menu loads the same scenario with its pod.
+		if err := chromedp.Do(tab, selectOption("#examples", "simulate-single-numa-node")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the example's simulated rejection", `document.querySelector('#tm-pod').value.includes('big') && document.querySelector('[data-testid=simulate-verdict][data-admit=false]') && document.querySelectorAll('[data-testid=tab]').length === 5`)
+		shot(t, tab, "simulate.png", "#admit-heading")
+	})
+
 	t.Run("diagnosis explains a TopologyAffinityError from the whole evidence", func(t *testing.T) {
 		if err := chromedp.Do(ctx, selectOption("#examples", "troubleshooting-page")); err != nil {
 			t.Fatal(err)

@@ -118,3 +118,16 @@ func TestDiagnoseAndMergeUnderWasm(t *testing.T) {
 		t.Errorf("merge: %+v %s", e.Error, e.Result)
 	}
 }
+
+func TestSimulateUnderWasm(t *testing.T) {
+	install(js.Global())
+	// One NUMA node with 2 CPUs, a static CPU manager with all CPUs shared:
+	// a 4-CPU pod cannot be placed, so single-numa-node rejects it.
+	req := `{"pod":"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"4\",\"memory\":\"1Gi\"}}}]}}",` +
+		`"files":[{"name":"machine-info.json","content":"{\"topology\":[{\"node_id\":0,\"memory\":1073741824,\"cores\":[{\"core_id\":0,\"thread_ids\":[0],\"socket_id\":0},{\"core_id\":1,\"thread_ids\":[1],\"socket_id\":0}]}]}"},` +
+		`{"name":"cpu_manager_state","content":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-1\"}"}],"policy":"single-numa-node"}`
+	e := callJS(t, "simulate", req)
+	if !e.OK || !strings.Contains(string(e.Result), `"admit":false`) || !strings.Contains(string(e.Result), "TopologyAffinityError") {
+		t.Errorf("simulate: %+v %s", e.Error, e.Result)
+	}
+}

@@ -308,6 +308,7 @@ async function run() {
   }
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
+  if ($("tm-pod").value.trim()) runAdmit(); // the simulated node is the input tabs
   result.setAttribute("aria-busy", "false");
   renderAll();
   // One short sentence for screen readers instead of re-reading the result.
@@ -532,11 +533,37 @@ function admitRequest() {
   return { body };
 }
 
+function admitOptions() {
+  const options = {};
+  if ($("tm-closest").checked) options["prefer-closest-numa-nodes"] = "true";
+  const max = $("tm-max").value.trim();
+  if (max && max !== "8") options["max-allowable-numa-nodes"] = max;
+  return options;
+}
+
+function hintText(hint) { return hint && hint.numaAffinity ? "[" + nodesText(hint.numaAffinity) + "]" : T("any-numa"); }
+function hintEl(hint) { return h("code", {}, hintText(hint) + (hint && hint.preferred ? " ✓" : "")); }
+
+// mergeWork shows how one merge picked its hint: the rule and each
+// provider's hint list as it entered the merge.
+function mergeWork(rep) {
+  return [
+    rep.rule ? h("p", { class: "muted" }, T("merge-rule", { rule: rep.rule, count: rep.bestNonPreferredAffinityCount, combos: String(rep.combinations) })) : null,
+    rep.lists && rep.lists.length ? h("table", { class: "pods lists" },
+      h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
+      h("tbody", {}, rep.lists.map((l) => h("tr", {},
+        h("td", {}, String(l.provider)), h("td", {}, l.resource || "–"), h("td", {}, h("code", {}, l.origin)),
+        h("td", {}, (l.hints || []).map((x, i) => [i ? ", " : "", hintEl(x)])))))) : null,
+  ];
+}
+
 let admitSeq = 0;
 async function runAdmit() {
   const box = $("admit-result");
   if (!engineReady) return;
   const my = ++admitSeq;
+  const pod = $("tm-pod").value;
+  if (pod.trim()) return runSimulate(box, my, pod);
   if (!state.caps.has("merge")) {
     box.replaceChildren(h("p", { class: "muted" }, T("unavailable", { method: "merge" })));
     return;
@@ -546,20 +573,50 @@ async function runAdmit() {
   if (my !== admitSeq) return;
   if (!resp.ok) { box.replaceChildren(errorBox(resp.error)); return; }
   const res = resp.result;
-  const rep = res.report || {};
-  const hintText = (hint) => hint && hint.numaAffinity ? "[" + nodesText(hint.numaAffinity) + "]" : T("any-numa");
-  const hintEl = (hint) => h("code", {}, hintText(hint) + (hint && hint.preferred ? " ✓" : ""));
+  const [rule, table] = mergeWork(res.report || {});
   box.replaceChildren(h("div", { class: "verdict " + (res.admit ? "ok" : "bad"), "data-admit": String(!!res.admit) },
     h("p", { class: "verdict-line strong" }, res.admit ? T("admitted") : T("rejected")),
     h("p", {}, T("best-hint") + ": ", h("code", {}, hintText(res.bestHint)), " · ",
       res.bestHint && res.bestHint.preferred ? T("preferred") : T("not-preferred")),
     res.why ? h("p", {}, res.why) : null,
-    rep.rule ? h("p", { class: "muted" }, T("merge-rule", { rule: rep.rule, count: rep.bestNonPreferredAffinityCount, combos: String(rep.combinations) })) : null),
-    rep.lists && rep.lists.length ? h("table", { class: "pods lists" },
-      h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
-      h("tbody", {}, rep.lists.map((l) => h("tr", {},
-        h("td", {}, String(l.provider)), h("td", {}, l.resource || "–"), h("td", {}, h("code", {}, l.origin)),
-        h("td", {}, (l.hints || []).map((x, i) => [i ? ", " : "", hintEl(x)])))))) : null);
+    rule),
+    ...[table].filter(Boolean));
+}
+
+// runSimulate admits the pod on the node the input tabs describe.
+async function runSimulate(box, my, pod) {
+  if (!state.caps.has("simulate")) {
+    box.replaceChildren(h("p", { class: "muted" }, T("unavailable", { method: "simulate" })));
+    return;
+  }
+  const resp = await engine.call("simulate", {
+    pod, files: requestFiles().files,
+    policy: $("tm-policy").value, scope: $("tm-scope").value, options: admitOptions(),
+  });
+  if (my !== admitSeq) return;
+  if (!resp.ok) { box.replaceChildren(errorBox(resp.error)); return; }
+  const res = resp.result;
+  const used = Object.keys(res.used || {}).sort().map((k) => k + ": " + res.used[k]).join(", ");
+  const steps = res.steps || [];
+  box.replaceChildren(h("div", { class: "verdict " + (res.admit ? "ok" : "bad"), "data-admit": String(!!res.admit), "data-testid": "simulate-verdict" },
+    h("p", { class: "verdict-line strong" }, res.admit ? T("admitted") : T("sim-rejected", { reason: res.reason || "?" })),
+    h("p", {}, T("sim-pod", { pod: res.pod, qos: res.qos, policy: res.policy, scope: res.scope })),
+    res.message ? h("p", {}, h("code", {}, res.message)) : null,
+    h("p", { class: "strong" }, T("sim-account")),
+    h("ul", { "data-testid": "simulate-account" }, (res.account || []).map((a) => h("li", {}, a))),
+    res.notes && res.notes.length ? [h("p", { class: "strong" }, T("sim-notes")), h("ul", { class: "muted" }, res.notes.map((n) => h("li", {}, n)))] : null,
+    used ? h("p", { class: "muted" }, T("sim-used", { files: used })) : null,
+    res.skipped && res.skipped.length ? h("p", { class: "muted" }, T("sim-skipped", { files: res.skipped.join(", ") })) : null),
+    ...(steps.length ? steps.map((st) => {
+      const rep = st.merge || {};
+      return h("section", { class: "sim-step", "data-testid": "simulate-step" },
+        h("h4", {}, st.container ? T("sim-step", { name: st.container }) : T("sim-step-pod")),
+        st.merge ? h("p", {}, T("best-hint") + ": ", hintEl(rep.bestHint), " · ",
+          rep.bestHint && rep.bestHint.preferred ? T("preferred") : T("not-preferred"), " · ",
+          rep.admit ? T("admitted") : T("sim-rejected", { reason: "TopologyAffinityError" })) : null,
+        st.allocateError ? h("p", { class: "remedy" }, T("sim-allocate-error", { msg: st.allocateError })) : null,
+        st.merge ? mergeWork(rep) : null);
+    }) : [h("p", { class: "muted" }, T("sim-no-steps"))]));
 }
 
 // ---------------------------------------------------------------- sharing
@@ -588,7 +645,7 @@ function shareState() {
     f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
     p: state.policy || undefined,
     a: {
-      policy: $("tm-policy").value,
+      policy: $("tm-policy").value, scope: $("tm-scope").value, pod: $("tm-pod").value || undefined,
       closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value,
     },
   };
@@ -622,6 +679,8 @@ function applyAdmitState(a) {
   $("tm-closest").checked = !!a.closest;
   if (a.max) $("tm-max").value = a.max;
   if (typeof a.hints === "string") $("tm-hints").value = a.hints;
+  $("tm-scope").value = a.scope === "pod" ? "pod" : "container";
+  $("tm-pod").value = typeof a.pod === "string" ? a.pod : "";
 }
 
 async function loadFromHash() {
@@ -660,7 +719,8 @@ function loadExample(id) {
     applyAdmitState({
       policy: ex.admission.policy,
       closest: !!ex.admission.closest, max: ex.admission.max || "8",
-      hints: compactJSON(ex.admission.hints),
+      hints: ex.admission.hints ? compactJSON(ex.admission.hints) : $("tm-hints").value,
+      scope: ex.admission.scope, pod: ex.admission.pod || "",
     });
   }
   state.policy = ex.policy || "";
@@ -748,8 +808,8 @@ function wire() {
     await updateShare();
     history.replaceState(null, "", $("share").href);
   });
-  for (const id of ["tm-policy", "tm-closest", "tm-max", "tm-hints"]) {
-    $(id).addEventListener(id === "tm-hints" || id === "tm-max" ? "input" : "change", () => { runAdmit(); updateShare(); });
+  for (const id of ["tm-policy", "tm-scope", "tm-closest", "tm-max", "tm-hints", "tm-pod"]) {
+    $(id).addEventListener(id === "tm-hints" || id === "tm-max" || id === "tm-pod" ? "input" : "change", () => { runAdmit(); updateShare(); });
   }
   $("admit-form").addEventListener("submit", (ev) => ev.preventDefault());
   window.addEventListener("hashchange", async () => {

@@ -113,7 +113,10 @@ func TestExamplesAreComplete(t *testing.T) {
 				t.Errorf("example %s: file %s is not recognised as evidence", ex.ID, f.Name)
 			}
 		}
-		if ex.Admission != nil && !json.Valid(ex.Admission.Hints) {
+		if a := ex.Admission; a != nil && (a.Pod == "") == (len(a.Hints) == 0) {
+			t.Errorf("example %s: an admission scenario needs either hints or a pod", ex.ID)
+		}
+		if a := ex.Admission; a != nil && len(a.Hints) > 0 && !json.Valid(a.Hints) {
 			t.Errorf("example %s: the hints are not valid JSON", ex.ID)
 		}
 	}

@@ -19,12 +19,16 @@ type Example struct {
 	Admission *ExampleAdmission `json:"admission,omitempty"`
 }
 
-// ExampleAdmission is an admission scenario: a policy and the hints request
-// of the "merge" method.
+// ExampleAdmission is an admission scenario: a policy and either the hints
+// request of the "merge" method or a pod spec for the "simulate" method,
+// which admits it on the node the example's files describe.
 type ExampleAdmission struct {
 	Policy string          `json:"policy"`
 	Scope  string          `json:"scope,omitempty"`
-	Hints  json.RawMessage `json:"hints"`
+	Hints  json.RawMessage `json:"hints,omitempty"`
+	// Pod is the pod spec (YAML or JSON); PodFile names it in the index.
+	Pod     string `json:"pod,omitempty"`
+	PodFile string `json:"podFile,omitempty"`
 }
 
 // ExampleList is the answer of the "examples" method.
@@ -54,6 +58,13 @@ func Examples() (ExampleList, error) {
 	var out ExampleList
 	for _, e := range entries {
 		ex := Example{ID: e.ID, Title: e.Title, Policy: e.Policy, Admission: e.Admission}
+		if a := ex.Admission; a != nil && a.PodFile != "" {
+			b, err := examplesFS.ReadFile("examples/" + a.PodFile)
+			if err != nil {
+				return ExampleList{}, fmt.Errorf("example %s: %w", e.ID, err)
+			}
+			a.Pod, a.PodFile = string(b), ""
+		}
 		for i, f := range e.Files {
 			b, err := examplesFS.ReadFile("examples/" + f)
 			if err != nil {

@@ -15,13 +15,18 @@ func FuzzCall(f *testing.F) {
 		b, _ := json.Marshal(InspectRequest{Files: ex.Files})
 		f.Add(uint8(0), b)
 		f.Add(uint8(1), b)
-		if ex.Admission != nil {
-			f.Add(uint8(2), []byte(ex.Admission.Hints))
+		if a := ex.Admission; a != nil && len(a.Hints) > 0 {
+			f.Add(uint8(2), []byte(a.Hints))
+		}
+		if a := ex.Admission; a != nil && a.Pod != "" {
+			b, _ := json.Marshal(SimulateRequest{Pod: a.Pod, Files: ex.Files, Policy: a.Policy, Scope: a.Scope})
+			f.Add(uint8(6), b)
 		}
 	}
 	f.Add(uint8(0), []byte(`{"files":[{"name":"","content":"{"}]}`))
 	f.Add(uint8(2), []byte(`{"numaNodes":[0,1],"policy":"restricted","providers":[null,{"cpu":[]}]}`))
-	methods := []string{"inspect", "diagnose", "merge", "capabilities", "examples", "nope"}
+	f.Add(uint8(6), []byte(`{"pod":"{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}}","files":[{"name":"m","content":"{\"topology\":[{\"node_id\":0,\"memory\":1,\"cores\":[{\"core_id\":0,\"thread_ids\":[0]}]}]}"}],"policy":"single-numa-node"}`))
+	methods := []string{"inspect", "diagnose", "merge", "capabilities", "examples", "nope", "simulate"}
 	f.Fuzz(func(t *testing.T, m uint8, req []byte) {
 		out := Call(methods[int(m)%len(methods)], req)
 		var e struct {
