@@ -12,8 +12,7 @@ type knownDisagreement struct {
 	bug      string
 }
 
-var knownDisagreements = []knownDisagreement{
-}
+var knownDisagreements = []knownDisagreement{}
 
 // knownBug returns the bug a difference is known as, or "".
 func knownBug(kind, diff string) string {
