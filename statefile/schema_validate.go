@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -115,14 +116,42 @@ func (f *File) validate(s *jsonschema.Schema, name string, data []byte, prefix s
 		}
 	}
 	walk(ve)
-	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].InstanceLocation < leaves[j].InstanceLocation })
-	for _, l := range leaves {
+	msgs := make([]string, len(leaves))
+	for i, l := range leaves {
+		msgs[i] = sortQuotedLists(l.Message)
+	}
+	idx := make([]int, len(leaves))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := leaves[idx[i]], leaves[idx[j]]
+		if a.InstanceLocation != b.InstanceLocation {
+			return a.InstanceLocation < b.InstanceLocation
+		}
+		return msgs[idx[i]] < msgs[idx[j]]
+	})
+	for _, i := range idx {
 		*count++
 		if *count > maxSchemaProblems {
 			continue
 		}
-		f.problem(SeverityWarning, prefix+l.InstanceLocation,
+		f.problem(SeverityWarning, prefix+leaves[i].InstanceLocation,
 			"a kubelet never writes this: the file was edited or produced by another tool; fix the value or let the kubelet rewrite the file",
-			"does not match schema %s.json: %s", name, l.Message)
+			"does not match schema %s.json: %s", name, msgs[i])
 	}
+}
+
+// quotedList matches a list of quoted names such as 'a', 'b', 'c'.
+var quotedList = regexp.MustCompile(`'[^']*'(?:, '[^']*')+`)
+
+// sortQuotedLists sorts the names in each quoted list of a schema message
+// (the validator lists object members in map order), so the same file always
+// gives the same text.
+func sortQuotedLists(msg string) string {
+	return quotedList.ReplaceAllStringFunc(msg, func(list string) string {
+		names := strings.Split(list, ", ")
+		sort.Strings(names)
+		return strings.Join(names, ", ")
+	})
 }

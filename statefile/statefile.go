@@ -2,11 +2,13 @@ package statefile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
@@ -373,14 +375,31 @@ func looksMemoryPolicy(raw json.RawMessage) bool {
 	return s == "Static" || s == "None"
 }
 
+// sortProblems orders problems worst first, then by JSON pointer, then by
+// message, so the same file always lists them in the same order whatever
+// order maps were walked in.
 func sortProblems(ps []Problem) {
-	rank := map[Severity]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
-	// stable insertion sort keeps the discovery order within a severity
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && rank[ps[j].Severity] < rank[ps[j-1].Severity]; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
+	rank := func(s Severity) int {
+		switch s {
+		case SeverityError:
+			return 0
+		case SeverityWarning:
+			return 1
 		}
+		return 2
 	}
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		if c := cmp.Compare(rank(a.Severity), rank(b.Severity)); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Message, b.Message); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Remedy, b.Remedy)
+	})
 }
 
 func (f *File) problem(sev Severity, path, remedy, format string, args ...any) {

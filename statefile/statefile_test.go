@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -364,4 +365,51 @@ func TestDRASpewWithoutChecksumRestoresNoClaim(t *testing.T) {
 	if !found {
 		t.Errorf("no problem says the claim is forgotten: %+v", f.Problems)
 	}
+}
+
+// Problems come out in one order (severity, then path, then message) however
+// the maps in the file are walked: decoding the same file again gives the same
+// list.
+func TestProblemsOrderIsDeterministic(t *testing.T) {
+	rank := map[Severity]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
+	checked := 0
+	for _, kind := range []Kind{KindCPU, KindMemory, KindDevice, KindDRA} {
+		dir := filepath.Join("testdata", "kubelet", string(kind))
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Name: e.Name(), Kind: kind}
+			first, err := Decode(data, opts)
+			if err != nil {
+				continue
+			}
+			ps := first.Problems
+			for i := 1; i < len(ps); i++ {
+				a, b := ps[i-1], ps[i]
+				if rank[a.Severity] > rank[b.Severity] || rank[a.Severity] == rank[b.Severity] &&
+					(a.Path > b.Path || a.Path == b.Path && a.Message > b.Message) {
+					t.Errorf("%s/%s: problem %d (%s %s %q) comes before (%s %s %q)", kind, e.Name(), i-1, a.Severity, a.Path, a.Message, b.Severity, b.Path, b.Message)
+				}
+			}
+			for run := 0; run < 10; run++ {
+				again := mustDecode(t, data, opts)
+				if !slices.Equal(again.Problems, first.Problems) {
+					t.Fatalf("%s/%s: decode %d lists the problems in another order:\n%v\nfirst:\n%v", kind, e.Name(), run+2, again.Problems, first.Problems)
+				}
+			}
+			if len(ps) > 1 {
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no test file has more than one problem; the order check checked nothing")
+	}
+	t.Logf("%d files with several problems decode in one order", checked)
 }
