@@ -206,7 +206,7 @@ func decodeDevice(f *File, blob []byte, opts Options) {
 				"the container keeps running, but the kubelet cannot give it its devices' settings after a restart: restart the pod",
 				"AllocResp of container %q in pod %q (resource %s) is not a valid ContainerAllocateResponse (%v); the kubelet skips this entry", e.ContainerName, e.PodUID, e.ResourceName, err)
 		}
-		for numa := range e.DeviceIDs {
+		for _, numa := range sortedIntKeys(e.DeviceIDs) {
 			if numa < -1 {
 				f.problem(SeverityWarning, pointer("Data", "PodDeviceEntries", strconv.Itoa(i), "DeviceIDs", strconv.FormatInt(numa, 10)),
 					"device plugins report NUMA ids ≥ 0, or no topology (stored under -1)", "NUMA node %d is not a valid NUMA id", numa)

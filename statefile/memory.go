@@ -436,8 +436,8 @@ func attachNodesAlias(f *File, blob []byte, format Format) {
 	if format == FormatV3 {
 		base = "/data"
 	}
-	for id, fields := range probe.MachineState {
-		raw, ok := fields["nodes"]
+	for _, id := range sortedKeys(probe.MachineState) {
+		raw, ok := probe.MachineState[id]["nodes"]
 		if !ok {
 			continue
 		}

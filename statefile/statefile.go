@@ -375,9 +375,9 @@ func looksMemoryPolicy(raw json.RawMessage) bool {
 	return s == "Static" || s == "None"
 }
 
-// sortProblems orders problems worst first, then by JSON pointer, then by
-// message, so the same file always lists them in the same order whatever
-// order maps were walked in.
+// sortProblems orders problems worst first and keeps the order they were
+// found in within a severity; every check walks maps in sorted key order, so
+// the same file always lists its problems in the same order.
 func sortProblems(ps []Problem) {
 	rank := func(s Severity) int {
 		switch s {
@@ -388,18 +388,7 @@ func sortProblems(ps []Problem) {
 		}
 		return 2
 	}
-	slices.SortStableFunc(ps, func(a, b Problem) int {
-		if c := cmp.Compare(rank(a.Severity), rank(b.Severity)); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Message, b.Message); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Remedy, b.Remedy)
-	})
+	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Compare(rank(a.Severity), rank(b.Severity)) })
 }
 
 func (f *File) problem(sev Severity, path, remedy, format string, args ...any) {

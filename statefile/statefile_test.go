@@ -367,8 +367,8 @@ func TestDRASpewWithoutChecksumRestoresNoClaim(t *testing.T) {
 	}
 }
 
-// Problems come out in one order (severity, then path, then message) however
-// the maps in the file are walked: decoding the same file again gives the same
+// Problems come out in one order (worst first, then as found) however the
+// maps in the file are walked: decoding the same file again gives the same
 // list.
 func TestProblemsOrderIsDeterministic(t *testing.T) {
 	rank := map[Severity]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
@@ -391,10 +391,8 @@ func TestProblemsOrderIsDeterministic(t *testing.T) {
 			}
 			ps := first.Problems
 			for i := 1; i < len(ps); i++ {
-				a, b := ps[i-1], ps[i]
-				if rank[a.Severity] > rank[b.Severity] || rank[a.Severity] == rank[b.Severity] &&
-					(a.Path > b.Path || a.Path == b.Path && a.Message > b.Message) {
-					t.Errorf("%s/%s: problem %d (%s %s %q) comes before (%s %s %q)", kind, e.Name(), i-1, a.Severity, a.Path, a.Message, b.Severity, b.Path, b.Message)
+				if rank[ps[i-1].Severity] > rank[ps[i].Severity] {
+					t.Errorf("%s/%s: problem %d (%s) comes before a worse one (%s)", kind, e.Name(), i-1, ps[i-1].Severity, ps[i].Severity)
 				}
 			}
 			for run := 0; run < 10; run++ {
