@@ -535,9 +535,12 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		for i, name := range []string{"machine-info.json", "cpu_manager_state", "memory_manager_state"} {
 			if i > 0 {
-				if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("[data-testid=add-file]"))); err != nil {
+				// Click through the DOM, not at coordinates: results rendering
+				// for the previous tab can move the button under a mouse click.
+				if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=add-file]').click()`)); err != nil {
 					t.Fatal(err)
 				}
+				waitFor(t, tab, "a new tab", fmt.Sprintf(`document.querySelectorAll('[data-testid=tab]').length === %d`, i+1))
 			}
 			if err := chromedp.Do(tab, paste(node(name))); err != nil {
 				t.Fatal(err)
