@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -519,8 +520,7 @@ func numaSet(raw string) []int {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(raw), &obj) == nil {
 		for k := range obj {
-			var n int
-			if _, err := fmt.Sscanf(k, "%d", &n); err == nil {
+			if n, err := strconv.Atoi(k); err == nil {
 				list = append(list, n)
 			}
 		}

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -46,8 +47,8 @@ func ParseQuantity(s string) (Quantity, error) {
 		return Quantity{r.Mul(r, mult)}, nil
 	}
 	if suffix[0] == 'e' || suffix[0] == 'E' {
-		var exp int
-		if _, err := fmt.Sscanf(suffix[1:], "%d", &exp); err != nil || fmt.Sprint(exp) != strings.TrimPrefix(suffix[1:], "+") || exp > 30 || exp < -30 {
+		exp, err := strconv.Atoi(suffix[1:])
+		if err != nil || fmt.Sprint(exp) != strings.TrimPrefix(suffix[1:], "+") || exp > 30 || exp < -30 {
 			return Quantity{}, fmt.Errorf("quantity %q: bad exponent %q", s, suffix)
 		}
 		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)

@@ -3,6 +3,7 @@ package topomgr
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -52,8 +53,7 @@ func ParseQuantity(s string) (Quantity, error) {
 		return Quantity{r.Mul(r, mult)}, nil
 	}
 	if suffix[0] == 'e' || suffix[0] == 'E' {
-		var exp int
-		if _, err := fmt.Sscanf(suffix[1:], "%d", &exp); err == nil && fmt.Sprint(exp) == strings.TrimPrefix(suffix[1:], "+") && exp >= -30 && exp <= 30 {
+		if exp, err := strconv.Atoi(suffix[1:]); err == nil && fmt.Sprint(exp) == strings.TrimPrefix(suffix[1:], "+") && exp >= -30 && exp <= 30 {
 			p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
 			if exp >= 0 {
 				return Quantity{r.Mul(r, new(big.Rat).SetInt(p))}, nil
