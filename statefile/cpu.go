@@ -183,20 +183,11 @@ func (p *printer) cpuV3(typeName string, cp *cpuCheckpointV3) {
 }
 
 func (p *printer) cpuPodEntries(m map[string]cpuPodEntry) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(k)
+	spewMap(p, m, func(e cpuPodEntry) {
 		p.s(":{CPUSet:(cpuset.CPUSet){elems:(map[int]struct {})")
-		p.cpuSetElems(m[k].CPUSet)
+		p.cpuSetElems(e.CPUSet)
 		p.s("}}")
-	}
-	p.c(']')
+	})
 }
 
 // cpuSetElems renders the unexported elems map of a cpuset.CPUSet. Sets made

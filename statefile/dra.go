@@ -147,18 +147,7 @@ const (
 )
 
 func (p *printer) podUIDs(m map[string]struct{}) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(k)
-		p.s(":{}")
-	}
-	p.c(']')
+	spewMap(p, m, func(struct{}) { p.s(":{}") })
 }
 
 func (p *printer) rawExt(r rawExtension) {

@@ -193,49 +193,18 @@ func (p *printer) memBlocks(bs []Block) {
 }
 
 func (p *printer) memEntries(m map[string]map[string][]Block) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, pod := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(pod)
+	spewMap(p, m, func(cs map[string][]Block) {
 		p.c(':')
-		cs := m[pod]
-		if p.nilOr(cs == nil) {
-			continue
-		}
-		p.s("map[")
-		for j, c := range sortedKeys(cs) {
-			if j > 0 {
-				p.c(' ')
-			}
-			p.s(c)
-			p.c(':')
-			p.memBlocks(cs[c])
-		}
-		p.c(']')
-	}
-	p.c(']')
+		spewMap(p, cs, func(bs []Block) { p.c(':'); p.memBlocks(bs) })
+	})
 }
 
 func (p *printer) memPodEntries(m map[string]PodMemoryEntry) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, pod := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(pod)
+	spewMap(p, m, func(e PodMemoryEntry) {
 		p.s(":{MemoryBlocks:([]state.Block)")
-		p.memBlocks(m[pod].MemoryBlocks)
+		p.memBlocks(e.MemoryBlocks)
 		p.c('}')
-	}
-	p.c(']')
+	})
 }
 
 const (

@@ -153,40 +153,23 @@ func sortedIntKeys[K int | int64, V any](m map[K]V) []K {
 
 // stringMapOfStrings renders map[string]string.
 func (p *printer) stringMap(m map[string]string) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(k)
-		p.c(':')
-		p.s(m[k])
-	}
-	p.c(']')
+	spewMap(p, m, func(v string) { p.c(':'); p.s(v) })
 }
 
 // stringMapMap renders map[string]map[string]string.
 func (p *printer) stringMapMap(m map[string]map[string]string) {
-	if p.nilOr(m == nil) {
-		return
-	}
-	p.s("map[")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			p.c(' ')
-		}
-		p.s(k)
-		p.c(':')
-		p.stringMap(m[k])
-	}
-	p.c(']')
+	spewMap(p, m, func(v map[string]string) { p.c(':'); p.stringMap(v) })
 }
 
 // stringListMap renders map[string][]string.
 func (p *printer) stringListMap(m map[string][]string) {
+	spewMap(p, m, func(v []string) { p.c(':'); p.strSlice(v) })
+}
+
+// spewMap renders a map with string keys as spew does with SortKeys: <nil>
+// for a nil map, otherwise map[k1<val> k2<val>] in key order, where val
+// writes what follows each key (the colon included).
+func spewMap[V any](p *printer, m map[string]V, val func(V)) {
 	if p.nilOr(m == nil) {
 		return
 	}
@@ -196,8 +179,7 @@ func (p *printer) stringListMap(m map[string][]string) {
 			p.c(' ')
 		}
 		p.s(k)
-		p.c(':')
-		p.strSlice(m[k])
+		val(m[k])
 	}
 	p.c(']')
 }
