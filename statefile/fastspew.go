@@ -268,31 +268,31 @@ func (a *spewArena) sortMemory(b []byte) bool {
 			return false
 		}
 		t := a.tables[a.nodes[i].memMap.lo:a.nodes[i].memMap.hi]
-		slices.SortFunc(t, func(x, y fTable) int { return cmpSpan(b, x.name, y.name) })
-		for j := 1; j < len(t); j++ {
-			if eqSpan(b, t[j].name, t[j-1].name) {
-				return false
-			}
+		if !sortedUnique(b, t, func(x fTable) span { return x.name }) {
+			return false
 		}
 	}
 	pods := a.pods[a.entries.lo:a.entries.hi]
-	slices.SortFunc(pods, func(x, y fPod) int { return cmpSpan(b, x.uid, y.uid) })
+	if !sortedUnique(b, pods, func(x fPod) span { return x.uid }) {
+		return false
+	}
 	for i := range pods {
-		if i > 0 && eqSpan(b, pods[i].uid, pods[i-1].uid) {
+		if !sortedUnique(b, a.ctrs[pods[i].ctrs.lo:pods[i].ctrs.hi], ctrName) {
 			return false
 		}
-		c := a.ctrs[pods[i].ctrs.lo:pods[i].ctrs.hi]
-		slices.SortFunc(c, func(x, y fCtr) int { return cmpSpan(b, x.name, y.name) })
-		for j := 1; j < len(c); j++ {
-			if eqSpan(b, c[j].name, c[j-1].name) {
-				return false
-			}
-		}
 	}
-	pe := a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi]
-	slices.SortFunc(pe, func(x, y fCtr) int { return cmpSpan(b, x.name, y.name) })
-	for j := 1; j < len(pe); j++ {
-		if eqSpan(b, pe[j].name, pe[j-1].name) {
+	return sortedUnique(b, a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi], ctrName)
+}
+
+func ctrName(x fCtr) span { return x.name }
+
+// sortedUnique sorts s by the bytes of each element's key and reports whether
+// the keys are all distinct; the fast path leaves duplicate keys, which
+// encoding/json merges, to the slow path.
+func sortedUnique[T any](b []byte, s []T, key func(T) span) bool {
+	slices.SortFunc(s, func(x, y T) int { return cmpSpan(b, key(x), key(y)) })
+	for j := 1; j < len(s); j++ {
+		if eqSpan(b, key(s[j]), key(s[j-1])) {
 			return false
 		}
 	}
@@ -565,27 +565,15 @@ func (s *fastScanner) spewCPUPodEntries(a *spewArena) bool {
 
 func (a *spewArena) sortCPU(b []byte) bool {
 	pods := a.cpuPods[a.entries.lo:a.entries.hi]
-	slices.SortFunc(pods, func(x, y fCPUPod) int { return cmpSpan(b, x.uid, y.uid) })
+	if !sortedUnique(b, pods, func(x fCPUPod) span { return x.uid }) {
+		return false
+	}
 	for i := range pods {
-		if i > 0 && eqSpan(b, pods[i].uid, pods[i-1].uid) {
-			return false
-		}
-		c := a.kvs[pods[i].ctrs.lo:pods[i].ctrs.hi]
-		slices.SortFunc(c, func(x, y fKV) int { return cmpSpan(b, x.k, y.k) })
-		for j := 1; j < len(c); j++ {
-			if eqSpan(b, c[j].k, c[j-1].k) {
-				return false
-			}
-		}
-	}
-	pe := a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi]
-	slices.SortFunc(pe, func(x, y fCPUPodEntry) int { return cmpSpan(b, x.uid, y.uid) })
-	for j := 1; j < len(pe); j++ {
-		if eqSpan(b, pe[j].uid, pe[j-1].uid) {
+		if !sortedUnique(b, a.kvs[pods[i].ctrs.lo:pods[i].ctrs.hi], func(x fKV) span { return x.k }) {
 			return false
 		}
 	}
-	return true
+	return sortedUnique(b, a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi], func(x fCPUPodEntry) span { return x.uid })
 }
 
 // cpuSum renders the v2 (v3: with podEntries) layout under a type name.
