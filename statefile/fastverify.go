@@ -330,32 +330,39 @@ func (s *fastScanner) typedUint64() (uint64, bool) {
 	if c < '0' || c > '9' {
 		return 0, false
 	}
-	// the common case: a plain decimal integer followed by a delimiter
-	b := s.b
-	i := s.i
+	v, i, ok := scanUint64(s.b, s.i)
+	if ok {
+		s.i = i
+	}
+	return v, ok
+}
+
+// scanUint64 reads the JSON number at b[i] that encoding/json stores in a
+// uint64 and returns it with the index after it.
+func scanUint64(b []byte, i int) (uint64, int, bool) {
+	if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		return 0, i, false
+	}
 	if b[i] == '0' {
 		i++
-	} else {
-		var v uint64
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			d := uint64(b[i] - '0')
-			if v > (1<<64-1)/10 || v == (1<<64-1)/10 && d > (1<<64-1)%10 {
-				return 0, false
-			}
-			v = v*10 + d
-			i++
+		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
+			return 0, i, false // a fraction, an exponent, or a leading zero (invalid JSON)
 		}
-		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
-			return 0, false
+		return 0, i, true
+	}
+	var v uint64
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		d := uint64(b[i] - '0')
+		if v > (1<<64-1)/10 || v == (1<<64-1)/10 && d > (1<<64-1)%10 {
+			return 0, i, false
 		}
-		s.i = i
-		return v, true
+		v = v*10 + d
+		i++
 	}
-	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
-		return 0, false // a fraction, an exponent, or a leading zero (invalid JSON)
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, i, false
 	}
-	s.i = i
-	return 0, true
+	return v, i, true
 }
 
 func (s *fastScanner) typedInt() bool {
@@ -365,48 +372,54 @@ func (s *fastScanner) typedInt() bool {
 
 // parsedIntFast scans a JSON integer that fits a Go int (strconv.IntSize bits).
 func (s *fastScanner) parsedIntFast() (int64, bool) {
-	c := s.peek()
-	b := s.b
-	i := s.i
+	s.peek()
+	v, i, ok := scanInt(s.b, s.i)
+	if ok {
+		s.i = i
+	}
+	return v, ok
+}
+
+// scanInt reads the JSON number at b[i] that encoding/json stores in an int
+// and returns it with the index after it.
+func scanInt(b []byte, i int) (int64, int, bool) {
 	neg := false
-	if c == '-' {
+	if i < len(b) && b[i] == '-' {
 		neg = true
 		i++
 	}
 	if i >= len(b) || b[i] < '0' || b[i] > '9' {
-		return 0, false
+		return 0, i, false
 	}
 	if b[i] == '0' {
 		i++
 		if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
-			return 0, false
+			return 0, i, false
 		}
-		s.i = i
-		return 0, true
+		return 0, i, true
 	}
 	const limit = uint64(1) << (strconv.IntSize - 1) // |min int|
 	var v uint64
 	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
 		if v > limit/10 {
-			return 0, false // v*10 would pass the limit (and could wrap)
+			return 0, i, false // v*10 would pass the limit (and could wrap)
 		}
 		v = v*10 + uint64(b[i]-'0')
 		if v > limit {
-			return 0, false
+			return 0, i, false
 		}
 		i++
 	}
 	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
-		return 0, false
+		return 0, i, false
 	}
 	if !neg && v == limit {
-		return 0, false
+		return 0, i, false
 	}
-	s.i = i
 	if neg {
-		return -int64(v), true
+		return -int64(v), i, true
 	}
-	return int64(v), true
+	return int64(v), i, true
 }
 
 func (s *fastScanner) typedIntSlice() bool { return s.elements(s.typedInt) }
@@ -498,6 +511,9 @@ func (s *fastScanner) machineState() bool {
 }
 
 func (s *fastScanner) memBlock() bool {
+	if s.memBlockCompact() {
+		return true
+	}
 	return s.fields(memBlockFields, func(i int) bool {
 		switch i {
 		case 0:
@@ -511,10 +527,96 @@ func (s *fastScanner) memBlock() bool {
 	})
 }
 
-func (s *fastScanner) memBlocks() bool { return s.elements(s.memBlock) }
+// hasLit reports whether b[i:] starts with w.
+func hasLit(b []byte, i int, w string) bool {
+	return len(b)-i >= len(w) && string(b[i:i+len(w)]) == w
+}
+
+// memBlockCompact reads a block written the way the kubelet writes it,
+// {"numaAffinity":[0,1],"type":"memory","size":1024}: no spaces, the
+// fields in order, no escapes. It leaves s alone and returns false on
+// anything else (memBlock then reads it the general way), so it accepts
+// only blocks the general reader accepts too.
+func (s *fastScanner) memBlockCompact() bool {
+	const head, typ, size = `{"numaAffinity":[`, `],"type":"`, `","size":`
+	b, i := s.b, s.i
+	if !hasLit(b, i, head) || s.depth+2 > MaxDepth {
+		return false
+	}
+	i += len(head)
+	if i < len(b) && b[i] != ']' {
+		for {
+			var ok bool
+			if _, i, ok = scanInt(b, i); !ok || i >= len(b) {
+				return false
+			}
+			if b[i] != ',' {
+				break
+			}
+			i++
+		}
+	}
+	if !hasLit(b, i, typ) {
+		return false
+	}
+	i += len(typ)
+	for i < len(b) && strPlain[b[i]] {
+		i++
+	}
+	if !hasLit(b, i, size) {
+		return false
+	}
+	_, i, ok := scanUint64(b, i+len(size))
+	if !ok || i >= len(b) || b[i] != '}' {
+		return false
+	}
+	s.i = i + 1
+	return true
+}
+
+// memBlocks scans []Block.
+func (s *fastScanner) memBlocks() bool {
+	if !s.arrOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok || done {
+			return ok
+		}
+		if !s.memBlock() {
+			return false
+		}
+	}
+}
 
 // memEntries scans map[string]map[string][]Block.
-func (s *fastScanner) memEntries() bool { return s.stringMapMap((*fastScanner).memBlocks) }
+func (s *fastScanner) memEntries() bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok || done {
+			return ok
+		}
+		if !s.objOpen() {
+			return false
+		}
+		for first := true; ; first = false {
+			_, _, done, ok := s.objKey(first)
+			if !ok {
+				return false
+			}
+			if done {
+				break
+			}
+			if !s.memBlocks() {
+				return false
+			}
+		}
+	}
+}
 
 // memPodEntries scans map[string]PodEntry{memoryBlocks}.
 func (s *fastScanner) memPodEntries() bool {
@@ -883,6 +985,10 @@ var plainASCII = func() (t [256]bool) {
 // (encoding/json's rules, as unquoteInto) to dst and returns them with the
 // FNV-32a checksum of "(string)" + contents: one pass for what the kubelet
 // does with json.Unmarshal and checksum.New.
+//
+// The loop copies and hashes one byte at a time so that the scan overlaps
+// the hash's multiply chain, which bounds the speed; escapes and non-ASCII
+// bytes leave the loop.
 func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 	b := s.b
 	if s.i >= len(b) || b[s.i] != '"' {
@@ -892,78 +998,108 @@ func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 	p.s("(string)")
 	h := p.h
 	i := s.i + 1
+	// Every byte of b[i:] yields at most one output byte except in the
+	// rare paths below, which make room for themselves.
+	n := len(dst)
+	if cap(dst)-n < len(b)-i {
+		dst = append(dst[:n], make([]byte, len(b)-i)...)
+	}
+	d := dst[:cap(dst)]
 	for i < len(b) {
-		j := i
-		for j < len(b) && plainASCII[b[j]] {
-			j++
-		}
-		run := b[i:j]
-		for _, c := range run {
-			h = (h ^ uint32(c)) * fnvPrime32
-		}
-		dst = append(dst, run...)
-		i = j
-		if i >= len(b) {
-			return dst, 0, false
-		}
 		c := b[i]
-		start := len(dst)
+		if plainASCII[c] {
+			if n >= len(d) {
+				return d[:n], 0, false // unreachable: the room made above
+			}
+			d[n] = c
+			n++
+			i++
+			h = (h ^ uint32(c)) * fnvPrime32
+			continue
+		}
 		switch {
 		case c == '"':
 			s.i = i + 1
-			return dst, uint64(h), true
+			return d[:n], uint64(h), true
 		case c < 0x20:
-			return dst, 0, false
+			return d[:n], 0, false
 		case c == '\\':
 			if i+1 >= len(b) {
-				return dst, 0, false
+				return d[:n], 0, false
 			}
-			switch b[i+1] {
+			e := b[i+1]
+			switch e {
 			case '"', '\\', '/':
-				dst = append(dst, b[i+1])
-				i += 2
 			case 'b':
-				dst, i = append(dst, '\b'), i+2
+				e = '\b'
 			case 'f':
-				dst, i = append(dst, '\f'), i+2
+				e = '\f'
 			case 'n':
-				dst, i = append(dst, '\n'), i+2
+				e = '\n'
 			case 'r':
-				dst, i = append(dst, '\r'), i+2
+				e = '\r'
 			case 't':
-				dst, i = append(dst, '\t'), i+2
+				e = '\t'
 			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return dst, 0, false
+				var ok bool
+				if d, n, i, h, ok = unicodeEscape(b, i, d, n, h); !ok {
+					return d[:n], 0, false
 				}
-				rr := hex4(b[i+2:])
-				i += 6
-				if utf16.IsSurrogate(rr) {
-					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-						if dec := utf16.DecodeRune(rr, hex4(b[i+2:])); dec != utf8.RuneError {
-							// the second escape must itself be valid JSON
-							if !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-								return dst, 0, false
-							}
-							dst = utf8.AppendRune(dst, dec)
-							i += 6
-							break
-						}
-					}
-					rr = utf8.RuneError
-				}
-				dst = utf8.AppendRune(dst, rr)
+				continue
 			default:
-				return dst, 0, false
+				return d[:n], 0, false
 			}
+			if n >= len(d) {
+				return d[:n], 0, false // unreachable: two input bytes, one output
+			}
+			d[n] = e
+			n++
+			i += 2
+			h = (h ^ uint32(e)) * fnvPrime32
 		default: // a multi-byte sequence, or invalid UTF-8 (U+FFFD)
 			rr, size := utf8.DecodeRune(b[i:])
-			dst = utf8.AppendRune(dst, rr)
 			i += size
-		}
-		for _, c := range dst[start:] {
-			h = (h ^ uint32(c)) * fnvPrime32
+			d, n, h = appendRuneHashed(d, n, h, rr, len(b)-i)
 		}
 	}
-	return dst, 0, false
+	return d[:n], 0, false
+}
+
+// unicodeEscape decodes the \uXXXX escape (or surrogate pair) at b[i],
+// appends its UTF-8 to d[:n] and hashes it.
+func unicodeEscape(b []byte, i int, d []byte, n int, h uint32) ([]byte, int, int, uint32, bool) {
+	if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+		return d, n, i, h, false
+	}
+	rr := hex4(b[i+2:])
+	i += 6
+	if utf16.IsSurrogate(rr) {
+		if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+			if dec := utf16.DecodeRune(rr, hex4(b[i+2:])); dec != utf8.RuneError {
+				// the second escape must itself be valid JSON
+				if !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return d, n, i, h, false
+				}
+				d, n, h = appendRuneHashed(d, n, h, dec, len(b)-i-6)
+				return d, n, i + 6, h, true
+			}
+		}
+		rr = utf8.RuneError
+	}
+	d, n, h = appendRuneHashed(d, n, h, rr, len(b)-i)
+	return d, n, i, h, true
+}
+
+// appendRuneHashed writes r's UTF-8 at d[n:] and hashes it, growing d so
+// that rest more bytes still fit after it.
+func appendRuneHashed(d []byte, n int, h uint32, r rune, rest int) ([]byte, int, uint32) {
+	if need := utf8.UTFMax + rest; len(d)-n < need {
+		d = append(d[:n], make([]byte, need+len(d)/2)...)
+		d = d[:cap(d)]
+	}
+	w := utf8.EncodeRune(d[n:], r)
+	for _, c := range d[n : n+w] {
+		h = (h ^ uint32(c)) * fnvPrime32
+	}
+	return d, n + w, h
 }
