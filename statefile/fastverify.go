@@ -2,6 +2,8 @@ package statefile
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -56,6 +58,28 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// skipPlain returns the index of the first byte at or after i that is not
+// strPlain ('"', '\\' or a control character), or len(b). It tests eight
+// bytes at a time: keys and values are mostly longer than that.
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		q := v ^ (ones * '"')
+		e := v ^ (ones * '\\')
+		// a byte is flagged when it is below 0x20 or is '"' or '\\'; the
+		// lowest flagged byte is exact (a borrow only runs upwards)
+		m := ((v-ones*0x20)&^v | (q-ones)&^q | (e-ones)&^e) & highs
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && strPlain[b[i]] {
+		i++
+	}
+	return i
+}
+
 // str scans a JSON string at s.i and returns the span of its contents and
 // whether it holds escapes.
 func (s *fastScanner) str() (start, end int, esc, ok bool) {
@@ -66,9 +90,7 @@ func (s *fastScanner) str() (start, end int, esc, ok bool) {
 	i := s.i + 1
 	start = i
 	for {
-		for i < len(b) && strPlain[b[i]] {
-			i++
-		}
+		i = skipPlain(b, i)
 		if i >= len(b) {
 			return
 		}
@@ -170,6 +192,17 @@ func (s *fastScanner) objOpen() bool {
 // and the ':' after it; at the end of the object it consumes '}' and
 // returns done.
 func (s *fastScanner) objKey(first bool) (ks, ke int, done, ok bool) {
+	// the kubelet's compact spelling: "key": or ,"key":
+	if b, i := s.b, s.i; i+1 < len(b) && (first && b[i] == '"' || !first && b[i] == ',' && b[i+1] == '"') {
+		if !first {
+			i++
+		}
+		if j := skipPlain(b, i+1); j+1 < len(b) && b[j] == '"' && b[j+1] == ':' {
+			s.i = j + 2
+			s.ws()
+			return i + 1, j, false, true
+		}
+	}
 	c := s.peek()
 	if c == '}' {
 		s.i++
@@ -638,29 +671,81 @@ func (s *fastScanner) cpusetString() bool {
 	return ok && !esc && validCPUSet(s.b[start:end])
 }
 
-// stringMapMap scans map[string]map[string]V with leaf scanning each V.
-func (s *fastScanner) stringMapMap(leaf func(*fastScanner) bool) bool {
-	return s.members(func(int, int) bool {
-		return s.members(func(int, int) bool { return leaf(s) })
+// leafKind names the values at the bottom of the CPU manager's maps.
+type leafKind uint8
+
+const (
+	leafString   leafKind = iota // any string
+	leafCPUSet                   // a string cpuset.Parse accepts
+	leafBaseline                 // ContainerCPUs{baseline: string}
+	leafPodEntry                 // PodEntry{cpuSet: cpuset}
+)
+
+func (s *fastScanner) leaf(k leafKind) bool {
+	switch k {
+	case leafString:
+		return s.anyString()
+	case leafCPUSet:
+		return s.cpusetString()
+	case leafBaseline:
+		return s.oneStringField(`{"baseline":"`, cpuBaselineFields, false)
+	default:
+		return s.oneStringField(`{"cpuSet":"`, cpuPodEntryFields, true)
+	}
+}
+
+// oneStringField scans a struct with one string field. head is the way the
+// kubelet writes its start ({"name":"); other spellings take the general
+// reader.
+func (s *fastScanner) oneStringField(head string, names []string, cpus bool) bool {
+	b := s.b
+	if i := s.i + len(head); hasLit(b, s.i, head) && s.depth < MaxDepth {
+		if j := skipPlain(b, i); j+1 < len(b) && b[j] == '"' && b[j+1] == '}' {
+			if cpus && !validCPUSet(b[i:j]) {
+				return false
+			}
+			s.i = j + 2
+			return true
+		}
+	}
+	return s.fields(names, func(int) bool {
+		if cpus {
+			return s.cpusetString()
+		}
+		return s.anyString()
 	})
 }
 
-// oneFieldStruct scans a struct with one known field whose value leaf scans.
-func (s *fastScanner) oneFieldStruct(names []string, leaf func(*fastScanner) bool) bool {
-	return s.fields(names, func(int) bool { return leaf(s) })
+// stringMap scans map[string]V.
+func (s *fastScanner) stringMap(k leafKind) bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok || done {
+			return ok
+		}
+		if !s.leaf(k) {
+			return false
+		}
+	}
 }
 
-func cpuPodEntryLeaf(s *fastScanner) bool {
-	return s.oneFieldStruct(cpuPodEntryFields, (*fastScanner).cpusetString)
-}
-
-func cpuBaselineLeaf(s *fastScanner) bool {
-	return s.oneFieldStruct(cpuBaselineFields, (*fastScanner).anyString)
-}
-
-// cpuPodEntries scans map[string]PodEntry.
-func (s *fastScanner) cpuPodEntries() bool {
-	return s.members(func(int, int) bool { return cpuPodEntryLeaf(s) })
+// stringMapMap scans map[string]map[string]V.
+func (s *fastScanner) stringMapMap(k leafKind) bool {
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		_, _, done, ok := s.objKey(first)
+		if !ok || done {
+			return ok
+		}
+		if !s.stringMap(k) {
+			return false
+		}
+	}
 }
 
 // --- the two entry points ---
@@ -715,7 +800,7 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		case kind == KindMemory: // entries
 			ok = s.memEntries()
 		default: // cpu entries
-			ok = s.stringMapMap((*fastScanner).anyString)
+			ok = s.stringMapMap(leafString)
 		}
 		if !ok {
 			return false
@@ -756,11 +841,11 @@ func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
 		case kind == KindCPU && i == 1:
 			ok = s.cpusetString()
 		case kind == KindCPU && i == 2:
-			ok = s.stringMapMap((*fastScanner).cpusetString)
+			ok = s.stringMapMap(leafCPUSet)
 		case kind == KindCPU && i == 3:
-			ok = s.cpuPodEntries()
+			ok = s.stringMap(leafPodEntry)
 		case kind == KindCPU:
-			ok = s.stringMapMap(cpuBaselineLeaf)
+			ok = s.stringMapMap(leafBaseline)
 		case i == 1:
 			ok = s.machineState()
 		case i == 2:
@@ -908,6 +993,47 @@ func hex4(s []byte) rune {
 // Ranges wider than maxCPURange are refused here (Parse would build them
 // one CPU at a time).
 func validCPUSet(s []byte) bool {
+	// the common spelling: unsigned decimal N or N-M, joined by commas
+	for i := 0; ; {
+		a, j := digits(s, i)
+		if j == i {
+			break
+		}
+		if j < len(s) && s[j] == '-' {
+			b, k := digits(s, j+1)
+			if k == j+1 || b < a || b-a > maxCPURange {
+				break
+			}
+			j = k
+		}
+		if j == len(s) {
+			return true
+		}
+		if s[j] != ',' {
+			break
+		}
+		i = j + 1
+	}
+	return validCPUSetSlow(s)
+}
+
+// digits reads up to 18 decimal digits at s[i:] and returns their value
+// and the index after them (i when there are none, or too many).
+func digits(s []byte, i int) (int64, int) {
+	var v int64
+	j := i
+	for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+		if j-i == 18 {
+			return 0, i
+		}
+		v = v*10 + int64(s[j]-'0')
+		j++
+	}
+	return v, j
+}
+
+// validCPUSetSlow is validCPUSet for every spelling strconv.Atoi accepts.
+func validCPUSetSlow(s []byte) bool {
 	if len(s) == 0 {
 		return true
 	}

@@ -236,3 +236,22 @@ func FuzzTypedNumbers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSkipPlain holds the eight-bytes-at-a-time string scan to a byte loop.
+func FuzzSkipPlain(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh\"", "0123456789abcdef\\", "\x1f", "\xff\xfe\x80abcdefghij\x00", "aaaaaaa\"bbbbbbbb\"", "\x21\x5b\x5d\x23\x60"} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			i = 0
+		}
+		want := i
+		for want < len(b) && strPlain[b[want]] {
+			want++
+		}
+		if got := skipPlain(b, i); got != want {
+			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	})
+}
