@@ -383,7 +383,13 @@ func scanUint64(b []byte, i int) (uint64, int, bool) {
 		}
 		return 0, i, true
 	}
+	// up to 19 digits cannot overflow; a 20th is checked
 	var v uint64
+	start := i
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' && i-start < 19 {
+		v = v*10 + uint64(b[i]-'0')
+		i++
+	}
 	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
 		d := uint64(b[i] - '0')
 		if v > (1<<64-1)/10 || v == (1<<64-1)/10 && d > (1<<64-1)%10 {
@@ -571,12 +577,14 @@ func hasLit(b []byte, i int, w string) bool {
 // anything else (memBlock then reads it the general way), so it accepts
 // only blocks the general reader accepts too.
 func (s *fastScanner) memBlockCompact() bool {
-	const head, typ, size = `{"numaAffinity":[`, `],"type":"`, `","size":`
+	// the head is compared in two parts: literals of up to 16 bytes are
+	// compared inline
+	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
 	b, i := s.b, s.i
-	if !hasLit(b, i, head) || s.depth+2 > MaxDepth {
+	if !hasLit(b, i, head) || i+len(head) >= len(b) || b[i+len(head)] != '[' || s.depth+2 > MaxDepth {
 		return false
 	}
-	i += len(head)
+	i += len(head) + 1
 	if i < len(b) && b[i] != ']' {
 		for {
 			var ok bool
@@ -592,10 +600,7 @@ func (s *fastScanner) memBlockCompact() bool {
 	if !hasLit(b, i, typ) {
 		return false
 	}
-	i += len(typ)
-	for i < len(b) && strPlain[b[i]] {
-		i++
-	}
+	i = skipPlain(b, i+len(typ))
 	if !hasLit(b, i, size) {
 		return false
 	}
