@@ -763,6 +763,60 @@ type fastCapture struct {
 	// buf receives the unescaped data section; sum is its checksum
 	buf []byte
 	sum uint64
+	// pre is the data section when it was read before the scan
+	pre *preread
+}
+
+// preread is a data section read before the rest of the file, as found by
+// readDataFirst.
+type preread struct {
+	start, end             int // the string's span in the file
+	sum                    uint64
+	policyStart, policyEnd int
+	// copies holds the spans in buf of the data section's members that
+	// the outer (rollback) copy repeats, by data field index (1 and 2:
+	// defaultCpuSet or machineState, and entries)
+	copies [3][2]int
+	buf    []byte
+}
+
+// dataKey starts the data member as the kubelet writes it.
+var dataKey = []byte(`"data":"`)
+
+// readDataFirst reads, unescapes, hashes and scans the data section before
+// the rest of the file. The kubelet writes the outer copy of the state
+// first and the data section after it, and the two copies mostly hold the
+// same entries; read in this order, the outer copy's members can be checked
+// by comparing their bytes with the data section's, which the scan already
+// checked for the same Go types (a JSON object or string is a complete
+// value wherever it stands). k is the index of the first `"data":"`; the
+// scan of the file confirms that the member is there.
+func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte) {
+	ds := fastScanner{b: data, i: k + len(`"data":`)}
+	buf, sum, ok := ds.dataString(buf[:0])
+	if !ok {
+		return nil, buf
+	}
+	p := &preread{start: k + len(`"data":`), end: ds.i, sum: sum, buf: buf}
+	in := fastScanner{b: buf}
+	if p.policyStart, p.policyEnd, ok = in.innerSpans(kind, &p.copies); !ok {
+		return nil, buf
+	}
+	return p, buf
+}
+
+// copied reports whether the value at s.i is the data section's member j
+// byte for byte, and moves past it.
+func (s *fastScanner) copied(p *preread, j int) bool {
+	if p == nil {
+		return false
+	}
+	v := p.buf[p.copies[j][0]:p.copies[j][1]]
+	if len(v) == 0 || !bytes.HasPrefix(s.b[s.i:], v) {
+		return false
+	}
+	s.i += len(v)
+	return true
 }
 
 // outer scans the top-level object of a cpu v4 or memory v3 file.
@@ -791,21 +845,31 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 			ok = s.skip()
 		case names[i] == "data":
 			c.dataStart = s.i
-			c.buf, c.sum, ok = s.dataString(c.buf[:0])
+			if c.pre != nil && c.pre.start == s.i {
+				s.i = c.pre.end
+				c.sum = c.pre.sum
+			} else {
+				// not where readDataFirst read it: read it here, and
+				// compare no more members with what it read
+				c.pre = nil
+				c.buf, c.sum, ok = s.dataString(c.buf[:0])
+			}
 			c.dataEnd = s.i
 			c.hasData = true
 		case names[i] == "dataChecksum":
 			c.dataChecksum, ok = s.typedUint64()
 		case names[i] == "checksum":
 			_, ok = s.typedUint64()
-		case names[i] == "policyName" || names[i] == "defaultCpuSet":
+		case names[i] == "policyName":
 			ok = s.anyString()
+		case names[i] == "defaultCpuSet":
+			ok = s.copied(c.pre, 1) || s.anyString()
 		case names[i] == "machineState":
-			ok = s.machineState()
+			ok = s.copied(c.pre, 1) || s.machineState()
 		case kind == KindMemory: // entries
-			ok = s.memEntries()
+			ok = s.copied(c.pre, 2) || s.memEntries()
 		default: // cpu entries
-			ok = s.stringMapMap(leafString)
+			ok = s.copied(c.pre, 2) || s.stringMapMap(leafString)
 		}
 		if !ok {
 			return false
@@ -817,6 +881,12 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 
 // inner scans the data section and returns the policy name span.
 func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
+	return s.innerSpans(kind, nil)
+}
+
+// innerSpans is inner, also noting in spans where the values of the data
+// fields 1 and 2 lie.
+func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, policyEnd int, ok bool) {
 	if !s.objOpen() {
 		return
 	}
@@ -834,6 +904,7 @@ func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
 			break
 		}
 		i := field(s.b[ks:ke], names, &seen)
+		start := s.i
 		switch {
 		case i == -2:
 			return 0, 0, false
@@ -861,6 +932,9 @@ func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
 		if !ok {
 			return 0, 0, false
 		}
+		if spans != nil && (i == 1 || i == 2) {
+			spans[i] = [2]int{start, s.i}
+		}
 	}
 	s.ws()
 	return policyStart, policyEnd, s.i == len(s.b)
@@ -870,6 +944,12 @@ var unquotePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retu
 
 // verifyFast answers for cpu v4 and memory v3 files the kubelet accepts.
 func verifyFast(data []byte, opts Options) (*Verdict, bool) {
+	return verifyFastAt(data, opts, bytes.Index(data, dataKey))
+}
+
+// verifyFastAt is verifyFast for a file whose first `"data":"` is at k
+// (-1 for none).
+func verifyFastAt(data []byte, opts Options, k int) (*Verdict, bool) {
 	if opts.Kind != KindCPU && opts.Kind != KindMemory {
 		return nil, false
 	}
@@ -883,20 +963,24 @@ func verifyFast(data []byte, opts Options) (*Verdict, bool) {
 	bufp := unquotePool.Get().(*[]byte)
 	defer func() { unquotePool.Put(bufp) }()
 	c := fastCapture{buf: *bufp}
+	if k >= 0 {
+		c.pre, c.buf = readDataFirst(data, opts.Kind, k, c.buf)
+	}
 	s := fastScanner{b: data}
 	ok := s.outer(opts.Kind, &c)
 	*bufp = c.buf[:0]
-	if !ok || !c.hasData || c.dataEnd-c.dataStart <= 2 {
+	if !ok || !c.hasData || c.dataEnd-c.dataStart <= 2 || c.sum != c.dataChecksum {
 		return nil, false
 	}
 	inner := c.buf
-	if c.sum != c.dataChecksum {
-		return nil, false
-	}
-	in := fastScanner{b: inner}
-	ps, pe, ok := in.inner(opts.Kind)
-	if !ok {
-		return nil, false
+	var ps, pe int
+	if c.pre != nil {
+		ps, pe = c.pre.policyStart, c.pre.policyEnd
+	} else {
+		in := fastScanner{b: inner}
+		if ps, pe, ok = in.inner(opts.Kind); !ok {
+			return nil, false
+		}
 	}
 	if opts.Policy != "" && opts.Policy != string(inner[ps:pe]) {
 		return nil, false

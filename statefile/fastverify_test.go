@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -132,6 +133,11 @@ func FuzzVerifyFast(f *testing.F) {
 			}
 		}
 		fast, ok := verifyFast(data, opts)
+		// reading the data section first changes the order of work, not
+		// the answer
+		if inOrder, ok2 := verifyFastAt(data, opts, -1); ok != ok2 || !reflect.DeepEqual(fast, inOrder) {
+			t.Fatalf("data section read first: %v %+v; in file order: %v %+v", ok, fast, ok2, inOrder)
+		}
 		if !ok {
 			return
 		}
@@ -254,4 +260,56 @@ func FuzzSkipPlain(f *testing.F) {
 			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
 		}
 	})
+}
+
+// TestVerifyDataFirst covers the files where reading the data section
+// first cannot shortcut the outer copy: a decoy `"data":"` before the real
+// member, an outer copy that differs from the data section, and an outer
+// copy the kubelet cannot read. Verify must agree with Decode on each, and
+// with the fast path taken in file order.
+func TestVerifyDataFirst(t *testing.T) {
+	cpu, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	mem, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	for _, c := range []struct {
+		name      string
+		kind      Kind
+		data      string
+		accepts   bool
+		fastTaken bool
+	}{
+		{"cpu as written", KindCPU, string(cpu), true, true},
+		{"memory as written", KindMemory, string(mem), true, true},
+		// a container named "data" in the outer copy comes first
+		{"cpu decoy data member", KindCPU, strings.Replace(string(cpu), `"side":"4"`, `"data":"4"`, 1), true, true},
+		// the outer copy differs (only the data section counts)
+		{"cpu outer copy differs", KindCPU, strings.Replace(string(cpu), `"pod-b":{"db":"5"}`, `"pod-b":{"db":"9"}`, 1), true, true},
+		{"memory outer copy differs", KindMemory, strings.Replace(string(mem), `"size":2147483648}]}},"checksum"`, `"size":1}]}},"checksum"`, 1), true, true},
+		// the outer copy is not the kubelet's type: json.Unmarshal fails
+		{"cpu outer copy mistyped", KindCPU, strings.Replace(string(cpu), `"pod-b":{"db":"5"}`, `"pod-b":{"db":5}`, 1), false, false},
+		{"memory outer copy mistyped", KindMemory, strings.Replace(string(mem), `"size":2147483648}]}},"checksum"`, `"size":-1}]}},"checksum"`, 1), false, false},
+		// the outer copy holds the data section's entries and more after them
+		{"cpu outer copy longer", KindCPU, strings.Replace(string(cpu), `"pod-b":{"db":"5"}},"checksum"`, `"pod-b":{"db":"5"},"pod-c":{}},"checksum"`, 1), true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := []byte(c.data)
+			if c.data == string(cpu) && c.name != "cpu as written" || c.data == string(mem) && c.name != "memory as written" {
+				t.Fatal("the edit did not apply")
+			}
+			opts := Options{Name: "f", Kind: c.kind}
+			f, err := Decode(data, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := Verify(data, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, ok := verifyFast(data, opts)
+			inOrder, ok2 := verifyFastAt(data, opts, -1)
+			if f.KubeletAccepts != c.accepts || v.KubeletAccepts != c.accepts || ok != c.fastTaken || ok2 != ok || !reflect.DeepEqual(fast, inOrder) {
+				t.Fatalf("Decode accepts=%v (%s), Verify accepts=%v, fast path %v, in file order %v; want accepts=%v fast=%v",
+					f.KubeletAccepts, f.Reason, v.KubeletAccepts, ok, ok2, c.accepts, c.fastTaken)
+			}
+		})
+	}
 }

@@ -28,9 +28,9 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 	// Both fast paths check the whole file; the order only saves time: a
 	// "data" member means the v4/v3 layout.
 	if opts.Kind == KindCPU || opts.Kind == KindMemory {
-		hasData := bytes.Contains(data, []byte(`"data"`))
-		if hasData {
-			if v, ok := verifyFast(data, opts); ok {
+		k := bytes.Index(data, dataKey)
+		if k >= 0 {
+			if v, ok := verifyFastAt(data, opts, k); ok {
 				return v, nil
 			}
 		}
@@ -39,8 +39,8 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 				return v, nil
 			}
 		}
-		if !hasData {
-			if v, ok := verifyFast(data, opts); ok {
+		if k < 0 {
+			if v, ok := verifyFastAt(data, opts, k); ok {
 				return v, nil
 			}
 		}
