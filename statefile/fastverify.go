@@ -1221,6 +1221,9 @@ func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 	}
 	d := dst[:cap(dst)]
 	for i < len(b) {
+		if i, n, h = unescapeRun(b, d, i, n, h); i >= len(b) {
+			break
+		}
 		c := b[i]
 		if plainASCII[c] {
 			if n >= len(d) {
@@ -1278,6 +1281,33 @@ func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 		}
 	}
 	return d[:n], 0, false
+}
+
+// unescapeRun is dataString's main loop, kept small so that its values
+// stay in registers: it copies and hashes plain ASCII and the escapes \",
+// \\ and \/ from b[i:] to d[n:] and returns where it stopped.
+func unescapeRun(b, d []byte, i, n int, h uint32) (int, int, uint32) {
+	for i < len(b) && n < len(d) {
+		c := b[i]
+		if plainASCII[c] {
+			d[n] = c
+			n++
+			i++
+			h = (h ^ uint32(c)) * fnvPrime32
+			continue
+		}
+		if c != '\\' || i+1 >= len(b) {
+			break
+		}
+		if c = b[i+1]; c != '"' && c != '\\' && c != '/' {
+			break
+		}
+		d[n] = c
+		n++
+		i += 2
+		h = (h ^ uint32(c)) * fnvPrime32
+	}
+	return i, n, h
 }
 
 // unicodeEscape decodes the \uXXXX escape (or surrogate pair) at b[i],
