@@ -3,9 +3,12 @@ package statefile
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/bits"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -32,6 +35,18 @@ type fastScanner struct {
 	b     []byte
 	i     int
 	depth int
+	// feed, when set, is the data section being read on another
+	// goroutine: b is the part read so far, and final says it is all
+	feed  *dataFeed
+	final bool
+}
+
+// refill makes sure that a scan over a feed sees feedWindow bytes past
+// s.i, or the whole section.
+func (s *fastScanner) refill() {
+	if s.feed != nil && !s.final && len(s.b)-s.i < feedWindow {
+		s.b, s.final = s.feed.upTo(s.i + feedWindow)
+	}
 }
 
 func (s *fastScanner) ws() {
@@ -192,6 +207,7 @@ func (s *fastScanner) objOpen() bool {
 // and the ':' after it; at the end of the object it consumes '}' and
 // returns done.
 func (s *fastScanner) objKey(first bool) (ks, ke int, done, ok bool) {
+	s.refill()
 	// the kubelet's compact spelling: "key": or ,"key":
 	if b, i := s.b, s.i; i+1 < len(b) && (first && b[i] == '"' || !first && b[i] == ',' && b[i+1] == '"') {
 		if !first {
@@ -618,6 +634,7 @@ func (s *fastScanner) memBlocks() bool {
 		return false
 	}
 	for first := true; ; first = false {
+		s.refill()
 		done, ok := s.arrNext(first)
 		if !ok || done {
 			return ok
@@ -792,6 +809,13 @@ var dataKey = []byte(`"data":"`)
 // value wherever it stands). k is the index of the first `"data":"`; the
 // scan of the file confirms that the member is there.
 func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte) {
+	if start := k + len(`"data":`); len(data)-start >= feedMin && runtime.GOMAXPROCS(0) > 1 {
+		var p *preread
+		if p, buf = readDataAlongside(data, kind, start, buf); p != nil {
+			return p, buf
+		}
+		// the section cannot be read that way: read it here
+	}
 	ds := fastScanner{b: data, i: k + len(`"data":`)}
 	buf, sum, ok := ds.dataString(buf[:0])
 	if !ok {
@@ -803,6 +827,103 @@ func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte)
 		return nil, buf
 	}
 	return p, buf
+}
+
+// Reading a large data section alongside its scan: feedChunk is how much of
+// the section the reading goroutine unescapes between two reports of its
+// progress; feedWindow is how far ahead of the scan the section must be
+// read before the scan goes on (a member longer than that makes the scan
+// fail, and the section is then read the plain way); feedMin is the size
+// of file from which a second goroutine reads the section.
+// (Variables only so that tests can make them tiny.)
+var (
+	feedChunk  = 16 << 10
+	feedWindow = 64 << 10
+	feedMin    = 64 << 10
+)
+
+// feedSpins is how many times a scan that caught up with the reading
+// yields before it blocks: the next chunk is microseconds away, and waking
+// from a blocked receive takes longer.
+const feedSpins = 1000
+
+// dataFeed hands a data section from the goroutine that unescapes and
+// hashes it to the scan that reads it at the same time. The copy loop runs
+// at the speed of the hash's multiply chain, which leaves most of a CPU
+// core idle; on a second CPU (or hardware thread) the scan follows it.
+type dataFeed struct {
+	buf      []byte       // the section's room: never grown while read
+	progress atomic.Int64 // bytes of buf written so far
+	more     chan struct{}
+	done     chan struct{}
+	// after done
+	n, end int
+	sum    uint64
+	ok     bool
+}
+
+func (f *dataFeed) publish(n int) {
+	f.progress.Store(int64(n))
+	select {
+	case f.more <- struct{}{}:
+	default:
+	}
+}
+
+// upTo waits until need bytes of the section are read, or all of it, and
+// returns what is read and whether that is all.
+func (f *dataFeed) upTo(need int) ([]byte, bool) {
+	for spins := 0; ; spins++ {
+		if p := int(f.progress.Load()); p >= need {
+			return f.buf[:p], false
+		}
+		if spins < feedSpins {
+			select {
+			case <-f.done:
+				return f.buf[:f.n], true
+			default:
+				runtime.Gosched()
+				continue
+			}
+		}
+		select {
+		case <-f.more:
+		case <-f.done:
+			return f.buf[:f.n], true
+		}
+	}
+}
+
+// readDataAlongside is readDataFirst with the section unescaped and hashed
+// on a second goroutine while this one scans it. It returns nil when that
+// fails for any reason, and readDataFirst then reads the section itself.
+func readDataAlongside(data []byte, kind Kind, start int, buf []byte) (*preread, []byte) {
+	if cap(buf) < len(data)-start {
+		buf = make([]byte, 0, len(data)-start)
+	}
+	f := &dataFeed{buf: buf[:cap(buf)], more: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer func() {
+			// a panic here would end the program, not just Verify
+			if recover() != nil {
+				f.ok = false
+			}
+			close(f.done)
+		}()
+		ds := fastScanner{b: data, i: start}
+		out, sum, ok := ds.dataStringFeed(buf[:0], f)
+		f.n, f.end, f.sum, f.ok = len(out), ds.i, sum, ok
+	}()
+	in := fastScanner{b: f.buf[:0], feed: f}
+	p := &preread{start: start}
+	var ok bool
+	p.policyStart, p.policyEnd, ok = in.innerSpans(kind, &p.copies)
+	<-f.done
+	if !ok || !f.ok {
+		return nil, buf
+	}
+	p.end, p.sum, p.buf = f.end, f.sum, f.buf[:f.n]
+	return p, p.buf
 }
 
 // copied reports whether the value at s.i is the data section's member j
@@ -887,6 +1008,7 @@ func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
 // innerSpans is inner, also noting in spans where the values of the data
 // fields 1 and 2 lie.
 func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, policyEnd int, ok bool) {
+	s.refill()
 	if !s.objOpen() {
 		return
 	}
@@ -935,6 +1057,9 @@ func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, poli
 		if spans != nil && (i == 1 || i == 2) {
 			spans[i] = [2]int{start, s.i}
 		}
+	}
+	if s.feed != nil && !s.final {
+		s.b, s.final = s.feed.upTo(math.MaxInt)
 	}
 	s.ws()
 	return policyStart, policyEnd, s.i == len(s.b)
@@ -1205,6 +1330,13 @@ var plainASCII = func() (t [256]bool) {
 // the hash's multiply chain, which bounds the speed; escapes and non-ASCII
 // bytes leave the loop.
 func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
+	return s.dataStringFeed(dst, nil)
+}
+
+// dataStringFeed is dataString; with a feed it publishes its progress
+// through the feed a chunk at a time and writes only into dst's capacity
+// (it fails rather than grow it: see dataFeed).
+func (s *fastScanner) dataStringFeed(dst []byte, feed *dataFeed) ([]byte, uint64, bool) {
 	b := s.b
 	if s.i >= len(b) || b[s.i] != '"' {
 		return dst, 0, false
@@ -1221,7 +1353,17 @@ func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 	}
 	d := dst[:cap(dst)]
 	for i < len(b) {
-		if i, n, h = unescapeRun(b, d, i, n, h); i >= len(b) {
+		if feed == nil {
+			i, n, h = unescapeRun(b, d, i, n, h)
+		} else {
+			lim := min(i+feedChunk, len(b))
+			i, n, h = unescapeRun(b[:lim], d, i, n, h)
+			feed.publish(n)
+			if i >= lim-1 && lim < len(b) {
+				continue // the chunk ended (perhaps inside an escape)
+			}
+		}
+		if i >= len(b) {
 			break
 		}
 		c := b[i]
@@ -1276,6 +1418,9 @@ func (s *fastScanner) dataString(dst []byte) ([]byte, uint64, bool) {
 			h = (h ^ uint32(e)) * fnvPrime32
 		default: // a multi-byte sequence, or invalid UTF-8 (U+FFFD)
 			rr, size := utf8.DecodeRune(b[i:])
+			if feed != nil && size < utf8.RuneLen(rr) {
+				return d[:n], 0, false // it could need more room than there is
+			}
 			i += size
 			d, n, h = appendRuneHashed(d, n, h, rr, len(b)-i)
 		}

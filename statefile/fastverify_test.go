@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,10 +134,13 @@ func FuzzVerifyFast(f *testing.F) {
 			}
 		}
 		fast, ok := verifyFast(data, opts)
-		// reading the data section first changes the order of work, not
-		// the answer
+		// reading the data section first, or alongside its scan, changes
+		// the order of work, not the answer
 		if inOrder, ok2 := verifyFastAt(data, opts, -1); ok != ok2 || !reflect.DeepEqual(fast, inOrder) {
 			t.Fatalf("data section read first: %v %+v; in file order: %v %+v", ok, fast, ok2, inOrder)
+		}
+		if along, ok2 := withTinyFeed(func() (*Verdict, bool) { return verifyFast(data, opts) }); ok != ok2 || !reflect.DeepEqual(fast, along) {
+			t.Fatalf("data section read first: %v %+v; read alongside: %v %+v", ok, fast, ok2, along)
 		}
 		if !ok {
 			return
@@ -312,4 +316,98 @@ func TestVerifyDataFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withTinyFeed runs f with the data section of any file read on a second
+// goroutine in chunks of a few bytes, so that chunk and window boundaries
+// fall everywhere.
+func withTinyFeed(f func() (*Verdict, bool)) (*Verdict, bool) {
+	chunk, window, least := feedChunk, feedWindow, feedMin
+	defer func() { feedChunk, feedWindow, feedMin = chunk, window, least }()
+	feedChunk, feedWindow, feedMin = 5, 11, 0
+	return f()
+}
+
+// TestVerifyAlongside holds the data section read on a second goroutine to
+// the plain reading on large files: as written, with a corrupt data
+// section, with invalid UTF-8 (which the reading goroutine leaves to the
+// plain reading), and with a member longer than the scan's window.
+func TestVerifyAlongside(t *testing.T) {
+	mem := benchMemoryFile(t, FormatV3)
+	cpu := benchCPUFile(t, FormatV4)
+	// a cpuset string longer than the window: every other CPU of 40,000
+	big := sampleCPU()
+	var every []int
+	for i := 0; i < 40000; i += 2 {
+		every = append(every, i)
+	}
+	big.Entries["pod-big"] = map[string]cpuset.CPUSet{"wide": cpuset.New(every...)}
+	bigData, err := Encode(&File{Kind: KindCPU, CPU: big}, FormatV4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		kind Kind
+		data []byte
+		// whether readDataAlongside itself takes it (or leaves it to
+		// the plain reading)
+		alongside bool
+	}{
+		{"memory", KindMemory, mem, true},
+		{"cpu", KindCPU, cpu, true},
+		{"memory corrupt", KindMemory, bytes.Replace(mem, []byte(`\"size\":1048576`), []byte(`\"size\":1048577`), 1), true},
+		{"cpu bad cpuset late", KindCPU, resum(t, lastReplace(t, cpu, `\"sidecar\":\"25`, `\"sidecar\":\"x`)), false},
+		{"memory invalid utf-8", KindMemory, resum(t, lastReplace(t, mem, `\"type\":\"memory\"`, "\\\"type\\\":\\\"mem\xffory\\\"")), false},
+		{"cpu string over the window", KindCPU, bigData, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if len(c.data) < feedMin {
+				t.Fatalf("%d bytes: too small to be read alongside", len(c.data))
+			}
+			k := bytes.Index(c.data, dataKey)
+			if p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil); (p != nil) != c.alongside {
+				t.Fatalf("read alongside: %v, want %v", p != nil, c.alongside)
+			}
+			opts := Options{Name: "f", Kind: c.kind}
+			along, ok := verifyFast(c.data, opts)
+			inOrder, ok2 := verifyFastAt(c.data, opts, -1)
+			if ok != ok2 || !reflect.DeepEqual(along, inOrder) {
+				t.Fatalf("read alongside: %v %+v; in file order: %v %+v", ok, along, ok2, inOrder)
+			}
+			v, err := Verify(c.data, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Decode(c.data, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.KubeletAccepts != f.KubeletAccepts || v.Checksum.Valid != f.Checksum.Valid {
+				t.Fatalf("Verify accepts=%v valid=%v, Decode accepts=%v valid=%v (%s)", v.KubeletAccepts, v.Checksum.Valid, f.KubeletAccepts, f.Checksum.Valid, f.Reason)
+			}
+			t.Logf("%d bytes, fast path %v, accepts %v", len(c.data), ok, v.KubeletAccepts)
+		})
+	}
+}
+
+// lastReplace replaces the last old in data by new.
+func lastReplace(t *testing.T, data []byte, old, new string) []byte {
+	i := bytes.LastIndex(data, []byte(old))
+	if i < 0 {
+		t.Fatalf("no %q", old)
+	}
+	return append(append(append([]byte(nil), data[:i]...), new...), data[i+len(old):]...)
+}
+
+// resum rewrites the dataChecksum at the end of a v3/v4 file to match its
+// data section.
+func resum(t *testing.T, data []byte) []byte {
+	k := bytes.LastIndex(data, []byte(`","dataChecksum":`))
+	d := bytes.Index(data, dataKey)
+	if k < 0 || d < 0 {
+		t.Fatal("not a v3/v4 file")
+	}
+	sum := bytesStringChecksum(unquoteInto(nil, data[d+len(dataKey):k]))
+	return fmt.Appendf(append([]byte(nil), data[:k]...), `","dataChecksum":%d}`, sum)
 }
