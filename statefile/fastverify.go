@@ -832,13 +832,14 @@ func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte)
 // Reading a large data section alongside its scan: feedChunk is how much of
 // the section the reading goroutine unescapes between two reports of its
 // progress; feedWindow is how far ahead of the scan the section must be
-// read before the scan goes on (a member longer than that makes the scan
-// fail, and the section is then read the plain way); feedMin is the size
-// of file from which a second goroutine reads the section.
-// (Variables only so that tests can make them tiny.)
+// read before the scan goes on past a key (a single key or value longer
+// than that makes the scan fail, and the section is then read the plain
+// way; kubelet keys and values are far shorter); feedMin is the size of
+// file from which a second goroutine reads the section. They are variables
+// only so that tests can make them tiny.
 var (
-	feedChunk  = 16 << 10
-	feedWindow = 64 << 10
+	feedChunk  = 4 << 10
+	feedWindow = 16 << 10
 	feedMin    = 64 << 10
 )
 
