@@ -42,9 +42,15 @@ type fastScanner struct {
 }
 
 // refill makes sure that a scan over a feed sees feedWindow bytes past
-// s.i, or the whole section.
+// s.i, or the whole section. (The check is inlined; the rest is not.)
 func (s *fastScanner) refill() {
-	if s.feed != nil && !s.final && len(s.b)-s.i < feedWindow {
+	if s.feed != nil {
+		s.refillFeed()
+	}
+}
+
+func (s *fastScanner) refillFeed() {
+	if !s.final && len(s.b)-s.i < feedWindow {
 		s.b, s.final = s.feed.upTo(s.i + feedWindow)
 	}
 }
