@@ -151,6 +151,9 @@ func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
 	// container stay contiguous in a.blocks
 	lo := int32(len(a.blocks))
 	ok := s.elements(func() bool {
+		if s.spewBlockCompact(a) {
+			return true
+		}
 		var b fBlock
 		ok := s.fields(memBlockFields, func(i int) (ok bool) {
 			switch i {
@@ -168,6 +171,52 @@ func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
 		return ok
 	})
 	return rng{lo, int32(len(a.blocks))}, ok
+}
+
+// spewBlockCompact is memBlockCompact for the arena: a block in the
+// kubelet's own spelling, recorded; anything else leaves s and a as they
+// were and returns false.
+func (s *fastScanner) spewBlockCompact(a *spewArena) bool {
+	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
+	b, i := s.b, s.i
+	if !hasLit(b, i, head) || i+len(head) >= len(b) || b[i+len(head)] != '[' || s.depth+2 > MaxDepth {
+		return false
+	}
+	i += len(head) + 1
+	lo := len(a.ints)
+	if i < len(b) && b[i] != ']' {
+		for {
+			v, j, ok := scanInt(b, i)
+			if !ok || j >= len(b) {
+				a.ints = a.ints[:lo]
+				return false
+			}
+			a.ints = append(a.ints, v)
+			if i = j; b[i] != ',' {
+				break
+			}
+			i++
+		}
+	}
+	if !hasLit(b, i, typ) {
+		a.ints = a.ints[:lo]
+		return false
+	}
+	ts := i + len(typ)
+	i = skipPlain(b, ts)
+	if !hasLit(b, i, size) || !utf8.Valid(b[ts:i]) {
+		a.ints = a.ints[:lo]
+		return false
+	}
+	te := i
+	v, i, ok := scanUint64(b, i+len(size))
+	if !ok || i >= len(b) || b[i] != '}' {
+		a.ints = a.ints[:lo]
+		return false
+	}
+	s.i = i + 1
+	a.blocks = append(a.blocks, fBlock{aff: rng{int32(lo), int32(len(a.ints))}, hasAff: true, typ: span{int32(ts), int32(te)}, size: v})
+	return true
 }
 
 func (s *fastScanner) spewMemEntries(a *spewArena) bool {
@@ -333,10 +382,11 @@ func (p *printer) arenaBlocks(a *spewArena, b []byte, r rng) {
 	p.c(']')
 }
 
-// memSum renders the v1 (v2: with podEntries) layout from the arena. The
-// maps are never nil: the kubelet's constructors make them and null is not
-// accepted here.
-func (a *spewArena) memSum(b []byte, v2 bool) uint64 {
+// memSums renders the v1 and v2 (with podEntries) layouts from the arena
+// and returns their checksums. The two texts are the same up to the end of
+// the entries, so that part is rendered and hashed once. The maps are never
+// nil: the kubelet's constructors make them and null is not accepted here.
+func (a *spewArena) memSums(b []byte) (v1, v2 uint64) {
 	p := newPrinter()
 	p.s("(*state.MemoryManagerCheckpoint){PolicyName:(string)")
 	p.span(b, a.policy)
@@ -394,7 +444,10 @@ func (a *spewArena) memSum(b []byte, v2 bool) uint64 {
 		p.c(']')
 	}
 	p.c(']')
-	if v2 {
+	p1 := p
+	p1.text = nil // a test's captured text follows the v2 layout
+	p1.s(" Checksum:(checksum.Checksum)0}")
+	{
 		p.s(" PodEntries:(state.PodMemoryAssignments)map[")
 		for i, e := range a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
 			if i > 0 {
@@ -412,7 +465,7 @@ func (a *spewArena) memSum(b []byte, v2 bool) uint64 {
 		p.c(']')
 	}
 	p.s(" Checksum:(checksum.Checksum)0}")
-	return p.sum()
+	return p1.sum(), p.sum()
 }
 
 // verifyFastSpew answers for memory v1/v2 and cpu v2/v3 files the kubelet accepts.
@@ -432,9 +485,10 @@ func verifyFastSpew(data []byte, opts Options) (*Verdict, bool) {
 		// the kubelet tries v2 first, then v1
 		var layout, era string
 		var format Format
-		if a.memSum(data, true) == a.checksum {
+		v1, v2 := a.memSums(data)
+		if v2 == a.checksum {
 			layout, era, format = layoutMemV2, eraMemV2, FormatV2
-		} else if !a.hasPodEntries && a.memSum(data, false) == a.checksum {
+		} else if !a.hasPodEntries && v1 == a.checksum {
 			layout, era, format = layoutMemV1, eraMemV1, FormatV1
 		} else {
 			return nil, false
@@ -661,7 +715,8 @@ func spewComputed(data []byte, kind Kind) (map[string]uint64, bool) {
 		if !s.spewMemFile(a) || !a.sortMemory(data) {
 			return nil, false
 		}
-		return map[string]uint64{layoutMemV1: a.memSum(data, false), layoutMemV2: a.memSum(data, true)}, true
+		v1, v2 := a.memSums(data)
+		return map[string]uint64{layoutMemV1: v1, layoutMemV2: v2}, true
 	}
 	if !s.spewCPUFile(a) || !a.sortCPU(data) {
 		return nil, false
