@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"sync"
@@ -88,10 +89,26 @@ func (a *spewArena) reset() {
 // hashedString scans a string whose bytes are hashed: no escapes, valid UTF-8.
 func (s *fastScanner) hashedString() (span, bool) {
 	start, end, esc, ok := s.typedString()
-	if !ok || esc || !utf8.Valid(s.b[start:end]) {
+	if !ok || esc || !isASCII(s.b[start:end]) && !utf8.Valid(s.b[start:end]) {
 		return span{}, false
 	}
 	return span{int32(start), int32(end)}, true
+}
+
+// isASCII reports whether b is all ASCII (and so valid UTF-8), eight bytes
+// at a time.
+func isASCII(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *fastScanner) parsedInt() (int64, bool) { return s.parsedIntFast() }
@@ -447,23 +464,21 @@ func (a *spewArena) memSums(b []byte) (v1, v2 uint64) {
 	p1 := p
 	p1.text = nil // a test's captured text follows the v2 layout
 	p1.s(" Checksum:(checksum.Checksum)0}")
-	{
-		p.s(" PodEntries:(state.PodMemoryAssignments)map[")
-		for i, e := range a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
-			if i > 0 {
-				p.c(' ')
-			}
-			p.span(b, e.name)
-			p.s(":{MemoryBlocks:([]state.Block)")
-			if e.blocks.lo < 0 {
-				p.s("<nil>")
-			} else {
-				p.arenaBlocks(a, b, e.blocks)
-			}
-			p.c('}')
+	p.s(" PodEntries:(state.PodMemoryAssignments)map[")
+	for i, e := range a.podEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
+		if i > 0 {
+			p.c(' ')
 		}
-		p.c(']')
+		p.span(b, e.name)
+		p.s(":{MemoryBlocks:([]state.Block)")
+		if e.blocks.lo < 0 {
+			p.s("<nil>")
+		} else {
+			p.arenaBlocks(a, b, e.blocks)
+		}
+		p.c('}')
 	}
+	p.c(']')
 	p.s(" Checksum:(checksum.Checksum)0}")
 	return p1.sum(), p.sum()
 }
@@ -630,54 +645,63 @@ func (a *spewArena) sortCPU(b []byte) bool {
 	return sortedUnique(b, a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi], func(x fCPUPodEntry) span { return x.uid })
 }
 
-// cpuSum renders the v2 (v3: with podEntries) layout under a type name.
-func (a *spewArena) cpuSum(b []byte, typeName string, v3 bool) uint64 {
+// cpuSums renders the four cpu spew layouts from the arena in one pass and
+// returns their checksums: v3 and v2 (v3 with podEntries) under the type
+// name the kubelet's restore uses now and under the one it had when it
+// wrote them (CPUManagerCheckpointV3, CPUManagerCheckpointV2). The texts
+// differ only in that name and in the podEntries member: the lanes of the
+// printer start from the three names, and the hash is forked before
+// podEntries.
+func (a *spewArena) cpuSums(b []byte) (v3raw, v3, v2, v2raw uint64) {
 	p := newPrinter()
-	p.s("(*state.")
-	p.s(typeName)
-	p.s("){PolicyName:(string)")
-	p.span(b, a.policy)
-	p.s(" DefaultCPUSet:(string)")
-	p.span(b, a.defaultSet)
-	p.s(" Entries:(map[string]map[string]string)map[")
+	p.s("(*state.CPUManagerCheckpoint")
+	named := p.h
+	p.s("V3") // lane 1 (and the captured text): CPUManagerCheckpointV3
+	p.h2, p.h3 = named, fnvAdd(named, "V2")
+	p.ls("){PolicyName:(string)")
+	p.lb(b[a.policy.s:a.policy.e])
+	p.ls(" DefaultCPUSet:(string)")
+	p.lb(b[a.defaultSet.s:a.defaultSet.e])
+	p.ls(" Entries:(map[string]map[string]string)map[")
 	for i, pod := range a.cpuPods[a.entries.lo:a.entries.hi] {
 		if i > 0 {
-			p.c(' ')
+			p.lc(' ')
 		}
-		p.span(b, pod.uid)
-		p.s(":map[")
+		p.lb(b[pod.uid.s:pod.uid.e])
+		p.ls(":map[")
 		for j, kv := range a.kvs[pod.ctrs.lo:pod.ctrs.hi] {
 			if j > 0 {
-				p.c(' ')
+				p.lc(' ')
 			}
-			p.span(b, kv.k)
-			p.c(':')
-			p.span(b, kv.v)
+			p.lb(b[kv.k.s:kv.k.e])
+			p.lc(':')
+			p.lb(b[kv.v.s:kv.v.e])
 		}
-		p.c(']')
+		p.lc(']')
 	}
-	p.c(']')
-	if v3 {
-		p.s(" PodEntries:(state.PodCPUAssignments)map[")
-		for i, e := range a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
-			if i > 0 {
-				p.c(' ')
-			}
-			p.span(b, e.uid)
-			p.s(":{CPUSet:(cpuset.CPUSet){elems:(map[int]struct {})map[")
-			for j, c := range a.ints[e.cpus.lo:e.cpus.hi] {
-				if j > 0 {
-					p.c(' ')
-				}
-				p.i(c)
-				p.s(":{}")
-			}
-			p.s("]}}")
+	p.lc(']')
+	q := p
+	q.text = nil // a test's captured text follows lane 1
+	q.ls(" Checksum:(checksum.Checksum)0}")
+	p.ls(" PodEntries:(state.PodCPUAssignments)map[")
+	for i, e := range a.cpuEntries[a.podEntriesR.lo:a.podEntriesR.hi] {
+		if i > 0 {
+			p.lc(' ')
 		}
-		p.c(']')
+		p.lb(b[e.uid.s:e.uid.e])
+		p.ls(":{CPUSet:(cpuset.CPUSet){elems:(map[int]struct {})map[")
+		for j, c := range a.ints[e.cpus.lo:e.cpus.hi] {
+			if j > 0 {
+				p.lc(' ')
+			}
+			p.li(c)
+			p.ls(":{}")
+		}
+		p.ls("]}}")
 	}
-	p.s(" Checksum:(checksum.Checksum)0}")
-	return p.sum()
+	p.lc(']')
+	p.ls(" Checksum:(checksum.Checksum)0}")
+	return uint64(p.h), uint64(p.h2), uint64(q.h2), uint64(q.h3)
 }
 
 func verifyFastSpewCPU(data []byte, opts Options, a *spewArena) (*Verdict, bool) {
@@ -690,16 +714,17 @@ func verifyFastSpewCPU(data []byte, opts Options, a *spewArena) (*Verdict, bool)
 		return nil, false
 	}
 	// restore order: v3 (raw type name, then renamed), then v2 (raw, renamed)
+	v3raw, v3, v2, v2raw := a.cpuSums(data)
 	switch {
-	case a.cpuSum(data, "CPUManagerCheckpointV3", true) == a.checksum:
+	case v3raw == a.checksum:
 		return fastVerdict(KindCPU, FormatV3, layoutCPUV3Raw, eraCPUV3Raw, a.checksum), true
-	case a.cpuSum(data, "CPUManagerCheckpoint", true) == a.checksum:
+	case v3 == a.checksum:
 		return fastVerdict(KindCPU, FormatV3, layoutCPUV3, eraCPUV3, a.checksum), true
 	case a.hasPodEntries:
 		return nil, false
-	case a.cpuSum(data, "CPUManagerCheckpoint", false) == a.checksum:
+	case v2 == a.checksum:
 		return fastVerdict(KindCPU, FormatV2, layoutCPUV2, eraCPUV2, a.checksum), true
-	case a.cpuSum(data, "CPUManagerCheckpointV2", false) == a.checksum:
+	case v2raw == a.checksum:
 		return fastVerdict(KindCPU, FormatV2, layoutCPUV2Raw, eraCPUV2Raw, a.checksum), true
 	}
 	return nil, false
@@ -721,8 +746,6 @@ func spewComputed(data []byte, kind Kind) (map[string]uint64, bool) {
 	if !s.spewCPUFile(a) || !a.sortCPU(data) {
 		return nil, false
 	}
-	return map[string]uint64{
-		layoutCPUV2: a.cpuSum(data, "CPUManagerCheckpoint", false), layoutCPUV2Raw: a.cpuSum(data, "CPUManagerCheckpointV2", false),
-		layoutCPUV3: a.cpuSum(data, "CPUManagerCheckpoint", true), layoutCPUV3Raw: a.cpuSum(data, "CPUManagerCheckpointV3", true),
-	}, true
+	v3raw, v3, v2, v2raw := a.cpuSums(data)
+	return map[string]uint64{layoutCPUV2: v2, layoutCPUV2Raw: v2raw, layoutCPUV3: v3, layoutCPUV3Raw: v3raw}, true
 }
