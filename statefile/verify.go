@@ -26,9 +26,14 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 		}
 	}()
 	// Both fast paths check the whole file; the order only saves time: a
-	// "data" member means the v4/v3 layout.
+	// "data" member means the v4/v3 layout. The kubelet writes it with
+	// dataChecksum last, so a file without that near its end is looked at
+	// as a spew-layout file first.
 	if opts.Kind == KindCPU || opts.Kind == KindMemory {
-		k := bytes.Index(data, dataKey)
+		k := -1
+		if bytes.Contains(data[max(0, len(data)-64):], []byte(`"dataChecksum":`)) {
+			k = bytes.Index(data, dataKey)
+		}
 		if k >= 0 {
 			if v, ok := verifyFastAt(data, opts, k); ok {
 				return v, nil
@@ -40,7 +45,7 @@ func Verify(data []byte, opts Options) (v *Verdict, err error) {
 			}
 		}
 		if k < 0 {
-			if v, ok := verifyFastAt(data, opts, k); ok {
+			if v, ok := verifyFast(data, opts); ok {
 				return v, nil
 			}
 		}
