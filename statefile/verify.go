@@ -19,6 +19,11 @@ type Verdict struct {
 // Verify decides only what kubelet v1.37.2's restore path decides for data:
 // the format, the checksum and whether the kubelet accepts it. It skips the
 // problem analysis of Decode, so it is the check to use on large files.
+//
+// Verify allocates next to nothing. On a v3/v4 file of 64 KiB or more, and
+// with GOMAXPROCS above 1, it unescapes and hashes the data section on a
+// second goroutine while it reads the part already done; it returns only
+// after that goroutine has finished.
 func Verify(data []byte, opts Options) (v *Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {
