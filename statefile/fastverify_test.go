@@ -351,23 +351,26 @@ func TestVerifyAlongside(t *testing.T) {
 		kind Kind
 		data []byte
 		// whether readDataAlongside itself takes it (or leaves it to
-		// the plain reading)
-		alongside bool
+		// the plain reading): "yes", "no", or "either" where it depends
+		// on timing (a value longer than the window fails the scan only
+		// if the scan catches up with the reader before it is done)
+		alongside string
 	}{
-		{"memory", KindMemory, mem, true},
-		{"cpu", KindCPU, cpu, true},
-		{"memory corrupt", KindMemory, bytes.Replace(mem, []byte(`\"size\":1048576`), []byte(`\"size\":1048577`), 1), true},
-		{"cpu bad cpuset late", KindCPU, resum(t, lastReplace(t, cpu, `\"sidecar\":\"25`, `\"sidecar\":\"x`)), false},
-		{"memory invalid utf-8", KindMemory, resum(t, lastReplace(t, mem, `\"type\":\"memory\"`, "\\\"type\\\":\\\"mem\xffory\\\"")), false},
-		{"cpu string over the window", KindCPU, bigData, false},
+		{"memory", KindMemory, mem, "yes"},
+		{"cpu", KindCPU, cpu, "yes"},
+		{"memory corrupt", KindMemory, bytes.Replace(mem, []byte(`\"size\":1048576`), []byte(`\"size\":1048577`), 1), "yes"},
+		{"cpu bad cpuset late", KindCPU, resum(t, lastReplace(t, cpu, `\"sidecar\":\"25`, `\"sidecar\":\"x`)), "no"},
+		{"memory invalid utf-8", KindMemory, resum(t, lastReplace(t, mem, `\"type\":\"memory\"`, "\\\"type\\\":\\\"mem\xffory\\\"")), "no"},
+		{"cpu string over the window", KindCPU, bigData, "either"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if len(c.data) < feedMin {
 				t.Fatalf("%d bytes: too small to be read alongside", len(c.data))
 			}
 			k := bytes.Index(c.data, dataKey)
-			if p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil); (p != nil) != c.alongside {
-				t.Fatalf("read alongside: %v, want %v", p != nil, c.alongside)
+			p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil)
+			if c.alongside != "either" && (p != nil) != (c.alongside == "yes") {
+				t.Fatalf("read alongside: %v, want %s", p != nil, c.alongside)
 			}
 			opts := Options{Name: "f", Kind: c.kind}
 			along, ok := verifyFast(c.data, opts)
@@ -410,4 +413,32 @@ func resum(t *testing.T, data []byte) []byte {
 	}
 	sum := bytesStringChecksum(unquoteInto(nil, data[d+len(dataKey):k]))
 	return fmt.Appendf(append([]byte(nil), data[:k]...), `","dataChecksum":%d}`, sum)
+}
+
+// TestFeedWindow shows a scan over a data section still being read
+// failing, rather than misreading, at a value longer than its window: the
+// reader has stopped in the middle of the value.
+func TestFeedWindow(t *testing.T) {
+	window := feedWindow
+	defer func() { feedWindow = window }()
+	feedWindow = 16
+	section := []byte(`{"policyName":"static","defaultCpuSet":"` + strings.Repeat("1,", 100) + `1","entries":{}}`)
+	f := &dataFeed{buf: section, more: make(chan struct{}, 1), done: make(chan struct{})}
+	inValue := bytes.Index(section, []byte(`1,1,`)) + 20
+	f.publish(inValue)
+	s := fastScanner{b: f.buf[:0], feed: f}
+	if _, _, ok := s.innerSpans(KindCPU, nil); ok {
+		t.Fatal("the scan read a section that was read only up to the middle of a value")
+	}
+	if s.final || len(s.b) != inValue {
+		t.Fatalf("the scan saw %d bytes (final %v), the reader published %d", len(s.b), s.final, inValue)
+	}
+	// once the reader is done, the same section reads
+	f.n, f.ok = len(section), true
+	f.publish(len(section))
+	close(f.done)
+	s = fastScanner{b: f.buf[:0], feed: f}
+	if _, _, ok := s.innerSpans(KindCPU, nil); !ok {
+		t.Fatal("the whole section does not read")
+	}
 }
