@@ -168,7 +168,7 @@ func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
 	// container stay contiguous in a.blocks
 	lo := int32(len(a.blocks))
 	ok := s.elements(func() bool {
-		if s.spewBlockCompact(a) {
+		if s.memBlockCompact(a) {
 			return true
 		}
 		var b fBlock
@@ -188,52 +188,6 @@ func (s *fastScanner) spewBlocks(a *spewArena) (rng, bool) {
 		return ok
 	})
 	return rng{lo, int32(len(a.blocks))}, ok
-}
-
-// spewBlockCompact is memBlockCompact for the arena: a block in the
-// kubelet's own spelling, recorded; anything else leaves s and a as they
-// were and returns false.
-func (s *fastScanner) spewBlockCompact(a *spewArena) bool {
-	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
-	b, i := s.b, s.i
-	if !hasLit(b, i, head) || i+len(head) >= len(b) || b[i+len(head)] != '[' || s.depth+2 > MaxDepth {
-		return false
-	}
-	i += len(head) + 1
-	lo := len(a.ints)
-	if i < len(b) && b[i] != ']' {
-		for {
-			v, j, ok := scanInt(b, i)
-			if !ok || j >= len(b) {
-				a.ints = a.ints[:lo]
-				return false
-			}
-			a.ints = append(a.ints, v)
-			if i = j; b[i] != ',' {
-				break
-			}
-			i++
-		}
-	}
-	if !hasLit(b, i, typ) {
-		a.ints = a.ints[:lo]
-		return false
-	}
-	ts := i + len(typ)
-	i = skipPlain(b, ts)
-	if !hasLit(b, i, size) || !utf8.Valid(b[ts:i]) {
-		a.ints = a.ints[:lo]
-		return false
-	}
-	te := i
-	v, i, ok := scanUint64(b, i+len(size))
-	if !ok || i >= len(b) || b[i] != '}' {
-		a.ints = a.ints[:lo]
-		return false
-	}
-	s.i = i + 1
-	a.blocks = append(a.blocks, fBlock{aff: rng{int32(lo), int32(len(a.ints))}, hasAff: true, typ: span{int32(ts), int32(te)}, size: v})
-	return true
 }
 
 func (s *fastScanner) spewMemEntries(a *spewArena) bool {

@@ -572,7 +572,7 @@ func (s *fastScanner) machineState() bool {
 }
 
 func (s *fastScanner) memBlock() bool {
-	if s.memBlockCompact() {
+	if s.memBlockCompact(nil) {
 		return true
 	}
 	return s.fields(memBlockFields, func(i int) bool {
@@ -596,9 +596,11 @@ func hasLit(b []byte, i int, w string) bool {
 // memBlockCompact reads a block written the way the kubelet writes it,
 // {"numaAffinity":[0,1],"type":"memory","size":1024}: no spaces, the
 // fields in order, no escapes. It leaves s alone and returns false on
-// anything else (memBlock then reads it the general way), so it accepts
-// only blocks the general reader accepts too.
-func (s *fastScanner) memBlockCompact() bool {
+// anything else (the general reader then reads it), so it accepts only
+// blocks the general reader accepts too. With an arena it also records the
+// block there, for the spew layouts (the type then has to be valid UTF-8,
+// as hashedString requires).
+func (s *fastScanner) memBlockCompact(a *spewArena) bool {
 	// the head is compared in two parts: literals of up to 16 bytes are
 	// compared inline
 	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
@@ -607,30 +609,48 @@ func (s *fastScanner) memBlockCompact() bool {
 		return false
 	}
 	i += len(head) + 1
+	lo := 0
+	if a != nil {
+		lo = len(a.ints)
+	}
+	fail := func() bool {
+		if a != nil {
+			a.ints = a.ints[:lo]
+		}
+		return false
+	}
 	if i < len(b) && b[i] != ']' {
 		for {
-			var ok bool
-			if _, i, ok = scanInt(b, i); !ok || i >= len(b) {
-				return false
+			v, j, ok := scanInt(b, i)
+			if !ok || j >= len(b) {
+				return fail()
 			}
-			if b[i] != ',' {
+			if a != nil {
+				a.ints = append(a.ints, v)
+			}
+			if i = j; b[i] != ',' {
 				break
 			}
 			i++
 		}
 	}
 	if !hasLit(b, i, typ) {
-		return false
+		return fail()
 	}
-	i = skipPlain(b, i+len(typ))
-	if !hasLit(b, i, size) {
-		return false
+	ts := i + len(typ)
+	i = skipPlain(b, ts)
+	te := i
+	if !hasLit(b, i, size) || a != nil && !isASCII(b[ts:te]) && !utf8.Valid(b[ts:te]) {
+		return fail()
 	}
-	_, i, ok := scanUint64(b, i+len(size))
+	v, i, ok := scanUint64(b, i+len(size))
 	if !ok || i >= len(b) || b[i] != '}' {
-		return false
+		return fail()
 	}
 	s.i = i + 1
+	if a != nil {
+		a.blocks = append(a.blocks, fBlock{aff: rng{int32(lo), int32(len(a.ints))}, hasAff: true, typ: span{int32(ts), int32(te)}, size: v})
+	}
 	return true
 }
 
@@ -652,32 +672,7 @@ func (s *fastScanner) memBlocks() bool {
 }
 
 // memEntries scans map[string]map[string][]Block.
-func (s *fastScanner) memEntries() bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok || done {
-			return ok
-		}
-		if !s.objOpen() {
-			return false
-		}
-		for first := true; ; first = false {
-			_, _, done, ok := s.objKey(first)
-			if !ok {
-				return false
-			}
-			if done {
-				break
-			}
-			if !s.memBlocks() {
-				return false
-			}
-		}
-	}
-}
+func (s *fastScanner) memEntries() bool { return s.stringMap(leafMemBlocks, true) }
 
 // memPodEntries scans map[string]PodEntry{memoryBlocks}.
 func (s *fastScanner) memPodEntries() bool {
@@ -703,10 +698,11 @@ func (s *fastScanner) cpusetString() bool {
 type leafKind uint8
 
 const (
-	leafString   leafKind = iota // any string
-	leafCPUSet                   // a string cpuset.Parse accepts
-	leafBaseline                 // ContainerCPUs{baseline: string}
-	leafPodEntry                 // PodEntry{cpuSet: cpuset}
+	leafString    leafKind = iota // any string
+	leafCPUSet                    // a string cpuset.Parse accepts
+	leafBaseline                  // ContainerCPUs{baseline: string}
+	leafPodEntry                  // PodEntry{cpuSet: cpuset}
+	leafMemBlocks                 // []Block of the memory manager
 )
 
 func (s *fastScanner) leaf(k leafKind) bool {
@@ -717,6 +713,8 @@ func (s *fastScanner) leaf(k leafKind) bool {
 		return s.cpusetString()
 	case leafBaseline:
 		return s.oneStringField(`{"baseline":"`, cpuBaselineFields, false)
+	case leafMemBlocks:
+		return s.memBlocks()
 	default:
 		return s.oneStringField(`{"cpuSet":"`, cpuPodEntryFields, true)
 	}
@@ -744,8 +742,8 @@ func (s *fastScanner) oneStringField(head string, names []string, cpus bool) boo
 	})
 }
 
-// stringMap scans map[string]V.
-func (s *fastScanner) stringMap(k leafKind) bool {
+// stringMap scans map[string]V, or map[string]map[string]V when nested.
+func (s *fastScanner) stringMap(k leafKind, nested bool) bool {
 	if !s.objOpen() {
 		return false
 	}
@@ -754,23 +752,12 @@ func (s *fastScanner) stringMap(k leafKind) bool {
 		if !ok || done {
 			return ok
 		}
-		if !s.leaf(k) {
-			return false
+		if nested {
+			ok = s.stringMap(k, false)
+		} else {
+			ok = s.leaf(k)
 		}
-	}
-}
-
-// stringMapMap scans map[string]map[string]V.
-func (s *fastScanner) stringMapMap(k leafKind) bool {
-	if !s.objOpen() {
-		return false
-	}
-	for first := true; ; first = false {
-		_, _, done, ok := s.objKey(first)
-		if !ok || done {
-			return ok
-		}
-		if !s.stringMap(k) {
+		if !ok {
 			return false
 		}
 	}
@@ -997,7 +984,7 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		case kind == KindMemory: // entries
 			ok = s.copied(c.pre, 2) || s.memEntries()
 		default: // cpu entries
-			ok = s.copied(c.pre, 2) || s.stringMapMap(leafString)
+			ok = s.copied(c.pre, 2) || s.stringMap(leafString, true)
 		}
 		if !ok {
 			return false
@@ -1046,11 +1033,11 @@ func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, poli
 		case kind == KindCPU && i == 1:
 			ok = s.cpusetString()
 		case kind == KindCPU && i == 2:
-			ok = s.stringMapMap(leafCPUSet)
+			ok = s.stringMap(leafCPUSet, true)
 		case kind == KindCPU && i == 3:
-			ok = s.stringMap(leafPodEntry)
+			ok = s.stringMap(leafPodEntry, false)
 		case kind == KindCPU:
-			ok = s.stringMapMap(leafBaseline)
+			ok = s.stringMap(leafBaseline, true)
 		case i == 1:
 			ok = s.machineState()
 		case i == 2:
