@@ -2,6 +2,7 @@ package statefile_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/numascope/numascope/statefile"
 	"k8s.io/utils/cpuset"
@@ -55,4 +56,21 @@ func ExampleMemoryState_Groups() {
 		}
 	}
 	// Output: group [0 1] memory: allocatable 190, reserved 120, free 70
+}
+
+// Verify gives the kubelet's restore verdict without decoding the state:
+// here a cpu v4 file whose data section was edited after it was written.
+func ExampleVerify() {
+	data := []byte(`{"policyName":"static","defaultCpuSet":"0-1,4-5","entries":{"pod-uid":{"app":"2-3"}},"checksum":803935215,"data":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-1,4-5\",\"entries\":{\"pod-uid\":{\"app\":\"2-3\"}}}","dataChecksum":786236808}`)
+	for _, d := range [][]byte{data, []byte(strings.Replace(string(data), `\"app\":\"2-3\"`, `\"app\":\"2-4\"`, 1))} {
+		v, err := statefile.Verify(d, statefile.Options{Name: "cpu_manager_state", Kind: statefile.KindCPU})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s, checksum valid: %v, kubelet accepts: %v, on reject: %q\n", v.Format, v.Checksum.Valid, v.KubeletAccepts, v.OnReject)
+	}
+	// Output:
+	// v4, checksum valid: true, kubelet accepts: true, on reject: ""
+	// v4, checksum valid: false, kubelet accepts: false, on reject: "refuses-to-start"
 }
