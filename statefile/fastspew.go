@@ -336,21 +336,41 @@ func (p *printer) ints(a *spewArena, r rng, present bool) {
 	p.c(']')
 }
 
+// arenaBlocks renders []Block. Each block's text is put together on the
+// stack and hashed in one call: the hash chain then runs on without the
+// stops of a call per piece.
 func (p *printer) arenaBlocks(a *spewArena, b []byte, r rng) {
-	p.c('[')
+	var buf [128]byte
+	t := append(buf[:0], '[')
 	for i, blk := range a.blocks[r.lo:r.hi] {
 		if i > 0 {
-			p.c(' ')
+			t = append(t, ' ')
 		}
-		p.s("{NUMAAffinity:([]int)")
-		p.ints(a, blk.aff, blk.hasAff)
-		p.s(" Type:(v1.ResourceName)")
+		t = append(t, "{NUMAAffinity:([]int)"...)
+		if !blk.hasAff {
+			t = append(t, "<nil>"...)
+		} else {
+			t = append(t, '[')
+			for j, v := range a.ints[blk.aff.lo:blk.aff.hi] {
+				if j > 0 {
+					t = append(t, ' ')
+				}
+				if len(t) > len(buf)-24 {
+					p.b(t)
+					t = buf[:0]
+				}
+				t = strconv.AppendInt(t, v, 10)
+			}
+			t = append(t, ']')
+		}
+		t = append(t, " Type:(v1.ResourceName)"...)
+		p.b(t)
 		p.span(b, blk.typ)
-		p.s(" Size:(uint64)")
-		p.u(blk.size)
-		p.c('}')
+		t = append(buf[:0], " Size:(uint64)"...)
+		t = strconv.AppendUint(t, blk.size, 10)
+		t = append(t, '}')
 	}
-	p.c(']')
+	p.b(append(t, ']'))
 }
 
 // memSums renders the v1 and v2 (with podEntries) layouts from the arena
