@@ -442,3 +442,24 @@ func TestFeedWindow(t *testing.T) {
 		t.Fatal("the whole section does not read")
 	}
 }
+
+// TestSpewLongAffinity renders a block whose NUMA list does not fit the
+// stack buffer of arenaBlocks in one piece.
+func TestSpewLongAffinity(t *testing.T) {
+	m := sampleMemory()
+	var nodes []int
+	for n := 0; n < 64; n++ {
+		nodes = append(nodes, n*1000003)
+	}
+	m.Entries["pod-wide"] = map[string][]Block{"app": {{NUMAAffinity: nodes, Type: "memory", Size: 1 << 62}, {NUMAAffinity: []int{}, Type: "hugepages-1Gi", Size: 0}}}
+	for _, format := range []Format{FormatV1, FormatV2} {
+		data, err := Encode(&File{Kind: KindMemory, Memory: m}, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := verifyFastSpew(data, Options{Name: "m", Kind: KindMemory})
+		if !ok || v.Format != format {
+			t.Fatalf("%s: the fast path does not accept the kubelet's own checksum: %v %+v", format, ok, v)
+		}
+	}
+}
