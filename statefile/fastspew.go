@@ -227,23 +227,10 @@ func (s *fastScanner) spewMemPodEntries(a *spewArena) bool {
 var memSpewFields = []string{"policyName", "machineState", "entries", "podEntries", "checksum", "data", "dataChecksum"}
 
 func (s *fastScanner) spewMemFile(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
+	return s.fields(memSpewFields, func(i int) (ok bool) {
+		switch i {
+		case 5, 6: // a data section: not a spew layout
 			return false
-		}
-		if done {
-			break
-		}
-		switch field(s.b[ks:ke], memSpewFields, &seen) {
-		case -2, 5, 6:
-			return false
-		case -1:
-			ok = s.skip()
 		case 0:
 			a.policy, ok = s.hashedString()
 		case 1:
@@ -258,12 +245,8 @@ func (s *fastScanner) spewMemFile(a *spewArena) bool {
 			a.hasChecksum = true
 			a.checksum, ok = s.typedUint64()
 		}
-		if !ok {
-			return false
-		}
-	}
-	s.ws()
-	return s.i == len(s.b)
+		return ok
+	}) && s.atEnd()
 }
 
 // cmpSpan orders spans by their bytes (Go string order).
@@ -531,23 +514,10 @@ func (a *spewArena) cpusetElems(str []byte) (rng, bool) {
 }
 
 func (s *fastScanner) spewCPUFile(a *spewArena) bool {
-	if !s.objOpen() {
-		return false
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
+	return s.fields(cpuSpewFields, func(i int) (ok bool) {
+		switch i {
+		case 5, 6: // a data section: not a spew layout
 			return false
-		}
-		if done {
-			break
-		}
-		switch field(s.b[ks:ke], cpuSpewFields, &seen) {
-		case -2, 5, 6:
-			return false
-		case -1:
-			ok = s.skip()
 		case 0:
 			a.policy, ok = s.hashedString()
 		case 1:
@@ -563,12 +533,8 @@ func (s *fastScanner) spewCPUFile(a *spewArena) bool {
 			a.hasChecksum = true
 			a.checksum, ok = s.typedUint64()
 		}
-		if !ok {
-			return false
-		}
-	}
-	s.ws()
-	return s.i == len(s.b)
+		return ok
+	}) && s.atEnd()
 }
 
 func (s *fastScanner) spewCPUEntries(a *spewArena) bool {

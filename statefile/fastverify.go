@@ -358,11 +358,7 @@ func (s *fastScanner) skip() bool {
 // validJSON reports whether b is one valid JSON value (encoding/json's Valid).
 func validJSON(b []byte) bool {
 	s := fastScanner{b: b}
-	if s.peek() == 0 || !s.skip() {
-		return false
-	}
-	s.ws()
-	return s.i == len(b)
+	return s.peek() != 0 && s.skip() && s.atEnd()
 }
 
 // --- typed values: each returns false on anything encoding/json would not
@@ -768,7 +764,7 @@ func (s *fastScanner) stringMap(k leafKind, nested bool) bool {
 // fastCapture holds what the outer scan found.
 type fastCapture struct {
 	dataStart, dataEnd int
-	dataEsc, hasData   bool
+	hasData            bool
 	dataChecksum       uint64
 	// buf receives the unescaped data section; sum is its checksum
 	buf []byte
@@ -936,30 +932,15 @@ func (s *fastScanner) copied(p *preread, j int) bool {
 
 // outer scans the top-level object of a cpu v4 or memory v3 file.
 func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
-	if !s.objOpen() {
-		return false
-	}
 	names := cpuOuterFields
 	if kind == KindMemory {
 		names = memOuterFields
 	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return false
-		}
-		if done {
-			break
-		}
-		i := field(s.b[ks:ke], names, &seen)
+	return s.fields(names, func(i int) (ok bool) {
 		switch {
-		case i == -2:
-			return false
-		case i == -1:
-			ok = s.skip()
 		case names[i] == "data":
 			c.dataStart = s.i
+			ok = true
 			if c.pre != nil && c.pre.start == s.i {
 				s.i = c.pre.end
 				c.sum = c.pre.sum
@@ -986,10 +967,12 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		default: // cpu entries
 			ok = s.copied(c.pre, 2) || s.stringMap(leafString, true)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	}) && s.atEnd()
+}
+
+// atEnd reports whether only white space is left after the top-level value.
+func (s *fastScanner) atEnd() bool {
 	s.ws()
 	return s.i == len(s.b)
 }
@@ -1002,30 +985,14 @@ func (s *fastScanner) inner(kind Kind) (policyStart, policyEnd int, ok bool) {
 // innerSpans is inner, also noting in spans where the values of the data
 // fields 1 and 2 lie.
 func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, policyEnd int, ok bool) {
-	s.refill()
-	if !s.objOpen() {
-		return
-	}
 	names := cpuDataFields
 	if kind == KindMemory {
 		names = memDataFields
 	}
-	var seen uint32
-	for first := true; ; first = false {
-		ks, ke, done, ok := s.objKey(first)
-		if !ok {
-			return 0, 0, false
-		}
-		if done {
-			break
-		}
-		i := field(s.b[ks:ke], names, &seen)
+	s.refill()
+	ok = s.fields(names, func(i int) (ok bool) {
 		start := s.i
 		switch {
-		case i == -2:
-			return 0, 0, false
-		case i == -1:
-			ok = s.skip()
 		case i == 0: // policyName
 			var esc bool
 			policyStart, policyEnd, esc, ok = s.typedString()
@@ -1045,18 +1012,18 @@ func (s *fastScanner) innerSpans(kind Kind, spans *[3][2]int) (policyStart, poli
 		default:
 			ok = s.memPodEntries()
 		}
-		if !ok {
-			return 0, 0, false
-		}
-		if spans != nil && (i == 1 || i == 2) {
+		if ok && spans != nil && (i == 1 || i == 2) {
 			spans[i] = [2]int{start, s.i}
 		}
+		return ok
+	})
+	if !ok {
+		return 0, 0, false
 	}
 	if s.feed != nil && !s.final {
 		s.b, s.final = s.feed.upTo(math.MaxInt)
 	}
-	s.ws()
-	return policyStart, policyEnd, s.i == len(s.b)
+	return policyStart, policyEnd, s.atEnd()
 }
 
 var unquotePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
@@ -1335,9 +1302,7 @@ func (s *fastScanner) dataStringFeed(dst []byte, feed *dataFeed) ([]byte, uint64
 	if s.i >= len(b) || b[s.i] != '"' {
 		return dst, 0, false
 	}
-	p := newPrinter()
-	p.s("(string)")
-	h := p.h
+	h := fnvAdd(fnvOffset32, "(string)")
 	i := s.i + 1
 	// Every byte of b[i:] yields at most one output byte except in the
 	// rare paths below, which make room for themselves.
@@ -1360,17 +1325,9 @@ func (s *fastScanner) dataStringFeed(dst []byte, feed *dataFeed) ([]byte, uint64
 		if i >= len(b) {
 			break
 		}
+		// unescapeRun takes every plain ASCII byte (there is always room),
+		// so c is something else
 		c := b[i]
-		if plainASCII[c] {
-			if n >= len(d) {
-				return d[:n], 0, false // unreachable: the room made above
-			}
-			d[n] = c
-			n++
-			i++
-			h = (h ^ uint32(c)) * fnvPrime32
-			continue
-		}
 		switch {
 		case c == '"':
 			s.i = i + 1

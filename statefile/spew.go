@@ -114,14 +114,6 @@ func (p *printer) u(v uint64) {
 	p.b(strconv.AppendUint(buf[:0], v, 10))
 }
 
-// field writes " Name:(type)" (the leading space only when not first).
-func (p *printer) field(first bool, nameAndType string) {
-	if !first {
-		p.c(' ')
-	}
-	p.s(nameAndType)
-}
-
 func (p *printer) nilOr(isNil bool) bool {
 	if isNil {
 		p.s("<nil>")
