@@ -1,0 +1,61 @@
+// Package fuzzbudget gives a fuzz function a time and allocation budget per
+// input. Go's fuzzer reports neither a hang nor a blow-up by itself: an
+// input that loops forever is killed after the whole run's time with no
+// report, and one that allocates gigabytes passes. Run fails the input
+// instead.
+package fuzzbudget
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Default budgets: far above what any parser needs on the fuzzer's inputs
+// (a few KB), far below a hang or a blow-up.
+const (
+	DefaultTime  = 2 * time.Second
+	DefaultAlloc = 256 << 20
+)
+
+// Budget is the time and the bytes allocated that one input may take.
+type Budget struct {
+	Time  time.Duration
+	Alloc uint64
+}
+
+// Run runs fn on one input with the default budget.
+func Run(t testing.TB, fn func()) { RunWith(t, Budget{}, fn) }
+
+// RunWith runs fn and fails t when fn runs longer than b.Time or allocates
+// more than b.Alloc bytes. A panic in fn reaches the fuzzer as usual.
+func RunWith(t testing.TB, b Budget, fn func()) {
+	t.Helper()
+	if b.Time <= 0 {
+		b.Time = DefaultTime
+	}
+	if b.Alloc == 0 {
+		b.Alloc = DefaultAlloc
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		fn()
+	}()
+	timer := time.NewTimer(b.Time)
+	defer timer.Stop()
+	select {
+	case p := <-done:
+		if p != nil {
+			panic(p)
+		}
+	case <-timer.C:
+		t.Fatalf("input took longer than %s: a parser must end quickly on any input", b.Time)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > b.Alloc {
+		t.Fatalf("input allocated %d bytes, over the budget of %d: a parser must bound what it builds", got, b.Alloc)
+	}
+}

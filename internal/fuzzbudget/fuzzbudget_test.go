@@ -1,0 +1,44 @@
+package fuzzbudget
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// recorder catches Fatalf without ending the test.
+type recorder struct {
+	testing.TB
+	failed string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.failed = format
+}
+
+func TestRunWith(t *testing.T) {
+	tests := []struct {
+		name string
+		fn   func()
+		fail string
+	}{
+		{name: "fast and small", fn: func() { _ = make([]byte, 10) }},
+		{name: "too slow", fn: func() { time.Sleep(200 * time.Millisecond) }, fail: "input took longer than %s: a parser must end quickly on any input"},
+		{name: "too much", fn: func() {
+			var keep [][]byte
+			for range 64 {
+				keep = append(keep, make([]byte, 1<<20))
+			}
+			_ = keep
+		}, fail: "input allocated %d bytes, over the budget of %d: a parser must bound what it builds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			RunWith(r, Budget{Time: 50 * time.Millisecond, Alloc: 16 << 20}, tt.fn)
+			assert.Equal(t, tt.fail, r.failed)
+		})
+	}
+}

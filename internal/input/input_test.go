@@ -1,0 +1,73 @@
+package input
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	require.NoError(t, os.WriteFile(small, []byte("hello"), 0o600))
+	big := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(big, make([]byte, 1025), 0o600))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	tests := []struct {
+		name, path string
+		want       string
+		wantErr    string
+		is         error
+	}{
+		{name: "regular", path: small, want: "hello"},
+		{name: "over the limit", path: big, wantErr: "--log " + big + ": input larger than its limit: more than 1 KiB", is: ErrTooLarge},
+		{name: "fifo", path: fifo, wantErr: "a FIFO (named pipe)", is: ErrNotRegular},
+		{name: "dev zero", path: "/dev/zero", wantErr: "a character device", is: ErrNotRegular},
+		{name: "directory", path: dir, wantErr: "a directory", is: ErrNotRegular},
+		{name: "missing", path: filepath.Join(dir, "nope"), wantErr: "no such file or directory", is: fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadFile(tt.path, "--log", 1024)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.True(t, errors.Is(err, tt.is), "errors.Is(%v, %v)", err, tt.is)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestReadFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a":    {Data: []byte("0-3\n")},
+		"pipe": {Mode: fs.ModeNamedPipe},
+		"big":  {Data: []byte(strings.Repeat("x", 100))},
+	}
+	got, err := ReadFS(fsys, "a", "", 10)
+	require.NoError(t, err)
+	assert.Equal(t, "0-3\n", string(got))
+	_, err = ReadFS(fsys, "pipe", "sysfs pipe", 10)
+	assert.ErrorIs(t, err, ErrNotRegular)
+	_, err = ReadFS(fsys, "big", "", 10)
+	assert.ErrorIs(t, err, ErrTooLarge)
+}
+
+func TestHumanBytes(t *testing.T) {
+	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 20: "64 MiB", 3 << 30: "3 GiB"} {
+		assert.Equal(t, want, HumanBytes(in), "HumanBytes(%d)", in)
+	}
+}
