@@ -68,7 +68,9 @@ func TestParseTotalCap(t *testing.T) {
 	assert.Equal(t, 64*65536, n)
 }
 
-func errorsIsTooLarge(err error) bool { return err != nil && strings.Contains(err.Error(), ErrTooLarge.Error()) }
+func errorsIsTooLarge(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrTooLarge.Error())
+}
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "0-3,8", "0-9223372036854775807", "1-2-3", "+5,7-7"} {
