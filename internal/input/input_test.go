@@ -71,3 +71,31 @@ func TestHumanBytes(t *testing.T) {
 		assert.Equal(t, want, HumanBytes(in), "HumanBytes(%d)", in)
 	}
 }
+
+func TestCheckValues(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		budget  ValueBudget
+		wantErr string
+	}{
+		{name: "small JSON", data: `{"a":[1,2,3],"b":"x,y,{"}`, budget: ValueBudget{MaxValues: 20}},
+		{name: "many JSON values", data: "[" + strings.Repeat("{},", 30) + "{}]", budget: ValueBudget{MaxValues: 40}, wantErr: "line 1: document over the value budget: more than 40 values"},
+		{name: "deep JSON", data: strings.Repeat("[", 11) + strings.Repeat("]", 11), budget: ValueBudget{MaxDepth: 10}, wantErr: "nested deeper than 10 levels"},
+		{name: "YAML lines", data: "a: 1\nb:\n  - x\n  - y\n", budget: ValueBudget{MaxValues: 20}},
+		{name: "many YAML items", data: strings.Repeat("- a\n", 50), budget: ValueBudget{MaxValues: 40}, wantErr: "line 21:"},
+		{name: "string with newlines", data: "\"a\nb\"\n[1,2", budget: ValueBudget{MaxValues: 2}, wantErr: "line 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckValues([]byte(tt.data), "--pod p.json", tt.budget)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrTooManyValues)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}
