@@ -282,4 +282,6 @@ func TestHostileInputsInBrowser(t *testing.T) {
 		assert.LessOrEqual(t, evalInt(t, tab, `Number(document.body.dataset.runs) || 0`), 2, "six edits in a row start at most two runs")
 		assert.NotEmpty(t, strings.TrimSpace(outcome.Text))
 	})
+
+	assert.Empty(t, proxy.requests(), "no request left localhost")
 }
