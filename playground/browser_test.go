@@ -264,25 +264,11 @@ func readTestdata(t *testing.T, name string) string {
 	return string(b)
 }
 
-// TestPlaygroundInBrowser drives the page in headless Chromium: one browser
-// and one server for every step, and at the end a check that no request
-// left localhost.
-func TestPlaygroundInBrowser(t *testing.T) {
-	exe := chromium(t)
-	s := testSite(t)
-
-	srv := httptest.NewServer(s.handler()) // listens on 127.0.0.1
-	defer srv.Close()
-
-	proxy := &leakProxy{}
-	pln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	psrv := &http.Server{Handler: proxy}
-	go psrv.Serve(pln)
-	defer psrv.Close()
-
+// startBrowser starts headless Chromium with every background service off and
+// every request that is not for a loopback address sent to proxyAddr. The
+// returned context ends after limit and when the test ends.
+func startBrowser(t *testing.T, exe, proxyAddr string, limit time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
@@ -305,17 +291,40 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		chromedp.Flag("gaia-url", "http://127.0.0.1:9/"),
 		chromedp.Flag("disable-component-extensions-with-background-pages", true),
 		chromedp.Flag("component-updater", "disable-background-downloads,disable-delta-updates,url-source=http://127.0.0.1:9/"),
-		chromedp.Flag("proxy-server", "http://"+pln.Addr().String()),
+		chromedp.Flag("proxy-server", "http://"+proxyAddr),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1440, 1000),
 		chromedp.Flag("lang", "en-US"),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelTimeout()
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, limit)
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// TestPlaygroundInBrowser drives the page in headless Chromium: one browser
+// and one server for every step, and at the end a check that no request
+// left localhost.
+func TestPlaygroundInBrowser(t *testing.T) {
+	exe := chromium(t)
+	s := testSite(t)
+
+	srv := httptest.NewServer(s.handler()) // listens on 127.0.0.1
+	defer srv.Close()
+
+	proxy := &leakProxy{}
+	pln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	psrv := &http.Server{Handler: proxy}
+	go psrv.Serve(pln)
+	defer psrv.Close()
+
+	ctx := startBrowser(t, exe, pln.Addr().String(), 3*time.Minute)
 
 	// Every request the page itself makes, to check they all stay on the server.
 	var mu sync.Mutex

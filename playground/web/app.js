@@ -4,9 +4,23 @@
 "use strict";
 
 // The time limit of one engine call; ?timeout=MS overrides it (for tests).
+// It bounds one run (inspect and diagnose together), so that an answer or a
+// timeout message is on the page within it.
 const CALL_TIMEOUT_MS = Number(new URLSearchParams(location.search).get("timeout")) || 10000;
+// The engine's limits (wasm/internal/api: MaxFileBytes, MaxRequestBytes).
 const MAX_FILE_BYTES = 8 << 20;
+const MAX_REQUEST_BYTES = 32 << 20;
 const SHARE_PREFIX = "#s=";
+// A share link's data: at most this many characters after #s= (Chromium's
+// whole URL limit is 2 MiB) and at most the engine's request limit once
+// inflated, which covers every input the engine accepts.
+const MAX_SHARE_CHARS = 1 << 20;
+const MAX_SHARE_BYTES = MAX_REQUEST_BYTES;
+// Compressed bytes fed to the inflater at a time: one slice inflates to at
+// most about 1 MiB, so reading stops close to the cap.
+const SHARE_SLICE = 1024;
+// Rows of the pods table drawn at most; a 10,000-container node is summarised.
+const MAX_POD_ROWS = 500;
 // Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
 const EVIDENCE_KINDS = ["kubelet-log", "pod", "events", "kubelet-config", "machine-info"];
 
@@ -128,17 +142,49 @@ class Engine {
     return this.start();
   }
 
-  // call resolves to the engine's response object; it never rejects.
-  call(method, request) {
+  // busySince is when the oldest unanswered call of the input tabs (sent
+  // with opts.stale) was sent, or 0.
+  busySince() {
+    let since = 0;
+    for (const p of this.pending.values()) if (p.stale && (!since || p.sent < since)) since = p.sent;
+    return since;
+  }
+
+  // cancel stops the calls of the input tabs, whose inputs have changed: the
+  // worker is replaced, each of those calls resolves with the code
+  // "cancelled", and the other calls are sent again to the new worker.
+  cancel() {
+    if (!this.busySince()) return;
+    if (this.worker) this.worker.terminate();
+    document.body.dataset.cancels = String((Number(document.body.dataset.cancels) || 0) + 1);
+    for (const [id, p] of this.pending) {
+      if (!p.stale) continue;
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.resolve({ ok: false, error: { code: "cancelled", message: "the input changed" } });
+    }
+    this.start().catch(() => {});
+    for (const [id, p] of this.pending) this.worker.postMessage({ type: "call", id, method: p.method, request: p.request });
+  }
+
+  // call resolves to the engine's response object; it never rejects. The
+  // call is stopped at opts.deadline (a performance.now() time) when one is
+  // given, else after CALL_TIMEOUT_MS. opts.stale marks a call that a change
+  // of the input tabs makes useless (see cancel).
+  call(method, request, opts) {
     const id = this.nextId++;
+    const sent = performance.now();
+    const deadline = opts && opts.deadline;
+    const wait = deadline ? Math.max(0, deadline - sent) : CALL_TIMEOUT_MS;
+    const body = JSON.stringify(request || {});
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: CALL_TIMEOUT_MS / 1000 }) } });
         this.restart().catch(() => {});
-      }, CALL_TIMEOUT_MS);
-      this.pending.set(id, { resolve, timer });
-      this.worker.postMessage({ type: "call", id, method, request: JSON.stringify(request || {}) });
+      }, wait);
+      this.pending.set(id, { resolve, timer, sent, method, request: body, stale: !!(opts && opts.stale) });
+      this.worker.postMessage({ type: "call", id, method, request: body });
     });
   }
 }
@@ -244,15 +290,19 @@ function setFiles(files, opts) {
   if (!opts || !opts.quiet) changed();
 }
 
+// addFiles opens files chosen or dropped; one over the engine's limit is
+// refused by its size, before a byte of it is read.
 async function addFiles(fileList) {
-  const added = [];
+  const added = [], refused = [];
   for (const file of fileList) {
     if (file.size > MAX_FILE_BYTES) {
-      announce(T("too-big", { name: file.name, size: fmtBytes(file.size), max: fmtBytes(MAX_FILE_BYTES) }));
+      refused.push(T("too-big", { name: file.name, size: fmtBytes(file.size), max: fmtBytes(MAX_FILE_BYTES) }));
       continue;
     }
     added.push({ name: file.name, content: await file.text() });
   }
+  if (refused.length) showInputError($("input-error"), refused.join("\n"));
+  else clearInputError($("input-error"));
   if (!added.length) return;
   const cur = state.files;
   const onlyEmpty = cur.length === 1 && !cur[0].content && !cur[0].name;
@@ -266,10 +316,26 @@ async function addFiles(fileList) {
 
 let seq = 0;
 let debounce = 0;
+let runs = 0;
 
+// inputChars is the number of characters in the input tabs.
+function inputChars() {
+  let n = 0;
+  for (const f of state.files) n += f.content.length;
+  return n;
+}
+
+// changed schedules a run for the new inputs. A run still working on the
+// old inputs is dropped at once, and its worker replaced when it has been
+// busy for a while (a short call is cheaper to finish than a restart).
+// Large inputs wait longer, so typing into them does not start a run per key.
 function changed() {
   clearTimeout(debounce);
-  debounce = setTimeout(() => { run(); updateShare(); }, 200);
+  seq++;
+  const since = engine.busySince();
+  if (since && performance.now() - since > 250) engine.cancel();
+  const delay = inputChars() > (1 << 20) ? 700 : 200;
+  debounce = setTimeout(() => { run(); updateShare(); }, delay);
 }
 
 // requestFiles lists the non-empty tabs; unnamed ones are named by the engine
@@ -291,10 +357,17 @@ async function run() {
   const result = $("result");
   result.setAttribute("aria-busy", "true");
   let inspect = null, diagnosis = null;
+  const began = performance.now();
   if (files.length) {
-    inspect = await engine.call("inspect", { files, policy: state.policy || undefined });
+    document.body.dataset.runs = String(++runs);
+    // One time limit for the whole run: the answer, or the timeout message,
+    // is on the page within CALL_TIMEOUT_MS of the run's start.
+    const deadline = performance.now() + CALL_TIMEOUT_MS;
+    inspect = await engine.call("inspect", { files, policy: state.policy || undefined }, { deadline, stale: true });
+    document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
+    if (my !== seq) return; // a newer input superseded this one
     if (state.caps.has("diagnose") && inspect.ok) {
-      diagnosis = await engine.call("diagnose", { files, policy: state.policy || undefined });
+      diagnosis = await engine.call("diagnose", { files, policy: state.policy || undefined }, { deadline, stale: true });
     }
   }
   if (my !== seq) return; // a newer input superseded this one
@@ -311,6 +384,7 @@ async function run() {
   if ($("tm-pod").value.trim()) runAdmit(); // the simulated node is the input tabs
   result.setAttribute("aria-busy", "false");
   renderAll();
+  if (files.length) document.body.dataset.runMs = String(Math.round(performance.now() - began));
   // One short sentence for screen readers instead of re-reading the result.
   if (inspect && inspect.ok) {
     const fs = inspect.result.files;
@@ -471,12 +545,14 @@ function renderPods() {
   if (r && r.ok) for (const f of r.result.files) for (const a of f.assignments || []) rows.push(a);
   if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
   sec.hidden = false;
+  const hidden = Math.max(0, rows.length - MAX_POD_ROWS);
   box.replaceChildren(h("table", { class: "pods" },
     h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
-    h("tbody", {}, rows.map((a) => h("tr", {},
+    h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},
       h("td", {}, h("code", {}, a.pod)), h("td", {}, a.container), h("td", {}, a.resource),
       h("td", {}, a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–"),
-      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")))))));
+      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")))))),
+    hidden ? h("p", { class: "muted", "data-testid": "rows-hidden" }, T("rows-hidden", { n: hidden, shown: MAX_POD_ROWS })) : null);
 }
 
 function renderFindings() {
@@ -506,6 +582,7 @@ function renderFindings() {
   }
   if (!r) { box.replaceChildren(h("p", { class: "empty" }, T("no-findings"))); return; }
   if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
+  if (d && !d.ok) { box.replaceChildren(errorBox(d.error)); return; }
   // Without diagnose, the findings are the problems of each file.
   const items = [];
   for (const f of r.result.files) for (const p of f.problems || []) items.push({ file: f.file, ...p });
@@ -592,8 +669,9 @@ async function runSimulate(box, my, pod) {
   const resp = await engine.call("simulate", {
     pod, files: requestFiles().files,
     policy: $("tm-policy").value, scope: $("tm-scope").value, options: admitOptions(),
-  });
+  }, { stale: true });
   if (my !== admitSeq) return;
+  if (!resp.ok && resp.error.code === "cancelled") return; // the run for the new input simulates again
   if (!resp.ok) { box.replaceChildren(errorBox(resp.error)); return; }
   const res = resp.result;
   const used = Object.keys(res.used || {}).sort().map((k) => k + ": " + res.used[k]).join(", ");
@@ -627,10 +705,57 @@ function b64url(bytes) {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+// ShareError is a share link that cannot be opened; its message says why
+// and what to do, in the page's language.
+class ShareError extends Error {}
+
 function unb64url(s) {
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new ShareError(T("share-base64"));
+  let bin;
+  try { bin = atob(s.replace(/-/g, "+").replace(/_/g, "/")); } catch (_) { throw new ShareError(T("share-base64")); }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+// inflate decompresses raw deflate data as a stream, feeding it a slice at a
+// time and reading chunk by chunk, and stops as soon as the output passes
+// cap: a deflate bomb is refused after about cap bytes, not after all of it.
+async function inflate(bytes, cap) {
+  const ds = new DecompressionStream("deflate-raw");
+  const writer = ds.writable.getWriter();
+  const reader = ds.readable.getReader();
+  let stop = false;
+  const feeding = (async () => {
+    for (let off = 0; off < bytes.length && !stop; off += SHARE_SLICE) {
+      await writer.write(bytes.subarray(off, off + SHARE_SLICE));
+    }
+    if (!stop) await writer.close();
+  })();
+  feeding.catch(() => { /* reported by the reader */ });
+  const chunks = [];
+  let got = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      got += value.length;
+      if (got > cap) {
+        stop = true;
+        reader.cancel().catch(() => {});
+        writer.abort().catch(() => {});
+        throw new ShareError(T("share-too-large", { max: fmtBytes(cap) }));
+      }
+      chunks.push(value);
+    }
+    await feeding;
+  } catch (e) {
+    if (e instanceof ShareError) throw e;
+    throw new ShareError(T("share-deflate", { msg: (e && e.message) || String(e) }));
+  }
+  const out = new Uint8Array(got);
+  let off = 0;
+  for (const c of chunks) { out.set(c, off); off += c.length; }
   return out;
 }
 
@@ -656,11 +781,27 @@ async function encodeShare(s) {
   return SHARE_PREFIX + b64url(await pipe(json, new CompressionStream("deflate-raw")));
 }
 
+// decodeShare reads a share link's fragment, refusing (with a ShareError)
+// a link that is too long, that inflates past the cap, or that is not a
+// version 1 share document.
 async function decodeShare(hash) {
-  const bytes = unb64url(hash.slice(SHARE_PREFIX.length));
-  const json = new TextDecoder().decode(await pipe(bytes, new DecompressionStream("deflate-raw")));
-  const s = JSON.parse(json);
-  if (!s || s.v !== 1 || !Array.isArray(s.f)) throw new Error("unknown share format");
+  const data = hash.slice(SHARE_PREFIX.length);
+  if (data.length > MAX_SHARE_CHARS) {
+    throw new ShareError(T("share-too-long", { size: fmtBytes(data.length), max: fmtBytes(MAX_SHARE_CHARS) }));
+  }
+  const bytes = unb64url(data);
+  const json = new TextDecoder().decode(await inflate(bytes, MAX_SHARE_BYTES));
+  let s;
+  try { s = JSON.parse(json); } catch (e) { throw new ShareError(T("share-json", { msg: e.message })); }
+  if (!s || typeof s !== "object" || Array.isArray(s)) throw new ShareError(T("share-shape"));
+  if (s.v !== 1) throw new ShareError(T("share-version", { v: JSON.stringify(s.v === undefined ? null : s.v).slice(0, 20) }));
+  const okFile = (f) => Array.isArray(f) && f.length === 2 && typeof f[0] === "string" && typeof f[1] === "string";
+  if (!Array.isArray(s.f) || !s.f.every(okFile)) throw new ShareError(T("share-shape"));
+  for (const [name, content] of s.f) {
+    const n = utf8Bytes(content);
+    if (n > MAX_FILE_BYTES) throw new ShareError(T("share-file-too-big", { name: name || "?", size: fmtBytes(n), max: fmtBytes(MAX_FILE_BYTES) }));
+  }
+  if (s.a !== undefined && (typeof s.a !== "object" || s.a === null || Array.isArray(s.a))) throw new ShareError(T("share-shape"));
   return s;
 }
 
@@ -669,8 +810,20 @@ async function updateShare() {
   const my = ++shareSeq;
   const frag = await encodeShare(shareState());
   if (my !== shareSeq) return;
-  const url = location.href.split("#")[0] + frag;
-  $("share").href = url;
+  const share = $("share");
+  const long = frag.length - SHARE_PREFIX.length;
+  if (long > MAX_SHARE_CHARS) {
+    // A link this long would be refused when opened: say so instead.
+    share.href = "#";
+    share.dataset.unshareable = T("share-unshareable", { size: fmtBytes(long), max: fmtBytes(MAX_SHARE_CHARS) });
+    share.title = share.dataset.unshareable;
+    share.classList.add("share-off");
+    return;
+  }
+  delete share.dataset.unshareable;
+  share.removeAttribute("title");
+  share.classList.remove("share-off");
+  share.href = location.href.split("#")[0] + frag;
 }
 
 function applyAdmitState(a) {
@@ -683,19 +836,30 @@ function applyAdmitState(a) {
   $("tm-pod").value = typeof a.pod === "string" ? a.pod : "";
 }
 
+// showShareError puts a share link's problem in the banner above the panes,
+// where it stays (the result pane is redrawn on every run) until dismissed
+// or until a good link is opened.
+function showShareError(msg) {
+  $("share-error-text").textContent = msg;
+  $("share-error").hidden = false;
+  announce(T("bad-share", { msg }));
+}
+
 async function loadFromHash() {
-  if (!location.hash.startsWith(SHARE_PREFIX)) return false;
+  const hash = location.hash;
+  if (!hash.startsWith(SHARE_PREFIX)) return false;
+  let s;
   try {
-    const s = await decodeShare(location.hash);
-    state.policy = s.p || "";
-    $("policy").value = state.policy;
-    applyAdmitState(s.a);
-    setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
+    s = await decodeShare(hash);
   } catch (e) {
-    announce(T("bad-share", { msg: e.message }));
-    $("result").replaceChildren(errorBox({ code: "share", message: T("bad-share", { msg: e.message }) }));
+    showShareError(e instanceof ShareError ? e.message : T("share-shape") + " (" + ((e && e.message) || e) + ")");
     return false;
   }
+  $("share-error").hidden = true;
+  state.policy = typeof s.p === "string" ? s.p : "";
+  $("policy").value = state.policy;
+  applyAdmitState(s.a);
+  setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
   return true;
 }
 
@@ -742,6 +906,59 @@ function compactJSON(v, indent) {
   return "{\n" + Object.entries(v).map(([k, x]) => inner + JSON.stringify(k) + ": " + compactJSON(x, inner)).join(",\n") + "\n" + indent + "}";
 }
 
+// utf8Bytes is the length of s in UTF-8, counted without encoding it.
+function utf8Bytes(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    n += c < 0x800 || (c >= 0xd800 && c < 0xe000) ? 1 : 2; // a surrogate pair is 4 bytes
+  }
+  return n;
+}
+
+// insertedSize is the size in bytes the text area would hold once text
+// replaces its selection, or a lower bound above limit when that is clear
+// from the lengths alone (a 50 MB paste is not counted character by character).
+function insertedSize(el, text, limit) {
+  if (text.length > limit) return text.length;
+  const v = el.value;
+  const kept = v.length - (el.selectionEnd - el.selectionStart);
+  if (kept + text.length > limit * 3) return kept + text.length;
+  return utf8Bytes(v.slice(0, el.selectionStart)) + utf8Bytes(v.slice(el.selectionEnd)) + utf8Bytes(text);
+}
+
+function showInputError(box, msg) {
+  box.textContent = msg;
+  box.hidden = false;
+  announce(msg);
+}
+
+function clearInputError(box) {
+  if (!box.hidden) { box.hidden = true; box.textContent = ""; }
+}
+
+// guardSize refuses a paste, drop or insertion that would take a text area
+// past limit, before the browser puts the text in it (a 50 MB paste blocks
+// the page for a minute in the text area alone): the event is cancelled
+// and message(size) is shown in box.
+function guardSize(el, limit, box, message) {
+  const check = (ev, text) => {
+    if (typeof text !== "string" || text.length === 0) return;
+    const size = insertedSize(el, text, limit);
+    if (size <= limit) return;
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    showInputError(box, message(size));
+  };
+  el.addEventListener("paste", (ev) => check(ev, ev.clipboardData && ev.clipboardData.getData("text/plain")));
+  el.addEventListener("beforeinput", (ev) => {
+    // Every insertion: typed, pasted, dropped, or sent by an input method.
+    if (!ev.inputType.startsWith("insert")) return;
+    check(ev, typeof ev.data === "string" ? ev.data : ev.dataTransfer && ev.dataTransfer.getData("text/plain"));
+  });
+}
+
 function announce(msg) {
   const a = $("announce");
   a.textContent = "";
@@ -757,9 +974,20 @@ function setLoading(text, pct) {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
+  guardSize($("input"), MAX_FILE_BYTES, $("input-error"), (size) => T("paste-too-big", {
+    tab: fileLabel(state.files[state.active], state.active), size: fmtBytes(size), max: fmtBytes(MAX_FILE_BYTES),
+  }));
+  for (const [id, key] of [["tm-pod", "pod-label"], ["tm-hints", "hints-label"]]) {
+    guardSize($(id), MAX_FILE_BYTES, $("admit-input-error"), (size) => T("field-too-big", {
+      field: T(key).split(/[:(（]/)[0].trim(), size: fmtBytes(size), max: fmtBytes(MAX_FILE_BYTES),
+    }));
+    $(id).addEventListener("input", () => clearInputError($("admit-input-error")));
+  }
+  $("share-error-close").addEventListener("click", () => { $("share-error").hidden = true; });
   $("input").addEventListener("input", () => {
     state.files[state.active].content = $("input").value;
     $("remove").disabled = false;
+    clearInputError($("input-error"));
     changed();
   });
   $("name").addEventListener("input", () => {
@@ -800,12 +1028,14 @@ function wire() {
   });
   $("copy").addEventListener("click", async () => {
     await updateShare();
+    if ($("share").dataset.unshareable) { showInputError($("input-error"), $("share").dataset.unshareable); return; }
     try { await navigator.clipboard.writeText($("share").href); announce(T("copied")); } catch (_) { announce(T("copy-failed")); }
   });
   $("share").addEventListener("click", async (ev) => {
     // Put the link in the address bar without a reload, so it can be copied or bookmarked.
     ev.preventDefault();
     await updateShare();
+    if ($("share").dataset.unshareable) { showInputError($("input-error"), $("share").dataset.unshareable); return; }
     history.replaceState(null, "", $("share").href);
   });
   for (const id of ["tm-policy", "tm-scope", "tm-closest", "tm-max", "tm-hints", "tm-pod"]) {
