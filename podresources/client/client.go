@@ -212,8 +212,13 @@ func checkSocket(path string) error {
 		return fmt.Errorf("podresources: checking %s: %w", path, err)
 	case st.Mode()&fs.ModeSocket == 0:
 		what := "a regular file"
-		if st.IsDir() {
+		switch m := st.Mode(); {
+		case m.IsDir():
 			what = "a directory"
+		case m&fs.ModeNamedPipe != 0:
+			what = "a FIFO (named pipe)"
+		case m&fs.ModeDevice != 0:
+			what = "a device"
 		}
 		return fmt.Errorf("%w: %s is %s, not a unix socket: give the socket itself, usually %s", ErrSocketNotFound, path, what, DefaultSocket)
 	}
