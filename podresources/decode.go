@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/input"
@@ -85,7 +86,7 @@ type decoder struct {
 	file  string
 	probs []error
 	more  int
-	dec   *json.Decoder
+	dec   *lexer
 	// stop is set after a limit is hit: nothing more is read.
 	stop       bool
 	pods       int
@@ -150,9 +151,99 @@ func (d *decoder) start(data []byte) bool {
 		d.syntax(data)
 		return false
 	}
-	d.dec = json.NewDecoder(bytes.NewReader(data))
-	d.dec.UseNumber()
+	d.dec = &lexer{data: data}
 	return true
+}
+
+// lexer reads the tokens of a document already checked to be valid JSON,
+// as json.Decoder.Token does with UseNumber, several times faster: the
+// checked syntax leaves only the tokens' ends to find.
+type lexer struct {
+	data []byte
+	pos  int
+}
+
+// skip passes white space and the separators, which valid JSON puts only
+// where they belong.
+func (l *lexer) skip() {
+	for l.pos < len(l.data) {
+		switch l.data[l.pos] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			l.pos++
+		default:
+			return
+		}
+	}
+}
+
+// More reports whether the current array or object has another element.
+func (l *lexer) More() bool {
+	l.skip()
+	return l.pos < len(l.data) && l.data[l.pos] != ']' && l.data[l.pos] != '}'
+}
+
+// Token returns the next token: a json.Delim, a string, a json.Number, a
+// bool or nil.
+func (l *lexer) Token() (json.Token, error) {
+	l.skip()
+	if l.pos >= len(l.data) {
+		return nil, io.EOF
+	}
+	start := l.pos
+	switch c := l.data[start]; c {
+	case '{', '}', '[', ']':
+		l.pos++
+		return json.Delim(c), nil
+	case '"':
+		plain := true
+		i := start + 1
+		for ; i < len(l.data); i++ {
+			c := l.data[i]
+			if c == '"' {
+				break
+			}
+			if c == '\\' {
+				plain = false
+				i++
+			} else if c >= utf8.RuneSelf {
+				plain = false
+			}
+		}
+		l.pos = i + 1
+		raw := l.data[start:min(l.pos, len(l.data))]
+		if plain || utf8.Valid(raw) && !bytes.Contains(raw, []byte{'\\'}) {
+			return string(raw[1 : len(raw)-1]), nil
+		}
+		// Escapes and invalid UTF-8 are read as encoding/json reads them.
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	case 't':
+		l.pos += 4
+		return true, nil
+	case 'f':
+		l.pos += 5
+		return false, nil
+	case 'n':
+		l.pos += 4
+		return nil, nil
+	}
+	i := start
+	for i < len(l.data) {
+		switch l.data[i] {
+		case '-', '+', '.', 'e', 'E', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			i++
+			continue
+		}
+		break
+	}
+	if i == start {
+		return nil, fmt.Errorf("unexpected byte %q at offset %d", l.data[start], start)
+	}
+	l.pos = i
+	return json.Number(l.data[start:i]), nil
 }
 
 // skipValue is a decoding target that keeps nothing.
