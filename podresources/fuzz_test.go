@@ -131,8 +131,8 @@ func FuzzQOSClassesFromPods(f *testing.F) {
 }
 
 // FuzzLoadFS loads a snapshot directory built from the input: the four
-// files LoadFS reads, each of which the mode bits can turn into a FIFO, a
-// device or a directory. It checks that LoadFS never panics, never reads
+// files LoadFS reads (an empty one is left out), each of which the low mode
+// bits turn into a FIFO, a device or a directory (chosen by the high bits). It checks that LoadFS never panics, never reads
 // what is not a regular file, and that what it accepts is within the limits
 // and survives numascope's JSON form.
 func FuzzLoadFS(f *testing.F) {
@@ -149,7 +149,7 @@ func FuzzLoadFS(f *testing.F) {
 		if alloc == nil {
 			alloc = read("get_allocatable_resources.json")
 		}
-		f.Add(read("list.json"), alloc, read("get-shop-db.json"), []byte(nil), uint8(0))
+		f.Add(read("list.json"), alloc, read("get-shop-db.json"), []byte{}, uint8(0))
 	}
 	f.Add([]byte(`{"pods":[]}`), []byte(`{}`), []byte(`{"podResources":{"name":"a","namespace":"n"}}`), []byte(`{"kind":"List","items":[]}`), uint8(1))
 	names := []string{podresources.ListFile, podresources.AllocatableFile, podresources.GetFileName("shop", "db"), podresources.PodsFile}
@@ -159,7 +159,7 @@ func FuzzLoadFS(f *testing.F) {
 			fsys := fstest.MapFS{}
 			special := false
 			for i, data := range [][]byte{list, alloc, get, pods} {
-				if data == nil && bits&(1<<i) == 0 {
+				if len(data) == 0 && bits&(1<<i) == 0 {
 					continue
 				}
 				file := &fstest.MapFile{Data: data}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/podresources"
 )
 
@@ -65,5 +66,48 @@ func BenchmarkUnmarshal1MPods(b *testing.B) {
 				b.Fatal("a 1M-pod answer was accepted")
 			}
 		}
+	})
+}
+
+// FuzzBoundedCodec checks that the wire count never panics and that every
+// answer it lets through is within the bounds once unmarshalled.
+func FuzzBoundedCodec(f *testing.F) {
+	f.Add(wireList(f, 3), uint8(0))
+	f.Add(wireList(f, 30), uint8(1))
+	pod := &v1.GetPodResourcesResponse{PodResources: &v1.PodResources{Name: "a", Namespace: "n", Containers: []*v1.ContainerResources{
+		{Name: "c", CpuIds: []int64{1, 2, 3}, Devices: []*v1.ContainerDevices{{ResourceName: "r", DeviceIds: []string{"d"}, Topology: &v1.TopologyInfo{Nodes: []*v1.NUMANode{{ID: 0}}}}}},
+	}}}
+	data, err := proto.Marshal(pod)
+	require.NoError(f, err)
+	f.Add(data, uint8(2))
+	alloc, err := proto.Marshal(&v1.AllocatableResourcesResponse{CpuIds: []int64{0, 1, 2, 3}, Memory: []*v1.ContainerMemory{{MemoryType: "memory", Size: 1 << 30}}})
+	require.NoError(f, err)
+	f.Add(alloc, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		fuzzbudget.Run(t, func() {
+			const maxPods = 10
+			c := newBoundedCodec(maxPods)
+			var msg proto.Message
+			switch kind % 3 {
+			case 0:
+				msg = &v1.ListPodResourcesResponse{}
+			case 1:
+				msg = &v1.GetPodResourcesResponse{}
+			default:
+				msg = &v1.AllocatableResourcesResponse{}
+			}
+			if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, msg); err != nil {
+				return
+			}
+			if l, ok := msg.(*v1.ListPodResourcesResponse); ok {
+				containers := 0
+				for _, p := range l.GetPodResources() {
+					containers += len(p.GetContainers())
+				}
+				if len(l.GetPodResources()) > maxPods || containers > maxPods*containersPerPod {
+					t.Fatalf("accepted %d pods and %d containers over the bounds", len(l.GetPodResources()), containers)
+				}
+			}
+		})
 	})
 }
