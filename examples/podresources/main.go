@@ -14,6 +14,12 @@
 // snapshot directory holds a copy of /sys/devices/system/node, or from --sysfs
 // when given. Without it, CPUs are listed under "no NUMA node".
 //
+// Files named by --from and --qos are opened without blocking and must be
+// regular files: a FIFO, a device or a directory is refused with the flag's
+// name, and so is a file over 64 MiB, a document over its value budget, or an
+// answer naming more than 20,000 pods (podresources.MaxPods). Live answers
+// have the same bounds (see podresources/client), and every call a deadline.
+//
 // Exit status: 0 on success, 1 when the node or the files cannot be read,
 // 2 for wrong flags.
 package main
