@@ -12,6 +12,8 @@ import (
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/podresources/internal/protoconv"
+	"github.com/numascope/numascope/podresources/podresourcestest"
 )
 
 // wireList is a List answer of n pods with one-letter names: 13 MB for 1M
@@ -109,5 +111,36 @@ func FuzzBoundedCodec(f *testing.F) {
 				}
 			}
 		})
+	})
+}
+
+// BenchmarkBoundedUnmarshal10000Pods is the cost of the wire count on a
+// 10,000-pod List answer, next to the plain unmarshal it precedes.
+func BenchmarkBoundedUnmarshal10000Pods(b *testing.B) {
+	snap := podresourcestest.Generate(10000)
+	resp := &v1.ListPodResourcesResponse{}
+	for i := range snap.Pods {
+		resp.PodResources = append(resp.PodResources, protoconv.ToPod(&snap.Pods[i]))
+	}
+	data, err := proto.Marshal(resp)
+	require.NoError(b, err)
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var resp v1.ListPodResourcesResponse
+			if err := proto.Unmarshal(data, &resp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bounded", func(b *testing.B) {
+		c := newBoundedCodec(podresources.MaxPods)
+		b.ReportAllocs()
+		for b.Loop() {
+			var resp v1.ListPodResourcesResponse
+			if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, &resp); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }
