@@ -22,7 +22,10 @@ import (
 // testdata/fuzz adds hand-made edge cases).
 func addFixtures(f *testing.F, names ...string) {
 	for _, n := range names {
-		files, _ := filepath.Glob(filepath.Join("testdata", "offline", "*", n))
+		files, err := filepath.Glob(filepath.Join("testdata", "offline", "*", n))
+		if err != nil {
+			f.Fatal(err)
+		}
 		for _, file := range files {
 			data, err := os.ReadFile(file)
 			if err != nil {

@@ -287,7 +287,7 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), "both present") {
 		t.Errorf("two allocatable files: %v", err)
 	}
-	os.Remove(filepath.Join(dir, "get_allocatable_resources.json"))
+	require.NoError(t, os.Remove(filepath.Join(dir, "get_allocatable_resources.json")))
 	write("allocatable.json", `{"cpuIds":[1],}`)
 	_, err = podresources.LoadDir(dir)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "allocatable.json")+": (document): not valid JSON at line 1, column 15: invalid character '}'") {
@@ -373,9 +373,9 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
-	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
 	s, err := podresources.LoadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 	if p := s.Pod("kube-system", "coredns-7d8f"); p.QOSClass != podresources.BestEffort {
 		t.Errorf("QoS class = %q", p.QOSClass)
 	}
-	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644))
 	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pods.json")) {
 		t.Errorf("bad pods.json: %v", err)
 	}

@@ -106,7 +106,7 @@ func TestLiveJSON(t *testing.T) {
 	}
 	// The JSON output is an offline snapshot in its own right.
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644))
 	if code, _, errOut := runArgs(t, "--from", dir, "--json"); code != 0 {
 		t.Errorf("reading the JSON output back: exit %d: %s", code, errOut)
 	}
@@ -155,7 +155,7 @@ func TestOffline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
 	fakeSysfs(t, filepath.Join(dir, "sys"))
 	code, out, errOut := runArgs(t, "--from", dir, "--pod", "default/web")
@@ -208,8 +208,8 @@ func TestErrors(t *testing.T) {
 func TestQOSFromKubectl(t *testing.T) {
 	s := start(t)
 	pods := filepath.Join(t.TempDir(), "pods.json")
-	os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
-	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644)
+	require.NoError(t, os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
+	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644))
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -217,7 +217,7 @@ func TestQOSFromKubectl(t *testing.T) {
 	if !strings.Contains(out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class") {
 		t.Errorf("output:\n%s", out)
 	}
-	os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644)
+	require.NoError(t, os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644))
 	if code, _, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods); code != 1 || !strings.Contains(errOut, `kind "Deployment"`) {
 		t.Errorf("bad --qos file: exit %d: %s", code, errOut)
 	}
