@@ -140,12 +140,10 @@ func TestSetQOSClasses(t *testing.T) {
 	if p.CPUStatus(&p.Containers[0]) != podresources.NotReportedForQOSClass {
 		t.Errorf("status after SetQOSClasses = %s", p.CPUStatus(&p.Containers[0]))
 	}
-	if err := s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}); err == nil {
-		t.Error("SetQOSClasses accepted an invalid class")
-	}
-	if s.Pod("nope", "nope") != nil || p.Container("nope") != nil || p.Container("coredns") == nil {
-		t.Error("lookups are wrong")
-	}
+	assert.Error(t, s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}), "an invalid class")
+	assert.Nil(t, s.Pod("nope", "nope"))
+	assert.Nil(t, p.Container("nope"))
+	assert.NotNil(t, p.Container("coredns"))
 }
 
 func TestDecodeErrors(t *testing.T) {
@@ -183,17 +181,11 @@ func TestDecodeErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.decode([]byte(tc.in))
-			if err == nil {
-				t.Fatalf("decoding %s succeeded", tc.in)
-			}
+			require.Error(t, err, "decoding %s", tc.in)
 			var de *podresources.DecodeError
-			if !errors.As(err, &de) {
-				t.Errorf("error %v is not a *DecodeError", err)
-			}
+			assert.True(t, errors.As(err, &de), "error %v is not a *DecodeError", err)
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w)
 			}
 		})
 	}
@@ -214,9 +206,9 @@ func TestDecodeErrorsAreBounded(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	_, err := podresources.Decode([]byte(b.String()))
-	if err == nil || strings.Count(err.Error(), "\n") != 20 || !strings.Contains(err.Error(), "and 179 more problems") {
-		t.Errorf("error for 100 bad pods:\n%v", err)
-	}
+	require.Error(t, err)
+	assert.Equal(t, 20, strings.Count(err.Error(), "\n"), "lines in the error for 100 bad pods")
+	assert.Contains(t, err.Error(), "and 179 more problems")
 }
 
 func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
@@ -243,13 +235,12 @@ func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 }
 
 func TestLoadDirErrorsAndNotes(t *testing.T) {
-	if _, err := podresources.LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("LoadDir(missing) = %v", err)
-	}
-	empty := t.TempDir()
-	if _, err := podresources.LoadDir(empty); err == nil || !strings.Contains(err.Error(), "holds none of list.json") {
-		t.Errorf("LoadDir(empty) = %v", err)
-	}
+	_, err := podresources.LoadDir(filepath.Join(t.TempDir(), "nope"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not exist")
+	_, err = podresources.LoadDir(t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds none of list.json")
 
 	dir := t.TempDir()
 	write := func(name, data string) {
@@ -297,9 +288,9 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 
 func TestLoadDirAcceptsAFile(t *testing.T) {
 	s, err := podresources.LoadDir(filepath.Join("testdata", "offline", "numascope", "list.json"))
-	if err != nil || len(s.Pods) != 3 || s.Allocatable == nil {
-		t.Fatalf("LoadDir(file) = %v, %v", s, err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, s.Pods, 3)
+	assert.NotNil(t, s.Allocatable)
 }
 
 func TestSort(t *testing.T) {
@@ -312,8 +303,16 @@ func TestSort(t *testing.T) {
 		Allocatable: &podresources.Allocatable{CPUIDs: []int{2, 0}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"b", "a"}}}},
 	}
 	s.Sort()
-	if s.Pods[0].Name != "z" || s.Pods[1].Name != "a" || s.Pods[2].Containers[0].CPUIDs[0] != 1 || s.Allocatable.CPUIDs[0] != 0 || s.Allocatable.Devices[0].DeviceIDs[0] != "a" {
-		t.Errorf("sorted = %+v", s)
+	want := &podresources.Snapshot{
+		Pods: []podresources.Pod{
+			{Name: "z", Namespace: "a"},
+			{Name: "a", Namespace: "x"},
+			{Name: "b", Namespace: "x", Containers: []podresources.Container{{Name: "c", CPUIDs: []int{1, 3}}}},
+		},
+		Allocatable: &podresources.Allocatable{CPUIDs: []int{0, 2}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"a", "b"}}}},
+	}
+	if d := cmp.Diff(want, s); d != "" {
+		t.Errorf("sorted (-want +got):\n%s", d)
 	}
 }
 
