@@ -144,7 +144,10 @@ func (d *decoder) start(data []byte) bool {
 	}
 	if err := input.CheckValues(data, "JSON", input.ValueBudget{MaxValues: MaxValues, MaxDepth: maxDepth}); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "JSON: ")
-		d.probs = append(d.probs, &DecodeError{File: d.file, Msg: msg + fmt.Sprintf(" (one node's answer names at most %d pods)", MaxPods), err: err})
+		if head, _, cut := strings.Cut(msg, "; give only"); cut {
+			msg = head + fmt.Sprintf("; one node's answer names at most %d pods: give the answer of one node", MaxPods)
+		}
+		d.probs = append(d.probs, &DecodeError{File: d.file, Msg: msg, err: err})
 		return false
 	}
 	if !json.Valid(data) {
