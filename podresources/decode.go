@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/input"
 )
 
 // DecodeError is one problem found in JSON input.
@@ -22,6 +24,8 @@ type DecodeError struct {
 	Pointer string
 	// Msg says what is wrong and what to do.
 	Msg string
+
+	err error
 }
 
 func (e *DecodeError) Error() string {
@@ -40,17 +44,55 @@ func (e *DecodeError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the error behind the problem: ErrTooLarge for an answer
+// over the limits, input.ErrTooManyValues for a document over the value
+// budget, nil otherwise.
+func (e *DecodeError) Unwrap() error { return e.err }
+
+// Limits on one answer. A node runs at most a few hundred pods (the
+// kubelet's maxPods defaults to 110); a List answer that names more than
+// MaxPods is not a node's answer, and decoding it would only exhaust memory.
+const (
+	// MaxPods is the most pods one answer may name.
+	MaxPods = 20_000
+	// MaxContainersPerPod is the most containers one pod may have.
+	MaxContainersPerPod = 1_000
+	// MaxContainers is the most containers one answer may name in all.
+	MaxContainers = 200_000
+	// MaxValues is the most JSON values (objects, arrays, strings, numbers,
+	// literals, as input.CheckValues counts them) one answer may hold: a
+	// 10,000-pod answer in numascope's indented form holds about 2 million.
+	MaxValues = 8 << 20
+	// maxDepth bounds nesting: the deepest answer nests 11 levels.
+	maxDepth = 32
+)
+
+// ErrTooLarge is wrapped by the errors about an answer over MaxPods,
+// MaxContainersPerPod or MaxContainers.
+var ErrTooLarge = errors.New("PodResources answer over numascope's limits")
+
 // maxProblems bounds how many problems one decode reports, so that a broken
 // 10,000-pod file gives a readable error.
 const maxProblems = 20
 
-// maxID bounds CPU and NUMA ids.
-const maxID = math.MaxInt32
+// maxID bounds CPU and NUMA ids: the bound of every CPU list numascope reads.
+const maxID = cpulist.MaxCPUID
 
+// The decoder reads the document as a stream of tokens straight into the
+// model: nothing is built but the answer itself, so memory is bounded by the
+// limits above, not by the bytes (a generic tree of a 13 MB answer with 1M
+// empty pods took 554 MB).
 type decoder struct {
 	file  string
 	probs []error
 	more  int
+	dec   *lexer
+	// stop is set after a limit is hit: nothing more is read.
+	stop       bool
+	pods       int
+	containers int
+	// seen marks the ids of the list being read, for finding repeats.
+	seen [(maxID + 64) / 64]uint64
 }
 
 func (d *decoder) errf(ptr, format string, args ...any) {
@@ -59,6 +101,12 @@ func (d *decoder) errf(ptr, format string, args ...any) {
 		return
 	}
 	d.probs = append(d.probs, &DecodeError{File: d.file, Pointer: ptr, Msg: fmt.Sprintf(format, args...)})
+}
+
+// limit reports an answer over a limit and stops the decoding.
+func (d *decoder) limit(ptr, format string, args ...any) {
+	d.probs = append(d.probs, &DecodeError{File: d.file, Pointer: ptr, Msg: fmt.Sprintf(format, args...), err: ErrTooLarge})
+	d.stop = true
 }
 
 func (d *decoder) err() error {
@@ -75,7 +123,8 @@ func (d *decoder) err() error {
 // Decode reads a List answer or a whole snapshot: numascope's JSON form
 // ({"pods":[…],"allocatable":{…}}) or protobuf-JSON of a
 // ListPodResourcesResponse ({"podResources":[…]} or {"pod_resources":[…]}).
-// Errors name the JSON pointer of every problem (at most 20).
+// Errors name the JSON pointer of every problem (at most 20). An answer
+// over MaxValues, MaxPods or the container limits is refused.
 func Decode(data []byte) (*Snapshot, error) { return decodeSnapshot(data, "") }
 
 // DecodeAllocatable reads a GetAllocatableResources answer in numascope's JSON
@@ -86,31 +135,142 @@ func DecodeAllocatable(data []byte) (*Allocatable, error) { return decodeAllocat
 // ({"podResources":{…}}) or one pod in either JSON form.
 func DecodePod(data []byte) (*Pod, error) { return decodePod(data, "") }
 
-func parse(d *decoder, data []byte) (any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if err == io.EOF {
-			d.errf("", "the file is empty: expected a JSON object")
-			return nil, false
+// start checks the document's size in values and its syntax, and readies
+// the token stream over it.
+func (d *decoder) start(data []byte) bool {
+	if len(bytes.TrimSpace(data)) == 0 {
+		d.errf("", "the file is empty: expected a JSON object")
+		return false
+	}
+	if err := input.CheckValues(data, "JSON", input.ValueBudget{MaxValues: MaxValues, MaxDepth: maxDepth}); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "JSON: ")
+		if head, _, cut := strings.Cut(msg, "; give only"); cut {
+			msg = head + fmt.Sprintf("; one node's answer names at most %d pods: give the answer of one node", MaxPods)
 		}
+		d.probs = append(d.probs, &DecodeError{File: d.file, Msg: msg, err: err})
+		return false
+	}
+	if !json.Valid(data) {
+		d.syntax(data)
+		return false
+	}
+	d.dec = &lexer{data: data}
+	return true
+}
+
+// lexer reads the tokens of a document already checked to be valid JSON,
+// as json.Decoder.Token does with UseNumber, several times faster: the
+// checked syntax leaves only the tokens' ends to find.
+type lexer struct {
+	data []byte
+	pos  int
+}
+
+// skip passes white space and the separators, which valid JSON puts only
+// where they belong.
+func (l *lexer) skip() {
+	for l.pos < len(l.data) {
+		switch l.data[l.pos] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			l.pos++
+		default:
+			return
+		}
+	}
+}
+
+// More reports whether the current array or object has another element.
+func (l *lexer) More() bool {
+	l.skip()
+	return l.pos < len(l.data) && l.data[l.pos] != ']' && l.data[l.pos] != '}'
+}
+
+// Token returns the next token: a json.Delim, a string, a json.Number, a
+// bool or nil.
+func (l *lexer) Token() (json.Token, error) {
+	l.skip()
+	if l.pos >= len(l.data) {
+		return nil, io.EOF
+	}
+	start := l.pos
+	switch c := l.data[start]; c {
+	case '{', '}', '[', ']':
+		l.pos++
+		return json.Delim(c), nil
+	case '"':
+		plain := true
+		i := start + 1
+		for ; i < len(l.data); i++ {
+			c := l.data[i]
+			if c == '"' {
+				break
+			}
+			if c == '\\' {
+				plain = false
+				i++
+			} else if c >= utf8.RuneSelf {
+				plain = false
+			}
+		}
+		l.pos = i + 1
+		raw := l.data[start:min(l.pos, len(l.data))]
+		if plain || utf8.Valid(raw) && !bytes.Contains(raw, []byte{'\\'}) {
+			return string(raw[1 : len(raw)-1]), nil
+		}
+		// Escapes and invalid UTF-8 are read as encoding/json reads them.
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	case 't':
+		l.pos += 4
+		return true, nil
+	case 'f':
+		l.pos += 5
+		return false, nil
+	case 'n':
+		l.pos += 4
+		return nil, nil
+	}
+	i := start
+	for i < len(l.data) {
+		switch l.data[i] {
+		case '-', '+', '.', 'e', 'E', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			i++
+			continue
+		}
+		break
+	}
+	if i == start {
+		return nil, fmt.Errorf("unexpected byte %q at offset %d", l.data[start], start)
+	}
+	l.pos = i
+	return json.Number(l.data[start:i]), nil
+}
+
+// skipValue is a decoding target that keeps nothing.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+// syntax reports where data, which is not valid JSON, goes wrong.
+func (d *decoder) syntax(data []byte) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v skipValue
+	if err := dec.Decode(&v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			// Offset counts the offending byte itself.
 			line, col := position(data, se.Offset-1)
 			d.errf("", "not valid JSON at line %d, column %d: %v", line, col, se)
-			return nil, false
+			return
 		}
 		d.errf("", "not valid JSON: %v", err)
-		return nil, false
+		return
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(data, dec.InputOffset())
-		d.errf("", "unexpected data after the JSON value at line %d, column %d: save one answer per file", line, col)
-		return nil, false
-	}
-	return v, true
+	line, col := position(data, dec.InputOffset())
+	d.errf("", "unexpected data after the JSON value at line %d, column %d: save one answer per file", line, col)
 }
 
 func position(data []byte, off int64) (line, col int) {
@@ -127,81 +287,82 @@ func position(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-func decodeSnapshot(data []byte, file string) (*Snapshot, error) {
-	d := &decoder{file: file}
-	v, ok := parse(d, data)
-	if !ok {
-		return nil, d.err()
+// next reads the next token; it returns nil, false once decoding stopped.
+func (d *decoder) next() (json.Token, bool) {
+	if d.stop {
+		return nil, false
 	}
-	s := d.snapshot(v)
-	if err := d.err(); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func decodeAllocatable(data []byte, file string) (*Allocatable, error) {
-	d := &decoder{file: file}
-	v, ok := parse(d, data)
-	if !ok {
-		return nil, d.err()
-	}
-	var a *Allocatable
-	if m, ok := v.(map[string]any); ok && len(m) == 1 && normKey(firstKey(m)) == "allocatable" {
-		k := firstKey(m)
-		a = d.allocatable("/"+escape(k), m[k])
-		if a == nil && d.err() == nil {
-			d.errf("/"+escape(k), "allocatable is null: expected an object")
+	t, err := d.dec.Token()
+	if err != nil {
+		// The document was checked to be valid JSON; this is the stream
+		// ending early, which is a bug.
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
 		}
-	} else {
-		a = d.allocatable("", v)
+		d.errf("", "not valid JSON: %v", err)
+		d.stop = true
+		return nil, false
 	}
-	if err := d.err(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return t, true
 }
 
-func decodePod(data []byte, file string) (*Pod, error) {
-	d := &decoder{file: file}
-	v, ok := parse(d, data)
-	if !ok {
-		return nil, d.err()
+// value reads the first token of a value.
+func (d *decoder) value() json.Token {
+	t, _ := d.next()
+	return t
+}
+
+// skipRest consumes the rest of the value that t starts.
+func (d *decoder) skipRest(t json.Token) {
+	if t != json.Delim('{') && t != json.Delim('[') {
+		return
 	}
-	var p Pod
-	if m, ok := v.(map[string]any); ok && hasKey(m, "podresources") {
-		f := d.fields("", v, map[string]string{"podresources": "podResources"})
-		pv := f["podresources"]
-		if _, isList := pv.val.([]any); isList {
-			d.errf(pv.P(), "this is a List answer (podResources is an array): load it with Decode or name it list.json")
-		} else if pv.val == nil {
-			d.errf(pv.P(), "podResources is null: the Get answer holds no pod")
-		} else {
-			p = d.pod(pv.P(), pv.val)
+	for depth := 1; depth > 0; {
+		t, ok := d.next()
+		if !ok {
+			return
 		}
-	} else {
-		p = d.pod("", v)
-	}
-	if err := d.err(); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-func firstKey(m map[string]any) string {
-	for k := range m {
-		return k
-	}
-	return ""
-}
-
-func hasKey(m map[string]any, norm string) bool {
-	for k := range m {
-		if normKey(k) == norm {
-			return true
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
 		}
 	}
-	return false
+}
+
+func (d *decoder) skip() { d.skipRest(d.value()) }
+
+// describe names the value that t starts for a message and consumes it.
+func (d *decoder) describe(t json.Token) string {
+	d.skipRest(t)
+	return kind(t)
+}
+
+func kind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return fmt.Sprintf("the string %q", clip(v))
+	case json.Number:
+		return "the number " + clip(v.String())
+	case bool:
+		return fmt.Sprintf("%t", v)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // normKey makes "cpu_ids", "cpuIds" and "CpuIds" the same key: protojson
@@ -215,70 +376,88 @@ func escape(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-// field is one member of a JSON object. Its JSON pointer is built only when
-// a message needs it.
-type field struct {
-	key    string
+// member is one member of a JSON object being read; its JSON pointer is
+// built only when a message needs it.
+type member struct {
+	key    string // as written
+	norm   string // normalized
 	parent string
-	full   string
-	val    any
 }
 
-// P returns the field's JSON pointer.
-func (f field) P() string {
-	if f.full != "" || f.key == "" {
-		return f.full
-	}
-	return f.parent + "/" + escape(f.key)
-}
+// P returns the member's JSON pointer.
+func (m member) P() string { return m.parent + "/" + escape(m.key) }
 
-// fields checks that v is an object whose keys are all known (after
-// normalization) and returns them by normalized name. known maps normalized
-// names to the spelling used in messages.
-func (d *decoder) fields(ptr string, v any, known map[string]string) map[string]field {
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.errf(ptr, "expected an object, found %s", kind(v))
-		return nil
+func elem(ptr string, i int) string { return ptr + "/" + strconv.Itoa(i) }
+
+// object reads the object that t starts, calling fn for each member whose
+// normalized key is in known; fn reads exactly the member's value. Unknown
+// and repeated keys are reported and their values skipped. It reports a
+// value that is not an object and returns false.
+func (d *decoder) object(ptr string, t json.Token, known map[string]string, fn func(m member)) bool {
+	if t != json.Delim('{') {
+		if !d.stop {
+			d.errf(ptr, "expected an object, found %s", d.describe(t))
+		}
+		return false
 	}
-	out := make(map[string]field, len(m))
-	clean := true
-	for k, val := range m {
-		n, ok := lookupKey(k, known)
+	var buf [8]member
+	seen := buf[:0]
+	for !d.stop && d.dec.More() {
+		kt, ok := d.next()
 		if !ok {
-			clean = false
-			break
+			return false
 		}
-		if _, dup := out[n]; dup {
-			clean = false
-			break
-		}
-		out[n] = field{key: k, parent: ptr, val: val}
-	}
-	if clean {
-		return out
-	}
-	// Report every problem, in key order so that messages are stable.
-	clear(out)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		n := normKey(k)
-		fl := field{key: k, parent: ptr, val: m[k]}
-		if _, ok := known[n]; !ok {
-			d.errf(fl.P(), "unknown field %q: expected %s", k, expected(known))
+		k, _ := kt.(string)
+		m := member{key: k, parent: ptr}
+		n, isKnown := lookupKey(k, known)
+		if !isKnown {
+			d.errf(m.P(), "unknown field %q: expected %s", k, expected(known))
+			d.skip()
 			continue
 		}
-		if prev, dup := out[n]; dup {
-			d.errf(fl.P(), "field %q repeats %q: keep one", k, prev.key)
+		m.norm = n
+		if prev, dup := find(seen, n); dup {
+			d.errf(m.P(), "field %q repeats %q: keep one", k, prev.key)
+			d.skip()
 			continue
 		}
-		out[n] = fl
+		seen = append(seen, m)
+		fn(m)
 	}
-	return out
+	d.next() // the closing brace
+	return !d.stop
+}
+
+func find(ms []member, norm string) (member, bool) {
+	for _, m := range ms {
+		if m.norm == norm {
+			return m, true
+		}
+	}
+	return member{}, false
+}
+
+// array reads the array that t starts, calling fn with each element's index
+// and first token; null is an empty array.
+func (d *decoder) array(ptr string, t json.Token, fn func(i int, t json.Token)) {
+	switch t {
+	case nil:
+		return
+	case json.Delim('['):
+	default:
+		if !d.stop {
+			d.errf(ptr, "expected an array, found %s", d.describe(t))
+		}
+		return
+	}
+	for i := 0; !d.stop && d.dec.More(); i++ {
+		et, ok := d.next()
+		if !ok {
+			return
+		}
+		fn(i, et)
+	}
+	d.next() // the closing bracket
 }
 
 // lookupKey returns the normalized spelling of k as it is stored in known,
@@ -317,91 +496,55 @@ func expected(known map[string]string) string {
 	names := make([]string, 0, len(known))
 	seen := map[string]bool{}
 	for _, v := range known {
-		if !seen[v] {
+		if !seen[v] && v != "" {
 			seen[v] = true
 			names = append(names, v)
 		}
 	}
-	sort.Strings(names)
+	sortStrings(names)
 	return strings.Join(names, ", ")
 }
 
-func kind(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return fmt.Sprintf("the string %q", clip(v))
-	case json.Number:
-		return "the number " + v.String()
-	case bool:
-		return fmt.Sprintf("%t", v)
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
-// one returns the first of the alternative names that is present; conflict
-// reports when more than one is.
-func one(f map[string]field, names ...string) (field, bool) {
-	for _, n := range names {
-		if v, ok := f[n]; ok {
-			return v, true
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
-	return field{}, false
 }
 
-func (d *decoder) conflict(f map[string]field, names ...string) {
-	var present []string
-	var last string
-	for _, n := range names {
-		if v, ok := f[n]; ok {
-			present = append(present, strconv.Quote(v.key))
-			last = v.P()
-		}
-	}
-	if len(present) > 1 {
-		d.errf(last, "%s give the same value twice: keep one", strings.Join(present, " and "))
+// conflict reports when both a and b (alternative spellings of one value)
+// are present.
+func (d *decoder) conflict(a, b member) {
+	if a.key != "" && b.key != "" {
+		d.errf(b.P(), "%q and %q give the same value twice: keep one", a.key, b.key)
 	}
 }
 
-func (d *decoder) str(fl field) string {
-	switch v := fl.val.(type) {
+// str reads a string value; null is "".
+func (d *decoder) str(ptr string, t json.Token) string {
+	switch v := t.(type) {
 	case nil:
 		return ""
 	case string:
 		return v
 	}
-	d.errf(fl.P(), "expected a string, found %s", kind(fl.val))
+	if !d.stop {
+		d.errf(ptr, "expected a string, found %s", d.describe(t))
+	}
 	return ""
 }
 
-func (d *decoder) array(fl field) []any {
-	switch v := fl.val.(type) {
-	case nil:
-		return nil
-	case []any:
-		return v
-	}
-	d.errf(fl.P(), "expected an array, found %s", kind(fl.val))
-	return nil
-}
+func (d *decoder) member(m member) string { return d.str(m.P(), d.value()) }
 
 // integer reads a JSON number or a decimal string (protojson writes int64 and
 // uint64 as strings).
-func (d *decoder) integer(ptr string, v any, what string, max uint64) (uint64, bool) {
-	n, problem := parseUint(v, what, max)
+func (d *decoder) integer(ptr string, t json.Token, what string, max uint64) (uint64, bool) {
+	if t == json.Delim('{') || t == json.Delim('[') {
+		d.errf(ptr, "%s: expected a non-negative integer, found %s", what, d.describe(t))
+		return 0, false
+	}
+	n, problem := parseUint(t, what, max)
 	if problem != "" {
 		d.errf(ptr, "%s", problem)
 		return 0, false
@@ -420,7 +563,7 @@ func parseUint(v any, what string, max uint64) (uint64, string) {
 		return 0, fmt.Sprintf("%s: expected a non-negative integer, found %s", what, kind(v))
 	}
 	if strings.HasPrefix(s, "-") {
-		return 0, fmt.Sprintf("%s %s is negative", what, s)
+		return 0, fmt.Sprintf("%s %s is negative", what, clip(s))
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
@@ -432,85 +575,125 @@ func parseUint(v any, what string, max uint64) (uint64, string) {
 	return n, ""
 }
 
-func (d *decoder) ids(fl field, what string) []int {
-	arr := d.array(fl)
-	if len(arr) == 0 {
-		return nil
+// mark records id in the list being read and reports whether it was
+// already there.
+func (d *decoder) mark(id int) bool {
+	w, bit := id/64, uint64(1)<<(id%64)
+	dup := d.seen[w]&bit != 0
+	d.seen[w] |= bit
+	return dup
+}
+
+func (d *decoder) unmark(ids []int) {
+	for _, id := range ids {
+		d.seen[id/64] = 0
 	}
-	out := make([]int, 0, len(arr))
-	elem := func(i int) string { return fl.P() + "/" + strconv.Itoa(i) }
-	// Short lists (the usual case) are checked for repeats by scanning; long
-	// ones with a set.
-	var seen map[int]bool
-	if len(arr) > 64 {
-		seen = make(map[int]bool, len(arr))
-	}
-	for i, v := range arr {
-		n, problem := parseUint(v, what, maxID)
-		if problem != "" {
-			d.errf(elem(i), "%s", problem)
-			continue
+}
+
+// ids reads a list of CPU or NUMA ids: unique, each at most maxID.
+func (d *decoder) ids(m member, what string) []int {
+	var out []int
+	ptr := m.P()
+	d.array(ptr, d.value(), func(i int, t json.Token) {
+		n, ok := d.integer(elem(ptr, i), t, what, maxID)
+		if !ok {
+			return
 		}
-		dup := false
-		if seen != nil {
-			dup = seen[int(n)]
-			seen[int(n)] = true
-		} else {
-			dup = slices.Contains(out, int(n))
-		}
-		if dup {
-			d.errf(elem(i), "%s %d is listed twice", what, n)
-			continue
+		if d.mark(int(n)) {
+			d.errf(elem(ptr, i), "%s %d is listed twice", what, n)
+			return
 		}
 		out = append(out, int(n))
-	}
+	})
+	d.unmark(out)
 	return out
 }
 
-var snapshotKeys = map[string]string{"pods": "pods", "podresources": "podResources", "allocatable": "allocatable", "notes": "notes"}
+var snapshotKeys = map[string]string{"pods": "pods", "podresources": "podResources", "allocatable": "allocatable", "notes": "notes",
+	// Keys of an allocatable answer, read only to say what the file is.
+	"cpuids": "", "memory": "", "devices": ""}
 
-func (d *decoder) snapshot(v any) *Snapshot {
-	if m, ok := v.(map[string]any); ok {
-		if !hasKey(m, "pods") && !hasKey(m, "podresources") && (hasKey(m, "cpuids") || hasKey(m, "devices") || hasKey(m, "memory")) {
+func decodeSnapshot(data []byte, file string) (*Snapshot, error) {
+	d := &decoder{file: file}
+	if !d.start(data) {
+		return nil, d.err()
+	}
+	s := d.snapshot()
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (d *decoder) snapshot() *Snapshot {
+	s := &Snapshot{}
+	var pods member
+	var allocLike []member
+	ok := d.object("", d.value(), snapshotKeys, func(m member) {
+		switch m.norm {
+		case "pods", "podresources":
+			if pods.key != "" {
+				d.conflict(pods, m)
+				d.skip()
+				return
+			}
+			pods = m
+			t := d.value()
+			if m.norm == "podresources" && t == json.Delim('{') {
+				d.errf(m.P(), "this looks like a Get answer (podResources is one object): load it with DecodePod or name it get-<namespace>-<name>.json")
+				d.skipRest(t)
+				return
+			}
+			d.podList(m.P(), t, s)
+		case "allocatable":
+			if t := d.value(); t != nil {
+				s.Allocatable = d.allocatable(m.P(), t, false)
+			}
+		case "notes":
+			ptr := m.P()
+			d.array(ptr, d.value(), func(i int, t json.Token) {
+				s.Notes = append(s.Notes, d.str(elem(ptr, i), t))
+			})
+		default:
+			allocLike = append(allocLike, m)
+			d.skip()
+		}
+	})
+	if !ok {
+		return nil
+	}
+	if len(allocLike) > 0 {
+		if pods.key == "" {
 			d.errf("", "this looks like a GetAllocatableResources answer, not a List answer: load it with DecodeAllocatable or name it allocatable.json")
 			return nil
 		}
-		if pr, ok := m[firstKey(m)].(map[string]any); ok && len(m) == 1 && normKey(firstKey(m)) == "podresources" && pr != nil {
-			d.errf("/"+escape(firstKey(m)), "this looks like a Get answer (podResources is one object): load it with DecodePod or name it get-<namespace>-<name>.json")
-			return nil
-		}
-	}
-	f := d.fields("", v, snapshotKeys)
-	if f == nil {
-		return nil
-	}
-	d.conflict(f, "pods", "podresources")
-	s := &Snapshot{}
-	if fl, ok := one(f, "pods", "podresources"); ok {
-		arr := d.array(fl)
-		s.Pods = make([]Pod, 0, len(arr))
-		where := make(map[string]int, len(arr))
-		for i, pv := range arr {
-			p := fl.P() + "/" + strconv.Itoa(i)
-			pod := d.pod(p, pv)
-			ref := pod.Ref()
-			if j, dup := where[ref]; dup && pod.Name != "" {
-				d.errf(p, "pod %s is listed twice (also at index %d)", ref, j)
-				continue
-			}
-			where[ref] = i
-			s.Pods = append(s.Pods, pod)
-		}
-	}
-	if fl, ok := f["allocatable"]; ok && fl.val != nil {
-		s.Allocatable = d.allocatable(fl.P(), fl.val)
-	}
-	if fl, ok := f["notes"]; ok {
-		for i, nv := range d.array(fl) {
-			s.Notes = append(s.Notes, d.str(field{full: fl.P() + "/" + strconv.Itoa(i), val: nv}))
+		for _, m := range allocLike {
+			d.errf(m.P(), "unknown field %q: expected %s", m.key, expected(snapshotKeys))
 		}
 	}
 	return s
+}
+
+func (d *decoder) podList(ptr string, t json.Token, s *Snapshot) {
+	var where map[string]int
+	d.array(ptr, t, func(i int, t json.Token) {
+		p := elem(ptr, i)
+		if d.pods++; d.pods > MaxPods {
+			d.limit(p, "more than %d pods: a node's PodResources answer names at most a few hundred; this is not one node's answer, or save one namespace's pods", MaxPods)
+			return
+		}
+		pod, _ := d.pod(p, t, false)
+		ref := pod.Ref()
+		if where == nil {
+			where = map[string]int{}
+		}
+		if j, dup := where[ref]; dup && pod.Name != "" {
+			d.errf(p, "pod %s is listed twice (also at index %d)", ref, j)
+			return
+		}
+		where[ref] = i
+		s.Pods = append(s.Pods, pod)
+	})
 }
 
 var podKeys = map[string]string{
@@ -518,59 +701,131 @@ var podKeys = map[string]string{
 	"cpuids": "cpuIds", "memory": "memory", "qosclass": "qosClass", "qosclassinferred": "qosClassInferred",
 }
 
-func (d *decoder) pod(ptr string, v any) Pod {
-	var p Pod
-	f := d.fields(ptr, v, podKeys)
-	if f == nil {
-		return p
+var getKeys = func() map[string]string {
+	m := map[string]string{"podresources": "podResources"}
+	for k, v := range podKeys {
+		m[k] = v
 	}
-	p.Name = d.str(f["name"])
-	p.Namespace = d.str(f["namespace"])
+	return m
+}()
+
+func decodePod(data []byte, file string) (*Pod, error) {
+	d := &decoder{file: file}
+	if !d.start(data) {
+		return nil, d.err()
+	}
+	p, _ := d.pod("", d.value(), true)
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+type dupContainer struct {
+	ptr, name string
+	first     int
+}
+
+// pod reads one pod. With wrapper, the object may instead be a Get answer
+// that wraps the pod as {"podResources":{…}}.
+func (d *decoder) pod(ptr string, t json.Token, wrapper bool) (p Pod, wrapped bool) {
+	known := podKeys
+	if wrapper {
+		known = getKeys
+	}
+	var inferred bool
+	var dups []dupContainer
+	var outer []member
+	var inner Pod
+	ok := d.object(ptr, t, known, func(m member) {
+		if m.norm == "podresources" {
+			wrapped = true
+			switch t := d.value(); t {
+			case json.Delim('['):
+				d.errf(m.P(), "this is a List answer (podResources is an array): load it with Decode or name it list.json")
+				d.skipRest(t)
+			case nil:
+				d.errf(m.P(), "podResources is null: the Get answer holds no pod")
+			default:
+				inner, _ = d.pod(m.P(), t, false)
+			}
+			return
+		}
+		if wrapper {
+			outer = append(outer, m)
+		}
+		switch m.norm {
+		case "name":
+			p.Name = d.member(m)
+		case "namespace":
+			p.Namespace = d.member(m)
+		case "qosclass":
+			q := QOSClass(d.member(m))
+			if !q.Valid() {
+				d.errf(m.P(), "qosClass %q is not Guaranteed, Burstable or BestEffort", clip(string(q)))
+			}
+			p.QOSClass = q
+		case "qosclassinferred":
+			switch v := d.value().(type) {
+			case bool:
+				inferred = v
+			case nil:
+			default:
+				d.errf(m.P(), "expected true or false, found %s", d.describe(v))
+			}
+		case "containers":
+			cptr := m.P()
+			var seen map[string]int
+			d.array(cptr, d.value(), func(i int, t json.Token) {
+				ep := elem(cptr, i)
+				if len(p.Containers) >= MaxContainersPerPod {
+					d.limit(ep, "more than %d containers in one pod: this is not a kubelet's answer", MaxContainersPerPod)
+					return
+				}
+				if d.containers++; d.containers > MaxContainers {
+					d.limit(ep, "more than %d containers in the answer: this is not one node's answer", MaxContainers)
+					return
+				}
+				c := d.container(ep, t)
+				if seen == nil {
+					seen = map[string]int{}
+				}
+				if j, dup := seen[c.Name]; dup && c.Name != "" {
+					dups = append(dups, dupContainer{ep, c.Name, j})
+				}
+				seen[c.Name] = i
+				p.Containers = append(p.Containers, c)
+			})
+		case "cpuids":
+			p.CPUIDs = d.ids(m, "CPU id")
+		case "memory":
+			p.Memory = d.memories(m)
+		}
+	})
+	if !ok {
+		return p, wrapped
+	}
+	if wrapped {
+		for _, m := range outer {
+			d.errf(m.P(), "unknown field %q next to %q: a Get answer holds only podResources", m.key, "podResources")
+		}
+		return inner, true
+	}
 	if p.Name == "" {
 		d.errf(ptr, "the pod has no name: every PodResources answer names its pods")
 	}
 	if p.Namespace == "" {
-		d.errf(ptr, "pod %q has no namespace: every PodResources answer gives the namespace", p.Name)
+		d.errf(ptr, "pod %q has no namespace: every PodResources answer gives the namespace", clip(p.Name))
 	}
-	if fl, ok := f["qosclass"]; ok {
-		q := QOSClass(d.str(fl))
-		if !q.Valid() {
-			d.errf(fl.P(), "qosClass %q is not Guaranteed, Burstable or BestEffort", q)
-		}
-		p.QOSClass = q
+	for _, c := range dups {
+		d.errf(c.ptr, "container %q is listed twice in pod %s (also at index %d)", clip(c.name), clip(p.Ref()), c.first)
 	}
-	if fl, ok := f["qosclassinferred"]; ok {
-		inferred, isBool := fl.val.(bool)
-		if !isBool && fl.val != nil {
-			d.errf(fl.P(), "expected true or false, found %s", kind(fl.val))
-		}
-		if inferred {
-			// numascope wrote the class it inferred; leave it to be inferred
-			// again so that the pod reads back as it was.
-			p.QOSClass = ""
-		}
+	if inferred {
+		// numascope wrote the class it inferred; leave it to be inferred
+		// again so that the pod reads back as it was.
+		p.QOSClass = ""
 	}
-	if fl, ok := f["containers"]; ok {
-		arr := d.array(fl)
-		p.Containers = make([]Container, 0, len(arr))
-		seen := make(map[string]int, len(arr))
-		for i, cv := range arr {
-			cp := fl.P() + "/" + strconv.Itoa(i)
-			c := d.container(cp, cv)
-			if j, dup := seen[c.Name]; dup && c.Name != "" {
-				d.errf(cp, "container %q is listed twice in pod %s (also at index %d)", c.Name, p.Ref(), j)
-			}
-			seen[c.Name] = i
-			p.Containers = append(p.Containers, c)
-		}
-	}
-	if fl, ok := f["cpuids"]; ok {
-		p.CPUIDs = d.ids(fl, "CPU id")
-	}
-	if fl, ok := f["memory"]; ok {
-		p.Memory = d.memories(fl)
-	}
-	return p
+	return p, false
 }
 
 var containerKeys = map[string]string{
@@ -578,148 +833,161 @@ var containerKeys = map[string]string{
 	"dynamicresources": "dynamicResources", "cpuidsstatus": "cpuIdsStatus", "memorystatus": "memoryStatus",
 }
 
-func (d *decoder) container(ptr string, v any) Container {
+func (d *decoder) container(ptr string, t json.Token) Container {
 	var c Container
-	f := d.fields(ptr, v, containerKeys)
-	if f == nil {
-		return c
-	}
-	c.Name = d.str(f["name"])
-	if c.Name == "" {
+	ok := d.object(ptr, t, containerKeys, func(m member) {
+		switch m.norm {
+		case "name":
+			c.Name = d.member(m)
+		case "cpuids":
+			c.CPUIDs = d.ids(m, "CPU id")
+		case "memory":
+			c.Memory = d.memories(m)
+		case "devices":
+			c.Devices = d.devices(m)
+		case "dynamicresources":
+			rptr := m.P()
+			d.array(rptr, d.value(), func(i int, t json.Token) {
+				c.DynamicResources = append(c.DynamicResources, d.dynamic(elem(rptr, i), t))
+			})
+		default:
+			// cpuIdsStatus and memoryStatus are derived from the lists and
+			// the QoS class; they are checked for type only.
+			d.member(m)
+		}
+	})
+	if ok && c.Name == "" {
 		d.errf(ptr, "the container has no name")
-	}
-	if fl, ok := f["cpuids"]; ok {
-		c.CPUIDs = d.ids(fl, "CPU id")
-	}
-	if fl, ok := f["memory"]; ok {
-		c.Memory = d.memories(fl)
-	}
-	if fl, ok := f["devices"]; ok {
-		c.Devices = d.devices(fl)
-	}
-	if fl, ok := f["dynamicresources"]; ok {
-		for i, rv := range d.array(fl) {
-			c.DynamicResources = append(c.DynamicResources, d.dynamic(fl.P()+"/"+strconv.Itoa(i), rv))
-		}
-	}
-	// cpuIdsStatus and memoryStatus are derived from the lists and the QoS
-	// class; they are checked for type only.
-	for _, k := range []string{"cpuidsstatus", "memorystatus"} {
-		if fl, ok := f[k]; ok {
-			d.str(fl)
-		}
 	}
 	return c
 }
 
 var memoryKeys = map[string]string{"type": "type", "memorytype": "memoryType", "size": "size", "numanodes": "numaNodes", "topology": "topology"}
 
-func (d *decoder) memories(fl field) []Memory {
-	arr := d.array(fl)
-	if len(arr) == 0 {
-		return nil
-	}
-	out := make([]Memory, 0, len(arr))
-	for i, mv := range arr {
-		ptr := fl.P() + "/" + strconv.Itoa(i)
-		f := d.fields(ptr, mv, memoryKeys)
-		if f == nil {
-			continue
+func (d *decoder) memories(m member) []Memory {
+	var out []Memory
+	mptr := m.P()
+	d.array(mptr, d.value(), func(i int, t json.Token) {
+		ptr := elem(mptr, i)
+		var mem Memory
+		var typ, memType member
+		var numa numaReader
+		ok := d.object(ptr, t, memoryKeys, func(m member) {
+			switch m.norm {
+			case "type", "memorytype":
+				if m.norm == "type" {
+					typ = m
+				} else {
+					memType = m
+				}
+				mem.Type = d.member(m)
+			case "size":
+				if t := d.value(); t != nil {
+					mem.Size, _ = d.integer(m.P(), t, "size", math.MaxUint64)
+				}
+			default:
+				numa.read(d, m)
+			}
+		})
+		if !ok {
+			return
 		}
-		var m Memory
-		d.conflict(f, "type", "memorytype")
-		if t, ok := one(f, "type", "memorytype"); ok {
-			m.Type = d.str(t)
-		}
-		if m.Type == "" {
+		d.conflict(typ, memType)
+		if mem.Type == "" {
 			d.errf(ptr, "the memory block has no type: expected \"memory\" or \"hugepages-<size>\"")
 		}
-		if s, ok := f["size"]; ok && s.val != nil {
-			m.Size, _ = d.integer(s.P(), s.val, "size", math.MaxUint64)
-		}
-		m.NUMANodes = d.numa(f)
-		out = append(out, m)
-	}
+		mem.NUMANodes = numa.done(d)
+		out = append(out, mem)
+	})
 	return out
 }
 
 var deviceKeys = map[string]string{"resourcename": "resourceName", "deviceids": "deviceIds", "numanodes": "numaNodes", "topology": "topology"}
 
-func (d *decoder) devices(fl field) []Device {
-	arr := d.array(fl)
-	if len(arr) == 0 {
-		return nil
-	}
-	out := make([]Device, 0, len(arr))
-	for i, dv := range arr {
-		ptr := fl.P() + "/" + strconv.Itoa(i)
-		f := d.fields(ptr, dv, deviceKeys)
-		if f == nil {
-			continue
-		}
+func (d *decoder) devices(m member) []Device {
+	var out []Device
+	dptr := m.P()
+	d.array(dptr, d.value(), func(i int, t json.Token) {
+		ptr := elem(dptr, i)
 		var dev Device
-		dev.ResourceName = d.str(f["resourcename"])
+		var numa numaReader
+		ok := d.object(ptr, t, deviceKeys, func(m member) {
+			switch m.norm {
+			case "resourcename":
+				dev.ResourceName = d.member(m)
+			case "deviceids":
+				iptr := m.P()
+				d.array(iptr, d.value(), func(j int, t json.Token) {
+					dev.DeviceIDs = append(dev.DeviceIDs, d.str(elem(iptr, j), t))
+				})
+			default:
+				numa.read(d, m)
+			}
+		})
+		if !ok {
+			return
+		}
 		if dev.ResourceName == "" {
 			d.errf(ptr, "the device has no resourceName")
 		}
-		if ids, ok := f["deviceids"]; ok {
-			for j, iv := range d.array(ids) {
-				dev.DeviceIDs = append(dev.DeviceIDs, d.str(field{full: ids.P() + "/" + strconv.Itoa(j), val: iv}))
-			}
-		}
-		dev.NUMANodes = d.numa(f)
+		dev.NUMANodes = numa.done(d)
 		out = append(out, dev)
-	}
+	})
 	return out
 }
 
 var topologyKeys = map[string]string{"nodes": "nodes"}
 var nodeKeys = map[string]string{"id": "ID"}
 
-// numa reads numascope's numaNodes list or the API's topology object. In the
-// topology form a node object without "ID" is node 0: encoding/json with
-// omitempty drops a zero ID and leaves {}.
-func (d *decoder) numa(f map[string]field) []int {
-	d.conflict(f, "numanodes", "topology")
-	if fl, ok := f["numanodes"]; ok {
-		return d.ids(fl, "NUMA node")
+// numaReader reads numascope's numaNodes list or the API's topology object.
+// In the topology form a node object without "ID" is node 0: encoding/json
+// with omitempty drops a zero ID and leaves {}.
+type numaReader struct {
+	list, topology member
+	ids            []int
+}
+
+func (r *numaReader) read(d *decoder, m member) {
+	if m.norm == "numanodes" {
+		r.list = m
+		r.ids = d.ids(m, "NUMA node")
+		return
 	}
-	fl, ok := f["topology"]
-	if !ok || fl.val == nil {
-		return nil
+	r.topology = m
+	t := d.value()
+	if t == nil {
+		return
 	}
-	tf := d.fields(fl.P(), fl.val, topologyKeys)
-	nodes, ok := tf["nodes"]
-	if !ok {
-		return nil
-	}
-	arr := d.array(nodes)
-	if len(arr) == 0 {
-		return nil
-	}
-	out := make([]int, 0, len(arr))
-	seen := make(map[int]bool, len(arr))
-	for i, nv := range arr {
-		p := nodes.P() + "/" + strconv.Itoa(i)
-		nf := d.fields(p, nv, nodeKeys)
-		if nf == nil {
-			continue
-		}
-		id := uint64(0)
-		if idf, ok := nf["id"]; ok && idf.val != nil {
-			var good bool
-			if id, good = d.integer(idf.P(), idf.val, "NUMA node", maxID); !good {
-				continue
+	var out []int
+	d.object(m.P(), t, topologyKeys, func(m member) {
+		nptr := m.P()
+		d.array(nptr, d.value(), func(i int, t json.Token) {
+			p := elem(nptr, i)
+			id, good := uint64(0), true
+			d.object(p, t, nodeKeys, func(m member) {
+				if t := d.value(); t != nil {
+					id, good = d.integer(m.P(), t, "NUMA node", maxID)
+				}
+			})
+			if !good {
+				return
 			}
-		}
-		if seen[int(id)] {
-			d.errf(p, "NUMA node %d is listed twice", id)
-			continue
-		}
-		seen[int(id)] = true
-		out = append(out, int(id))
+			if d.mark(int(id)) {
+				d.errf(p, "NUMA node %d is listed twice", id)
+				return
+			}
+			out = append(out, int(id))
+		})
+	})
+	d.unmark(out)
+	if r.list.key == "" {
+		r.ids = out
 	}
-	return out
+}
+
+func (r *numaReader) done(d *decoder) []int {
+	d.conflict(r.list, r.topology)
+	return r.ids
 }
 
 var dynamicKeys = map[string]string{"claimname": "claimName", "claimnamespace": "claimNamespace", "claimresources": "claimResources"}
@@ -729,69 +997,124 @@ var claimKeys = map[string]string{
 }
 var cdiKeys = map[string]string{"name": "name"}
 
-func (d *decoder) dynamic(ptr string, v any) DynamicResource {
+func (d *decoder) dynamic(ptr string, t json.Token) DynamicResource {
 	var r DynamicResource
-	f := d.fields(ptr, v, dynamicKeys)
-	if f == nil {
-		return r
-	}
-	r.ClaimName = d.str(f["claimname"])
-	r.ClaimNamespace = d.str(f["claimnamespace"])
-	if r.ClaimName == "" {
-		d.errf(ptr, "the dynamic resource has no claimName")
-	}
-	if fl, ok := f["claimresources"]; ok {
-		for i, cv := range d.array(fl) {
-			cp := fl.P() + "/" + strconv.Itoa(i)
-			cf := d.fields(cp, cv, claimKeys)
-			if cf == nil {
-				continue
-			}
-			c := ClaimResource{
-				DriverName: d.str(cf["drivername"]),
-				PoolName:   d.str(cf["poolname"]),
-				DeviceName: d.str(cf["devicename"]),
-				ShareID:    d.str(cf["shareid"]),
-			}
-			if cd, ok := cf["cdidevices"]; ok {
-				for j, dv := range d.array(cd) {
-					dp := cd.P() + "/" + strconv.Itoa(j)
-					// numascope writes CDI names as strings, the API as
-					// {"name": …} objects.
-					if _, isObj := dv.(map[string]any); isObj {
-						nf := d.fields(dp, dv, cdiKeys)
-						c.CDIDevices = append(c.CDIDevices, d.str(nf["name"]))
-						continue
+	ok := d.object(ptr, t, dynamicKeys, func(m member) {
+		switch m.norm {
+		case "claimname":
+			r.ClaimName = d.member(m)
+		case "claimnamespace":
+			r.ClaimNamespace = d.member(m)
+		case "claimresources":
+			cptr := m.P()
+			d.array(cptr, d.value(), func(i int, t json.Token) {
+				var c ClaimResource
+				if d.object(elem(cptr, i), t, claimKeys, func(m member) {
+					switch m.norm {
+					case "drivername":
+						c.DriverName = d.member(m)
+					case "poolname":
+						c.PoolName = d.member(m)
+					case "devicename":
+						c.DeviceName = d.member(m)
+					case "shareid":
+						c.ShareID = d.member(m)
+					case "cdidevices":
+						dptr := m.P()
+						d.array(dptr, d.value(), func(j int, t json.Token) {
+							// numascope writes CDI names as strings, the API
+							// as {"name": …} objects.
+							if t == json.Delim('{') {
+								var name string
+								d.object(elem(dptr, j), t, cdiKeys, func(m member) { name = d.member(m) })
+								c.CDIDevices = append(c.CDIDevices, name)
+								return
+							}
+							c.CDIDevices = append(c.CDIDevices, d.str(elem(dptr, j), t))
+						})
 					}
-					c.CDIDevices = append(c.CDIDevices, d.str(field{full: dp, val: dv}))
+				}) {
+					r.ClaimResources = append(r.ClaimResources, c)
 				}
-			}
-			r.ClaimResources = append(r.ClaimResources, c)
+			})
 		}
+	})
+	if ok && r.ClaimName == "" {
+		d.errf(ptr, "the dynamic resource has no claimName")
 	}
 	return r
 }
 
-var allocatableKeys = map[string]string{"cpuids": "cpuIds", "memory": "memory", "devices": "devices"}
+// allocatableKeys are the keys of a GetAllocatableResources answer, with
+// those of a List or Get answer, read only to say what the file is.
+var allocatableKeys = map[string]string{"cpuids": "cpuIds", "memory": "memory", "devices": "devices", "podresources": "", "pods": ""}
 
-func (d *decoder) allocatable(ptr string, v any) *Allocatable {
-	if m, ok := v.(map[string]any); ok && (hasKey(m, "podresources") || hasKey(m, "pods")) {
+// wrappedAllocatableKeys adds the {"allocatable":{…}} wrapper.
+var wrappedAllocatableKeys = map[string]string{"cpuids": "cpuIds", "memory": "memory", "devices": "devices", "allocatable": "allocatable",
+	"podresources": "", "pods": ""}
+
+func decodeAllocatable(data []byte, file string) (*Allocatable, error) {
+	d := &decoder{file: file}
+	if !d.start(data) {
+		return nil, d.err()
+	}
+	a := d.allocatable("", d.value(), true)
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// allocatable reads a GetAllocatableResources answer; at the top of a file
+// (top) it may be wrapped as {"allocatable":{…}}.
+func (d *decoder) allocatable(ptr string, t json.Token, top bool) *Allocatable {
+	known := allocatableKeys
+	if top {
+		known = wrappedAllocatableKeys
+	}
+	a := &Allocatable{}
+	var wrapped bool
+	var inner *Allocatable
+	var outer []member
+	var listLike bool
+	ok := d.object(ptr, t, known, func(m member) {
+		switch m.norm {
+		case "allocatable":
+			wrapped = true
+			t := d.value()
+			if t == nil {
+				d.errf(m.P(), "allocatable is null: expected an object")
+				return
+			}
+			inner = d.allocatable(m.P(), t, false)
+			return
+		case "podresources", "pods":
+			listLike = true
+			d.skip()
+			return
+		}
+		outer = append(outer, m)
+		switch m.norm {
+		case "cpuids":
+			a.CPUIDs = d.ids(m, "CPU id")
+		case "memory":
+			a.Memory = d.memories(m)
+		case "devices":
+			a.Devices = d.devices(m)
+		}
+	})
+	if !ok {
+		return nil
+	}
+	if listLike {
 		d.errf(ptr, "this looks like a List or Get answer, not a GetAllocatableResources answer: name it list.json")
 		return nil
 	}
-	f := d.fields(ptr, v, allocatableKeys)
-	if f == nil {
-		return nil
-	}
-	a := &Allocatable{}
-	if fl, ok := f["cpuids"]; ok {
-		a.CPUIDs = d.ids(fl, "CPU id")
-	}
-	if fl, ok := f["memory"]; ok {
-		a.Memory = d.memories(fl)
-	}
-	if fl, ok := f["devices"]; ok {
-		a.Devices = d.devices(fl)
+	if wrapped {
+		for _, m := range outer {
+			d.errf(m.P(), "unknown field %q next to %q: give the answer alone inside it", m.key, "allocatable")
+		}
+		return inner
 	}
 	return a
 }

@@ -84,7 +84,11 @@ func ExampleSnapshot_MarshalJSON() {
 			Devices: []podresources.Device{{ResourceName: "example.com/nic", DeviceIDs: []string{"vf3"}, NUMANodes: []int{0}}},
 		}},
 	}}}
-	out, _ := json.Marshal(snap)
+	out, err := json.Marshal(snap)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(string(out))
 	// Output:
 	// {"pods":[{"name":"batch","namespace":"default","qosClass":"Burstable","containers":[{"name":"worker","cpuIds":[],"cpuIdsStatus":"notReportedForQOSClass","memory":[],"memoryStatus":"notReportedForQOSClass","devices":[{"resourceName":"example.com/nic","deviceIds":["vf3"],"numaNodes":[0]}],"dynamicResources":[]}]}],"allocatable":null}

@@ -2,13 +2,18 @@ package podresources_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 )
 
@@ -17,7 +22,10 @@ import (
 // testdata/fuzz adds hand-made edge cases).
 func addFixtures(f *testing.F, names ...string) {
 	for _, n := range names {
-		files, _ := filepath.Glob(filepath.Join("testdata", "offline", "*", n))
+		files, err := filepath.Glob(filepath.Join("testdata", "offline", "*", n))
+		if err != nil {
+			f.Fatal(err)
+		}
 		for _, file := range files {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -33,23 +41,25 @@ func addFixtures(f *testing.F, names ...string) {
 func FuzzDecode(f *testing.F) {
 	addFixtures(f, "list.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := podresources.Decode(data)
-		if err != nil {
-			return
-		}
-		out, err := json.Marshal(s)
-		if err != nil {
-			t.Fatalf("Marshal of a decoded snapshot: %v", err)
-		}
-		back, err := podresources.Decode(out)
-		if err != nil {
-			t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-		}
-		if d := cmp.Diff(s, back, equateEmpty); d != "" {
-			t.Fatalf("round trip changed the snapshot (-first +second):\n%s", d)
-		}
-		v := s.PerNUMA(podresources.CPUMap{0: 0, 1: 1})
-		v.WriteText(discard{})
+		fuzzbudget.Run(t, func() {
+			s, err := podresources.Decode(data)
+			if err != nil {
+				return
+			}
+			out, err := json.Marshal(s)
+			if err != nil {
+				t.Fatalf("Marshal of a decoded snapshot: %v", err)
+			}
+			back, err := podresources.Decode(out)
+			if err != nil {
+				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
+			}
+			if d := cmp.Diff(s, back, equateEmpty); d != "" {
+				t.Fatalf("round trip changed the snapshot (-first +second):\n%s", d)
+			}
+			v := s.PerNUMA(podresources.CPUMap{0: 0, 1: 1})
+			v.WriteText(discard{})
+		})
 	})
 }
 
@@ -57,21 +67,23 @@ func FuzzDecode(f *testing.F) {
 func FuzzDecodeAllocatable(f *testing.F) {
 	addFixtures(f, "allocatable.json", "get_allocatable_resources.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := podresources.DecodeAllocatable(data)
-		if err != nil {
-			return
-		}
-		out, err := json.Marshal(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := podresources.DecodeAllocatable(out)
-		if err != nil {
-			t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-		}
-		if d := cmp.Diff(a, back, equateEmpty); d != "" {
-			t.Fatalf("round trip changed the answer (-first +second):\n%s", d)
-		}
+		fuzzbudget.Run(t, func() {
+			a, err := podresources.DecodeAllocatable(data)
+			if err != nil {
+				return
+			}
+			out, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := podresources.DecodeAllocatable(out)
+			if err != nil {
+				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
+			}
+			if d := cmp.Diff(a, back, equateEmpty); d != "" {
+				t.Fatalf("round trip changed the answer (-first +second):\n%s", d)
+			}
+		})
 	})
 }
 
@@ -79,21 +91,23 @@ func FuzzDecodeAllocatable(f *testing.F) {
 func FuzzDecodePod(f *testing.F) {
 	addFixtures(f, "get.json", "get-*.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := podresources.DecodePod(data)
-		if err != nil {
-			return
-		}
-		out, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := podresources.DecodePod(out)
-		if err != nil {
-			t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-		}
-		if d := cmp.Diff(p, back, equateEmpty); d != "" {
-			t.Fatalf("round trip changed the pod (-first +second):\n%s", d)
-		}
+		fuzzbudget.Run(t, func() {
+			p, err := podresources.DecodePod(data)
+			if err != nil {
+				return
+			}
+			out, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := podresources.DecodePod(out)
+			if err != nil {
+				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
+			}
+			if d := cmp.Diff(p, back, equateEmpty); d != "" {
+				t.Fatalf("round trip changed the pod (-first +second):\n%s", d)
+			}
+		})
 	})
 }
 
@@ -105,14 +119,75 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // panics and yields only valid classes keyed by namespace/name.
 func FuzzQOSClassesFromPods(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		classes, err := podresources.QOSClassesFromPods(data)
-		if err != nil {
-			return
-		}
-		for ref, q := range classes {
-			if !q.Valid() || q == "" || !strings.Contains(ref, "/") {
-				t.Fatalf("entry %q: %q", ref, q)
+		fuzzbudget.Run(t, func() {
+			classes, err := podresources.QOSClassesFromPods(data)
+			if err != nil {
+				return
 			}
+			for ref, q := range classes {
+				if !q.Valid() || q == "" || !strings.Contains(ref, "/") {
+					t.Fatalf("entry %q: %q", ref, q)
+				}
+			}
+		})
+	})
+}
+
+// FuzzLoadFS loads a snapshot directory built from the input: the four
+// files LoadFS reads (an empty one is left out), each of which the low mode
+// bits turn into a FIFO, a device or a directory (chosen by the high bits). It checks that LoadFS never panics, never reads
+// what is not a regular file, and that what it accepts is within the limits
+// and survives numascope's JSON form.
+func FuzzLoadFS(f *testing.F) {
+	for _, form := range []string{"numascope", "protojson", "rte"} {
+		dir := filepath.Join("testdata", "offline", form)
+		read := func(name string) []byte {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				return nil
+			}
+			return data
 		}
+		alloc := read("allocatable.json")
+		if alloc == nil {
+			alloc = read("get_allocatable_resources.json")
+		}
+		f.Add(read("list.json"), alloc, read("get-shop-db.json"), []byte{}, uint8(0))
+	}
+	f.Add([]byte(`{"pods":[]}`), []byte(`{}`), []byte(`{"podResources":{"name":"a","namespace":"n"}}`), []byte(`{"kind":"List","items":[]}`), uint8(1))
+	names := []string{podresources.ListFile, podresources.AllocatableFile, podresources.GetFileName("shop", "db"), podresources.PodsFile}
+	modes := []fs.FileMode{fs.ModeNamedPipe, fs.ModeDevice | fs.ModeCharDevice, fs.ModeDir}
+	f.Fuzz(func(t *testing.T, list, alloc, get, pods []byte, bits uint8) {
+		fuzzbudget.Run(t, func() {
+			fsys := fstest.MapFS{}
+			special := false
+			for i, data := range [][]byte{list, alloc, get, pods} {
+				if len(data) == 0 && bits&(1<<i) == 0 {
+					continue
+				}
+				file := &fstest.MapFile{Data: data}
+				if bits&(1<<i) != 0 {
+					file = &fstest.MapFile{Mode: modes[int(bits>>4)%len(modes)]}
+					special = special || file.Mode&fs.ModeDir == 0
+				}
+				fsys[names[i]] = file
+			}
+			s, err := podresources.LoadFS(fsys)
+			if special && err == nil {
+				t.Fatalf("LoadFS accepted a snapshot holding a FIFO or a device")
+			}
+			if err != nil {
+				if strings.Contains(err.Error(), "not a regular file") && !errors.Is(err, input.ErrNotRegular) {
+					t.Fatalf("a refusal of a special file does not wrap input.ErrNotRegular: %v", err)
+				}
+				return
+			}
+			if len(s.Pods) > podresources.MaxPods {
+				t.Fatalf("%d pods, over MaxPods", len(s.Pods))
+			}
+			if _, err := json.Marshal(s); err != nil {
+				t.Fatalf("Marshal of a loaded snapshot: %v", err)
+			}
+		})
 	})
 }

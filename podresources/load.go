@@ -3,12 +3,15 @@ package podresources
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/internal/input"
 )
 
 // The file names LoadDir reads. ListFile and AllocatableFile are numascope's
@@ -27,6 +30,25 @@ func GetFileName(namespace, name string) string {
 	return "get-" + namespace + "-" + name + ".json"
 }
 
+// Bounds on a snapshot directory. LoadDir reads only the directory's own
+// files, never its subdirectories (sys/ is read by ReadSysfsCPUMap), so its
+// depth is one.
+const (
+	// MaxDirEntries is the most entries a snapshot directory may hold.
+	MaxDirEntries = 10_000
+	// MaxGetFiles is the most Get answers (get-*.json) read from one directory.
+	MaxGetFiles = 1_000
+	// maxSnapshotBytes bounds the bytes read from one directory in all.
+	maxSnapshotBytes = input.MaxPodResources
+	// maxPodsFile bounds pods.json: kubectl's JSON takes 5-30 KB a pod.
+	maxPodsFile = input.MaxPodResources
+)
+
+// PodsValueBudget bounds the values of a pods.json or of a file given for
+// QoS classes (`kubectl get pods -o json`, about 600 values a pod): about
+// 6,000 pods, far more than one node runs.
+var PodsValueBudget = input.ValueBudget{MaxValues: 4 << 20, MaxDepth: input.MaxDepth}
+
 // LoadDir reads a snapshot saved in dir: list.json (a List answer or a whole
 // numascope snapshot), allocatable.json or get_allocatable_resources.json (a
 // GetAllocatableResources answer), and any get-<namespace>-<name>.json or
@@ -37,6 +59,12 @@ func GetFileName(namespace, name string) string {
 // does not carry. Snapshot.Notes says what was
 // missing or merged. Errors name the file and the JSON pointer. When dir
 // is a file, it is read as list.json.
+//
+// Every file is opened without blocking and must be a regular file (a FIFO
+// or a device is refused with an error naming it); a file over
+// input.MaxPodResources, a directory with more than MaxDirEntries entries or
+// MaxGetFiles Get answers, and an answer over MaxPods, MaxContainers or
+// MaxValues are refused.
 func LoadDir(dir string) (*Snapshot, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -46,22 +74,68 @@ func LoadDir(dir string) (*Snapshot, error) {
 		return nil, fmt.Errorf("offline snapshot: %w", err)
 	}
 	if !st.IsDir() {
-		data, err := os.ReadFile(dir)
+		data, err := input.ReadFile(dir, "", input.MaxPodResources)
 		if err != nil {
 			return nil, fmt.Errorf("offline snapshot: %w", err)
 		}
 		return decodeSnapshot(data, dir)
 	}
-	return load(os.DirFS(dir), func(name string) string { return filepath.Join(dir, name) })
+	list := func() ([]fs.DirEntry, error) {
+		fh, err := os.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		return readDir(fh, dir)
+	}
+	read := func(name string, limit int64) ([]byte, error) {
+		return input.ReadFile(filepath.Join(dir, name), "", limit)
+	}
+	return load(list, read, func(name string) string { return filepath.Join(dir, name) })
 }
 
 // LoadFS is LoadDir for a file system; names in errors are relative to fsys.
 func LoadFS(fsys fs.FS) (*Snapshot, error) {
-	return load(fsys, func(name string) string { return name })
+	list := func() ([]fs.DirEntry, error) {
+		f, err := fsys.Open(".")
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		dir, ok := f.(fs.ReadDirFile)
+		if !ok {
+			return nil, errors.New("not a directory")
+		}
+		return readDir(dir, ".")
+	}
+	read := func(name string, limit int64) ([]byte, error) {
+		return input.ReadFS(fsys, name, name, limit)
+	}
+	return load(list, read, func(name string) string { return name })
 }
 
-func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+// readDir lists at most MaxDirEntries entries of dir.
+func readDir(dir fs.ReadDirFile, name string) ([]fs.DirEntry, error) {
+	var all []fs.DirEntry
+	for {
+		batch, err := dir.ReadDir(256)
+		all = append(all, batch...)
+		if len(all) > MaxDirEntries {
+			return nil, fmt.Errorf("%w: more than %d entries: a snapshot directory holds a few files (list.json, allocatable.json, get-<namespace>-<name>.json, pods.json, sys/); give the directory of one snapshot", ErrTooLarge, MaxDirEntries)
+		}
+		if err == io.EOF || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	return all, nil
+}
+
+func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]byte, error), display func(string) string) (*Snapshot, error) {
+	entries, err := list()
 	if err != nil {
 		return nil, fmt.Errorf("offline snapshot: reading %s: %w", display("."), err)
 	}
@@ -85,19 +159,28 @@ func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
 		return nil, fmt.Errorf("offline snapshot: %s holds none of %s, %s or get-<namespace>-<name>.json: save the kubelet's answers there (for example with `go run ./examples/podresources --json > %s`)",
 			display("."), ListFile, RTEGetFile, display(ListFile))
 	}
+	if len(gets) > MaxGetFiles {
+		return nil, fmt.Errorf("offline snapshot: %s: %w: %d Get answers, more than %d: save the List answer as %s instead of one file per pod",
+			display("."), ErrTooLarge, len(gets), MaxGetFiles, ListFile)
+	}
 	var errs []error
-	read := func(name string) []byte {
-		data, err := fs.ReadFile(fsys, name)
+	budget := int64(maxSnapshotBytes)
+	read := func(name string, limit int64) []byte {
+		data, err := readFile(name, min(limit, budget))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", display(name), err))
+			if errors.Is(err, input.ErrTooLarge) && budget < limit {
+				err = fmt.Errorf("%w: the snapshot's files hold more than %s in all: give the snapshot of one node", err, input.HumanBytes(maxSnapshotBytes))
+			}
+			errs = append(errs, fmt.Errorf("offline snapshot: %w", err))
 			return nil
 		}
+		budget -= int64(len(data))
 		return data
 	}
 
 	snap := &Snapshot{}
 	if has[ListFile] {
-		if data := read(ListFile); data != nil {
+		if data := read(ListFile, input.MaxPodResources); data != nil {
 			s, err := decodeSnapshot(data, display(ListFile))
 			if err != nil {
 				errs = append(errs, err)
@@ -121,7 +204,7 @@ func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
 			errs = append(errs, fmt.Errorf("%s: %s already holds an allocatable answer: keep one of them", display(allocName), display(ListFile)))
 			break
 		}
-		if data := read(allocName); data != nil {
+		if data := read(allocName, input.MaxPodResources); data != nil {
 			a, err := decodeAllocatable(data, display(allocName))
 			if err != nil {
 				errs = append(errs, err)
@@ -136,7 +219,10 @@ func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
 	}
 
 	for _, name := range gets {
-		data := read(name)
+		if len(errs) > maxProblems {
+			break
+		}
+		data := read(name, input.MaxPodResources)
 		if data == nil {
 			continue
 		}
@@ -162,12 +248,17 @@ func load(fsys fs.FS, display func(string) string) (*Snapshot, error) {
 		if has[ListFile] {
 			snap.Notes = append(snap.Notes, fmt.Sprintf("pod %s is in %s but not in %s", p.Ref(), name, ListFile))
 		}
+		if len(snap.Pods) >= MaxPods {
+			errs = append(errs, fmt.Errorf("%s: %w: the snapshot names more than %d pods: this is not one node's snapshot", display(name), ErrTooLarge, MaxPods))
+			break
+		}
 		snap.Pods = append(snap.Pods, *p)
 	}
 	if has[PodsFile] {
-		if data := read(PodsFile); data != nil {
-			classes, err := QOSClassesFromPods(data)
-			if err != nil {
+		if data := read(PodsFile, maxPodsFile); data != nil {
+			if err := input.CheckValues(data, display(PodsFile), PodsValueBudget); err != nil {
+				errs = append(errs, fmt.Errorf("%w: keep only this node's pods (kubectl get pods -A --field-selector spec.nodeName=NODE -o json)", err))
+			} else if classes, err := QOSClassesFromPods(data); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))
 			} else if err := snap.SetQOSClasses(classes); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))

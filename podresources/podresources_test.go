@@ -3,15 +3,23 @@ package podresources_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 )
 
@@ -132,12 +140,10 @@ func TestSetQOSClasses(t *testing.T) {
 	if p.CPUStatus(&p.Containers[0]) != podresources.NotReportedForQOSClass {
 		t.Errorf("status after SetQOSClasses = %s", p.CPUStatus(&p.Containers[0]))
 	}
-	if err := s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}); err == nil {
-		t.Error("SetQOSClasses accepted an invalid class")
-	}
-	if s.Pod("nope", "nope") != nil || p.Container("nope") != nil || p.Container("coredns") == nil {
-		t.Error("lookups are wrong")
-	}
+	assert.Error(t, s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}), "an invalid class")
+	assert.Nil(t, s.Pod("nope", "nope"))
+	assert.Nil(t, p.Container("nope"))
+	assert.NotNil(t, p.Container("coredns"))
 }
 
 func TestDecodeErrors(t *testing.T) {
@@ -175,17 +181,11 @@ func TestDecodeErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.decode([]byte(tc.in))
-			if err == nil {
-				t.Fatalf("decoding %s succeeded", tc.in)
-			}
+			require.Error(t, err, "decoding %s", tc.in)
 			var de *podresources.DecodeError
-			if !errors.As(err, &de) {
-				t.Errorf("error %v is not a *DecodeError", err)
-			}
+			assert.True(t, errors.As(err, &de), "error %v is not a *DecodeError", err)
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w)
 			}
 		})
 	}
@@ -206,9 +206,9 @@ func TestDecodeErrorsAreBounded(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	_, err := podresources.Decode([]byte(b.String()))
-	if err == nil || strings.Count(err.Error(), "\n") != 20 || !strings.Contains(err.Error(), "and 179 more problems") {
-		t.Errorf("error for 100 bad pods:\n%v", err)
-	}
+	require.Error(t, err)
+	assert.Equal(t, 20, strings.Count(err.Error(), "\n"), "lines in the error for 100 bad pods")
+	assert.Contains(t, err.Error(), "and 179 more problems")
 }
 
 func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
@@ -235,13 +235,12 @@ func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 }
 
 func TestLoadDirErrorsAndNotes(t *testing.T) {
-	if _, err := podresources.LoadDir(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("LoadDir(missing) = %v", err)
-	}
-	empty := t.TempDir()
-	if _, err := podresources.LoadDir(empty); err == nil || !strings.Contains(err.Error(), "holds none of list.json") {
-		t.Errorf("LoadDir(empty) = %v", err)
-	}
+	_, err := podresources.LoadDir(filepath.Join(t.TempDir(), "nope"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not exist")
+	_, err = podresources.LoadDir(t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds none of list.json")
 
 	dir := t.TempDir()
 	write := func(name, data string) {
@@ -279,7 +278,7 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), "both present") {
 		t.Errorf("two allocatable files: %v", err)
 	}
-	os.Remove(filepath.Join(dir, "get_allocatable_resources.json"))
+	require.NoError(t, os.Remove(filepath.Join(dir, "get_allocatable_resources.json")))
 	write("allocatable.json", `{"cpuIds":[1],}`)
 	_, err = podresources.LoadDir(dir)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "allocatable.json")+": (document): not valid JSON at line 1, column 15: invalid character '}'") {
@@ -289,9 +288,9 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 
 func TestLoadDirAcceptsAFile(t *testing.T) {
 	s, err := podresources.LoadDir(filepath.Join("testdata", "offline", "numascope", "list.json"))
-	if err != nil || len(s.Pods) != 3 || s.Allocatable == nil {
-		t.Fatalf("LoadDir(file) = %v, %v", s, err)
-	}
+	require.NoError(t, err)
+	assert.Len(t, s.Pods, 3)
+	assert.NotNil(t, s.Allocatable)
 }
 
 func TestSort(t *testing.T) {
@@ -304,8 +303,16 @@ func TestSort(t *testing.T) {
 		Allocatable: &podresources.Allocatable{CPUIDs: []int{2, 0}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"b", "a"}}}},
 	}
 	s.Sort()
-	if s.Pods[0].Name != "z" || s.Pods[1].Name != "a" || s.Pods[2].Containers[0].CPUIDs[0] != 1 || s.Allocatable.CPUIDs[0] != 0 || s.Allocatable.Devices[0].DeviceIDs[0] != "a" {
-		t.Errorf("sorted = %+v", s)
+	want := &podresources.Snapshot{
+		Pods: []podresources.Pod{
+			{Name: "z", Namespace: "a"},
+			{Name: "a", Namespace: "x"},
+			{Name: "b", Namespace: "x", Containers: []podresources.Container{{Name: "c", CPUIDs: []int{1, 3}}}},
+		},
+		Allocatable: &podresources.Allocatable{CPUIDs: []int{0, 2}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"a", "b"}}}},
+	}
+	if d := cmp.Diff(want, s); d != "" {
+		t.Errorf("sorted (-want +got):\n%s", d)
 	}
 }
 
@@ -365,9 +372,9 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
-	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
 	s, err := podresources.LoadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -375,8 +382,161 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 	if p := s.Pod("kube-system", "coredns-7d8f"); p.QOSClass != podresources.BestEffort {
 		t.Errorf("QoS class = %q", p.QOSClass)
 	}
-	os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644))
 	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pods.json")) {
 		t.Errorf("bad pods.json: %v", err)
 	}
+}
+
+// manyPods is a List answer naming n pods in protobuf-JSON.
+func manyPods(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"podResources":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"p%d","namespace":"n"}`, i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// emptyArray is a JSON array of empty objects of about size bytes.
+func emptyArray(size int) []byte {
+	return []byte("[" + strings.Repeat("{},", size/3) + "{}]")
+}
+
+// Every hostile snapshot ends quickly with an error that names the file
+// and wraps the sentinel callers test.
+func TestLoadDirHostile(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, files map[string][]byte) string {
+		t.Helper()
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		for f, data := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(d, f), data, 0o600))
+		}
+		return d
+	}
+	fifoDir := mk("fifo", nil)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(fifoDir, "list.json"), 0o600))
+	fifoPods := mk("fifo-pods", map[string][]byte{"list.json": []byte(`{"pods":[]}`)})
+	require.NoError(t, syscall.Mkfifo(filepath.Join(fifoPods, "pods.json"), 0o600))
+	devDir := mk("dev", nil)
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(devDir, "list.json")))
+	bigDir := mk("big", nil)
+	require.NoError(t, os.WriteFile(filepath.Join(bigDir, "list.json"), nil, 0o600))
+	require.NoError(t, os.Truncate(filepath.Join(bigDir, "list.json"), input.MaxPodResources+1))
+	millionFile := filepath.Join(mk("million", map[string][]byte{"list.json": manyPods(1_000_000)}), "list.json")
+	arrayDir := mk("array", map[string][]byte{"list.json": emptyArray(20 << 20)})
+	podsArrayDir := mk("pods-array", map[string][]byte{"list.json": []byte(`{"pods":[]}`), "pods.json": emptyArray(20 << 20)})
+	deepDir := mk("deep", map[string][]byte{"allocatable.json": []byte(strings.Repeat("[", 40) + strings.Repeat("]", 40)), "list.json": []byte(`{"pods":[]}`)})
+
+	tests := []struct {
+		name    string
+		path    string
+		is      error
+		wantErr []string
+	}{
+		{name: "FIFO in the directory", path: fifoDir, is: input.ErrNotRegular, wantErr: []string{filepath.Join(fifoDir, "list.json"), "a FIFO (named pipe)"}},
+		{name: "FIFO as pods.json", path: fifoPods, is: input.ErrNotRegular, wantErr: []string{filepath.Join(fifoPods, "pods.json"), "a FIFO"}},
+		{name: "/dev/zero as the snapshot", path: "/dev/zero", is: input.ErrNotRegular, wantErr: []string{"/dev/zero", "a character device"}},
+		{name: "list.json links to /dev/zero", path: devDir, is: input.ErrNotRegular, wantErr: []string{"list.json", "a character device"}},
+		{name: "list.json over the byte limit", path: bigDir, is: input.ErrTooLarge, wantErr: []string{"list.json", "more than 64 MiB"}},
+		{name: "1M-pod snapshot file", path: millionFile, is: podresources.ErrTooLarge, wantErr: []string{millionFile, "/podResources/20000", "more than 20000 pods"}},
+		{name: "20 MB JSON array as list.json", path: arrayDir, is: input.ErrTooManyValues, wantErr: []string{"list.json", "more than 8388608 values"}},
+		{name: "20 MB JSON array as pods.json", path: podsArrayDir, is: input.ErrTooManyValues, wantErr: []string{"pods.json", "--field-selector spec.nodeName=NODE"}},
+		{name: "nesting past the depth limit", path: deepDir, is: input.ErrTooManyValues, wantErr: []string{"allocatable.json", "nested deeper than 32 levels"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := podresources.LoadDir(tt.path)
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				require.FailNow(t, "LoadDir did not end within 10 s")
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.is)
+			for _, w := range tt.wantErr {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+// LoadFS refuses special files and directories over the caps.
+func TestLoadFSHostile(t *testing.T) {
+	list := &fstest.MapFile{Data: []byte(`{"pods":[]}`)}
+	many := fstest.MapFS{podresources.ListFile: list}
+	for i := range podresources.MaxDirEntries {
+		many[fmt.Sprintf("f%05d", i)] = &fstest.MapFile{}
+	}
+	gets := fstest.MapFS{}
+	for i := range podresources.MaxGetFiles + 1 {
+		gets[podresources.GetFileName("n", fmt.Sprint(i))] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`{"podResources":{"name":"%d","namespace":"n"}}`, i))}
+	}
+	tests := []struct {
+		name    string
+		fsys    fstest.MapFS
+		is      error
+		wantErr string
+	}{
+		{name: "FIFO list.json", fsys: fstest.MapFS{podresources.ListFile: {Mode: fs.ModeNamedPipe}}, is: input.ErrNotRegular, wantErr: "list.json: not a regular file: it is a FIFO"},
+		{name: "device Get answer", fsys: fstest.MapFS{podresources.ListFile: list, "get-n-a.json": {Mode: fs.ModeDevice | fs.ModeCharDevice}}, is: input.ErrNotRegular, wantErr: "get-n-a.json: not a regular file: it is a character device"},
+		{name: "socket allocatable.json", fsys: fstest.MapFS{podresources.ListFile: list, podresources.AllocatableFile: {Mode: fs.ModeSocket}}, is: input.ErrNotRegular, wantErr: "allocatable.json: not a regular file: it is a socket"},
+		{name: "too many entries", fsys: many, is: podresources.ErrTooLarge, wantErr: "more than 10000 entries"},
+		{name: "too many Get answers", fsys: gets, is: podresources.ErrTooLarge, wantErr: "1001 Get answers, more than 1000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := podresources.LoadFS(tt.fsys)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.is)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}
+
+// The limits of one answer, each just over its bound.
+func TestDecodeLimits(t *testing.T) {
+	containers := func(n int) string {
+		cs := make([]string, n)
+		for i := range cs {
+			cs[i] = fmt.Sprintf(`{"name":"c%d"}`, i)
+		}
+		return strings.Join(cs, ",")
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		is      error
+		wantErr string
+	}{
+		{name: "pods", data: manyPods(podresources.MaxPods + 1), is: podresources.ErrTooLarge, wantErr: "/podResources/20000: more than 20000 pods"},
+		{name: "containers in a pod", data: []byte(`{"pods":[{"name":"a","namespace":"n","containers":[` + containers(podresources.MaxContainersPerPod+1) + `]}]}`),
+			is: podresources.ErrTooLarge, wantErr: "/pods/0/containers/1000: more than 1000 containers in one pod"},
+		{name: "CPU id over the bound", data: []byte(`{"pods":[{"name":"a","namespace":"n","containers":[{"name":"c","cpuIds":[65536]}]}]}`),
+			wantErr: "/pods/0/containers/0/cpuIds/0: CPU id 65536 is out of range (at most 65535)"},
+		{name: "values", data: emptyArray(30 << 20), is: input.ErrTooManyValues, wantErr: "(document): line 1: document over the value budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := podresources.Decode(tt.data)
+			require.Error(t, err)
+			if tt.is != nil {
+				assert.ErrorIs(t, err, tt.is)
+			}
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+	_, err := podresources.Decode(manyPods(podresources.MaxPods))
+	assert.NoError(t, err, "MaxPods pods are accepted")
 }

@@ -14,6 +14,12 @@
 // snapshot directory holds a copy of /sys/devices/system/node, or from --sysfs
 // when given. Without it, CPUs are listed under "no NUMA node".
 //
+// Files named by --from and --qos are opened without blocking and must be
+// regular files: a FIFO, a device or a directory is refused with the flag's
+// name, and so is a file over 64 MiB, a document over its value budget, or an
+// answer naming more than 20,000 pods (podresources.MaxPods). Live answers
+// have the same bounds (see podresources/client), and every call a deadline.
+//
 // Exit status: 0 on success, 1 when the node or the files cannot be read,
 // 2 for wrong flags.
 package main
@@ -25,11 +31,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 )
@@ -55,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "podresources: --timeout %s: give a positive duration such as 10s; every call needs a deadline\n", *timeout)
+		return 2
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "podresources: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
@@ -72,8 +84,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var snap *podresources.Snapshot
 	var err error
+	if *sysfs != "" {
+		if err := checkDir(*sysfs, "--sysfs"); err != nil {
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
+			return 1
+		}
+	}
 	if *from != "" {
 		snap, err = offline(*from, ns, name)
+		if err != nil {
+			err = fmt.Errorf("--from: %w", err)
+		}
 	} else {
 		snap, err = live(ctx, *socket, ns, name, *timeout)
 	}
@@ -83,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *qos != "" {
 		if err := setQOS(snap, *qos); err != nil {
-			fmt.Fprintf(stderr, "podresources: --qos %s: %v\n", *qos, err)
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
 			return 1
 		}
 	}
@@ -158,16 +179,48 @@ func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (
 	return snap, nil
 }
 
+// maxQOSFile bounds the --qos file: kubectl's JSON takes 5-30 KB a pod.
+const maxQOSFile = input.MaxPodResources
+
+// setQOS reads the --qos file without blocking, bounded in bytes and in
+// values before it is decoded.
 func setQOS(snap *podresources.Snapshot, file string) error {
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file, "--qos", maxQOSFile)
 	if err != nil {
 		return err
+	}
+	if err := input.CheckValues(data, "--qos "+file, podresources.PodsValueBudget); err != nil {
+		return fmt.Errorf("%w: keep only this node's pods (kubectl get pods -A --field-selector spec.nodeName=NODE -o json)", err)
 	}
 	classes, err := podresources.QOSClassesFromPods(data)
 	if err != nil {
-		return err
+		return fmt.Errorf("--qos %s: %w", file, err)
 	}
-	return snap.SetQOSClasses(classes)
+	if err := snap.SetQOSClasses(classes); err != nil {
+		return fmt.Errorf("--qos %s: %w", file, err)
+	}
+	return nil
+}
+
+// checkDir refuses a flag's path that is not a directory, so that a device
+// or a FIFO given as a sysfs root is named before anything is read.
+func checkDir(path, flag string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: not a directory: give the root of a sysfs tree (/sys, or a copy holding devices/system/node)", flag, path)
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func offline(dir, ns, name string) (*podresources.Snapshot, error) {

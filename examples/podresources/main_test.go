@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/podresourcestest"
@@ -100,7 +106,7 @@ func TestLiveJSON(t *testing.T) {
 	}
 	// The JSON output is an offline snapshot in its own right.
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644))
 	if code, _, errOut := runArgs(t, "--from", dir, "--json"); code != 0 {
 		t.Errorf("reading the JSON output back: exit %d: %s", code, errOut)
 	}
@@ -149,7 +155,7 @@ func TestOffline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
 	fakeSysfs(t, filepath.Join(dir, "sys"))
 	code, out, errOut := runArgs(t, "--from", dir, "--pod", "default/web")
@@ -202,8 +208,8 @@ func TestErrors(t *testing.T) {
 func TestQOSFromKubectl(t *testing.T) {
 	s := start(t)
 	pods := filepath.Join(t.TempDir(), "pods.json")
-	os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
-	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644)
+	require.NoError(t, os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
+	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644))
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -211,8 +217,81 @@ func TestQOSFromKubectl(t *testing.T) {
 	if !strings.Contains(out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class") {
 		t.Errorf("output:\n%s", out)
 	}
-	os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644)
+	require.NoError(t, os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644))
 	if code, _, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods); code != 1 || !strings.Contains(errOut, `kind "Deployment"`) {
 		t.Errorf("bad --qos file: exit %d: %s", code, errOut)
+	}
+}
+
+// Every flag that names a file refuses a hostile one quickly, with the
+// flag's name, the path and what is wrong, and a non-zero exit code.
+func TestHostileFlags(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	fifoSnap := filepath.Join(dir, "snap")
+	require.NoError(t, os.Mkdir(fifoSnap, 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(fifoSnap, "list.json"), 0o600))
+	array := filepath.Join(dir, "array.json")
+	require.NoError(t, os.WriteFile(array, []byte("["+strings.Repeat("{},", 20<<20/3)+"{}]"), 0o600))
+	var b strings.Builder
+	b.WriteString(`{"podResources":[`)
+	for i := range 1_000_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"p%d","namespace":"n"}`, i)
+	}
+	b.WriteString(`]}`)
+	million := filepath.Join(dir, "million.json")
+	require.NoError(t, os.WriteFile(million, []byte(b.String()), 0o600))
+	snap := filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")
+	missing := filepath.Join(dir, "nope")
+
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{name: "--qos FIFO", args: []string{"--from", snap, "--qos", fifo}, code: 1, want: []string{"--qos " + fifo, "a FIFO (named pipe)"}},
+		{name: "--qos /dev/zero", args: []string{"--from", snap, "--qos", "/dev/zero"}, code: 1, want: []string{"--qos /dev/zero", "a character device"}},
+		{name: "--qos directory", args: []string{"--from", snap, "--qos", dir}, code: 1, want: []string{"--qos " + dir, "a directory"}},
+		{name: "--qos missing", args: []string{"--from", snap, "--qos", missing}, code: 1, want: []string{"--qos " + missing, "no such file or directory"}},
+		{name: "--qos 20 MB JSON array", args: []string{"--from", snap, "--qos", array}, code: 1, want: []string{"--qos " + array, "value budget", "--field-selector spec.nodeName=NODE"}},
+		{name: "--from FIFO", args: []string{"--from", fifo}, code: 1, want: []string{"--from", fifo, "a FIFO (named pipe)"}},
+		{name: "--from FIFO in the directory", args: []string{"--from", fifoSnap}, code: 1, want: []string{"--from", filepath.Join(fifoSnap, "list.json"), "a FIFO (named pipe)"}},
+		{name: "--from /dev/zero", args: []string{"--from", "/dev/zero"}, code: 1, want: []string{"--from", "/dev/zero", "a character device"}},
+		{name: "--from missing", args: []string{"--from", missing}, code: 1, want: []string{"--from", missing, "does not exist"}},
+		{name: "--from 20 MB JSON array", args: []string{"--from", array}, code: 1, want: []string{"--from", array, "value budget"}},
+		{name: "--from 1M-pod snapshot", args: []string{"--from", million}, code: 1, want: []string{"--from", million, "more than 20000 pods"}},
+		{name: "--sysfs /dev/zero", args: []string{"--from", snap, "--sysfs", "/dev/zero"}, code: 1, want: []string{"--sysfs /dev/zero", "not a directory"}},
+		{name: "--sysfs missing", args: []string{"--from", snap, "--sysfs", missing}, code: 1, want: []string{"--sysfs " + missing, "no such file or directory"}},
+		{name: "--socket FIFO", args: []string{"--socket", fifo}, code: 1, want: []string{fifo, "a FIFO (named pipe), not a unix socket"}},
+		{name: "--timeout 0", args: []string{"--timeout", "0s"}, code: 2, want: []string{"--timeout 0s", "give a positive duration"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				code   int
+				stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				var out, errb bytes.Buffer
+				code := run(context.Background(), tt.args, &out, &errb)
+				done <- result{code, errb.String()}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				require.FailNow(t, "the command did not end within 10 s")
+			}
+			assert.Equal(t, tt.code, r.code, "exit code; stderr: %s", r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+		})
 	}
 }

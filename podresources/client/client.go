@@ -1,12 +1,15 @@
 // Package client talks to the kubelet's PodResources gRPC socket and returns
 // numascope's plain podresources model. It dials with a connect timeout, bounds
-// every call with a deadline and a 16 MiB message limit, backs off when the
+// every call with a deadline and a 16 MiB message limit, refuses an answer
+// that names more pods, containers or values than a node can have before it
+// is unmarshalled (see WithMaxPods), backs off when the
 // kubelet's rate limit rejects a call, and turns failures into errors that say
 // what to do.
 //
 // Errors wrap one of the sentinel errors (ErrSocketNotFound,
 // ErrPermissionDenied, ErrNotServing, ErrUnimplemented, ErrRateLimited,
-// ErrPodNotFound, ErrMessageTooLarge) so callers can test them with errors.Is.
+// ErrPodNotFound, ErrMessageTooLarge, podresources.ErrTooLarge) so callers
+// can test them with errors.Is.
 package client
 
 import (
@@ -78,6 +81,7 @@ type options struct {
 	maxMsgSize     int
 	initialBackoff time.Duration
 	maxBackoff     time.Duration
+	maxPods        int
 }
 
 // Option changes how Dial connects and how calls behave.
@@ -87,11 +91,20 @@ type Option func(*options)
 func WithConnectTimeout(d time.Duration) Option { return func(o *options) { o.connectTimeout = d } }
 
 // WithCallTimeout bounds each call including its retries (default 10s); zero
-// leaves only the caller's context.
+// leaves the caller's context's deadline, and DefaultCallTimeout when the
+// context has none, so that no call waits forever.
 func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callTimeout = d } }
 
-// WithMaxMessageSize sets the largest answer accepted in bytes (default 16 MiB).
+// WithMaxMessageSize sets the largest answer accepted in bytes (default 16
+// MiB, at most MaxMessageSizeLimit).
 func WithMaxMessageSize(n int) Option { return func(o *options) { o.maxMsgSize = n } }
+
+// WithMaxPods sets the most pods one answer may name (default
+// podresources.MaxPods); an answer may also hold at most 10 containers and
+// 50 values (messages, strings, numbers) per pod of this bound. Answers over
+// it are refused before they are unmarshalled, with an error wrapping
+// podresources.ErrTooLarge.
+func WithMaxPods(n int) Option { return func(o *options) { o.maxPods = n } }
 
 // WithBackoff sets the first and the longest wait between retries after a
 // rate-limit rejection; an initial wait of zero turns retries off.
@@ -138,10 +151,20 @@ func SocketPath(socket string) (string, error) {
 func Dial(ctx context.Context, socket string, opts ...Option) (*Client, error) {
 	o := options{
 		connectTimeout: DefaultConnectTimeout, callTimeout: DefaultCallTimeout, maxMsgSize: DefaultMaxMessageSize,
-		initialBackoff: DefaultInitialBackoff, maxBackoff: DefaultMaxBackoff,
+		initialBackoff: DefaultInitialBackoff, maxBackoff: DefaultMaxBackoff, maxPods: podresources.MaxPods,
 	}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	switch {
+	case o.maxMsgSize <= 0 || o.maxMsgSize > MaxMessageSizeLimit:
+		return nil, fmt.Errorf("podresources: client.WithMaxMessageSize(%d): give 1 byte to %d (64 MiB); the default, %d, fits a node's answer", o.maxMsgSize, MaxMessageSizeLimit, DefaultMaxMessageSize)
+	case o.maxPods <= 0:
+		return nil, fmt.Errorf("podresources: client.WithMaxPods(%d): give a positive number of pods; the default is %d", o.maxPods, podresources.MaxPods)
+	case o.connectTimeout <= 0:
+		return nil, fmt.Errorf("podresources: client.WithConnectTimeout(%s): give a positive duration; the default is %s", o.connectTimeout, DefaultConnectTimeout)
+	case o.callTimeout < 0:
+		return nil, fmt.Errorf("podresources: client.WithCallTimeout(%s): give a positive duration, or zero for the caller's deadline; the default is %s", o.callTimeout, DefaultCallTimeout)
 	}
 	path, err := SocketPath(socket)
 	if err != nil {
@@ -163,7 +186,7 @@ func Dial(ctx context.Context, socket string, opts ...Option) (*Client, error) {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(dialer),
 		grpc.WithAuthority("localhost"),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(o.maxMsgSize)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(o.maxMsgSize), grpc.ForceCodecV2(newBoundedCodec(o.maxPods))),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("podresources: connecting to %s: %w", path, err)
@@ -189,8 +212,13 @@ func checkSocket(path string) error {
 		return fmt.Errorf("podresources: checking %s: %w", path, err)
 	case st.Mode()&fs.ModeSocket == 0:
 		what := "a regular file"
-		if st.IsDir() {
+		switch m := st.Mode(); {
+		case m.IsDir():
 			what = "a directory"
+		case m&fs.ModeNamedPipe != 0:
+			what = "a FIFO (named pipe)"
+		case m&fs.ModeDevice != 0:
+			what = "a device"
 		}
 		return fmt.Errorf("%w: %s is %s, not a unix socket: give the socket itself, usually %s", ErrSocketNotFound, path, what, DefaultSocket)
 	}
@@ -257,9 +285,13 @@ func (c *Client) Socket() string { return c.path }
 // exponential back-off while the kubelet's rate limit rejects it and the
 // deadline allows another attempt.
 func (c *Client) call(ctx context.Context, method string, rpc func(context.Context) error) error {
-	if c.opts.callTimeout > 0 {
+	timeout := c.opts.callTimeout
+	if _, has := ctx.Deadline(); timeout == 0 && !has {
+		timeout = DefaultCallTimeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.opts.callTimeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	backoff := c.opts.initialBackoff
@@ -317,6 +349,9 @@ func (c *Client) explain(ctx context.Context, method string, err error) error {
 	st, ok := status.FromError(err)
 	if !ok {
 		return fmt.Errorf("podresources: %s on %s: %w", method, c.path, err)
+	}
+	if bErr := c.boundsError(method, err); bErr != nil {
+		return bErr
 	}
 	msg := st.Message()
 	switch st.Code() {
