@@ -25,7 +25,7 @@ const maxParsedCPUs = 1 << 20
 // cpusets of one cpu_manager_state taken together (a CPU named twice counts
 // twice, as the kubelet adds it twice). A file over it is reported as one the
 // kubelet cannot restore, at the cpuset that goes over it.
-const MaxFileCPUs = 1 << 20
+const MaxFileCPUs = 1 << 18
 
 // errHugeCPUSet reports a range over maxParsedCPUs, or one that ends at the
 // largest int.

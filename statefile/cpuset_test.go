@@ -2,11 +2,13 @@ package statefile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
@@ -49,6 +51,13 @@ func TestHostileCPUSets(t *testing.T) {
 		}
 		return m
 	}
+	node8192 := func() map[string]map[string]string {
+		m := map[string]map[string]string{}
+		for i := range 1024 {
+			m[fmt.Sprintf("pod%04d", i)] = map[string]string{"c": fmt.Sprintf("%d-%d", 4096+4*i, 4096+4*i+3)}
+		}
+		return m
+	}
 	tests := []struct {
 		name     string
 		file     any
@@ -58,13 +67,16 @@ func TestHostileCPUSets(t *testing.T) {
 	}{
 		{name: "64 ranges of 2^20 CPUs in defaultCpuSet",
 			file: map[string]any{"policyName": "none", "defaultCpuSet": repeat("0-1048575", 64), "checksum": 0},
-			path: "/defaultCpuSet", contains: []string{"hostile.json", "more than 1048576 CPUs in all", `"0-1048575,0-1048575`}},
+			path: "/defaultCpuSet", contains: []string{"hostile.json", "more than 262144 CPUs in all", `"0-1048575,0-1048575`}},
 		{name: "64 entries each just under the range cap",
 			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-1048575"), "checksum": 0},
-			path: "/entries/pod01/c", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod01"`, "more than 1048576 CPUs in all"}},
+			path: "/entries/pod00/c", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod00"`, "more than 262144 CPUs in all"}},
+		{name: "64 entries each just under the file's budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-200000"), "checksum": 0},
+			path: "/entries/pod01/c", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
 		{name: "64 v3 podEntries each just under the range cap",
-			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(64, "1-1048575"), "checksum": 1},
-			path: "/podEntries/pod01/cpuSet", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod01"`, "more than 1048576 CPUs in all"}},
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(64, "1-200000"), "checksum": 1},
+			path: "/podEntries/pod01/cpuSet", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
 		{name: "a range to the largest int",
 			file: map[string]any{"policyName": "none", "defaultCpuSet": "0-9223372036854775807", "checksum": 0},
 			path: "/defaultCpuSet", contains: []string{"hostile.json", `"0-9223372036854775807"`, "never ends"}},
@@ -80,11 +92,11 @@ func TestHostileCPUSets(t *testing.T) {
 		{name: "2^31 as one id",
 			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-3,2147483648", "checksum": 0},
 			accepts: true},
-		{name: "one range of exactly 2^20 CPUs fits the budget",
-			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-1048575", "checksum": 0},
+		{name: "2^18 CPUs fit the budget",
+			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-262143", "checksum": 0},
 			accepts: true},
 		{name: "a node of 8192 CPUs with 1024 containers",
-			file:    map[string]any{"policyName": "static", "defaultCpuSet": "0-4095", "entries": entries(64, "4096-8191"), "checksum": 0},
+			file:    map[string]any{"policyName": "static", "defaultCpuSet": "0-4095", "entries": node8192(), "checksum": 0},
 			accepts: true},
 	}
 	for _, tt := range tests {
@@ -122,7 +134,7 @@ func TestHostileCPUSets(t *testing.T) {
 // verdict does not need) is shown as far as it was expanded, and says so.
 func TestHostileCPUState(t *testing.T) {
 	all := cpuset.New()
-	pool, err := parseCPUSet("0-1048575")
+	pool, err := parseCPUSet("0-262143")
 	require.NoError(t, err)
 	all = all.Union(pool)
 	state := &CPUState{PolicyName: "static", DefaultCPUSet: all,
@@ -133,14 +145,14 @@ func TestHostileCPUState(t *testing.T) {
 	f, err := Decode(data, Options{Name: "baselines.json"})
 	require.NoError(t, err)
 	require.True(t, f.KubeletAccepts, f.Reason)
-	assert.Equal(t, 1<<20, f.CPU.DefaultCPUSet.Size())
+	assert.Equal(t, MaxFileCPUs, f.CPU.DefaultCPUSet.Size())
 	assert.Equal(t, 0, f.CPU.Baselines["pod"]["c"].Size(), "not expanded")
 	want := []Problem{{Path: "/data/baselines/pod/c/baseline", Severity: SeverityWarning,
-		Message: "baselines.json: the cpusets of the file name more than 1048576 CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete",
+		Message: "baselines.json: the cpusets of the file name more than 262144 CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete",
 		Remedy:  "check that this is a file a kubelet wrote"}}
 	var got []Problem
 	for _, p := range f.Problems {
-		if strings.Contains(p.Message, "1048576") {
+		if strings.Contains(p.Message, "262144") {
 			got = append(got, p)
 		}
 	}
@@ -164,4 +176,32 @@ func TestParseCPUSetIsKubelets(t *testing.T) {
 			assert.True(t, want.Equals(got), "got %s, want %s", got, want)
 		})
 	}
+}
+
+// FuzzParseCPUSet holds the bounded parser to cpuset.Parse wherever
+// cpuset.Parse ends quickly: the same set or the same error; and it never
+// expands more than MaxFileCPUs.
+func FuzzParseCPUSet(f *testing.F) {
+	for _, s := range []string{"", "0-3,7", "+1", "1--2", "3-1", "9223372036854775807", "0-9223372036854775807",
+		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzbudget.Run(t, func() {
+			got, err := parseCPUSet(s)
+			if errors.Is(err, errHugeCPUSet) || errors.Is(err, errCPUBudget) {
+				return // cpuset.Parse would hang or take gigabytes
+			}
+			if got.Size() > MaxFileCPUs {
+				t.Fatalf("parseCPUSet(%q) built %d CPUs", s, got.Size())
+			}
+			want, werr := cpuset.Parse(s)
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Fatalf("parseCPUSet(%q): %v; cpuset.Parse: %v", s, err, werr)
+			}
+			if err == nil && !want.Equals(got) {
+				t.Fatalf("parseCPUSet(%q) = %s, cpuset.Parse = %s", s, got, want)
+			}
+		})
+	})
 }
