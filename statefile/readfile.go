@@ -39,7 +39,10 @@ func ReadFile(path string, opts Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read the checkpoint: %w", opts.Name, err)
 	}
-	return Decode(data, opts) // Decode refuses more than the limit, naming it
+	if limit := maxSize(opts); int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (more than %d bytes); kubelet checkpoints are far smaller, check that this is the right file or raise Options.MaxSize", opts.Name, ErrTooLarge, limit)
+	}
+	return Decode(data, opts)
 }
 
 // readError is an error of internal/input, worded with the file's name.

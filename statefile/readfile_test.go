@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,5 +57,66 @@ func TestReadFileOdd(t *testing.T) {
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, ErrTooLarge), "%v", err)
 		assert.Contains(t, err.Error(), big)
+	})
+}
+
+// FuzzReadFile writes the fuzz bytes to a file of an odd kind and reads it:
+// a regular file decodes exactly as Decode decodes its bytes (or is refused
+// as too large, naming the file), and a FIFO, a device or a directory is
+// refused at once with ErrNotRegular.
+func FuzzReadFile(f *testing.F) {
+	f.Add([]byte(`{"policyName":"none","defaultCpuSet":"0-3","checksum":0}`), uint8(0))
+	f.Add([]byte(`{"policyName":"none","defaultCpuSet":"0-1048575,0-1048575","checksum":0}`), uint8(4))
+	f.Add([]byte(""), uint8(1))
+	f.Add([]byte("x"), uint8(2))
+	f.Add([]byte("x"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, odd uint8) {
+		fuzzbudget.Run(t, func() {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "state")
+			opts := Options{}
+			if odd&4 != 0 {
+				opts.MaxSize = 64
+			}
+			var err error
+			switch odd % 4 {
+			case 0:
+				err = os.WriteFile(path, data, 0o600)
+			case 1:
+				err = syscall.Mkfifo(path, 0o600)
+			case 2:
+				err = os.Symlink("/dev/zero", path)
+			case 3:
+				err = os.Mkdir(path, 0o700)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gerr := ReadFile(path, opts)
+			if odd%4 != 0 {
+				if !errors.Is(gerr, ErrNotRegular) || got != nil || !strings.Contains(gerr.Error(), path) {
+					t.Fatalf("ReadFile of an odd file: %v, %v", got, gerr)
+				}
+				return
+			}
+			opts.Name = path
+			want, werr := Decode(data, opts)
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
+			}
+			if gerr != nil {
+				if errors.Is(werr, ErrTooLarge) {
+					if !errors.Is(gerr, ErrTooLarge) || !strings.Contains(gerr.Error(), path) {
+						t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
+					}
+				} else if gerr.Error() != werr.Error() {
+					t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
+				}
+				return
+			}
+			if got.KubeletAccepts != want.KubeletAccepts || got.Reason != want.Reason || len(got.Problems) != len(want.Problems) {
+				t.Fatalf("ReadFile and Decode disagree: %+v / %+v", got, want)
+			}
+		})
 	})
 }
