@@ -560,7 +560,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	// entries, and the pod-level sets it read while decoding.
 	var b cpuBudget
 	if _, err := b.parse(d.DefaultCPUSet); err != nil {
-		return fmt.Errorf("could not parse default CPU set %q: %w", d.DefaultCPUSet, err)
+		return fmt.Errorf("could not parse default CPU set %s: %w", setText(d.DefaultCPUSet, err), err)
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
@@ -568,7 +568,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 		for _, container := range sortedKeys(d.Entries[pod]) {
 			s := d.Entries[pod][container]
 			if _, err := b.parse(s); err != nil {
-				return fmt.Errorf("could not parse cpuset %q for container %q in pod %q: %w", s, container, pod, err)
+				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
 			}
 		}
 	}

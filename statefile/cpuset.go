@@ -152,3 +152,13 @@ func (b *cpuBudget) count(e cpuPodEntry) error {
 	b.used += n
 	return err
 }
+
+// setText quotes a cpuset for the kubelet's error text: in full, as the
+// kubelet does, unless numascope refused it for its bounds (the kubelet has
+// no text for those), where a long set is cut.
+func setText(s string, err error) string {
+	if errors.Is(err, errCPUBudget) || errors.Is(err, errHugeCPUSet) {
+		return quoteShort(s)
+	}
+	return strconv.Quote(s)
+}
