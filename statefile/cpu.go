@@ -152,7 +152,8 @@ func (p *cpuPodEntry) UnmarshalJSON(b []byte) error {
 	// the kubelet parses the set here; numascope checks it the same way
 	// and expands it later, under the file's budget
 	if _, bad, err := cpuCount(entry.CPUSet, MaxFileCPUs); err != nil {
-		return fmt.Errorf("failed to parse cpuset: %w", err)
+		// numascope's own bounds: the kubelet has no text for them
+		return fmt.Errorf("failed to parse cpuset %s: %w", quoteShort(entry.CPUSet), err)
 	} else if bad {
 		if _, err := cpuset.Parse(entry.CPUSet); err != nil {
 			return fmt.Errorf("failed to parse cpuset: %w", err)
@@ -230,6 +231,25 @@ func podEntriesCPUs(m map[string]cpuPodEntry, base string) (string, error) {
 		used += n
 	}
 	return "", nil
+}
+
+// badPodEntry returns the JSON pointer (below base) of the pod-level cpuset
+// of doc that made err a bounds error, or "".
+func badPodEntry(err error, doc []byte, base string) string {
+	if !errors.Is(err, errCPUBudget) && !errors.Is(err, errHugeCPUSet) {
+		return ""
+	}
+	var probe struct {
+		PodEntries map[string]cpuPodEntryJSON `json:"podEntries"`
+	}
+	if json.Unmarshal(doc, &probe) == nil {
+		for _, pod := range sortedKeys(probe.PodEntries) {
+			if _, _, err := cpuCount(probe.PodEntries[pod].CPUSet, MaxFileCPUs); err != nil {
+				return base + pointer("podEntries", pod, "cpuSet")
+			}
+		}
+	}
+	return base + "/podEntries"
 }
 
 // cpuSetElems renders the unexported elems map of a cpuset.CPUSet. Sets made
@@ -398,6 +418,7 @@ func restoreCPU(blob []byte) cpuRestore {
 	}
 	if len(v4.Data) > 0 || v4.DataChecksum != 0 {
 		r.format = FormatV4
+		r.boundsAt = badPodEntry(err, []byte(v4.Data), "/data")
 		r.err = fmt.Errorf("could not load v4 checkpoint: %w", err)
 		r.data = v4.CheckpointData
 		r.checksum.Stored = v4.DataChecksum
@@ -407,6 +428,15 @@ func restoreCPU(blob []byte) cpuRestore {
 
 	v3 := &cpuCheckpointV3{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}}
 	err = json.Unmarshal(blob, v3)
+	if at := badPodEntry(err, blob, ""); at != "" {
+		// a pod-level set numascope does not build: the kubelet would hang
+		// or take gigabytes here, before any fallback
+		r.format, r.boundsAt = FormatV3, at
+		r.err = fmt.Errorf("could not load v3 checkpoint: %w", err)
+		r.checksum.Stored = v3.Checksum
+		r.checksum.finish()
+		return r
+	}
 	if err == nil {
 		if at, berr := podEntriesCPUs(v3.PodEntries, ""); berr != nil {
 			// the v3 checksum covers every pod-level CPU: numascope does
