@@ -32,7 +32,9 @@ func ReadFile(path string, opts Options) (*File, error) {
 	}
 	if err != nil {
 		// input names the path first; the name the caller gave leads here
-		return nil, &readError{msg: opts.Name + ": cannot read the checkpoint: " + strings.TrimPrefix(err.Error(), path+": "), err: err}
+		// and the error stays an *fs.PathError, as an open(2) error is
+		return nil, &readError{msg: opts.Name + ": cannot read the checkpoint: " + strings.TrimPrefix(err.Error(), path+": "),
+			err: &fs.PathError{Op: "open", Path: path, Err: err}}
 	}
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, maxSize(opts)+1))

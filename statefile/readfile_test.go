@@ -4,6 +4,7 @@ package statefile
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -41,6 +42,8 @@ func TestReadFileOdd(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, f)
 			assert.True(t, errors.Is(err, ErrNotRegular), "%v", err)
+			var pathErr *fs.PathError
+			assert.True(t, errors.As(err, &pathErr), "an *fs.PathError, as an open error is: %v", err)
 			assert.Contains(t, err.Error(), tt.path+": cannot read the checkpoint")
 			assert.Contains(t, err.Error(), tt.what)
 		})
@@ -49,6 +52,13 @@ func TestReadFileOdd(t *testing.T) {
 		_, err := ReadFile(fifo, Options{Name: "ticket-42/cpu_manager_state"})
 		require.Error(t, err)
 		assert.True(t, strings.HasPrefix(err.Error(), "ticket-42/cpu_manager_state: "), err.Error())
+	})
+	t.Run("missing", func(t *testing.T) {
+		_, err := ReadFile(filepath.Join(dir, "none"), Options{})
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, fs.ErrNotExist), "%v", err)
+		var pathErr *fs.PathError
+		assert.True(t, errors.As(err, &pathErr), "%v", err)
 	})
 	t.Run("too large", func(t *testing.T) {
 		big := filepath.Join(dir, "big")

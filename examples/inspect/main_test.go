@@ -41,9 +41,9 @@ func writeFixtures(t *testing.T) (good, bad, junk string) {
 	good = filepath.Join(dir, "cpu_manager_state")
 	bad = filepath.Join(dir, "tampered")
 	junk = filepath.Join(dir, "junk")
-	os.WriteFile(good, data, 0o644)
-	os.WriteFile(bad, bytes.Replace(data, []byte(`"dataChecksum":`), []byte(`"dataChecksum":1`), 1), 0o644)
-	os.WriteFile(junk, []byte("not json"), 0o644)
+	require.NoError(t, os.WriteFile(good, data, 0o644))
+	require.NoError(t, os.WriteFile(bad, bytes.Replace(data, []byte(`"dataChecksum":`), []byte(`"dataChecksum":1`), 1), 0o644))
+	require.NoError(t, os.WriteFile(junk, []byte("not json"), 0o644))
 	return
 }
 
