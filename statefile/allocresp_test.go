@@ -3,6 +3,7 @@ package statefile
 import (
 	"testing"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"google.golang.org/protobuf/proto"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 )
@@ -27,10 +28,12 @@ func FuzzAllocResp(f *testing.F) {
 	f.Add([]byte{0x08, 0x01})                         // envs as a varint: unknown field
 	f.Add([]byte{0x0b, 0x0c})                         // group 1
 	f.Fuzz(func(t *testing.T, b []byte) {
-		want := proto.Unmarshal(b, &pluginapi.ContainerAllocateResponse{})
-		got := checkAllocResp(b)
-		if (got == nil) != (want == nil) {
-			t.Fatalf("checkAllocResp(%x) = %v, proto.Unmarshal: %v", b, got, want)
-		}
+		fuzzbudget.Run(t, func() {
+			want := proto.Unmarshal(b, &pluginapi.ContainerAllocateResponse{})
+			got := checkAllocResp(b)
+			if (got == nil) != (want == nil) {
+				t.Fatalf("checkAllocResp(%x) = %v, proto.Unmarshal: %v", b, got, want)
+			}
+		})
 	})
 }

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
+	"slices"
 
 	"k8s.io/utils/cpuset"
 )
@@ -113,11 +112,24 @@ type cpuCheckpointV4 struct {
 	CheckpointData  cpuCheckpointData `json:"-"`
 }
 
-// cpuPodEntry mirrors state.PodEntry with its custom JSON methods.
+// cpuPodEntry mirrors state.PodEntry with its custom JSON methods. A decoded
+// entry keeps its cpuset as text, checked but not expanded: the CPUs of all
+// the entries of a file are expanded under one budget (see cpus).
 type cpuPodEntry struct {
+	// CPUSet is the set of an entry built in Go (Encode).
 	CPUSet cpuset.CPUSet
 	// text is the cpuset string as written in the file.
 	text string
+	// decoded is true when the entry comes from a file: text holds its set.
+	decoded bool
+}
+
+// cpus returns the entry's set, expanded under b.
+func (p cpuPodEntry) cpus(b *cpuBudget) (cpuset.CPUSet, error) {
+	if !p.decoded {
+		return p.CPUSet, nil
+	}
+	return b.parse(p.text)
 }
 
 type cpuPodEntryJSON struct {
@@ -125,7 +137,11 @@ type cpuPodEntryJSON struct {
 }
 
 func (p cpuPodEntry) MarshalJSON() ([]byte, error) {
-	return json.Marshal(cpuPodEntryJSON{CPUSet: p.CPUSet.String()})
+	set, err := p.cpus(nil)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(cpuPodEntryJSON{CPUSet: set.String()})
 }
 
 func (p *cpuPodEntry) UnmarshalJSON(b []byte) error {
@@ -133,12 +149,17 @@ func (p *cpuPodEntry) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &entry); err != nil {
 		return err
 	}
-	cset, err := parseCPUSet(entry.CPUSet)
-	if err != nil {
-		return fmt.Errorf("failed to parse cpuset: %w", err)
+	// the kubelet parses the set here; numascope checks it the same way
+	// and expands it later, under the file's budget
+	if _, bad, err := cpuCount(entry.CPUSet, MaxFileCPUs); err != nil {
+		// numascope's own bounds: the kubelet has no text for them
+		return fmt.Errorf("failed to parse cpuset %s: %w", quoteShort(entry.CPUSet), err)
+	} else if bad {
+		if _, err := cpuset.Parse(entry.CPUSet); err != nil {
+			return fmt.Errorf("failed to parse cpuset: %w", err)
+		}
 	}
-	p.CPUSet = cset
-	p.text = entry.CPUSet
+	p.text, p.decoded = entry.CPUSet, true
 	return nil
 }
 
@@ -185,9 +206,50 @@ func (p *printer) cpuV3(typeName string, cp *cpuCheckpointV3) {
 func (p *printer) cpuPodEntries(m map[string]cpuPodEntry) {
 	spewMap(p, m, func(e cpuPodEntry) {
 		p.s(":{CPUSet:(cpuset.CPUSet){elems:(map[int]struct {})")
-		p.cpuSetElems(e.CPUSet)
+		// podEntriesCPUs has checked the sets: each parses, and all of
+		// them together are within the budget
+		set, _ := e.cpus(nil)
+		p.cpuSetElems(set)
 		p.s("}}")
 	})
+}
+
+// podEntriesCPUs checks the pod-level cpusets of a file against one budget,
+// as the v3 checksum expands them all. It returns the JSON pointer (below
+// base) of the cpuset that goes over it.
+func podEntriesCPUs(m map[string]cpuPodEntry, base string) (string, error) {
+	used := 0
+	for _, pod := range sortedKeys(m) {
+		e := m[pod]
+		if !e.decoded {
+			continue
+		}
+		n, _, err := cpuCount(e.text, MaxFileCPUs-used)
+		if err != nil {
+			return base + pointer("podEntries", pod, "cpuSet"), fmt.Errorf("could not expand the cpuset %s of pod %q: %w", quoteShort(e.text), pod, err)
+		}
+		used += n
+	}
+	return "", nil
+}
+
+// badPodEntry returns the JSON pointer (below base) of the pod-level cpuset
+// of doc that made err a bounds error, or "".
+func badPodEntry(err error, doc []byte, base string) string {
+	if !errors.Is(err, errCPUBudget) && !errors.Is(err, errHugeCPUSet) {
+		return ""
+	}
+	var probe struct {
+		PodEntries map[string]cpuPodEntryJSON `json:"podEntries"`
+	}
+	if json.Unmarshal(doc, &probe) == nil {
+		for _, pod := range sortedKeys(probe.PodEntries) {
+			if _, _, err := cpuCount(probe.PodEntries[pod].CPUSet, MaxFileCPUs); err != nil {
+				return base + pointer("podEntries", pod, "cpuSet")
+			}
+		}
+	}
+	return base + "/podEntries"
 }
 
 // cpuSetElems renders the unexported elems map of a cpuset.CPUSet. Sets made
@@ -246,6 +308,9 @@ type cpuRestore struct {
 	// zeroFallback counts the podEntries the older reader drops when a
 	// zero checksum sends the kubelet down its fallback.
 	zeroFallback int
+	// boundsAt is the JSON pointer of the cpuset that made err a bounds
+	// error (errCPUBudget, errHugeCPUSet), "" otherwise.
+	boundsAt string
 }
 
 func newCPUV4() *cpuCheckpointV4 {
@@ -288,19 +353,31 @@ func decodeCPU(f *File, blob []byte, opts Options) {
 	} else {
 		f.KubeletAccepts = true
 	}
-	f.CPU = cpuStateFrom(&r.data)
+	base := ""
+	if r.format == FormatV4 {
+		base = "/data"
+	}
+	var overAt string
+	f.CPU, overAt = cpuStateFrom(&r.data, base)
 	if r.format == FormatV1 {
 		var v1 cpuCheckpointV1
 		if json.Unmarshal(blob, &v1) == nil {
+			// a v1 file is refused whatever its sets; they are shown
+			// when they fit the budget
+			var b cpuBudget
 			f.CPU.PolicyName, f.CPU.Entries = v1.PolicyName, nil
-			f.CPU.DefaultCPUSet, _ = parseCPUSet(v1.DefaultCPUSet)
+			f.CPU.DefaultCPUSet, _ = b.parse(v1.DefaultCPUSet)
 			f.CPU.ContainerEntries = map[string]cpuset.CPUSet{}
-			for k, v := range v1.Entries {
-				f.CPU.ContainerEntries[k], _ = parseCPUSet(v)
+			for _, k := range sortedKeys(v1.Entries) {
+				f.CPU.ContainerEntries[k], _ = b.parse(v1.Entries[k])
 			}
 		}
 	}
 	cpuProblems(f, blob, &r, opts)
+	if overAt != "" && !slices.ContainsFunc(f.Problems, func(p Problem) bool { return p.Path == overAt }) {
+		f.problem(SeverityWarning, overAt, "check that this is a file a kubelet wrote",
+			"the cpusets of the file name more than %d CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete", MaxFileCPUs)
+	}
 }
 
 // fileFormat names the format of the file. The matched checksum layout
@@ -341,6 +418,7 @@ func restoreCPU(blob []byte) cpuRestore {
 	}
 	if len(v4.Data) > 0 || v4.DataChecksum != 0 {
 		r.format = FormatV4
+		r.boundsAt = badPodEntry(err, []byte(v4.Data), "/data")
 		r.err = fmt.Errorf("could not load v4 checkpoint: %w", err)
 		r.data = v4.CheckpointData
 		r.checksum.Stored = v4.DataChecksum
@@ -350,7 +428,25 @@ func restoreCPU(blob []byte) cpuRestore {
 
 	v3 := &cpuCheckpointV3{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}}
 	err = json.Unmarshal(blob, v3)
+	if at := badPodEntry(err, blob, ""); at != "" {
+		// a pod-level set numascope does not build: the kubelet would hang
+		// or take gigabytes here, before any fallback
+		r.format, r.boundsAt = FormatV3, at
+		r.err = fmt.Errorf("could not load v3 checkpoint: %w", err)
+		r.checksum.Stored = v3.Checksum
+		r.checksum.finish()
+		return r
+	}
 	if err == nil {
+		if at, berr := podEntriesCPUs(v3.PodEntries, ""); berr != nil {
+			// the v3 checksum covers every pod-level CPU: numascope does
+			// not build them, so it cannot verify the file
+			r.format, r.boundsAt = FormatV3, at
+			r.err = fmt.Errorf("could not verify the v3 checkpoint: %w", berr)
+			r.checksum.Stored = v3.Checksum
+			r.checksum.finish()
+			return r
+		}
 		ck := v3.Checksum
 		if ck != cpuV3Sum("CPUManagerCheckpointV3", v3) && ck != cpuV3Sum("CPUManagerCheckpoint", v3) {
 			err = errCorrupt
@@ -434,7 +530,7 @@ func cpuLayouts(blob []byte, v4 *cpuCheckpointV4) []Layout {
 			Layout{Name: layoutCPUV2, Stored: v2.Checksum, Computed: cpuV2Sum("CPUManagerCheckpoint", v2.PolicyName, v2.DefaultCPUSet, v2.Entries), Era: eraCPUV2},
 			Layout{Name: layoutCPUV2Raw, Stored: v2.Checksum, Computed: cpuV2Sum("CPUManagerCheckpointV2", v2.PolicyName, v2.DefaultCPUSet, v2.Entries), Era: eraCPUV2Raw})
 	}
-	if v3ok {
+	if _, berr := podEntriesCPUs(v3.PodEntries, ""); v3ok && berr == nil {
 		ls = append(ls,
 			Layout{Name: layoutCPUV3, Stored: v3.Checksum, Computed: cpuV3Sum("CPUManagerCheckpoint", v3), Era: eraCPUV3},
 			Layout{Name: layoutCPUV3Raw, Stored: v3.Checksum, Computed: cpuV3Sum("CPUManagerCheckpointV3", v3), Era: eraCPUV3Raw})
@@ -490,57 +586,87 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	if policy != d.PolicyName {
 		return fmt.Errorf("configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
 	}
-	if _, err := parseCPUSet(d.DefaultCPUSet); err != nil {
-		return fmt.Errorf("could not parse default CPU set %q: %w", d.DefaultCPUSet, err)
+	// One budget for every cpuset the kubelet reads: the default set, the
+	// entries, and the pod-level sets it read while decoding.
+	var b cpuBudget
+	if _, err := b.parse(d.DefaultCPUSet); err != nil {
+		return fmt.Errorf("could not parse default CPU set %s: %w", setText(d.DefaultCPUSet, err), err)
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, container := range sortedKeys(d.Entries[pod]) {
 			s := d.Entries[pod][container]
-			if _, err := parseCPUSet(s); err != nil {
-				return fmt.Errorf("could not parse cpuset %q for container %q in pod %q: %w", s, container, pod, err)
+			if _, err := b.parse(s); err != nil {
+				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
 			}
+		}
+	}
+	for _, pod := range sortedKeys(d.PodEntries) {
+		if err := b.count(d.PodEntries[pod]); err != nil {
+			return fmt.Errorf("could not expand the cpuset %s of pod %q: %w", quoteShort(d.PodEntries[pod].text), pod, err)
 		}
 	}
 	return nil
 }
 
-func cpuStateFrom(d *cpuCheckpointData) *CPUState {
+// cpuStateFrom builds the state the kubelet holds. The sets are expanded in
+// the order of cpuValidate under one budget; a set that does not parse or
+// does not fit is left empty (its problem is reported), and the pointer of
+// the first set over the budget is returned.
+func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
+	var b cpuBudget
+	over := ""
+	parse := func(text, at string) cpuset.CPUSet {
+		set, err := b.parse(text)
+		if errors.Is(err, errCPUBudget) {
+			over = at
+		}
+		return set
+	}
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet, _ = parseCPUSet(d.DefaultCPUSet)
+	s.DefaultCPUSet = parse(d.DefaultCPUSet, base+"/defaultCpuSet")
 	if d.Entries != nil {
 		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
-		for pod, cs := range d.Entries {
+		for _, pod := range sortedKeys(d.Entries) {
+			cs := d.Entries[pod]
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for c, v := range cs {
-				s.Entries[pod][c], _ = parseCPUSet(v)
+			for _, c := range sortedKeys(cs) {
+				s.Entries[pod][c] = parse(cs[c], base+pointer("entries", pod, c))
 			}
 		}
 	}
 	if len(d.PodEntries) > 0 {
 		s.PodEntries = make(map[string]cpuset.CPUSet, len(d.PodEntries))
-		for pod, e := range d.PodEntries {
-			s.PodEntries[pod] = e.CPUSet
+		for _, pod := range sortedKeys(d.PodEntries) {
+			e := d.PodEntries[pod]
+			if !e.decoded {
+				s.PodEntries[pod] = e.CPUSet
+				continue
+			}
+			s.PodEntries[pod] = parse(e.text, base+pointer("podEntries", pod, "cpuSet"))
 		}
 	}
 	if len(d.Baselines) > 0 {
 		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(d.Baselines))
-		for pod, cs := range d.Baselines {
+		for _, pod := range sortedKeys(d.Baselines) {
+			cs := d.Baselines[pod]
 			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for c, v := range cs {
-				s.Baselines[pod][c], _ = parseCPUSet(v.Baseline)
+			for _, c := range sortedKeys(cs) {
+				s.Baselines[pod][c] = parse(cs[c].Baseline, base+pointer("baselines", pod, c, "baseline"))
 			}
 		}
 	}
-	return s
+	return s, over
 }
 
 // cpuProblems reports everything wrong, beyond the kubelet's first error.
 func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	const drain = "drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
-		if errors.Is(r.err, errCorrupt) || !f.Checksum.Valid && r.checksum.Stored != 0 {
+		if r.boundsAt != "" {
+			f.problem(SeverityError, r.boundsAt, drain, "%v", r.err)
+		} else if errors.Is(r.err, errCorrupt) || !f.Checksum.Valid && r.checksum.Stored != 0 {
 			f.problem(SeverityError, checksumPointer(f), drain,
 				"the stored checksum %d matches no layout the kubelet v1.37.2 verifies; the kubelet refuses to start with %q", f.Checksum.Stored, r.err.Error())
 		} else {
@@ -572,9 +698,13 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	if r.format == FormatV4 {
 		base = "/data"
 	}
-	def, err := parseCPUSet(d.DefaultCPUSet)
+	// the sets in cpuValidate's order, under one budget: the set that goes
+	// over it is reported, the ones after it are counted
+	var b cpuBudget
+	skipped := 0
+	def, err := b.parse(d.DefaultCPUSet)
 	if err != nil {
-		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %q: %v", d.DefaultCPUSet, err)
+		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
 	type owned struct {
 		who string
@@ -583,10 +713,14 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	var all []owned
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, c := range sortedKeys(d.Entries[pod]) {
-			s, err := parseCPUSet(d.Entries[pod][c])
+			s, err := b.parse(d.Entries[pod][c])
+			if errors.Is(err, errCPUSkipped) {
+				skipped++
+				continue
+			}
 			if err != nil {
 				f.problem(SeverityError, base+pointer("entries", pod, c), drain,
-					"could not parse cpuset %q for container %q in pod %q: %v", d.Entries[pod][c], c, pod, err)
+					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(d.Entries[pod][c]), c, pod, err)
 				continue
 			}
 			all = append(all, owned{fmt.Sprintf("container %q of pod %q", c, pod), s})
@@ -596,6 +730,20 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", ov, c, pod, def)
 			}
 		}
+	}
+	for _, pod := range sortedKeys(d.PodEntries) {
+		e := d.PodEntries[pod]
+		err := b.count(e)
+		if errors.Is(err, errCPUSkipped) {
+			skipped++
+		} else if err != nil {
+			f.problem(SeverityError, base+pointer("podEntries", pod, "cpuSet"), drain,
+				"could not expand the cpuset %s of pod %q: %v", quoteShort(e.text), pod, err)
+		}
+	}
+	if skipped > 0 {
+		f.problem(SeverityInfo, "", "fix the cpuset reported above first",
+			"%d more cpusets were not checked: the file is over numascope's budget of %d CPUs", skipped, MaxFileCPUs)
 	}
 	// overlaps between containers, in one pass over the CPUs
 	owner := map[int]int{}
@@ -654,26 +802,4 @@ func checksumPointer(f *File) string {
 
 func isZeroCPUSet(s cpuset.CPUSet) bool {
 	return reflect.ValueOf(s).Field(0).IsNil()
-}
-
-// maxParsedCPUs bounds the CPUs numascope expands from one cpuset range.
-// cpuset.Parse adds a range CPU by CPU, so the kubelet hangs or runs out of
-// memory on a range like "0-9223372036854775806"; numascope refuses it instead.
-const maxParsedCPUs = 1 << 20
-
-// errHugeCPUSet reports such a range.
-var errHugeCPUSet = errors.New("the range is so wide that the kubelet would hang or run out of memory building it CPU by CPU")
-
-// parseCPUSet is cpuset.Parse with a bound on range widths.
-func parseCPUSet(s string) (cpuset.CPUSet, error) {
-	for _, r := range strings.Split(s, ",") {
-		if i := strings.IndexByte(r, '-'); i >= 0 {
-			a, err1 := strconv.Atoi(r[:i])
-			b, err2 := strconv.Atoi(r[i+1:])
-			if err1 == nil && err2 == nil && a <= b && uint64(b-a) >= maxParsedCPUs {
-				return cpuset.New(), fmt.Errorf("cpuset range %q: %w", r, errHugeCPUSet)
-			}
-		}
-	}
-	return cpuset.Parse(s)
 }

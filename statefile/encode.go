@@ -2,10 +2,13 @@ package statefile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Encode writes f's state (the field of f.Kind) in the given format, with the
@@ -211,10 +214,91 @@ func encodeDRA(s *DRAState, format Format) ([]byte, error) {
 	return nil, badFormat(KindDRA, format, "crc32 or spew-v1")
 }
 
+// WriteOptions tells WriteFile what the caller allows.
+type WriteOptions struct {
+	// AllowKubeletPath lets WriteFile replace a file in a kubelet state
+	// directory (see IsKubeletPath). Without it such a path is refused:
+	// numascope never writes to the kubelet's files unless told to.
+	AllowKubeletPath bool
+}
+
+// ErrKubeletPath is wrapped by WriteFile's error for a path in a kubelet
+// state directory written without WriteOptions.AllowKubeletPath.
+var ErrKubeletPath = errors.New("refusing to write into the kubelet's state directory")
+
+// kubeletStateFiles are the checkpoints in a kubelet --root-dir, as paths
+// below it.
+var kubeletStateFiles = []string{"cpu_manager_state", "memory_manager_state", "dra_manager_state", "device-plugins/kubelet_internal_checkpoint"}
+
+// IsKubeletPath reports whether path names a file the kubelet owns: any
+// path inside a directory /var/lib/kubelet (under any prefix, such as a
+// host mount at /host/var/lib/kubelet, and after resolving symbolic links
+// of the directories), or one of the kubelet's checkpoint names
+// (cpu_manager_state, memory_manager_state, dra_manager_state,
+// device-plugins/kubelet_internal_checkpoint) in a directory that looks
+// like a kubelet --root-dir (it has a pods or plugins_registry directory,
+// or device-plugins/kubelet.sock).
+func IsKubeletPath(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = filepath.Clean(path)
+	}
+	candidates := []string{abs}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		candidates = append(candidates, filepath.Join(dir, filepath.Base(abs)))
+	}
+	for _, p := range candidates {
+		slashed := filepath.ToSlash(p)
+		if strings.Contains(slashed+"/", "/var/lib/kubelet/") {
+			return true
+		}
+		for _, name := range kubeletStateFiles {
+			if root, ok := strings.CutSuffix(slashed, "/"+name); ok && looksLikeKubeletRoot(filepath.FromSlash(root)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func looksLikeKubeletRoot(dir string) bool {
+	for _, marker := range []string{"pods", "plugins_registry", filepath.Join("device-plugins", "kubelet.sock")} {
+		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteFile writes data to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path. It writes only to the path the
-// caller names.
-func WriteFile(path string, data []byte) error {
+// directory, synced, renamed over path, and the directory synced, so that a
+// crash leaves either the old file or the new one. An existing file keeps
+// its permission bits (and, when run as root, its owner); a new file gets
+// 0600, as the kubelet's checkpoints have. It writes only to the path the
+// caller names, refuses a path that is a directory, a symbolic link or not a
+// regular file, and refuses the kubelet's own files (IsKubeletPath) unless
+// opts sets AllowKubeletPath. At most one WriteOptions is used.
+func WriteFile(path string, data []byte, opts ...WriteOptions) error {
+	var o WriteOptions
+	if len(opts) > 0 {
+		o = opts[len(opts)-1]
+	}
+	if !o.AllowKubeletPath && IsKubeletPath(path) {
+		return fmt.Errorf("write %s: %w: the kubelet owns this file and rewrites it itself; write to a copy elsewhere, or set WriteOptions.AllowKubeletPath (with the kubelet stopped) if replacing it is really meant", path, ErrKubeletPath)
+	}
+	mode := os.FileMode(0o600)
+	uid, gid := -1, -1
+	if st, err := os.Lstat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("write %s: it exists and is not a regular file (%s); give the path of a regular file or of a new one", path, st.Mode().Type())
+		}
+		mode = st.Mode().Perm()
+		if os.Geteuid() == 0 {
+			uid, gid = fileOwner(st)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -231,13 +315,18 @@ func WriteFile(path string, data []byte) error {
 			os.Remove(name)
 		}
 	}()
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if uid >= 0 {
+		if err := tmp.Chown(uid, gid); err != nil {
+			return fmt.Errorf("write %s: keeping the owner: %w", path, err)
+		}
+	}
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -247,5 +336,18 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	ok = true
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("write %s: the file is written, but syncing its directory failed (a crash now may lose it): %w", path, err)
+	}
 	return nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

@@ -77,6 +77,9 @@ type spewArena struct {
 	entries, podEntriesR       rng
 	checksum                   uint64
 	hasChecksum, hasDataFields bool
+	// cpus counts the CPUs of the cpusets read, held to MaxFileCPUs as
+	// Decode holds a file
+	cpus int64
 }
 
 var arenaPool = sync.Pool{New: func() any { return new(spewArena) }}
@@ -478,6 +481,14 @@ func fastVerdict(kind Kind, format Format, layout, era string, sum uint64) *Verd
 
 var cpuSpewFields = []string{"policyName", "defaultCpuSet", "entries", "podEntries", "checksum", "data", "dataChecksum"}
 
+// chargeCPUs checks a cpuset and counts its CPUs; it fails when the file
+// goes over MaxFileCPUs (Decode then tells why).
+func (a *spewArena) chargeCPUs(set []byte) bool {
+	n, ok := cpuSetCPUs(set)
+	a.cpus += n
+	return ok && a.cpus <= MaxFileCPUs
+}
+
 // cpusetElems appends the sorted, unique CPUs of a valid cpuset string.
 func (a *spewArena) cpusetElems(str []byte) (rng, bool) {
 	lo := int32(len(a.ints))
@@ -522,7 +533,7 @@ func (s *fastScanner) spewCPUFile(a *spewArena) bool {
 			a.policy, ok = s.hashedString()
 		case 1:
 			a.defaultSet, ok = s.hashedString()
-			ok = ok && validCPUSet(s.b[a.defaultSet.s:a.defaultSet.e])
+			ok = ok && a.chargeCPUs(s.b[a.defaultSet.s:a.defaultSet.e])
 		case 2:
 			a.hasEntries = true
 			ok = s.spewCPUEntries(a)
@@ -544,7 +555,7 @@ func (s *fastScanner) spewCPUEntries(a *spewArena) bool {
 		ok := utf8.Valid(s.b[ks:ke]) && s.members(func(ks2, ke2 int) bool {
 			v, ok := s.hashedString()
 			a.kvs = append(a.kvs, fKV{k: span{int32(ks2), int32(ke2)}, v: v})
-			return ok && utf8.Valid(s.b[ks2:ke2]) && validCPUSet(s.b[v.s:v.e])
+			return ok && utf8.Valid(s.b[ks2:ke2]) && a.chargeCPUs(s.b[v.s:v.e])
 		})
 		a.cpuPods = append(a.cpuPods, fCPUPod{uid: span{int32(ks), int32(ke)}, ctrs: rng{clo, int32(len(a.kvs))}})
 		return ok
@@ -559,7 +570,7 @@ func (s *fastScanner) spewCPUPodEntries(a *spewArena) bool {
 		var set span
 		ok := utf8.Valid(s.b[ks:ke]) && s.fields(cpuPodEntryFields, func(int) (ok bool) {
 			set, ok = s.hashedString()
-			return ok && validCPUSet(s.b[set.s:set.e])
+			return ok && a.chargeCPUs(s.b[set.s:set.e])
 		})
 		if !ok {
 			return false

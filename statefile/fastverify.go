@@ -39,6 +39,9 @@ type fastScanner struct {
 	// goroutine: b is the part read so far, and final says it is all
 	feed  *dataFeed
 	final bool
+	// cpus counts the CPUs of the cpusets scanned, held to MaxFileCPUs
+	// as Decode holds a file
+	cpus int64
 }
 
 // refill makes sure that a scan over a feed sees feedWindow bytes past
@@ -687,7 +690,15 @@ var (
 // cpusetString scans a string that cpuset.Parse must accept.
 func (s *fastScanner) cpusetString() bool {
 	start, end, esc, ok := s.typedString()
-	return ok && !esc && validCPUSet(s.b[start:end])
+	return ok && !esc && s.chargeCPUs(s.b[start:end])
+}
+
+// chargeCPUs checks a cpuset and counts its CPUs; it fails when the file
+// goes over MaxFileCPUs (Decode then tells why).
+func (s *fastScanner) chargeCPUs(set []byte) bool {
+	n, ok := cpuSetCPUs(set)
+	s.cpus += n
+	return ok && s.cpus <= MaxFileCPUs
 }
 
 // leafKind names the values at the bottom of the CPU manager's maps.
@@ -723,7 +734,7 @@ func (s *fastScanner) oneStringField(head string, names []string, cpus bool) boo
 	b := s.b
 	if i := s.i + len(head); hasLit(b, s.i, head) && s.depth < MaxDepth {
 		if j := skipPlain(b, i); j+1 < len(b) && b[j] == '"' && b[j+1] == '}' {
-			if cpus && !validCPUSet(b[i:j]) {
+			if cpus && !s.chargeCPUs(b[i:j]) {
 				return false
 			}
 			s.i = j + 2
@@ -1168,21 +1179,32 @@ func hex4(s []byte) rune {
 // Ranges wider than maxCPURange are refused here (Parse would build them
 // one CPU at a time).
 func validCPUSet(s []byte) bool {
+	_, ok := cpuSetCPUs(s)
+	return ok
+}
+
+// cpuSetCPUs is validCPUSet that also counts the CPUs cpuset.Parse adds
+// (a CPU named twice counts twice).
+func cpuSetCPUs(s []byte) (int64, bool) {
 	// the common spelling: unsigned decimal N or N-M, joined by commas
+	var n int64
 	for i := 0; ; {
 		a, j := digits(s, i)
 		if j == i {
 			break
 		}
+		b := a
 		if j < len(s) && s[j] == '-' {
-			b, k := digits(s, j+1)
+			var k int
+			b, k = digits(s, j+1)
 			if k == j+1 || b < a || b-a > maxCPURange {
 				break
 			}
 			j = k
 		}
+		n += b - a + 1
 		if j == len(s) {
-			return true
+			return n, true
 		}
 		if s[j] != ',' {
 			break
@@ -1207,11 +1229,14 @@ func digits(s []byte, i int) (int64, int) {
 	return v, j
 }
 
-// validCPUSetSlow is validCPUSet for every spelling strconv.Atoi accepts.
-func validCPUSetSlow(s []byte) bool {
+// validCPUSetSlow is cpuSetCPUs for every spelling strconv.Atoi accepts.
+// A range that ends at the largest int is refused: cpuset.Parse's loop over
+// it never ends.
+func validCPUSetSlow(s []byte) (int64, bool) {
 	if len(s) == 0 {
-		return true
+		return 0, true
 	}
+	var n int64
 	for {
 		comma := indexByte(s, ',')
 		elem := s
@@ -1221,17 +1246,19 @@ func validCPUSetSlow(s []byte) bool {
 		dash := indexByte(elem, '-')
 		if dash < 0 {
 			if _, ok := atoi(elem); !ok {
-				return false
+				return 0, false
 			}
+			n++
 		} else {
 			a, ok1 := atoi(elem[:dash])
 			b, ok2 := atoi(elem[dash+1:])
-			if !ok1 || !ok2 || a > b || b-a > maxCPURange {
-				return false
+			if !ok1 || !ok2 || a > b || b-a > maxCPURange || b == math.MaxInt {
+				return 0, false
 			}
+			n += b - a + 1
 		}
 		if comma < 0 {
-			return true
+			return n, true
 		}
 		s = s[comma+1:]
 	}

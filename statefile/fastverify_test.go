@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"k8s.io/utils/cpuset"
 )
 
@@ -17,9 +19,11 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
-		}
+		fuzzbudget.Run(t, func() {
+			if got, want := validJSON(b), json.Valid(b); got != want {
+				t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+			}
+		})
 	})
 }
 
@@ -29,51 +33,55 @@ func FuzzUnquote(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s := fastScanner{b: b}
-		start, end, _, ok := s.str()
-		if !ok || s.i != len(b) {
-			d := fastScanner{b: b}
-			if _, _, ok := d.dataString(nil); ok && d.i == len(b) {
-				t.Fatalf("dataString accepts %q, the scanner does not", b)
+		fuzzbudget.Run(t, func() {
+			s := fastScanner{b: b}
+			start, end, _, ok := s.str()
+			if !ok || s.i != len(b) {
+				d := fastScanner{b: b}
+				if _, _, ok := d.dataString(nil); ok && d.i == len(b) {
+					t.Fatalf("dataString accepts %q, the scanner does not", b)
+				}
+				return
 			}
-			return
-		}
-		var want string
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatalf("scanner accepted %q, encoding/json: %v", b, err)
-		}
-		if got := unquoteInto(nil, b[start:end]); string(got) != want {
-			t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
-		}
-		d := fastScanner{b: b}
-		got, sum, ok := d.dataString(nil)
-		if !ok || string(got) != want || sum != stringChecksum(want) || d.i != len(b) {
-			t.Fatalf("dataString(%q) = %q, %d, %v; encoding/json %q", b, got, sum, ok, want)
-		}
+			var want string
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatalf("scanner accepted %q, encoding/json: %v", b, err)
+			}
+			if got := unquoteInto(nil, b[start:end]); string(got) != want {
+				t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
+			}
+			d := fastScanner{b: b}
+			got, sum, ok := d.dataString(nil)
+			if !ok || string(got) != want || sum != stringChecksum(want) || d.i != len(b) {
+				t.Fatalf("dataString(%q) = %q, %d, %v; encoding/json %q", b, got, sum, ok, want)
+			}
+		})
 	})
 }
 
 // FuzzCPUSet holds the allocation-free cpuset check to cpuset.Parse.
 func FuzzCPUSet(f *testing.F) {
-	for _, s := range []string{"", "0-3,7", "+1", "1-+2", "1--2", "-1", ",", "3-1", "1-1", "007", "9223372036854775808", " 1"} {
+	for _, s := range []string{"", "0-3,7", "+1", "1-+2", "1--2", "-1", ",", "3-1", "1-1", "007", "9223372036854775808", " 1", "9223372036854775807-9223372036854775807"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		// cpuset.Parse builds ranges CPU by CPU; keep it to small ones
-		ok := validCPUSet([]byte(s))
-		if ok {
-			_, err := cpuset.Parse(s)
-			if err != nil {
-				t.Fatalf("validCPUSet(%q) = true, cpuset.Parse: %v", s, err)
+		fuzzbudget.Run(t, func() {
+			// cpuset.Parse builds ranges CPU by CPU; keep it to small ones
+			ok := validCPUSet([]byte(s))
+			if ok {
+				_, err := cpuset.Parse(s)
+				if err != nil {
+					t.Fatalf("validCPUSet(%q) = true, cpuset.Parse: %v", s, err)
+				}
+				return
 			}
-			return
-		}
-		// refused: either Parse refuses, or a range is wider than maxCPURange
-		if !hugeRange(s) {
-			if _, err := cpuset.Parse(s); err == nil {
-				t.Fatalf("validCPUSet(%q) = false, cpuset.Parse accepts it", s)
+			// refused: either Parse refuses, or a range is wider than maxCPURange
+			if !hugeRange(s) {
+				if _, err := cpuset.Parse(s); err == nil {
+					t.Fatalf("validCPUSet(%q) = false, cpuset.Parse accepts it", s)
+				}
 			}
-		}
+		})
 	})
 }
 
@@ -82,7 +90,7 @@ func hugeRange(s string) bool {
 		if i := bytes.IndexByte(r, '-'); i >= 0 {
 			a, ok1 := atoi(r[:i])
 			b, ok2 := atoi(r[i+1:])
-			if ok1 && ok2 && a <= b && b-a > maxCPURange {
+			if ok1 && ok2 && a <= b && (b-a > maxCPURange || b == math.MaxInt) {
 				return true
 			}
 		}
@@ -100,58 +108,60 @@ func FuzzVerifyFast(f *testing.F) {
 	f.Add(mem, false, "Static")
 	f.Add(cpu, true, "none")
 	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
-		kind := KindMemory
-		if isCPU {
-			kind = KindCPU
-		}
-		opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
-		// whatever the stored checksum: a file the scanner reads is one
-		// encoding/json reads, and the data checksum is the same
-		if sum, ok := dataComputed(data, kind); ok {
-			file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
-			if err != nil {
-				t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+		fuzzbudget.Run(t, func() {
+			kind := KindMemory
+			if isCPU {
+				kind = KindCPU
 			}
-			want := layoutCPUV4
-			if kind == KindMemory {
-				want = layoutMemV3
-			}
-			found := false
-			for _, l := range file.Checksum.Layouts {
-				if l.Name == want {
-					found = true
-					if l.Computed != sum {
-						t.Fatalf("data checksum: fast %d, exact %d", sum, l.Computed)
+			opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
+			// whatever the stored checksum: a file the scanner reads is one
+			// encoding/json reads, and the data checksum is the same
+			if sum, ok := dataComputed(data, kind); ok {
+				file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
+				if err != nil {
+					t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+				}
+				want := layoutCPUV4
+				if kind == KindMemory {
+					want = layoutMemV3
+				}
+				found := false
+				for _, l := range file.Checksum.Layouts {
+					if l.Name == want {
+						found = true
+						if l.Computed != sum {
+							t.Fatalf("data checksum: fast %d, exact %d", sum, l.Computed)
+						}
 					}
 				}
+				if !found {
+					t.Fatalf("exact path has no %s layout", want)
+				}
+				if !file.KubeletAccepts && !strings.Contains(file.Reason, "checkpoint is corrupted") && !strings.Contains(file.Reason, "policy") &&
+					!strings.Contains(file.Reason, "parse") {
+					t.Fatalf("fast scanner reads it, the kubelet cannot: %s", file.Reason)
+				}
 			}
-			if !found {
-				t.Fatalf("exact path has no %s layout", want)
+			fast, ok := verifyFast(data, opts)
+			// reading the data section first, or alongside its scan, changes
+			// the order of work, not the answer
+			if inOrder, ok2 := verifyFastAt(data, opts, -1); ok != ok2 || !reflect.DeepEqual(fast, inOrder) {
+				t.Fatalf("data section read first: %v %+v; in file order: %v %+v", ok, fast, ok2, inOrder)
 			}
-			if !file.KubeletAccepts && !strings.Contains(file.Reason, "checkpoint is corrupted") && !strings.Contains(file.Reason, "policy") &&
-				!strings.Contains(file.Reason, "parse") {
-				t.Fatalf("fast scanner reads it, the kubelet cannot: %s", file.Reason)
+			if along, ok2 := withTinyFeed(func() (*Verdict, bool) { return verifyFast(data, opts) }); ok != ok2 || !reflect.DeepEqual(fast, along) {
+				t.Fatalf("data section read first: %v %+v; read alongside: %v %+v", ok, fast, ok2, along)
 			}
-		}
-		fast, ok := verifyFast(data, opts)
-		// reading the data section first, or alongside its scan, changes
-		// the order of work, not the answer
-		if inOrder, ok2 := verifyFastAt(data, opts, -1); ok != ok2 || !reflect.DeepEqual(fast, inOrder) {
-			t.Fatalf("data section read first: %v %+v; in file order: %v %+v", ok, fast, ok2, inOrder)
-		}
-		if along, ok2 := withTinyFeed(func() (*Verdict, bool) { return verifyFast(data, opts) }); ok != ok2 || !reflect.DeepEqual(fast, along) {
-			t.Fatalf("data section read first: %v %+v; read alongside: %v %+v", ok, fast, ok2, along)
-		}
-		if !ok {
-			return
-		}
-		file, err := Decode(data, opts)
-		if err != nil {
-			t.Fatalf("fast path accepts, Decode fails: %v", err)
-		}
-		if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored || !file.Checksum.Valid {
-			t.Fatalf("fast path accepts; exact path: accepts=%v format=%s stored=%d reason=%q", file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Reason)
-		}
+			if !ok {
+				return
+			}
+			file, err := Decode(data, opts)
+			if err != nil {
+				t.Fatalf("fast path accepts, Decode fails: %v", err)
+			}
+			if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored || !file.Checksum.Valid {
+				t.Fatalf("fast path accepts; exact path: accepts=%v format=%s stored=%d reason=%q", file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Reason)
+			}
+		})
 	})
 }
 
@@ -175,43 +185,45 @@ func FuzzVerifyFastSpew(f *testing.F) {
 		f.Add(data, c.file.Kind == KindCPU, "")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
-		kind := KindMemory
-		if isCPU {
-			kind = KindCPU
-		}
-		opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
-		// the rendering of every layout, whatever the stored checksum
-		if sums, ok := spewComputed(data, kind); ok {
-			file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
-			if err != nil {
-				t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+		fuzzbudget.Run(t, func() {
+			kind := KindMemory
+			if isCPU {
+				kind = KindCPU
 			}
-			seen := 0
-			for _, l := range file.Checksum.Layouts {
-				if want, ok := sums[l.Name]; ok {
-					seen++
-					if want != l.Computed {
-						t.Fatalf("layout %s: fast path computes %d, exact path %d", l.Name, want, l.Computed)
+			opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
+			// the rendering of every layout, whatever the stored checksum
+			if sums, ok := spewComputed(data, kind); ok {
+				file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
+				if err != nil {
+					t.Fatalf("fast scanner reads it, Decode fails: %v", err)
+				}
+				seen := 0
+				for _, l := range file.Checksum.Layouts {
+					if want, ok := sums[l.Name]; ok {
+						seen++
+						if want != l.Computed {
+							t.Fatalf("layout %s: fast path computes %d, exact path %d", l.Name, want, l.Computed)
+						}
 					}
 				}
+				if seen < 2 {
+					t.Fatalf("exact path computed only %d of the layouts: %+v", seen, file.Checksum.Layouts)
+				}
 			}
-			if seen < 2 {
-				t.Fatalf("exact path computed only %d of the layouts: %+v", seen, file.Checksum.Layouts)
+			fast, ok := verifyFastSpew(data, opts)
+			if !ok {
+				return
 			}
-		}
-		fast, ok := verifyFastSpew(data, opts)
-		if !ok {
-			return
-		}
-		file, err := Decode(data, opts)
-		if err != nil {
-			t.Fatalf("fast path accepts, Decode fails: %v", err)
-		}
-		if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored ||
-			!file.Checksum.Valid || file.Checksum.Matched != fast.Checksum.Matched {
-			t.Fatalf("fast path: %s %s; exact path: accepts=%v format=%s stored=%d matched=%s reason=%q",
-				fast.Format, fast.Checksum.Matched, file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Checksum.Matched, file.Reason)
-		}
+			file, err := Decode(data, opts)
+			if err != nil {
+				t.Fatalf("fast path accepts, Decode fails: %v", err)
+			}
+			if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored ||
+				!file.Checksum.Valid || file.Checksum.Matched != fast.Checksum.Matched {
+				t.Fatalf("fast path: %s %s; exact path: accepts=%v format=%s stored=%d matched=%s reason=%q",
+					fast.Format, fast.Checksum.Matched, file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Checksum.Matched, file.Reason)
+			}
+		})
 	})
 }
 
@@ -221,29 +233,31 @@ func FuzzTypedNumbers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		doc := append(append([]byte(`{"u":`), b...), '}')
-		var u struct{ U uint64 }
-		var i struct{ U int }
-		errU := json.Unmarshal(doc, &u)
-		errI := json.Unmarshal(doc, &i)
-		s := fastScanner{b: b}
-		v, ok := s.typedUint64()
-		whole := ok && s.i == len(b)
-		if whole && (errU != nil || v != u.U) {
-			t.Fatalf("typedUint64(%q) = %d, encoding/json %d, %v", b, v, u.U, errU)
-		}
-		s = fastScanner{b: b}
-		iv, ok := s.parsedIntFast()
-		whole = ok && s.i == len(b)
-		if whole && (errI != nil || iv != int64(i.U)) {
-			t.Fatalf("parsedIntFast(%q) = %d, encoding/json %d, %v", b, iv, i.U, errI)
-		}
-		if errU == nil && b[0] != ' ' && b[0] != '\t' && b[0] != '\n' && b[0] != '\r' && b[len(b)-1] >= '0' && b[len(b)-1] <= '9' {
-			s = fastScanner{b: b}
-			if _, ok := s.typedUint64(); !ok {
-				t.Fatalf("typedUint64(%q) refuses what encoding/json accepts", b)
+		fuzzbudget.Run(t, func() {
+			doc := append(append([]byte(`{"u":`), b...), '}')
+			var u struct{ U uint64 }
+			var i struct{ U int }
+			errU := json.Unmarshal(doc, &u)
+			errI := json.Unmarshal(doc, &i)
+			s := fastScanner{b: b}
+			v, ok := s.typedUint64()
+			whole := ok && s.i == len(b)
+			if whole && (errU != nil || v != u.U) {
+				t.Fatalf("typedUint64(%q) = %d, encoding/json %d, %v", b, v, u.U, errU)
 			}
-		}
+			s = fastScanner{b: b}
+			iv, ok := s.parsedIntFast()
+			whole = ok && s.i == len(b)
+			if whole && (errI != nil || iv != int64(i.U)) {
+				t.Fatalf("parsedIntFast(%q) = %d, encoding/json %d, %v", b, iv, i.U, errI)
+			}
+			if errU == nil && b[0] != ' ' && b[0] != '\t' && b[0] != '\n' && b[0] != '\r' && b[len(b)-1] >= '0' && b[len(b)-1] <= '9' {
+				s = fastScanner{b: b}
+				if _, ok := s.typedUint64(); !ok {
+					t.Fatalf("typedUint64(%q) refuses what encoding/json accepts", b)
+				}
+			}
+		})
 	})
 }
 
@@ -253,16 +267,18 @@ func FuzzSkipPlain(f *testing.F) {
 		f.Add([]byte(s), 0)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, i int) {
-		if i < 0 || i > len(b) {
-			i = 0
-		}
-		want := i
-		for want < len(b) && strPlain[b[want]] {
-			want++
-		}
-		if got := skipPlain(b, i); got != want {
-			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
-		}
+		fuzzbudget.Run(t, func() {
+			if i < 0 || i > len(b) {
+				i = 0
+			}
+			want := i
+			for want < len(b) && strPlain[b[want]] {
+				want++
+			}
+			if got := skipPlain(b, i); got != want {
+				t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		})
 	})
 }
 

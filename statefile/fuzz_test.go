@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func addSeeds(f *testing.F) {
@@ -34,44 +36,46 @@ func addSeeds(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Decode(data, Options{Name: "fuzz"})
-		if err != nil {
-			if file != nil {
-				t.Fatal("error with a non-nil File")
+		fuzzbudget.Run(t, func() {
+			file, err := Decode(data, Options{Name: "fuzz"})
+			if err != nil {
+				if file != nil {
+					t.Fatal("error with a non-nil File")
+				}
+				return
 			}
-			return
-		}
-		if file.KubeletAccepts == (file.OnReject != "") {
-			t.Fatalf("KubeletAccepts %v with OnReject %q", file.KubeletAccepts, file.OnReject)
-		}
-		if file.KubeletAccepts != (file.Reason == "") {
-			t.Fatalf("KubeletAccepts %v with Reason %q", file.KubeletAccepts, file.Reason)
-		}
-		if _, err := json.Marshal(file); err != nil {
-			t.Fatal(err)
-		}
-		v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
-		if err != nil || v.KubeletAccepts != file.KubeletAccepts || v.Reason != file.Reason {
-			t.Fatalf("Verify disagrees with Decode: %+v, %v", v, err)
-		}
-		if !file.KubeletAccepts || file.Kind == KindDRA && file.Format == FormatSpewV1 {
-			return
-		}
-		out, err := Encode(file, file.Format)
-		if err != nil {
-			return // e.g. a state with unparsable cpusets
-		}
-		again, err := Decode(out, Options{Name: "fuzz", Kind: file.Kind})
-		if err != nil {
-			t.Fatalf("re-encoded file does not decode: %v\n%s", err, out)
-		}
-		if file.Kind != KindCPU && !again.KubeletAccepts {
-			t.Fatalf("re-encoded file rejected: %s\n%s", again.Reason, out)
-		}
-		out2, err := Encode(again, file.Format)
-		if err == nil && again.KubeletAccepts && !bytes.Equal(out, out2) {
-			t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
-		}
+			if file.KubeletAccepts == (file.OnReject != "") {
+				t.Fatalf("KubeletAccepts %v with OnReject %q", file.KubeletAccepts, file.OnReject)
+			}
+			if file.KubeletAccepts != (file.Reason == "") {
+				t.Fatalf("KubeletAccepts %v with Reason %q", file.KubeletAccepts, file.Reason)
+			}
+			if _, err := json.Marshal(file); err != nil {
+				t.Fatal(err)
+			}
+			v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
+			if err != nil || v.KubeletAccepts != file.KubeletAccepts || v.Reason != file.Reason {
+				t.Fatalf("Verify disagrees with Decode: %+v, %v", v, err)
+			}
+			if !file.KubeletAccepts || file.Kind == KindDRA && file.Format == FormatSpewV1 {
+				return
+			}
+			out, err := Encode(file, file.Format)
+			if err != nil {
+				return // e.g. a state with unparsable cpusets
+			}
+			again, err := Decode(out, Options{Name: "fuzz", Kind: file.Kind})
+			if err != nil {
+				t.Fatalf("re-encoded file does not decode: %v\n%s", err, out)
+			}
+			if file.Kind != KindCPU && !again.KubeletAccepts {
+				t.Fatalf("re-encoded file rejected: %s\n%s", again.Reason, out)
+			}
+			out2, err := Encode(again, file.Format)
+			if err == nil && again.KubeletAccepts && !bytes.Equal(out, out2) {
+				t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
+			}
+		})
 	})
 }
 
@@ -80,21 +84,23 @@ func FuzzDecode(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<16 {
-			return
-		}
-		kind, err := detectKind(data)
-		if err != nil {
-			return
-		}
-		a, errA := Decode(data, Options{Name: "fuzz"})
-		b, errB := Decode(data, Options{Name: "fuzz", Kind: kind})
-		if (errA == nil) != (errB == nil) {
-			t.Fatalf("detected %s: %v / %v", kind, errA, errB)
-		}
-		if errA == nil && (a.Kind != b.Kind || a.KubeletAccepts != b.KubeletAccepts || a.Reason != b.Reason) {
-			t.Fatalf("detected %s: verdicts differ", kind)
-		}
+		fuzzbudget.Run(t, func() {
+			if len(data) > 1<<16 {
+				return
+			}
+			kind, err := detectKind(data)
+			if err != nil {
+				return
+			}
+			a, errA := Decode(data, Options{Name: "fuzz"})
+			b, errB := Decode(data, Options{Name: "fuzz", Kind: kind})
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("detected %s: %v / %v", kind, errA, errB)
+			}
+			if errA == nil && (a.Kind != b.Kind || a.KubeletAccepts != b.KubeletAccepts || a.Reason != b.Reason) {
+				t.Fatalf("detected %s: verdicts differ", kind)
+			}
+		})
 	})
 }
 
@@ -104,8 +110,10 @@ func FuzzPrinterString(f *testing.F) {
 	f.Add("")
 	f.Add("{\"a\":\"\\u00e9\"}\xff")
 	f.Fuzz(func(t *testing.T, s string) {
-		if stringChecksum(s) != bytesStringChecksum([]byte(s)) || stringChecksum(s) != fnv32a("(string)"+s) {
-			t.Fatal("string checksum paths disagree")
-		}
+		fuzzbudget.Run(t, func() {
+			if stringChecksum(s) != bytesStringChecksum([]byte(s)) || stringChecksum(s) != fnv32a("(string)"+s) {
+				t.Fatal("string checksum paths disagree")
+			}
+		})
 	})
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -164,28 +162,6 @@ func (f *File) Err() error {
 		}
 	}
 	return result.ErrorOrNil()
-}
-
-// ReadFile opens path read-only and decodes it. It reads at most
-// Options.MaxSize bytes. When opts.Name is "" the path is used as the name.
-func ReadFile(path string, opts Options) (*File, error) {
-	if opts.Name == "" {
-		opts.Name = path
-	}
-	fh, err := os.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the checkpoint: %w", opts.Name, err)
-	}
-	defer fh.Close()
-	limit := opts.MaxSize
-	if limit <= 0 {
-		limit = DefaultMaxSize
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the checkpoint: %w", opts.Name, err)
-	}
-	return Decode(data, opts)
 }
 
 // ErrTooLarge, ErrTooDeep, ErrNotJSON and ErrUnknownKind classify the errors

@@ -287,8 +287,14 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := WriteFile(path, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(path)
-	entries, _ := os.ReadDir(dir)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(b) != "two" || len(entries) != 1 {
 		t.Fatalf("content %q, %d entries", b, len(entries))
 	}

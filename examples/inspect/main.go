@@ -17,6 +17,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -81,8 +82,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 func report(w io.Writer, name string, f *statefile.File, err error, asJSON, isSample bool) bool {
 	if err != nil {
 		if asJSON {
-			line := jsonLine{File: name, Problems: []statefile.Problem{{Message: err.Error(), Severity: statefile.SeverityError,
-				Remedy: "check that this is a kubelet checkpoint file; the kubelet cannot read it either"}}}
+			remedy := "check that this is a kubelet checkpoint file; the kubelet cannot read it either"
+			if errors.Is(err, statefile.ErrNotRegular) {
+				remedy = "give the path of a regular file: copy the checkpoint into a file first (inspect never reads pipes or devices)"
+			}
+			line := jsonLine{File: name, Problems: []statefile.Problem{{Message: err.Error(), Severity: statefile.SeverityError, Remedy: remedy}}}
 			b, _ := json.Marshal(line)
 			fmt.Fprintln(w, string(b))
 		} else {

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/numascope/numascope/statefile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 )
 
@@ -37,9 +41,9 @@ func writeFixtures(t *testing.T) (good, bad, junk string) {
 	good = filepath.Join(dir, "cpu_manager_state")
 	bad = filepath.Join(dir, "tampered")
 	junk = filepath.Join(dir, "junk")
-	os.WriteFile(good, data, 0o644)
-	os.WriteFile(bad, bytes.Replace(data, []byte(`"dataChecksum":`), []byte(`"dataChecksum":1`), 1), 0o644)
-	os.WriteFile(junk, []byte("not json"), 0o644)
+	require.NoError(t, os.WriteFile(good, data, 0o644))
+	require.NoError(t, os.WriteFile(bad, bytes.Replace(data, []byte(`"dataChecksum":`), []byte(`"dataChecksum":1`), 1), 0o644))
+	require.NoError(t, os.WriteFile(junk, []byte("not json"), 0o644))
 	return
 }
 
@@ -97,5 +101,60 @@ func TestPolicyFlag(t *testing.T) {
 	out.Reset()
 	if code := run([]string{"--policy", "none", good}, &out, &errb); code != 1 || !strings.Contains(out.String(), `configured policy "none" differs`) {
 		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
+
+// TestHostileInputs runs inspect on inputs that once hung it or took
+// gigabytes: each ends with exit 1 and a line naming the input, and the
+// good file given after them still gets its line.
+func TestHostileInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	wide := strings.TrimSuffix(strings.Repeat("0-1048575,", 64), ",")
+	var entries []string
+	for i := range 64 {
+		entries = append(entries, fmt.Sprintf(`"pod%02d":{"c":"1-1048575"}`, i))
+	}
+	good, _, _ := writeFixtures(t)
+	tests := []struct {
+		name, path, message string
+	}{
+		{"64 ranges of 2^20 CPUs", write("default64", `{"policyName":"none","defaultCpuSet":"`+wide+`","checksum":0}`), "more than 262144 CPUs in all"},
+		{"many entries near the cap", write("entries64", `{"policyName":"static","defaultCpuSet":"","entries":{`+strings.Join(entries, ",")+`},"checksum":0}`), "more than 262144 CPUs in all"},
+		{"a range to the largest int", write("hugeid", `{"policyName":"none","defaultCpuSet":"0-9223372036854775807","checksum":0}`), "never ends"},
+		{"/dev/zero", "/dev/zero", "it is a character device"},
+		{"/dev/urandom", "/dev/urandom", "it is a character device"},
+		{"a FIFO", fifo, "it is a FIFO"},
+		{"a directory", dir, "it is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run([]string{"--json", tt.path, good}, &out, &errb)
+			assert.Equal(t, 1, code)
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			require.Len(t, lines, 2, out.String())
+			var first, second jsonLine
+			require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+			require.NoError(t, json.Unmarshal([]byte(lines[1]), &second))
+			assert.Equal(t, tt.path, first.File)
+			assert.False(t, first.KubeletAccepts)
+			require.NotEmpty(t, first.Problems)
+			assert.Contains(t, first.Problems[0].Message, tt.message)
+			assert.Contains(t, first.Problems[0].Message, tt.path)
+			assert.NotEmpty(t, first.Problems[0].Remedy)
+			assert.Equal(t, good, second.File)
+			assert.True(t, second.KubeletAccepts)
+
+			out.Reset()
+			assert.Equal(t, 1, run([]string{tt.path}, &out, &errb))
+			assert.Contains(t, out.String(), tt.message)
+		})
 	}
 }

@@ -1,0 +1,164 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/numascope/numascope/internal/cpulist"
+	"k8s.io/utils/cpuset"
+)
+
+// The kubelet reads a cpuset with cpuset.Parse, which adds a range CPU by CPU
+// and never ends on a range that ends at the largest int. numascope scans
+// every cpuset first, without building anything, and expands it only within
+// two bounds: the width of one range, and the CPUs of all the cpusets of one
+// file taken together. Both are far above any real node (Linux builds with at
+// most 8192 CPUs), so a file the kubelet wrote is never refused.
+
+// maxParsedCPUs bounds the CPUs numascope expands from one cpuset range.
+const maxParsedCPUs = 1 << 20
+
+// MaxFileCPUs is the largest number of CPUs numascope expands from all the
+// cpusets of one cpu_manager_state taken together (a CPU named twice counts
+// twice, as the kubelet adds it twice). A file over it is reported as one the
+// kubelet cannot restore, at the cpuset that goes over it.
+const MaxFileCPUs = 1 << 18
+
+// errHugeCPUSet reports a range over maxParsedCPUs, or one that ends at the
+// largest int.
+var errHugeCPUSet = errors.New("the range is so wide that the kubelet would hang or run out of memory building it CPU by CPU")
+
+// errCPUBudget reports a cpuset that takes its file over MaxFileCPUs.
+var errCPUBudget = fmt.Errorf("the cpusets of the file name more than %d CPUs in all (no node has that many; the kubelet would build them CPU by CPU for minutes and gigabytes); the file was not written by a kubelet", MaxFileCPUs)
+
+// errCPUSkipped is returned for the cpusets after the one that went over
+// the budget: they are not looked at.
+var errCPUSkipped = errors.New("not expanded: the file is over numascope's CPU budget")
+
+// cpuBudget counts the CPUs expanded from the cpusets of one file in one
+// walk over them. The zero value is a full budget.
+type cpuBudget struct {
+	used int
+	over bool
+}
+
+// parse is cpuset.Parse with the bounds: it returns the same sets and the
+// same errors for every cpuset the kubelet can read in reasonable time and
+// memory, and errHugeCPUSet or errCPUBudget instead of expanding the others.
+// A nil budget gives the cpuset a budget of its own.
+func (b *cpuBudget) parse(s string) (cpuset.CPUSet, error) {
+	if b == nil {
+		b = &cpuBudget{}
+	}
+	if b.over {
+		return cpuset.New(), errCPUSkipped
+	}
+	n, bad, err := cpuCount(s, MaxFileCPUs-b.used)
+	if errors.Is(err, errCPUBudget) {
+		b.over = true
+	}
+	if err != nil {
+		return cpuset.New(), err
+	}
+	b.used += n
+	if bad {
+		// cpuset.Parse stops at the bad element, after at most n CPUs:
+		// its error is the kubelet's own text.
+		return cpuset.Parse(s)
+	}
+	set, err := cpulist.ParseWithLimits(s, cpulist.Limits{MaxID: math.MaxInt, MaxCPUs: max(n, 1)})
+	if err != nil {
+		return cpuset.Parse(s) // the kubelet's answer wins
+	}
+	return set, nil
+}
+
+// parseCPUSet parses one cpuset with a budget of its own.
+func parseCPUSet(s string) (cpuset.CPUSet, error) { return (*cpuBudget)(nil).parse(s) }
+
+// cpuCount walks s as cpuset.Parse does and returns how many CPUs it adds
+// before it ends or stops at a bad element (bad is then true). It builds
+// nothing; it refuses a range over maxParsedCPUs or ending at the largest int
+// (errHugeCPUSet) and a count over room (errCPUBudget).
+func cpuCount(s string, room int) (n int, bad bool, err error) {
+	if s == "" {
+		return 0, false, nil
+	}
+	for rest, more := s, true; more; {
+		var r string
+		r, rest, more = strings.Cut(rest, ",")
+		lo, hi, isRange, ok := kubeletRange(r)
+		if !ok {
+			return n, true, nil
+		}
+		if isRange && hi == math.MaxInt {
+			return 0, false, fmt.Errorf("cpuset range %s ends at the largest integer, where the kubelet's loop over it never ends: %w", quoteShort(r), errHugeCPUSet)
+		}
+		if uint64(hi-lo) >= maxParsedCPUs {
+			return 0, false, fmt.Errorf("cpuset range %s: %w", quoteShort(r), errHugeCPUSet)
+		}
+		n += hi - lo + 1
+		if n > room {
+			return 0, false, errCPUBudget
+		}
+	}
+	return n, false, nil
+}
+
+// kubeletRange reads one element of a cpuset the way cpuset.Parse does
+// ("34" or "0-5", strconv.Atoi for each end). ok is false where cpuset.Parse
+// returns an error. A single id (isRange false) is added without a loop.
+func kubeletRange(r string) (lo, hi int, isRange, ok bool) {
+	a, b, isRange := strings.Cut(r, "-")
+	lo, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, 0, false, false
+	}
+	if !isRange {
+		return lo, lo, false, true
+	}
+	hi, err = strconv.Atoi(b)
+	if err != nil || lo > hi {
+		return 0, 0, true, false
+	}
+	return lo, hi, true, true
+}
+
+// quoteShort quotes a cpuset or one of its ranges for a message, cut to a
+// readable length.
+func quoteShort(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:72]) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}
+
+// count charges a pod entry's set to the budget without expanding it.
+func (b *cpuBudget) count(e cpuPodEntry) error {
+	if !e.decoded {
+		b.used += e.CPUSet.Size()
+		return nil
+	}
+	if b.over {
+		return errCPUSkipped
+	}
+	n, _, err := cpuCount(e.text, MaxFileCPUs-b.used)
+	if errors.Is(err, errCPUBudget) {
+		b.over = true
+	}
+	b.used += n
+	return err
+}
+
+// setText quotes a cpuset for the kubelet's error text: in full, as the
+// kubelet does, unless numascope refused it for its bounds (the kubelet has
+// no text for those), where a long set is cut.
+func setText(s string, err error) string {
+	if errors.Is(err, errCPUBudget) || errors.Is(err, errHugeCPUSet) {
+		return quoteShort(s)
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,214 @@
+package statefile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/cpuset"
+)
+
+// cpuFile renders a cpu_manager_state with a zero checksum (which the v2
+// reader does not check), so that only the cpusets decide the verdict.
+func cpuFile(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+func repeat(s string, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = s
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestHostileCPUSets holds every cpuset a hostile file can use to make the
+// kubelet's CPU-by-CPU expansion hang or exhaust memory: each is refused
+// with a problem that names the file, the field and the value, and Verify
+// gives Decode's verdict. Realistic files and the ids the kubelet accepts
+// stay accepted.
+func TestHostileCPUSets(t *testing.T) {
+	entries := func(n int, set string) map[string]map[string]string {
+		m := map[string]map[string]string{}
+		for i := range n {
+			m[fmt.Sprintf("pod%02d", i)] = map[string]string{"c": set}
+		}
+		return m
+	}
+	podEntries := func(n int, set string) map[string]map[string]string {
+		m := map[string]map[string]string{}
+		for i := range n {
+			m[fmt.Sprintf("pod%02d", i)] = map[string]string{"cpuSet": set}
+		}
+		return m
+	}
+	node8192 := func() map[string]map[string]string {
+		m := map[string]map[string]string{}
+		for i := range 1024 {
+			m[fmt.Sprintf("pod%04d", i)] = map[string]string{"c": fmt.Sprintf("%d-%d", 4096+4*i, 4096+4*i+3)}
+		}
+		return m
+	}
+	tests := []struct {
+		name     string
+		file     any
+		accepts  bool
+		path     string // the problem's JSON pointer ("" when accepted)
+		contains []string
+	}{
+		{name: "64 ranges of 2^20 CPUs in defaultCpuSet",
+			file: map[string]any{"policyName": "none", "defaultCpuSet": repeat("0-1048575", 64), "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{"hostile.json", "more than 262144 CPUs in all", `"0-1048575,0-1048575`}},
+		{name: "64 entries each just under the range cap",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-1048575"), "checksum": 0},
+			path: "/entries/pod00/c", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod00"`, "more than 262144 CPUs in all"}},
+		{name: "64 entries each just under the file's budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-200000"), "checksum": 0},
+			path: "/entries/pod01/c", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
+		{name: "64 v3 podEntries each just under the range cap",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(64, "1-200000"), "checksum": 1},
+			path: "/podEntries/pod01/cpuSet", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
+		{name: "one v3 pod-level set over the budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(2, "0-300000"), "checksum": 1},
+			path: "/podEntries/pod00/cpuSet", contains: []string{"hostile.json", `"0-300000"`, "more than 262144 CPUs in all"}},
+		{name: "one v4 pod-level set over the budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "checksum": 1, "dataChecksum": 1,
+				"data": `{"policyName":"static","defaultCpuSet":"","podEntries":{"p":{"cpuSet":"0-9223372036854775807"}}}`},
+			path: "/data/podEntries/p/cpuSet", contains: []string{"hostile.json", `"0-9223372036854775807"`, "never ends"}},
+		{name: "a range to the largest int",
+			file: map[string]any{"policyName": "none", "defaultCpuSet": "0-9223372036854775807", "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{"hostile.json", `"0-9223372036854775807"`, "never ends"}},
+		{name: "a one-CPU range at the largest int",
+			file: map[string]any{"policyName": "none", "defaultCpuSet": "9223372036854775807-9223372036854775807", "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{"never ends"}},
+		{name: "a range wider than 2^20",
+			file: map[string]any{"policyName": "none", "defaultCpuSet": "0-1048576", "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{`"0-1048576"`, "so wide"}},
+		{name: "the largest int as one id (the kubelet adds it once)",
+			file:    map[string]any{"policyName": "none", "defaultCpuSet": "9223372036854775807", "checksum": 0},
+			accepts: true},
+		{name: "2^31 as one id",
+			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-3,2147483648", "checksum": 0},
+			accepts: true},
+		{name: "2^18 CPUs fit the budget",
+			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-262143", "checksum": 0},
+			accepts: true},
+		{name: "a node of 8192 CPUs with 1024 containers",
+			file:    map[string]any{"policyName": "static", "defaultCpuSet": "0-4095", "entries": node8192(), "checksum": 0},
+			accepts: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := cpuFile(t, tt.file)
+			f, err := Decode(data, Options{Name: "hostile.json"})
+			require.NoError(t, err)
+			assert.Equal(t, tt.accepts, f.KubeletAccepts, "reason %q", f.Reason)
+			v, err := Verify(data, Options{Name: "hostile.json", Kind: KindCPU})
+			require.NoError(t, err)
+			assert.Equal(t, f.KubeletAccepts, v.KubeletAccepts)
+			assert.Equal(t, f.Reason, v.Reason)
+			if tt.accepts {
+				return
+			}
+			var found *Problem
+			for i, p := range f.Problems {
+				if p.Path == tt.path && p.Severity == SeverityError {
+					found = &f.Problems[i]
+					break
+				}
+			}
+			require.NotNil(t, found, "no error at %s in %+v", tt.path, f.Problems)
+			for _, c := range tt.contains {
+				assert.Contains(t, found.Message, c)
+			}
+			assert.NotEmpty(t, found.Remedy)
+			assert.Less(t, len(f.Problems), 5, "one problem for the set over the budget, not one per set after it")
+		})
+	}
+}
+
+// TestHostileCPUState checks that the state of a file the kubelet accepts
+// but whose sets go over the budget (here through the baselines, which the
+// verdict does not need) is shown as far as it was expanded, and says so.
+func TestHostileCPUState(t *testing.T) {
+	all := cpuset.New()
+	pool, err := parseCPUSet("0-262143")
+	require.NoError(t, err)
+	all = all.Union(pool)
+	state := &CPUState{PolicyName: "static", DefaultCPUSet: all,
+		Entries:   map[string]map[string]cpuset.CPUSet{},
+		Baselines: map[string]map[string]cpuset.CPUSet{"pod": {"c": cpuset.New(0, 1)}}}
+	data, err := Encode(&File{Kind: KindCPU, CPU: state}, FormatV4)
+	require.NoError(t, err)
+	f, err := Decode(data, Options{Name: "baselines.json"})
+	require.NoError(t, err)
+	require.True(t, f.KubeletAccepts, f.Reason)
+	assert.Equal(t, MaxFileCPUs, f.CPU.DefaultCPUSet.Size())
+	assert.Equal(t, 0, f.CPU.Baselines["pod"]["c"].Size(), "not expanded")
+	want := []Problem{{Path: "/data/baselines/pod/c/baseline", Severity: SeverityWarning,
+		Message: "baselines.json: the cpusets of the file name more than 262144 CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete",
+		Remedy:  "check that this is a file a kubelet wrote"}}
+	var got []Problem
+	for _, p := range f.Problems {
+		if strings.Contains(p.Message, "262144") {
+			got = append(got, p)
+		}
+	}
+	assert.Empty(t, cmp.Diff(want, got))
+}
+
+// TestParseCPUSetIsKubelets holds the bounded parser to cpuset.Parse on the
+// cpusets cpuset.Parse can build: the same set, or the same error text.
+func TestParseCPUSetIsKubelets(t *testing.T) {
+	for _, s := range []string{"", "0", "0-3,7", "3,1,1-2", "+1", "+1-+3", "1-1", "2147483648", "9223372036854775807",
+		"3-1", "-1", "1--3", "1-2-3", "a", ",", "0,", " 1", "1 ", "0-3,x,0-9223372036854775807", "0x1", "1-", "-"} {
+		t.Run(s, func(t *testing.T) {
+			got, err := parseCPUSet(s)
+			want, werr := cpuset.Parse(s)
+			if werr != nil {
+				require.Error(t, err)
+				assert.Equal(t, werr.Error(), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, want.Equals(got), "got %s, want %s", got, want)
+		})
+	}
+}
+
+// FuzzParseCPUSet holds the bounded parser to cpuset.Parse wherever
+// cpuset.Parse ends quickly: the same set or the same error; and it never
+// expands more than MaxFileCPUs.
+func FuzzParseCPUSet(f *testing.F) {
+	for _, s := range []string{"", "0-3,7", "+1", "1--2", "3-1", "9223372036854775807", "0-9223372036854775807",
+		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzbudget.Run(t, func() {
+			got, err := parseCPUSet(s)
+			if errors.Is(err, errHugeCPUSet) || errors.Is(err, errCPUBudget) {
+				return // cpuset.Parse would hang or take gigabytes
+			}
+			if got.Size() > MaxFileCPUs {
+				t.Fatalf("parseCPUSet(%q) built %d CPUs", s, got.Size())
+			}
+			want, werr := cpuset.Parse(s)
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Fatalf("parseCPUSet(%q): %v; cpuset.Parse: %v", s, err, werr)
+			}
+			if err == nil && !want.Equals(got) {
+				t.Fatalf("parseCPUSet(%q) = %s, cpuset.Parse = %s", s, got, want)
+			}
+		})
+	})
+}
