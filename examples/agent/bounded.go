@@ -50,11 +50,13 @@ func (l limits) withDefaults() limits {
 }
 
 // Defaults of the limits. A node with 10,000 pods writes checkpoints under
-// 1 MiB and gets a PodResources answer of about 0.3 MiB; the kubelet's own
-// --max-pods default is 110.
+// 1 MiB and gets a PodResources answer of 0.5 to 3 MiB (50 to 300 bytes a
+// pod); the kubelet's own --max-pods default is 110. An answer costs about 25
+// times its size while it is received and converted, so 3 MiB keeps even a
+// refused answer under 90 MB.
 const (
 	defaultMaxStateSize        = 4 << 20
-	defaultMaxPodResourcesSize = 8 << 20
+	defaultMaxPodResourcesSize = 3 << 20
 	defaultMaxPods             = 20000
 	maxConfigSize              = 1 << 20
 	maxConfigValues            = 100000
