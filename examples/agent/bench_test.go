@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,20 +104,27 @@ func BenchmarkRound10000Pods(b *testing.B) {
 }
 
 // BenchmarkRSS10000Pods runs the agent binary for one round (--once) on a
-// node with 10,000 pods served by the real test server over a unix socket
-// and reports the child's peak RSS (getrusage's ru_maxrss, the figure
-// /usr/bin/time -v prints as "Maximum resident set size") as peak-RSS-MiB.
-// The DaemonSet's limit is 128Mi and the target 64 MiB.
+// node with 10,000 pods served by the real test server over a unix socket,
+// under /usr/bin/time, and reports the peak RSS it prints ("Maximum
+// resident set size") as peak-RSS-MiB. The child is started by
+// /usr/bin/time, not by the test binary: a process forked from the large
+// test binary inherits its high-water mark. The DaemonSet's limit is 128Mi
+// and the target 64 MiB.
 func BenchmarkRSS10000Pods(b *testing.B) {
+	const timeBin = "/usr/bin/time"
+	if _, err := os.Stat(timeBin); err != nil {
+		b.Skip("needs " + timeBin)
+	}
 	bin := buildAgent(b)
 	stateDir, sysfs := bigNode(b, 10000)
 	s, err := podresourcestest.StartInDir(podresourcestest.Generate(10000))
 	require.NoError(b, err)
 	defer s.Close()
+	out := filepath.Join(b.TempDir(), "rss")
 	var peak int64
 	for b.Loop() {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "--once", "--state-dir", stateDir, "--sysfs", sysfs, "--socket", s.Socket(), "--kubelet-config", "none")
+		cmd := exec.Command(timeBin, "-f", "%M", "-o", out, bin, "--once", "--state-dir", stateDir, "--sysfs", sysfs, "--socket", s.Socket(), "--kubelet-config", "none")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		var exit *exec.ExitError
@@ -127,7 +134,13 @@ func BenchmarkRSS10000Pods(b *testing.B) {
 		if !strings.Contains(stdout.String(), `"available":true`) {
 			b.Fatalf("the PodResources answer was not read:\n%.2000s\n%s", stdout.String(), stderr.String())
 		}
-		peak = max(peak, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
+		data, err := os.ReadFile(out)
+		require.NoError(b, err)
+		lines := strings.Fields(string(data))
+		require.NotEmpty(b, lines)
+		kib, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+		require.NoError(b, err)
+		peak = max(peak, kib)
 	}
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
 }

@@ -8,15 +8,20 @@
 //	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
 //	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
 //
-// It only reads: the state files through statefile.ReadFile (opened
-// O_RDONLY), the socket through the PodResources List and
-// GetAllocatableResources calls, and sysfs. A missing or unreachable socket
-// is a finding (PodResourcesUnavailable) and a metric
-// (numascope_podresources_up 0), never a reason to stop.
+// It only reads: the state files (opened O_RDONLY|O_NONBLOCK, regular files
+// only, through --max-state-size, decoded by statefile.Decode), the socket
+// through the PodResources List and GetAllocatableResources calls (within
+// --max-podresources-size and --max-pods), and sysfs (bounded reads, CPU
+// lists through the bounded parser). A missing or unreachable socket, or
+// an input over its limit, is a finding and a metric
+// (numascope_podresources_up 0, numascope_last_round_errors), never a
+// reason to stop.
 //
 // The HTTP server on --listen answers /metrics, /healthz (the loop is alive)
-// and /readyz (the first round is done). SIGTERM or SIGINT ends the current
-// round, shuts the server down and exits 0.
+// and /readyz (the first round is done), with timeouts and at most
+// --http-max-conns connections. SIGTERM or SIGINT ends the current round at
+// once, whatever it waits on, shuts the server down and exits 0. Unless
+// GOMEMLIMIT is set, the Go memory limit is 90% of the container's.
 //
 // Exit status: 0 when a --once round found no error (and after a clean stop
 // by signal), 1 when a --once round found a finding of severity error or a
@@ -135,6 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	memLimit, memSource := applyMemoryLimit(os.Getenv, cgroupRoot)
+	applyGCPercent(os.Getenv)
 	a := newAgent(c)
 	if c.once {
 		rep := a.round(ctx)

@@ -116,6 +116,22 @@ func applyMemoryLimit(getenv func(string) string, root string) (int64, string) {
 	return soft, source
 }
 
+// agentGCPercent is the agent's GOGC unless the environment sets one. The
+// agent works for a second or two a minute and idles otherwise; collecting
+// at half the default heap growth costs a little CPU during a round and
+// keeps its peak heap, and so its RSS, near the live data.
+const agentGCPercent = 50
+
+// applyGCPercent sets agentGCPercent unless GOGC is set (the runtime has
+// applied that already), and says whether it did.
+func applyGCPercent(getenv func(string) string) bool {
+	if getenv("GOGC") != "" {
+		return false
+	}
+	debug.SetGCPercent(agentGCPercent)
+	return true
+}
+
 // containerMemoryLimit returns the container's memory limit in bytes, or 0
 // when there is none.
 func containerMemoryLimit(getenv func(string) string, root string) (int64, string) {

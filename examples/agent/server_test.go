@@ -259,3 +259,24 @@ func TestSIGTERMDuringBlockedRound(t *testing.T) {
 		})
 	}
 }
+
+func TestApplyGCPercent(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	tests := []struct {
+		name string
+		env  map[string]string
+		want bool
+		gc   int
+	}{
+		{"the agent's default", nil, true, agentGCPercent},
+		{"GOGC wins", map[string]string{"GOGC": "100"}, false, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			assert.Equal(t, tt.want, applyGCPercent(func(k string) string { return tt.env[k] }))
+			assert.Equal(t, tt.gc, debug.SetGCPercent(100))
+		})
+	}
+}
