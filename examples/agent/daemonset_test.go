@@ -6,19 +6,31 @@ import (
 	"net/http/httptest"
 	"os"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 )
 
 // manifest decodes daemonset.yaml strictly (an unknown or misspelt field
 // fails) into the API types.
 func manifest(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.ServiceAccount) {
+	ds, ns, sa, _ := manifestAll(t)
+	return ds, ns, sa
+}
+
+// manifestAll is manifest with the NetworkPolicy.
+func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.ServiceAccount, *networkingv1.NetworkPolicy) {
 	t.Helper()
 	data, err := os.ReadFile("daemonset.yaml")
 	if err != nil {
@@ -27,6 +39,7 @@ func manifest(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Servi
 	var ds *appsv1.DaemonSet
 	var ns *corev1.Namespace
 	var sa *corev1.ServiceAccount
+	var np *networkingv1.NetworkPolicy
 	for i, doc := range bytes.Split(data, []byte("\n---\n")) {
 		var head struct{ APIVersion, Kind string }
 		if err := yaml.Unmarshal(doc, &head); err != nil {
@@ -43,6 +56,9 @@ func manifest(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Servi
 		case "v1 ServiceAccount":
 			sa = &corev1.ServiceAccount{}
 			into = sa
+		case "networking.k8s.io/v1 NetworkPolicy":
+			np = &networkingv1.NetworkPolicy{}
+			into = np
 		default:
 			t.Fatalf("document %d: unexpected %s %s", i, head.APIVersion, head.Kind)
 		}
@@ -50,10 +66,10 @@ func manifest(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Servi
 			t.Fatalf("document %d (%s): %v", i, head.Kind, err)
 		}
 	}
-	if ds == nil || ns == nil || sa == nil {
-		t.Fatalf("daemonset.yaml must hold a Namespace, a ServiceAccount and a DaemonSet")
+	if ds == nil || ns == nil || sa == nil || np == nil {
+		t.Fatalf("daemonset.yaml must hold a Namespace, a ServiceAccount, a DaemonSet and a NetworkPolicy")
 	}
-	return ds, ns, sa
+	return ds, ns, sa, np
 }
 
 // flagValue returns the value of --name=value in args.
@@ -145,9 +161,17 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	// Every hostPath is a directory mounted read-only (the socket too:
 	// TestSocketConnectThroughReadOnlyBindMount shows it is enough).
 	hostPaths := map[string]string{}
+	masks := map[string]bool{} // emptyDir volumes that hide parts of a host path
 	for _, v := range spec.Volumes {
+		if v.EmptyDir != nil {
+			if v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(resource.MustParse("1Mi")) > 0 {
+				t.Errorf("volume %s: an emptyDir that only hides host directories needs no space, have sizeLimit %v", v.Name, v.EmptyDir.SizeLimit)
+			}
+			masks[v.Name] = true
+			continue
+		}
 		if v.HostPath == nil {
-			t.Errorf("volume %s is not a hostPath; only host paths are needed", v.Name)
+			t.Errorf("volume %s is neither a hostPath nor an emptyDir mask", v.Name)
 			continue
 		}
 		if v.HostPath.Type == nil || *v.HostPath.Type != corev1.HostPathDirectory {
@@ -156,7 +180,15 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 		hostPaths[v.Name] = v.HostPath.Path
 	}
 	mounts := map[string]string{} // host path → mount path
+	hidden := map[string]bool{}   // mount paths covered by a mask
 	for _, m := range c.VolumeMounts {
+		if masks[m.Name] {
+			hidden[m.MountPath] = true
+			if !m.ReadOnly {
+				t.Errorf("mask %s at %s is not readOnly", m.Name, m.MountPath)
+			}
+			continue
+		}
 		hp, ok := hostPaths[m.Name]
 		if !ok {
 			t.Errorf("mount %s has no hostPath volume", m.Name)
@@ -184,6 +216,27 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	if !ok {
 		t.Fatalf("the pod-resources directory is not mounted: %v", mounts)
 	}
+	// Other pods' volumes (Secrets, tokens) and the plugins' sockets are
+	// hidden; the kubelet creates these three directories at start
+	// (setupDataDirs), so the mount points exist on every node.
+	for _, dir := range []string{"pods", "plugins", "plugins_registry"} {
+		if !hidden[path.Join(root, dir)] {
+			t.Errorf("%s is not hidden under the kubelet root mount %s (masks: %v)", dir, root, hidden)
+		}
+	}
+	for m := range hidden {
+		if !strings.HasPrefix(m, root+"/") {
+			t.Errorf("mask %s is not under the kubelet root mount %s", m, root)
+		}
+		for _, f := range stateFiles {
+			if p := path.Join(root, f.path); strings.HasPrefix(p, m+"/") {
+				t.Errorf("mask %s hides the checkpoint %s", m, p)
+			}
+		}
+	}
+	if len(hidden) != 3 {
+		t.Errorf("masks %v: want exactly pods, plugins and plugins_registry", hidden)
+	}
 
 	// The flags point into the mounts, and the probes at served paths.
 	if v, _ := flagValue(c.Args, "state-dir"); v != root {
@@ -208,6 +261,20 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	}
 	if !nodeEnv {
 		t.Errorf("NODE_NAME is not set from spec.nodeName: reports would carry the pod name as node")
+	}
+	var memEnv bool
+	for _, e := range c.Env {
+		if e.Name == memoryLimitEnv && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil {
+			r := e.ValueFrom.ResourceFieldRef
+			memEnv = r.ContainerName == c.Name && r.Resource == "limits.memory" && (r.Divisor.IsZero() || r.Divisor.Cmp(resource.MustParse("1")) == 0)
+		}
+	}
+	if !memEnv {
+		t.Errorf("%s is not set from the container's limits.memory in bytes: the Go memory limit would come from the cgroup only", memoryLimitEnv)
+	}
+	// The image is pinned by digest, without a tag.
+	if !regexp.MustCompile(`^[^:@]+/numascope-agent@sha256:[0-9a-f]{64}$`).MatchString(c.Image) {
+		t.Errorf("image %q is not pinned by digest (REGISTRY/numascope-agent@sha256:<64 hex digits>)", c.Image)
 	}
 	if _, ok := flagValue(c.Args, "once"); ok {
 		t.Errorf("--once in a DaemonSet would restart the container forever")
@@ -251,4 +318,30 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 			t.Errorf("%s after a round = %d", p, s)
 		}
 	}
+}
+
+// TestNetworkPolicyOnlyMetricsFromMonitoring checks that the policy selects
+// the agent's pods, admits only the metrics port from the monitoring
+// namespace and denies all egress.
+func TestNetworkPolicyOnlyMetricsFromMonitoring(t *testing.T) {
+	ds, _, _, np := manifestAll(t)
+	assert.Equal(t, ds.Namespace, np.Namespace)
+	assert.Empty(t, cmp.Diff(ds.Spec.Selector.MatchLabels, np.Spec.PodSelector.MatchLabels), "the policy selects the agent's pods")
+	assert.ElementsMatch(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
+	assert.Empty(t, np.Spec.Egress, "the agent opens no network connection: no egress rule")
+	require.Len(t, np.Spec.Ingress, 1)
+	rule := np.Spec.Ingress[0]
+	require.Len(t, rule.From, 1)
+	from := rule.From[0]
+	assert.Nil(t, from.PodSelector)
+	assert.Nil(t, from.IPBlock)
+	require.NotNil(t, from.NamespaceSelector)
+	assert.Equal(t, map[string]string{"kubernetes.io/metadata.name": "monitoring"}, from.NamespaceSelector.MatchLabels)
+	require.Len(t, rule.Ports, 1)
+	port := ds.Spec.Template.Spec.Containers[0].Ports[0]
+	p := rule.Ports[0]
+	require.NotNil(t, p.Port)
+	assert.True(t, p.Port.String() == port.Name || p.Port.IntValue() == int(port.ContainerPort), "port %s is not the metrics port", p.Port.String())
+	require.NotNil(t, p.Protocol)
+	assert.Equal(t, corev1.ProtocolTCP, *p.Protocol)
 }

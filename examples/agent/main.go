@@ -8,15 +8,20 @@
 //	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
 //	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
 //
-// It only reads: the state files through statefile.ReadFile (opened
-// O_RDONLY), the socket through the PodResources List and
-// GetAllocatableResources calls, and sysfs. A missing or unreachable socket
-// is a finding (PodResourcesUnavailable) and a metric
-// (numascope_podresources_up 0), never a reason to stop.
+// It only reads: the state files (opened O_RDONLY|O_NONBLOCK, regular files
+// only, through --max-state-size, decoded by statefile.Decode), the socket
+// through the PodResources List and GetAllocatableResources calls (within
+// --max-podresources-size and --max-pods), and sysfs (bounded reads, CPU
+// lists through the bounded parser). A missing or unreachable socket, or
+// an input over its limit, is a finding and a metric
+// (numascope_podresources_up 0, numascope_last_round_errors), never a
+// reason to stop.
 //
 // The HTTP server on --listen answers /metrics, /healthz (the loop is alive)
-// and /readyz (the first round is done). SIGTERM or SIGINT ends the current
-// round, shuts the server down and exits 0.
+// and /readyz (the first round is done), with timeouts and at most
+// --http-max-conns connections. SIGTERM or SIGINT ends the current round at
+// once, whatever it waits on, shuts the server down and exits 0. Unless
+// GOMEMLIMIT is set, the Go memory limit is 90% of the container's.
 //
 // Exit status: 0 when a --once round found no error (and after a clean stop
 // by signal), 1 when a --once round found a finding of severity error or a
@@ -57,6 +62,8 @@ type config struct {
 	report        string
 	once          bool
 	diagnose      bool
+	limits        limits
+	http          httpLimits
 }
 
 // off disables an optional source when given as its path.
@@ -85,6 +92,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations) or none")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
+	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
+	fs.Var((*byteSize)(&c.limits.state), "max-state-size", "largest checkpoint file read, in `BYTES` (4Mi: a node of 10,000 pods writes under 1Mi)")
+	fs.Var((*byteSize)(&c.limits.podResources), "max-podresources-size", "largest PodResources answer (per call) and --snapshot accepted, in `BYTES`")
+	fs.IntVar(&c.limits.pods, "max-pods", defaultMaxPods, "most pods a PodResources answer may list")
+	c.http = defaultHTTPLimits
+	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")
+	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, "most HTTP connections served at once; more wait to be accepted")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]")
 		fs.PrintDefaults()
@@ -99,8 +113,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))
 		return 2
 	}
-	if c.interval <= 0 || c.timeout <= 0 {
-		fmt.Fprintln(stderr, "agent: --interval and --timeout must be positive durations such as 30s")
+	if c.interval <= 0 || c.timeout <= 0 || c.http.idleTimeout <= 0 {
+		fmt.Fprintln(stderr, "agent: --interval, --timeout and --http-idle-timeout must be positive durations such as 30s")
+		return 2
+	}
+	if c.limits.state <= 0 || c.limits.podResources <= 0 || c.limits.podResources > 1<<31-1 || c.limits.pods <= 0 || c.http.maxConns <= 0 {
+		fmt.Fprintln(stderr, "agent: --max-state-size, --max-podresources-size (at most 2Gi), --max-pods and --http-max-conns must be positive")
 		return 2
 	}
 	if c.report != "full" && c.report != "summary" && c.report != "none" {
@@ -121,10 +139,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		c.node, _ = os.Hostname()
 	}
 
+	memLimit, memSource := applyMemoryLimit(os.Getenv, cgroupRoot)
+	applyGCPercent(os.Getenv)
 	a := newAgent(c)
 	if c.once {
 		rep := a.round(ctx)
-		if ctx.Err() != nil {
+		if rep == nil || ctx.Err() != nil {
 			fmt.Fprintln(stderr, "agent: interrupted before the round finished; nothing reported")
 			return 1
 		}
@@ -139,6 +159,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	if memSource != "" {
+		log.Info("Go memory limit set from the container's", "bytes", memLimit, "from", memSource)
+	}
 	var srv *http.Server
 	serveErr := make(chan error, 1)
 	if c.listen != "" {
@@ -147,8 +170,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agent: --listen %s: %v (pick a free port, or --listen \"\" to serve nothing)\n", c.listen, err)
 			return 2
 		}
-		srv = &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
-		go func() { serveErr <- srv.Serve(ln) }()
+		srv = c.http.server(a.handler())
+		go func() { serveErr <- srv.Serve(limitListener(ln, c.http.maxConns)) }()
 		log.Info("numascope agent serving", "address", ln.Addr().String(), "node", c.node, "stateDir", c.stateDir,
 			"socket", c.socket, "snapshot", c.snapshot, "interval", c.interval.String())
 	}
@@ -172,7 +195,7 @@ func (a *agent) loop(ctx context.Context, stdout io.Writer, serveErr <-chan erro
 	defer t.Stop()
 	for {
 		rep := a.round(ctx)
-		if ctx.Err() != nil {
+		if rep == nil || ctx.Err() != nil {
 			return 0 // a round cut short by the signal is not reported
 		}
 		if err := writeReport(stdout, rep, a.cfg.report); err != nil {

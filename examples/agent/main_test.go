@@ -538,7 +538,7 @@ var built struct {
 }
 
 // buildAgent builds the agent binary once per test run.
-func buildAgent(t *testing.T) string {
+func buildAgent(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "numascope-agent-bin")

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sort"
+	"time"
+
+	"github.com/numascope/numascope/statefile"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -123,64 +126,104 @@ func (l lastRound) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	gauge(descInfo, 1, l.a.cfg.node, version())
-	r := l.a.lastReport()
+	r := l.a.lastFigures()
 	if r == nil {
 		return
 	}
-	gauge(descLastRound, float64(r.Time.UnixNano())/1e9)
-	for _, c := range r.Checkpoints {
-		gauge(descPresent, b2f(c.Present), string(c.Kind), c.File)
-		if !c.Present || c.KubeletAccepts == nil {
+	gauge(descLastRound, float64(r.time.UnixNano())/1e9)
+	for _, c := range r.checkpoints {
+		gauge(descPresent, b2f(c.present), string(c.kind), c.file)
+		if !c.present || !c.known {
 			continue // missing, or unreadable by the agent: nothing is known
 		}
-		gauge(descValid, b2f(c.Checksum != nil && c.Checksum.Valid), string(c.Kind), c.File)
-		gauge(descAccepts, b2f(*c.KubeletAccepts), string(c.Kind))
-		bySeverity := map[string]int{"error": 0, "warning": 0, "info": 0}
-		for _, p := range c.Problems {
-			bySeverity[string(p.Severity)]++
-		}
-		for s, n := range bySeverity {
-			gauge(descProblems, float64(n), string(c.Kind), s)
+		gauge(descValid, b2f(c.valid), string(c.kind), c.file)
+		gauge(descAccepts, b2f(c.accepts), string(c.kind))
+		for _, s := range []string{"error", "warning", "info"} {
+			gauge(descProblems, float64(c.problems[s]), string(c.kind), s)
 		}
 	}
-	for _, row := range r.Memory {
+	for _, row := range r.memory {
 		for _, d := range memDescs {
 			gauge(d.desc, float64(d.pick(row)), nodeLabel(row.NUMANode), row.Resource)
 		}
 	}
-	for _, row := range r.CPUs {
+	for _, row := range r.cpus {
 		for _, d := range cpuDescs {
 			if v := d.pick(row); v != nil {
 				gauge(d.desc, float64(*v), nodeLabel(row.NUMANode))
 			}
 		}
 	}
-	if !r.PodResources.Disabled {
-		gauge(descPRUp, b2f(r.PodResources.Available))
-		if r.PodResources.Available {
-			gauge(descPRPods, float64(r.PodResources.Pods))
+	if !r.podResourcesDisabled {
+		gauge(descPRUp, b2f(r.podResourcesUp))
+		if r.podResourcesUp {
+			gauge(descPRPods, float64(r.pods))
 		}
 	}
-	type key struct{ code, severity string }
-	findings := map[key]int{}
-	for _, f := range r.Findings {
-		findings[key{f.Code, string(f.Severity)}]++
-	}
-	keys := make([]key, 0, len(findings))
-	for k := range findings {
+	keys := make([]findingKey, 0, len(r.findings))
+	for k := range r.findings {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].code < keys[j].code })
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].code != keys[j].code {
+			return keys[i].code < keys[j].code
+		}
+		return keys[i].severity < keys[j].severity
+	})
 	for _, k := range keys {
-		gauge(descFindings, float64(findings[k]), k.code, k.severity)
+		gauge(descFindings, float64(r.findings[k]), k.code, k.severity)
 	}
-	errs := map[string]int{}
-	for _, e := range r.Errors {
-		errs[e.Source]++
-	}
-	for s, n := range errs {
+	for s, n := range r.errors {
 		gauge(descLastErrors, float64(n), s)
 	}
+}
+
+// figures are what the metrics show of the last round: counts, not the
+// report, so the agent holds a few KB between rounds whatever the node.
+type figures struct {
+	time                 time.Time
+	checkpoints          []checkpointFigures
+	memory               []MemoryRow
+	cpus                 []CPURow
+	podResourcesDisabled bool
+	podResourcesUp       bool
+	pods                 int
+	findings             map[findingKey]int
+	errors               map[string]int
+}
+
+type checkpointFigures struct {
+	kind           statefile.Kind
+	file           string
+	present, known bool // known: the agent read the file
+	valid, accepts bool
+	problems       map[string]int // by severity
+}
+
+type findingKey struct{ code, severity string }
+
+func figuresOf(r *Report) *figures {
+	f := &figures{time: r.Time, memory: r.Memory, cpus: r.CPUs,
+		podResourcesDisabled: r.PodResources.Disabled, podResourcesUp: r.PodResources.Available, pods: r.PodResources.Pods,
+		findings: map[findingKey]int{}, errors: map[string]int{}}
+	for _, c := range r.Checkpoints {
+		cf := checkpointFigures{kind: c.Kind, file: c.File, present: c.Present, known: c.KubeletAccepts != nil,
+			valid: c.Checksum != nil && c.Checksum.Valid, problems: map[string]int{}}
+		if c.KubeletAccepts != nil {
+			cf.accepts = *c.KubeletAccepts
+		}
+		for _, p := range c.Problems {
+			cf.problems[string(p.Severity)]++
+		}
+		f.checkpoints = append(f.checkpoints, cf)
+	}
+	for _, x := range r.Findings {
+		f.findings[findingKey{x.Code, string(x.Severity)}]++
+	}
+	for _, e := range r.Errors {
+		f.errors[e.Source]++
+	}
+	return f
 }
 
 func b2f(b bool) float64 {

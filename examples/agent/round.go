@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 	"github.com/numascope/numascope/statefile"
@@ -149,12 +151,79 @@ func writeReport(w io.Writer, r *Report, form string) error {
 	case "summary":
 		r = r.summary()
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := encodeReport(bw, r); err != nil {
 		return fmt.Errorf("encoding the report: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return bw.Flush()
+}
+
+// encodeReport writes r as json.Marshal would, followed by a newline, but a
+// field and a list element at a time: the largest lists (findings,
+// evidence) are never held encoded in memory all at once.
+func encodeReport(w *bufio.Writer, r *Report) error {
+	type field struct {
+		name string
+		v    any
+	}
+	fields := []field{{"schema", r.Schema}, {"node", r.Node}, {"time", r.Time}, {"round", r.Round},
+		{"durationSeconds", r.DurationSeconds}, {"stateDir", r.StateDir}, {"checkpoints", r.Checkpoints},
+		{"memory", r.Memory}, {"cpus", r.CPUs}, {"podResources", r.PodResources}}
+	if r.NUMA != nil {
+		fields = append(fields, field{"numa", r.NUMA})
+	}
+	fields = append(fields, field{"evidence", r.Evidence}, field{"findings", r.Findings},
+		field{"summary", r.Summary}, field{"errors", r.Errors})
+	put := func(v any) error {
+		b, err := json.Marshal(v)
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
+	}
+	w.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		if err := put(f.name); err != nil {
+			return err
+		}
+		w.WriteByte(':')
+		var err error
+		switch v := f.v.(type) {
+		case []diagnose.Finding:
+			err = putList(w, v, put)
+		case []diagnose.EvidenceItem:
+			err = putList(w, v, put)
+		default:
+			err = put(v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w.WriteString("}\n")
+	return nil
+}
+
+// putList writes a list one element at a time, null for a nil list as
+// json.Marshal does.
+func putList[T any](w *bufio.Writer, list []T, put func(any) error) error {
+	if list == nil {
+		_, err := w.WriteString("null")
+		return err
+	}
+	w.WriteByte('[')
+	for i := range list {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		if err := put(&list[i]); err != nil {
+			return err
+		}
+	}
+	return w.WriteByte(']')
 }
 
 // summary returns a copy of r without what makes a line large: the
@@ -189,12 +258,15 @@ type agent struct {
 	rounds  atomic.Int64
 	metrics *metrics
 
-	mu      sync.Mutex
-	last    *Report
+	mu sync.Mutex
+	// last holds what the metrics need of the last round, not the report:
+	// the agent keeps nothing of a round's evidence until the next one.
+	last    *figures
 	lastEnd time.Time
 }
 
 func newAgent(c config) *agent {
+	c.limits = c.limits.withDefaults()
 	a := &agent{cfg: c, started: time.Now()}
 	a.metrics = newMetrics(a)
 	return a
@@ -206,26 +278,36 @@ func (a *agent) lastRoundEnd() time.Time {
 	return a.lastEnd
 }
 
-func (a *agent) lastReport() *Report {
+func (a *agent) lastFigures() *figures {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.last
 }
 
-// round gathers the evidence once and records the result.
+// round gathers the evidence once and records the result. It returns nil,
+// at once, when ctx ends first: whatever the round is blocked on (a socket
+// that does not answer, a read that hangs), the caller can stop.
 func (a *agent) round(ctx context.Context) *Report {
 	start := time.Now()
-	rep := gather(ctx, a.cfg)
+	done := make(chan *Report, 1)
+	go func() { done <- gather(ctx, a.cfg) }()
+	var rep *Report
+	select {
+	case rep = <-done:
+	case <-ctx.Done():
+		return nil
+	}
 	end := time.Now()
 	rep.Time = start.UTC()
 	rep.DurationSeconds = end.Sub(start).Seconds()
 	if ctx.Err() != nil {
-		return rep
+		return nil
 	}
 	rep.Round = a.rounds.Load() + 1
 	a.metrics.observe(rep)
+	figures := figuresOf(rep)
 	a.mu.Lock()
-	a.last, a.lastEnd = rep, end
+	a.last, a.lastEnd = figures, end
 	a.mu.Unlock()
 	a.rounds.Add(1)
 	return rep
@@ -258,7 +340,10 @@ func gather(ctx context.Context, c config) *Report {
 	}
 	var kcfg *diagnose.KubeletConfig
 	if !isOff(cfgPath) {
-		data, err := readSmall(cfgPath, 4<<20)
+		data, err := input.ReadFile(cfgPath, "--kubelet-config", c.limits.config)
+		if err == nil {
+			err = input.CheckValues(data, "--kubelet-config "+cfgPath, input.ValueBudget{MaxValues: maxConfigValues})
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !explicit:
 		case err == nil:
@@ -295,26 +380,39 @@ func gather(ctx context.Context, c config) *Report {
 				opts.Policy = validPolicy(kcfg.EffectiveMemoryManagerPolicy(), "None", "Static")
 			}
 		}
-		f, err := statefile.ReadFile(p, opts)
+		// The file is read without blocking (a FIFO or a device is refused,
+		// not waited on) and through a limit, then decoded.
+		opts.MaxSize = c.limits.state
+		data, err := input.ReadFile(p, "state file", c.limits.state)
 		if err != nil {
 			cp.Error = err.Error()
-			var pathErr *fs.PathError
-			if errors.As(err, &pathErr) {
-				// Not readable at all: the kubelet may well read it, the agent cannot.
-				fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
-					Title:       "The agent cannot read " + p,
-					Explanation: "The file exists but opening or reading it failed, so its checksum and contents are not checked: " + err.Error(),
-					Remedy:      "The kubelet writes its checkpoints as root with mode 0600: run the agent as user 0 (runAsUser: 0, no capabilities needed) and mount the kubelet directory read-only.",
-				})
-			} else {
-				no := false
-				cp.KubeletAccepts = &no
-				fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
-					Title:       p + " cannot be decoded: the kubelet cannot read it either",
-					Explanation: err.Error(),
-					Remedy:      "Run `go run ./examples/inspect " + p + "` on a copy for every problem; drain the node and move the file away before the kubelet restarts.",
-				})
+			remedy := "The kubelet writes its checkpoints as root with mode 0600: run the agent as user 0 (runAsUser: 0, no capabilities needed) and mount the kubelet directory read-only."
+			switch {
+			case errors.Is(err, input.ErrTooLarge):
+				remedy = "Kubelet checkpoints of a node with 10,000 pods are under 1 MiB: check what wrote this file; if it is right, raise --max-state-size (each MiB costs about 30 MiB of the agent's memory during a round)."
+			case errors.Is(err, input.ErrNotRegular):
+				remedy = "The kubelet writes its checkpoints as regular files: something else is at this path; check the mount and --state-dir."
 			}
+			// Not readable at all: the kubelet may well read it, the agent cannot.
+			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
+				Title:       "The agent cannot read " + p,
+				Explanation: "The file exists but opening or reading it failed, so its checksum and contents are not checked: " + err.Error(),
+				Remedy:      remedy,
+			})
+			rep.Checkpoints = append(rep.Checkpoints, cp)
+			continue
+		}
+		f, err := statefile.Decode(data, opts)
+		data = nil
+		if err != nil {
+			cp.Error = err.Error()
+			no := false
+			cp.KubeletAccepts = &no
+			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
+				Title:       p + " cannot be decoded: the kubelet cannot read it either",
+				Explanation: err.Error(),
+				Remedy:      "Run `go run ./examples/inspect " + p + "` on a copy for every problem; drain the node and move the file away before the kubelet restarts.",
+			})
 			rep.Checkpoints = append(rep.Checkpoints, cp)
 			continue
 		}
@@ -347,7 +445,8 @@ func gather(ctx context.Context, c config) *Report {
 	var cpus podresources.CPUMap
 	if !isOff(c.sysfs) {
 		var err error
-		if cpus, err = podresources.ReadSysfsCPUMap(c.sysfs); err != nil {
+		var sysfs fs.FS
+		if cpus, sysfs, err = readSysfs(c.sysfs); err != nil {
 			cpus = nil
 			fail("sysfs", c.sysfs, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityInfo,
 				Title:       "The NUMA layout cannot be read from " + c.sysfs,
@@ -355,7 +454,7 @@ func gather(ctx context.Context, c config) *Report {
 				Remedy:      "Pass --sysfs with the root of the host's sysfs (the container's /sys shows the host's NUMA nodes), or --sysfs=none.",
 			})
 		} else if c.diagnose {
-			if m, err := diagnose.ParseSysfs(c.sysfs, os.DirFS(c.sysfs)); err == nil {
+			if m, err := diagnose.ParseSysfs(c.sysfs, sysfs); err == nil {
 				ev.SetMachine(m)
 			}
 		}
@@ -367,13 +466,18 @@ func gather(ctx context.Context, c config) *Report {
 	switch {
 	case c.snapshot != "":
 		rep.PodResources.Snapshot = c.snapshot
-		snap, err = loadSnapshot(c.snapshot)
+		snap, err = loadSnapshot(c.snapshot, c.limits)
 	case isOff(c.socket):
 		rep.PodResources.Socket = c.socket
 		rep.PodResources.Disabled = true
 	default:
 		rep.PodResources.Socket = c.socket
-		snap, err = readPodResources(ctx, c.socket, c.timeout)
+		snap, err = readPodResources(ctx, c.socket, c.timeout, c.limits)
+	}
+	if err == nil && snap != nil && len(snap.Pods) > c.limits.pods {
+		err = fmt.Errorf("%w: the answer lists %d pods, more than the %d of --max-pods; raise --max-pods (and the memory limit: each 10,000 pods cost about 30 MiB during a round) if the node really runs that many",
+			errTooManyPods, len(snap.Pods), c.limits.pods)
+		snap = nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -384,12 +488,15 @@ func gather(ctx context.Context, c config) *Report {
 		fail("podresources", src, err, &diagnose.Finding{Code: CodePodResourcesUnavailable, Severity: diagnose.SeverityWarning,
 			Title:       "The PodResources API cannot be read at " + src,
 			Explanation: "Without it the report has no pod names, no allocatable CPUs and no per-NUMA holders; the state files are still checked. " + err.Error(),
-			Remedy:      "Mount the host's /var/lib/kubelet/pod-resources and run as user 0: connecting needs write permission on the socket file, which the kubelet creates for root only. A readOnly mount is enough.",
+			Remedy:      podResourcesRemedy(err),
 		})
 	} else if snap != nil {
 		rep.PodResources.Available = true
 		rep.PodResources.Pods = len(snap.Pods)
 		rep.PodResources.Notes = snap.Notes
+		if len(rep.PodResources.Notes) > maxNotes {
+			rep.PodResources.Notes = append(rep.PodResources.Notes[:maxNotes:maxNotes], fmt.Sprintf("(%d more notes)", len(snap.Notes)-maxNotes))
+		}
 		view := snap.PerNUMA(cpus)
 		rep.NUMA = &view
 		if c.diagnose {
@@ -456,20 +563,9 @@ func validPolicy(p string, valid ...string) string {
 	return ""
 }
 
-// readSmall reads a file of at most limit bytes.
-func readSmall(p string, limit int64) ([]byte, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes is more than the %d accepted", p, st.Size(), limit)
-	}
-	return os.ReadFile(p)
-}
-
-func readPodResources(ctx context.Context, socket string, timeout time.Duration) (*podresources.Snapshot, error) {
-	cl, err := client.Dial(ctx, socket, client.WithConnectTimeout(timeout), client.WithCallTimeout(timeout))
+func readPodResources(ctx context.Context, socket string, timeout time.Duration, l limits) (*podresources.Snapshot, error) {
+	cl, err := client.Dial(ctx, socket, client.WithConnectTimeout(timeout), client.WithCallTimeout(timeout),
+		client.WithMaxMessageSize(int(l.podResources)))
 	if err != nil {
 		return nil, err
 	}
@@ -477,18 +573,40 @@ func readPodResources(ctx context.Context, socket string, timeout time.Duration)
 	return cl.Snapshot(ctx)
 }
 
-// loadSnapshot reads a saved snapshot: a directory LoadDir reads, or one
-// JSON file in numascope's or the protobuf-JSON form.
-func loadSnapshot(p string) (*podresources.Snapshot, error) {
+// podResourcesRemedy says what to do about a PodResources error.
+func podResourcesRemedy(err error) string {
+	switch {
+	case errors.Is(err, errTooManyPods):
+		return "Raise --max-pods, and the container's memory limit with it, if the node really runs that many pods."
+	case errors.Is(err, client.ErrMessageTooLarge), errors.Is(err, input.ErrTooLarge), errors.Is(err, input.ErrTooManyValues):
+		return "Raise --max-podresources-size, and the container's memory limit with it (an answer costs about 10 times its size in memory), if the node really runs that many pods."
+	case errors.Is(err, input.ErrNotRegular):
+		return "Give --snapshot a regular file or a directory of them, saved with `go run ./examples/podresources --json`."
+	}
+	return "Mount the host's /var/lib/kubelet/pod-resources and run as user 0: connecting needs write permission on the socket file, which the kubelet creates for root only. A readOnly mount is enough."
+}
+
+// loadSnapshot reads a saved snapshot: a directory LoadFS reads, or one
+// JSON file in numascope's or the protobuf-JSON form. Every file is read
+// without blocking, through the --max-podresources-size limit (the whole
+// directory too), and its values are counted before it is decoded.
+func loadSnapshot(p string, l limits) (*podresources.Snapshot, error) {
 	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("--snapshot: %w", err)
+	}
+	if st.IsDir() {
+		s, err := podresources.LoadFS(&boundedFS{root: p, what: "--snapshot", limit: l.podResources})
+		if err != nil {
+			return nil, fmt.Errorf("--snapshot %s: %w", p, err)
+		}
+		return s, nil
+	}
+	data, err := input.ReadFile(p, "--snapshot", l.podResources)
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return podresources.LoadDir(p)
-	}
-	data, err := readSmall(p, client.DefaultMaxMessageSize*2)
-	if err != nil {
+	if err := input.CheckValues(data, "--snapshot "+p, input.ValueBudget{}); err != nil {
 		return nil, err
 	}
 	s, err := podresources.Decode(data)
@@ -560,24 +678,31 @@ func cpuRows(cpus podresources.CPUMap, ev *diagnose.Evidence, view *podresources
 		if f.CPU == nil {
 			continue
 		}
-		exclusive := cpuset.New()
+		// A set of ids rather than repeated cpuset unions, which copy the
+		// whole set for every container.
+		exclusive := map[int]struct{}{}
+		mark := func(s cpuset.CPUSet) {
+			for _, c := range s.UnsortedList() {
+				exclusive[c] = struct{}{}
+			}
+		}
 		for _, containers := range f.CPU.Entries {
 			for _, s := range containers {
-				exclusive = exclusive.Union(s)
+				mark(s)
 			}
 		}
 		for _, s := range f.CPU.ContainerEntries {
-			exclusive = exclusive.Union(s)
+			mark(s)
 		}
 		for _, s := range f.CPU.PodEntries {
-			exclusive = exclusive.Union(s)
+			mark(s)
 		}
 		// Every known node gets a zero rather than no figure.
 		for n := range rows {
 			add(&rows[n].Exclusive, 0)
 			add(&rows[n].Shared, 0)
 		}
-		for _, cpu := range exclusive.List() {
+		for cpu := range exclusive {
 			add(&row(nodeOf(cpu)).Exclusive, 1)
 		}
 		for _, cpu := range f.CPU.DefaultCPUSet.List() {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/fuzzbudget"
+)
+
+// FuzzReadSysfs writes the fuzzer's bytes as two NUMA nodes' cpulist files
+// and the online CPU list, then reads them as the agent does: it never
+// panics, stays within the budget, maps each CPU to the node whose list
+// names it, and hands diagnose a copy it can parse.
+func FuzzReadSysfs(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzReadSysfs.
+	f.Fuzz(func(t *testing.T, list0, list1, online string) {
+		root := t.TempDir()
+		for i, list := range []string{list0, list1} {
+			d := filepath.Join(root, "devices", "system", "node", "node"+strconv.Itoa(i))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, "cpulist"), []byte(list), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cpu := filepath.Join(root, "devices", "system", "cpu")
+		if err := os.MkdirAll(cpu, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cpu, "online"), []byte(online), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fuzzbudget.Run(t, func() {
+			cpus, copyFS, err := readSysfs(root)
+			if err != nil {
+				return
+			}
+			for i, list := range []string{list0, list1} {
+				set, err := cpulist.Parse(strings.TrimSpace(list))
+				if err != nil {
+					t.Fatalf("node %d: readSysfs accepted %q, which the bounded parser refuses: %v", i, list, err)
+				}
+				for _, c := range set.List() {
+					if n, ok := cpus[c]; !ok || n != i {
+						t.Fatalf("CPU %d is on node %d, readSysfs says %d (known: %v)", c, i, n, ok)
+					}
+				}
+			}
+			if _, err := diagnose.ParseSysfs(root, copyFS); err != nil && len(cpus) > 0 {
+				t.Logf("diagnose refuses the copy: %v", err)
+			}
+		})
+	})
+}
