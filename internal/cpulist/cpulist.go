@@ -10,6 +10,7 @@ package cpulist
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -65,10 +66,12 @@ func ParseWithLimits(s string, l Limits) (cpuset.CPUSet, error) {
 		if err != nil {
 			return cpuset.New(), err
 		}
-		total += hi - lo + 1
-		if total > l.MaxCPUs {
+		// hi-lo cannot overflow (both are non-negative); checking it before
+		// adding keeps the running total from overflowing.
+		if hi-lo >= l.MaxCPUs || total+(hi-lo+1) > l.MaxCPUs {
 			return cpuset.New(), fmt.Errorf("CPU list %s: more than %d CPUs in all: %w", quote(s), l.MaxCPUs, ErrTooLarge)
 		}
+		total += hi - lo + 1
 		for id := lo; ; id++ { // no id <= hi test: hi may be the largest int
 			ids = append(ids, id)
 			if id == hi {
@@ -80,7 +83,8 @@ func ParseWithLimits(s string, l Limits) (cpuset.CPUSet, error) {
 }
 
 // Count returns how many CPUs a valid list names without expanding it, or an
-// error as ParseWithLimits gives it (without the MaxCPUs cap).
+// error as ParseWithLimits gives it (without the MaxCPUs cap). A count that
+// does not fit an int is reported as the largest int.
 func Count(s string, maxID int) (int, error) {
 	if maxID <= 0 {
 		maxID = MaxCPUID
@@ -94,7 +98,11 @@ func Count(s string, maxID int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n += hi - lo + 1
+		if w := hi - lo + 1; w <= 0 || n > math.MaxInt-w {
+			n = math.MaxInt
+		} else {
+			n += w
+		}
 	}
 	return n, nil
 }

@@ -1,6 +1,8 @@
 package cpulist
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -68,9 +70,7 @@ func TestParseTotalCap(t *testing.T) {
 	assert.Equal(t, 64*65536, n)
 }
 
-func errorsIsTooLarge(err error) bool {
-	return err != nil && strings.Contains(err.Error(), ErrTooLarge.Error())
-}
+func errorsIsTooLarge(err error) bool { return errors.Is(err, ErrTooLarge) }
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "0-3,8", "0-9223372036854775807", "1-2-3", "+5,7-7"} {
@@ -91,4 +91,15 @@ func FuzzParse(f *testing.F) {
 			}
 		})
 	})
+}
+
+func TestParseLargestIntRange(t *testing.T) {
+	_, err := ParseWithLimits("0-9223372036854775807", Limits{MaxID: math.MaxInt, MaxCPUs: 1 << 18})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	_, err = ParseWithLimits("5,9223372036854775807-9223372036854775807", Limits{MaxID: math.MaxInt})
+	require.NoError(t, err)
+	n, err := Count("0-9223372036854775807,1-2", math.MaxInt)
+	require.NoError(t, err)
+	assert.Equal(t, math.MaxInt, n)
 }
