@@ -478,7 +478,7 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 				reserved, _ = cpuset.Parse(c.ReservedSystemCPUs)
 			}
 			for _, n := range d.ev.Machine.Nodes {
-				nodeCPUs, _ := cpuset.Parse(n.CPUs)
+				nodeCPUs := d.ev.Machine.NodeCPUs(n.ID)
 				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
 				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
 					Fits: int64(free.Size()) >= q.Int64(), Source: "state", free: int64(free.Size()), req: q.Int64(), known: true})
@@ -725,7 +725,7 @@ func (d *diagnosis) heldNotes() []string {
 			if m := d.ev.Machine; m != nil {
 				nodes := map[int]bool{}
 				for _, c := range cpus.List() {
-					nodes[m.NodeOfCPU(c)] = true
+					nodes[m.NUMANodeOfCPU(c)] = true
 				}
 				var ids []int
 				for n := range nodes {

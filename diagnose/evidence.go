@@ -9,7 +9,6 @@ import (
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
-	"github.com/numascope/numascope/topomgr"
 )
 
 // Evidence is everything known about the node, already parsed. Any subset
@@ -26,9 +25,7 @@ type Evidence struct {
 	PodResources *podresources.Snapshot
 
 	podResourcesName string
-	// tmMachine is the same topology as topomgr reads it, for its simulation.
-	tmMachine *topomgr.Machine
-	items     []EvidenceItem
+	items            []EvidenceItem
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
@@ -101,22 +98,18 @@ func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
 }
 
 // SetMachineInfo parses cAdvisor machine-info JSON and sets it as the
-// machine topology, also for numascope's admission simulation.
+// machine topology.
 func (e *Evidence) SetMachineInfo(name string, data []byte) error {
 	m, err := ParseMachineInfo(name, data)
 	if err != nil {
 		return err
 	}
 	e.SetMachine(m)
-	tm, err := topomgr.ParseMachineInfo(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	e.tmMachine = tm
 	return nil
 }
 
-// SetMachine sets the machine topology.
+// SetMachine sets the machine topology, the one the admission simulation
+// runs on too.
 func (e *Evidence) SetMachine(m *Machine) {
 	e.Machine = m
 	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
@@ -209,11 +202,6 @@ func Load(src Sources) (*Evidence, error) {
 			return nil, err
 		}
 		e.SetMachine(m)
-		if tm, err := topomgr.ReadMachine(src.Topology); err == nil {
-			e.tmMachine = tm
-		} else {
-			e.items[len(e.items)-1].Note += fmt.Sprintf("; no admission simulation: %v", err)
-		}
 	}
 	return e, nil
 }

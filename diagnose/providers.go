@@ -35,10 +35,10 @@ func toTopomgrPod(p *Pod) *topomgr.Pod {
 // topology and the configuration. It returns nil when the evidence is not
 // enough to build the node.
 func (d *diagnosis) simulateAdmission(p *Pod, policy, scope string) (*topomgr.NodeAdmission, error) {
-	if p == nil || d.ev.tmMachine == nil || policy == "" {
+	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
-	cfg := topomgr.NodeConfig{Machine: d.ev.tmMachine, Policy: policy, Scope: scope, Options: d.policyOptions(), Gates: topomgr.DefaultFeatureGates()}
+	cfg := topomgr.NodeConfig{Machine: d.ev.Machine.Machine, Policy: policy, Scope: scope, Options: d.policyOptions(), Gates: topomgr.DefaultFeatureGates()}
 	states := 0
 	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil {
 		cfg.CPU = f.CPU

@@ -9,7 +9,7 @@ import (
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // stateFileNames are the checkpoint files looked up under a kubelet root directory.
@@ -238,15 +238,15 @@ func (d *diagnosis) machineVsState() {
 	if m == nil {
 		return
 	}
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs != "" {
+	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 {
 		inState := f.CPU.DefaultCPUSet
 		for _, c := range f.CPU.Entries {
 			for _, s := range c {
 				inState = inState.Union(s)
 			}
 		}
-		online, err := cpuset.Parse(m.OnlineCPUs)
-		if err == nil && !online.Equals(inState) {
+		online := m.OnlineCPUs
+		if !online.Equals(inState) {
 			offline := inState.Difference(online)
 			added := online.Difference(inState)
 			var parts []string
@@ -259,7 +259,7 @@ func (d *diagnosis) machineVsState() {
 			d.merge(Finding{Code: CodeOfflineCPUs, Severity: SeverityError,
 				Title: "cpu_manager_state covers other CPUs than the ones online: the kubelet will not start (again)",
 				Evidence: []Ref{{File: f.Name, Path: "/defaultCpuSet", Quote: f.CPU.DefaultCPUSet.String()},
-					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs}},
+					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs.String()}},
 				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs; otherwise it stops "+
 					"with \"current set of available CPUs %q doesn't match with CPUs in state %q\". %s. CPUs taken offline, hot-added or isolated since the file was written cause this "+
 					"(kubernetes/kubernetes#124066, #98121, #110478).", online, inState, strings.Join(parts, "; ")),
@@ -270,7 +270,7 @@ func (d *diagnosis) machineVsState() {
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" {
 		var diffs []string
 		var refs []Ref
-		byID := map[int]MachineNode{}
+		byID := map[int]topomgr.NUMANode{}
 		for _, n := range m.Nodes {
 			byID[n.ID] = n
 		}

@@ -10,6 +10,10 @@ import (
 type NUMANode struct {
 	ID        int      `json:"id"`
 	Distances []uint64 `json:"distances,omitempty"`
+	// Memory is the node's memory in bytes (0 when unknown).
+	Memory uint64 `json:"memory,omitempty"`
+	// HugePages maps a huge page resource (hugepages-2Mi) to the node's total bytes of it.
+	HugePages map[string]uint64 `json:"hugePages,omitempty"`
 }
 
 // NUMADistances maps a NUMA node ID to its distance row, indexed by node ID.
