@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/statefile"
 	"k8s.io/utils/cpuset"
 )
@@ -475,7 +476,9 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 		if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
 			reserved := cpuset.New()
 			if c := d.ev.Config; c != nil && c.ReservedSystemCPUs != "" {
-				reserved, _ = cpuset.Parse(c.ReservedSystemCPUs)
+				if r, err := cpulist.Parse(c.ReservedSystemCPUs); err == nil {
+					reserved = r
+				}
 			}
 			for _, n := range d.ev.Machine.Nodes {
 				nodeCPUs := d.ev.Machine.NodeCPUs(n.ID)

@@ -2,11 +2,15 @@ package diagnose
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 )
@@ -119,18 +123,8 @@ func (e *Evidence) SetMachine(m *Machine) {
 // cannot be read or parsed, with an error that names it.
 func Load(src Sources) (*Evidence, error) {
 	e := &Evidence{}
-	read := func(p string) ([]byte, error) {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("evidence %s: %w", p, err)
-		}
-		if st.Size() > maxEvidenceSize*4 {
-			return nil, fmt.Errorf("evidence %s: %d bytes is too large; pass an excerpt (for logs: journalctl -u kubelet --since ...)", p, st.Size())
-		}
-		return os.ReadFile(p)
-	}
 	if src.KubeletConfig != "" {
-		b, err := read(src.KubeletConfig)
+		b, err := input.ReadFile(src.KubeletConfig, "kubelet config", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +133,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Logs {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "kubelet log", input.MaxLog)
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +142,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Pods {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "pod", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +151,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Events {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "events", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +165,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.StateFiles {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +188,7 @@ func Load(src Sources) (*Evidence, error) {
 			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
 		} else {
 			var b []byte
-			if b, err = read(src.Topology); err == nil {
+			if b, err = input.ReadFile(src.Topology, "topology", input.MaxDocument); err == nil {
 				m, err = ParseMachineInfo(src.Topology, b)
 			}
 		}
@@ -212,8 +206,13 @@ func Load(src Sources) (*Evidence, error) {
 // (kubelet logs), pod*.yaml|json (pods), events*|describe* (events),
 // kubelet-config*.yaml|json or config.yaml (kubelet configuration),
 // machine-info*.json or a sys/ directory (topology). Other files are ignored.
+//
+// The directory is read one level deep (the sys/, podresources/ and
+// device-plugins/ directories are read by their own readers) and may hold
+// at most MaxDirEntries entries; a FIFO, device or socket under an evidence
+// name is refused by name when Load reads it.
 func SourcesFromDir(dir string) (Sources, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := readDirLimited(dir, MaxDirEntries)
 	if err != nil {
 		return Sources{}, fmt.Errorf("evidence directory %s: %w", dir, err)
 	}
@@ -256,4 +255,25 @@ func hasExt(name string, exts ...string) bool {
 		}
 	}
 	return false
+}
+
+// MaxDirEntries bounds the entries of an evidence directory.
+const MaxDirEntries = 10000
+
+// readDirLimited lists at most limit entries of dir, sorted by name.
+func readDirLimited(dir string, limit int) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(limit + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(entries) > limit {
+		return nil, fmt.Errorf("more than %d entries: give a directory that holds only the evidence", limit)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func mustParseLogFile(t *testing.T, name string) *KubeletLog {
@@ -229,23 +231,25 @@ func FuzzParseLog(f *testing.F) {
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k=<`))
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k={"a":[1,2 x="`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := ParseLogBytes("fuzz.log", data)
-		if err != nil {
-			return
-		}
-		k := l.Interpret()
-		for _, a := range k.Attempts {
-			for _, c := range a.Containers {
-				if c.BestHint != nil {
-					_ = c.BestHint.String()
+		fuzzbudget.Run(t, func() {
+			l, err := ParseLogBytes("fuzz.log", data)
+			if err != nil {
+				return
+			}
+			k := l.Interpret()
+			for _, a := range k.Attempts {
+				for _, c := range a.Containers {
+					if c.BestHint != nil {
+						_ = c.BestHint.String()
+					}
 				}
 			}
-		}
-		for _, r := range l.Records {
-			if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
-				t.Fatalf("record line %d out of range", r.Line)
+			for _, r := range l.Records {
+				if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
+					t.Fatalf("record line %d out of range", r.Line)
+				}
 			}
-		}
+		})
 	})
 }
 

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
 // KubeletConfig is the part of a KubeletConfiguration that decides resource
@@ -61,7 +62,7 @@ func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
 	if len(data) > maxEvidenceSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for a kubelet configuration", name, len(data), maxEvidenceSize)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not YAML or JSON: %w (pass the kubelet's --config file, usually /var/lib/kubelet/config.yaml)", name, err)
 	}
@@ -125,6 +126,11 @@ func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
 	} {
 		if f != nil {
 			return nil, f
+		}
+	}
+	if c.ReservedSystemCPUs != "" {
+		if _, err := cpulist.Parse(c.ReservedSystemCPUs); err != nil {
+			return nil, fmt.Errorf("%s: reservedSystemCPUs %s: %w", name, strconv.Quote(cutForError(c.ReservedSystemCPUs)), err)
 		}
 	}
 	if raw, ok := top["featureGates"]; ok && string(raw) != "null" {
@@ -211,4 +217,12 @@ func (c *KubeletConfig) EffectiveMemoryManagerPolicy() string {
 		return DefaultMemoryManagerPolicy
 	}
 	return c.MemoryManagerPolicy
+}
+
+// cutForError cuts a value quoted in an error to a readable length.
+func cutForError(s string) string {
+	if len(s) > 64 {
+		return s[:60] + "..."
+	}
+	return s
 }

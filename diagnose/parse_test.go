@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func readEvidence(t testing.TB, name string) []byte {
@@ -178,15 +180,17 @@ func FuzzParseEvents(f *testing.F) {
 		f.Add(readEvidence(f, n))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ev, err := ParseEvents("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, e := range ev.Events {
-			if e.Line < 0 {
-				t.Fatal("negative line")
+		fuzzbudget.Run(t, func() {
+			ev, err := ParseEvents("fuzz", data)
+			if err != nil {
+				return
 			}
-		}
+			for _, e := range ev.Events {
+				if e.Line < 0 {
+					t.Fatal("negative line")
+				}
+			}
+		})
 	})
 }
 
@@ -194,16 +198,18 @@ func FuzzParsePods(f *testing.F) {
 	f.Add(readEvidence(f, "pod-guaranteed.yaml"))
 	f.Add([]byte(`{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1500m"}}}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pods, err := ParsePods("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, p := range pods {
-			switch p.QOSClass {
-			case "":
-				t.Fatal("empty QoS class")
+		fuzzbudget.Run(t, func() {
+			pods, err := ParsePods("fuzz", data)
+			if err != nil {
+				return
 			}
-		}
+			for _, p := range pods {
+				switch p.QOSClass {
+				case "":
+					t.Fatal("empty QoS class")
+				}
+			}
+		})
 	})
 }
 
@@ -211,11 +217,13 @@ func FuzzParseKubeletConfig(f *testing.F) {
 	f.Add(readEvidence(f, "kubelet-config.yaml"))
 	f.Add([]byte(`{"kubeletconfig":{"memoryManagerPolicy":"Static"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ParseKubeletConfig("fuzz", data)
-		if err != nil {
-			return
-		}
-		_ = c.EffectiveTopologyPolicy()
+		fuzzbudget.Run(t, func() {
+			c, err := ParseKubeletConfig("fuzz", data)
+			if err != nil {
+				return
+			}
+			_ = c.EffectiveTopologyPolicy()
+		})
 	})
 }
 
@@ -224,11 +232,13 @@ func FuzzParseQuantity(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := ParseQuantity(s)
-		if err != nil {
-			return
-		}
-		_ = q.String()
-		_ = q.Int64()
+		fuzzbudget.Run(t, func() {
+			q, err := ParseQuantity(s)
+			if err != nil {
+				return
+			}
+			_ = q.String()
+			_ = q.Int64()
+		})
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
 // Pod is the part of a Pod object (`kubectl get pod -o yaml|json`) that
@@ -118,7 +118,7 @@ func ParsePods(name string, data []byte) ([]*Pod, error) {
 	if len(data) > maxEvidenceSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for a pod document", name, len(data), maxEvidenceSize)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not YAML or JSON: %w (pass the output of `kubectl get pod NAME -o yaml`)", name, err)
 	}

@@ -3,9 +3,9 @@ package diagnose
 import (
 	"fmt"
 
+	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
-	"k8s.io/utils/cpuset"
 )
 
 // toTopomgrPod converts a pod of the evidence.
@@ -60,9 +60,9 @@ func (d *diagnosis) simulateAdmission(p *Pod, policy, scope string) (*topomgr.No
 	}
 	if c := d.ev.Config; c != nil {
 		if c.ReservedSystemCPUs != "" {
-			r, err := cpuset.Parse(c.ReservedSystemCPUs)
+			r, err := cpulist.Parse(c.ReservedSystemCPUs)
 			if err != nil {
-				return nil, fmt.Errorf("%s: /reservedSystemCPUs: %w", c.Source, err)
+				return nil, fmt.Errorf("%s: reservedSystemCPUs %q: %w", c.Source, c.ReservedSystemCPUs, err)
 			}
 			cfg.ReservedCPUs = r
 		}

@@ -1,11 +1,12 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/internal/cpulist"
 )
 
 func logRef(l *KubeletLog, s Signal) Ref {
@@ -93,11 +94,14 @@ func (d *diagnosis) startup() {
 			if !once("cpus") {
 				continue
 			}
-			online, _ := cpuset.Parse(s.Fields["online"])
-			state, _ := cpuset.Parse(s.Fields["state"])
+			online, oerr := cpulist.Parse(s.Fields["online"])
+			state, serr := cpulist.Parse(s.Fields["state"])
 			offline := state.Difference(online)
 			added := online.Difference(state)
 			var parts []string
+			if oerr != nil || serr != nil {
+				parts = append(parts, "the logged CPU sets cannot be compared: "+errors.Join(oerr, serr).Error())
+			}
 			if offline.Size() > 0 {
 				parts = append(parts, fmt.Sprintf("CPUs %s are in the state file but not online now", offline))
 			}

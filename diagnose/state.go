@@ -1,12 +1,15 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -72,12 +75,12 @@ func loadStateDir(e *Evidence, dir string) error {
 	found := 0
 	for _, n := range stateFileNames {
 		p := filepath.Join(dir, n)
-		b, err := os.ReadFile(p)
-		if os.IsNotExist(err) {
+		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("state file %s: %w", p, err)
+			return err
 		}
 		if err := e.AddStateFile(p, b); err != nil {
 			return err
@@ -99,10 +102,11 @@ func loadPodResources(e *Evidence, p string) error {
 	if st.IsDir() {
 		s, err = podresources.LoadDir(p)
 	} else {
-		var b []byte
-		if b, err = os.ReadFile(p); err == nil {
-			s, err = podresources.Decode(b)
+		b, err := input.ReadFile(p, "podresources", input.MaxPodResources)
+		if err != nil {
+			return err
 		}
+		s, err = podresources.Decode(b)
 	}
 	if err != nil {
 		return fmt.Errorf("podresources %s: %w", p, err)

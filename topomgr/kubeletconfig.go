@@ -3,8 +3,10 @@ package topomgr
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
 // KubeletConfig is the part of a KubeletConfiguration (the kubelet's
@@ -23,7 +25,7 @@ type KubeletConfig struct {
 // in the kubelet's defaults: policy none, scope container, CPU manager
 // none, memory manager None.
 func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yamljson.ToJSON(data, "kubelet configuration")
 	if err != nil {
 		return nil, fmt.Errorf("not YAML or JSON: %w", err)
 	}
@@ -39,6 +41,11 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	var c KubeletConfig
 	if err := json.Unmarshal(js, &c); err != nil {
 		return nil, fmt.Errorf("not a KubeletConfiguration: %w", err)
+	}
+	if c.ReservedSystemCPUs != "" {
+		if _, err := cpulist.Parse(c.ReservedSystemCPUs); err != nil {
+			return nil, fmt.Errorf("reservedSystemCPUs %s: %w", quoted(c.ReservedSystemCPUs), err)
+		}
 	}
 	if c.TopologyManagerPolicy == "" {
 		c.TopologyManagerPolicy = PolicyNone
@@ -69,4 +76,12 @@ func (c *KubeletConfig) Gates() FeatureGates {
 		g.PodLevelResourceManagers = v
 	}
 	return g
+}
+
+// quoted quotes s for an error message, cut to a readable length.
+func quoted(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(s[:60]) + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -3,6 +3,8 @@ package topomgr
 import (
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func TestParseQuantity(t *testing.T) {
@@ -66,18 +68,20 @@ func FuzzParsePod(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d, uid: u}\nspec:\n  initContainers:\n  - name: i\n    restartPolicy: Always\n    resources: {limits: {cpu: 1, memory: 1Gi}}\n  containers:\n  - name: c\n    resources: {limits: {cpu: \"2\", memory: 2Gi, nvidia.com/gpu: 1}}\n"))
 	f.Add([]byte(`{"spec":{"resources":{"requests":{"cpu":"500m"}},"containers":[{"name":"a"}]},"status":{"qosClass":"Burstable"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePod(data)
-		if err != nil {
-			return
-		}
-		_ = p.QOS()
-		for _, c := range p.AllContainers() {
-			for k := range c.Resources.Requests {
-				if _, err := ParseQuantity(c.Resources.Requests[k]); err != nil {
-					t.Fatalf("accepted pod has a bad quantity %q", c.Resources.Requests[k])
+		fuzzbudget.Run(t, func() {
+			p, err := ParsePod(data)
+			if err != nil {
+				return
+			}
+			_ = p.QOS()
+			for _, c := range p.AllContainers() {
+				for k := range c.Resources.Requests {
+					if _, err := ParseQuantity(c.Resources.Requests[k]); err != nil {
+						t.Fatalf("accepted pod has a bad quantity %q", c.Resources.Requests[k])
+					}
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -85,18 +89,20 @@ func FuzzParseMachineInfo(f *testing.F) {
 	f.Add([]byte(`{"num_cores":4,"topology":[{"node_id":0,"memory":1024,"distances":[10,20],"cores":[{"core_id":0,"thread_ids":[0,2],"socket_id":0}]},{"node_id":1,"memory":1024,"distances":[20,10],"cores":[{"core_id":1,"thread_ids":[1,3],"socket_id":1}]}]}`))
 	f.Add([]byte(`{"topology":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseMachineInfo(data)
-		if err != nil {
-			return
-		}
-		if err := m.check(); err != nil {
-			t.Fatalf("accepted machine fails its check: %v", err)
-		}
-		for _, n := range m.CPUNUMANodes() {
-			if n < 0 || n > MaxNUMANodeID {
-				t.Fatalf("NUMA node %d accepted", n)
+		fuzzbudget.Run(t, func() {
+			m, err := ParseMachineInfo(data)
+			if err != nil {
+				return
 			}
-		}
+			if err := m.check(); err != nil {
+				t.Fatalf("accepted machine fails its check: %v", err)
+			}
+			for _, n := range m.CPUNUMANodes() {
+				if n < 0 || n > MaxNUMANodeID {
+					t.Fatalf("NUMA node %d accepted", n)
+				}
+			}
+		})
 	})
 }
 
@@ -105,13 +111,15 @@ func FuzzParseQuantity(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := ParseQuantity(s)
-		if err != nil {
-			return
-		}
-		if q.MilliValue() < q.Value() && q.Value() > 0 {
-			t.Fatalf("%q: milli %d below value %d", s, q.MilliValue(), q.Value())
-		}
+		fuzzbudget.Run(t, func() {
+			q, err := ParseQuantity(s)
+			if err != nil {
+				return
+			}
+			if q.MilliValue() < q.Value() && q.Value() > 0 {
+				t.Fatalf("%q: milli %d below value %d", s, q.MilliValue(), q.Value())
+			}
+		})
 	})
 }
 
@@ -132,12 +140,14 @@ func TestParseKubeletConfig(t *testing.T) {
 func FuzzParseKubeletConfig(f *testing.F) {
 	f.Add([]byte("kind: KubeletConfiguration\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ParseKubeletConfig(data)
-		if err != nil {
-			return
-		}
-		if c.TopologyManagerPolicy == "" || c.TopologyManagerScope == "" {
-			t.Fatal("defaults not filled in")
-		}
+		fuzzbudget.Run(t, func() {
+			c, err := ParseKubeletConfig(data)
+			if err != nil {
+				return
+			}
+			if c.TopologyManagerPolicy == "" || c.TopologyManagerScope == "" {
+				t.Fatal("defaults not filled in")
+			}
+		})
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
 // QoS classes.
@@ -55,7 +55,7 @@ func ParsePod(data []byte) (*Pod, error) {
 	if len(data) > MaxPodFileSize {
 		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", MaxPodFileSize)
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yamljson.ToJSON(data, "pod")
 	if err != nil {
 		return nil, fmt.Errorf("not YAML or JSON: %w", err)
 	}

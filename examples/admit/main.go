@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -64,9 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, "--hints", input.MaxDocument)
 	if err != nil {
-		fmt.Fprintf(stderr, "admit: cannot read the hints file: %v\n", err)
+		fmt.Fprintf(stderr, "admit: %v\n", err)
 		return 2
 	}
 	f, err := topomgr.ParseHintsFile(data)

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/utils/cpuset"
-
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -83,9 +83,9 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if configPath != "" {
-		data, err := os.ReadFile(configPath)
+		data, err := input.ReadFile(configPath, "--kubelet-config", input.MaxDocument)
 		if err != nil {
-			fmt.Fprintf(stderr, "admit: --kubelet-config: %v\n", err)
+			fmt.Fprintf(stderr, "admit: %v\n", err)
 			return 2
 		}
 		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
@@ -114,7 +114,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if nf.scope == "" {
 		nf.scope = topomgr.ScopeContainer
 	}
-	data, err := os.ReadFile(nf.pod)
+	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -133,7 +133,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
 	}
 	if nf.reserved != "" {
-		if cfg.ReservedCPUs, err = cpuset.Parse(nf.reserved); err != nil {
+		if cfg.ReservedCPUs, err = cpulist.Parse(nf.reserved); err != nil {
 			return fail("--reserved-cpus %q: %v", nf.reserved, err)
 		}
 	}
@@ -156,7 +156,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		cfg.Devices = f.Device
 	}
 	if nf.allocatable != "" {
-		data, err := os.ReadFile(nf.allocatable)
+		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
 		if err != nil {
 			return fail("%v", err)
 		}

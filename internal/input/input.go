@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // Limits for the kinds of input numascope reads. A kubelet checkpoint is a
@@ -36,7 +35,7 @@ func ReadFile(path, what string, limit int64) ([]byte, error) {
 	if what != "" {
 		label = what + " " + path
 	}
-	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
 	}
@@ -59,7 +58,7 @@ func Open(path, what string) (*os.File, error) {
 	if what != "" {
 		label = what + " " + path
 	}
-	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
 	}

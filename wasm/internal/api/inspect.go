@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/internal/cpulist"
 )
 
 // MaxFileBytes bounds one input file; kubelet state files are far smaller.
@@ -266,7 +266,7 @@ func placeCPUs(r *InspectResult) {
 		if n.CPUs == nil {
 			continue
 		}
-		set, err := cpuset.Parse(*n.CPUs)
+		set, err := cpulist.Parse(*n.CPUs)
 		if err != nil {
 			continue
 		}
@@ -283,7 +283,7 @@ func placeCPUs(r *InspectResult) {
 			if a.Resource != "cpu" || len(a.NUMA) > 0 {
 				continue
 			}
-			set, err := cpuset.Parse(a.Amount)
+			set, err := cpulist.Parse(a.Amount)
 			if err != nil {
 				continue
 			}

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/utils/cpuset"
-
+	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -196,7 +195,7 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 		}
 	}
 	if reserved != "" {
-		if cfg.ReservedCPUs, err = cpuset.Parse(reserved); err != nil {
+		if cfg.ReservedCPUs, err = cpulist.Parse(reserved); err != nil {
 			return nil, simErr("reserved CPUs %q: %v: give a CPU list such as 0-1", reserved, err)
 		}
 	}
