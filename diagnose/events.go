@@ -101,7 +101,7 @@ func isStructured(b []byte) bool {
 func parseEventList(name string, data []byte) (*Events, error) {
 	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not YAML or JSON: %w", name, err)
+		return nil, err
 	}
 	var top struct {
 		Kind  string            `json:"kind"`

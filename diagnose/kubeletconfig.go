@@ -64,7 +64,7 @@ func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
 	}
 	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not YAML or JSON: %w (pass the kubelet's --config file, usually /var/lib/kubelet/config.yaml)", name, err)
+		return nil, fmt.Errorf("%w (pass the kubelet's --config file, usually /var/lib/kubelet/config.yaml)", err)
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(js, &top); err != nil || top == nil {

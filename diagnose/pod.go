@@ -120,7 +120,7 @@ func ParsePods(name string, data []byte) ([]*Pod, error) {
 	}
 	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not YAML or JSON: %w (pass the output of `kubectl get pod NAME -o yaml`)", name, err)
+		return nil, fmt.Errorf("%w (pass the output of `kubectl get pod NAME -o yaml`)", err)
 	}
 	var top podJSON
 	if err := json.Unmarshal(js, &top); err != nil {

@@ -27,7 +27,7 @@ type KubeletConfig struct {
 func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	js, err := yamljson.ToJSON(data, "kubelet configuration")
 	if err != nil {
-		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		return nil, err
 	}
 	var head struct {
 		Kind string `json:"kind"`

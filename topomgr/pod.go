@@ -57,7 +57,7 @@ func ParsePod(data []byte) (*Pod, error) {
 	}
 	js, err := yamljson.ToJSON(data, "pod")
 	if err != nil {
-		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		return nil, err
 	}
 	var doc podDoc
 	if err := json.Unmarshal(js, &doc); err != nil {

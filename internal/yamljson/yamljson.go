@@ -8,6 +8,7 @@ package yamljson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/numascope/numascope/internal/input"
 	"sigs.k8s.io/yaml"
@@ -15,7 +16,7 @@ import (
 
 // ToJSON checks data's value budget (input.CheckValues, with label naming
 // the input) and returns it as JSON: unchanged when it already is a JSON
-// object or array, converted from YAML otherwise.
+// object or array, converted from YAML otherwise. Errors start with label.
 func ToJSON(data []byte, label string) ([]byte, error) {
 	if err := input.CheckValues(data, label, input.ValueBudget{}); err != nil {
 		return nil, err
@@ -23,5 +24,9 @@ func ToJSON(data []byte, label string) ([]byte, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) { // YAML flow style ({a: 1}) is not JSON
 		return t, nil
 	}
-	return yaml.YAMLToJSON(data)
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not YAML or JSON: %w", label, err)
+	}
+	return js, nil
 }
