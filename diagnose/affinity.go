@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"sort"
 	"strings"
 
@@ -394,7 +395,7 @@ func requestOf(p *Pod, container, resource string) string {
 	return formatQuantity(resource, q)
 }
 
-func effectiveRequest(p *Pod, container, resource string) Quantity {
+func effectiveRequest(p *Pod, container, resource string) topomgr.Quantity {
 	if container != "" {
 		for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
 			if c.Name == container {
@@ -402,36 +403,34 @@ func effectiveRequest(p *Pod, container, resource string) Quantity {
 				return q
 			}
 		}
-		return Quantity{}
+		return topomgr.Quantity{}
 	}
 	// Pod scope: max(init container peaks, sum of app + restartable init containers).
-	var sum, peak, sidecars int64
+	var sum, peak, sidecars topomgr.Quantity
 	for _, c := range p.InitContainers {
 		q, _ := c.Request(resource)
-		v := q.Int64()
 		if c.Restartable {
-			sidecars += v
+			sidecars = sidecars.Add(q)
 			continue
 		}
-		if sidecars+v > peak {
-			peak = sidecars + v
+		if v := sidecars.Add(q); v.Cmp(peak) > 0 {
+			peak = v
 		}
 	}
 	for _, c := range p.Containers {
 		q, _ := c.Request(resource)
-		sum += q.Int64()
+		sum = sum.Add(q)
 	}
-	sum += sidecars
-	if peak > sum {
+	sum = sum.Add(sidecars)
+	if peak.Cmp(sum) > 0 {
 		sum = peak
 	}
-	qq, _ := ParseQuantity(fmt.Sprint(sum))
-	return qq
+	return sum
 }
 
-func formatQuantity(resource string, q Quantity) string {
+func formatQuantity(resource string, q topomgr.Quantity) string {
 	if resource == "memory" || strings.HasPrefix(resource, "hugepages-") {
-		return formatBytes(q.Int64())
+		return formatBytes(q.Value())
 	}
 	return q.String()
 }
@@ -467,7 +466,7 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 	var rows []ResourceRow
 	var notes []string
 	guaranteed := pod.QOSClass == "Guaranteed"
-	reqs := map[string]Quantity{}
+	reqs := map[string]topomgr.Quantity{}
 	for _, r := range requestedResources(pod, container) {
 		reqs[r] = effectiveRequest(pod, container, r)
 	}
@@ -484,7 +483,7 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 				nodeCPUs := d.ev.Machine.NodeCPUs(n.ID)
 				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
 				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
-					Fits: int64(free.Size()) >= q.Int64(), Source: "state", free: int64(free.Size()), req: q.Int64(), known: true})
+					Fits: int64(free.Size()) >= q.Value(), Source: "state", free: int64(free.Size()), req: q.Value(), known: true})
 			}
 		}
 	}
@@ -503,16 +502,16 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 					}
 					if len(g.Nodes) == 1 {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
-							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", free: int64(gr.Sum.Free), req: q.Int64(), known: true})
+							Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", free: int64(gr.Sum.Free), req: q.Value(), known: true})
 						continue
 					}
 					for _, nr := range gr.PerNode {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
 							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes)),
-							free: int64(nr.Table.Free), req: q.Int64(), known: true})
+							free: int64(nr.Table.Free), req: q.Value(), known: true})
 					}
 					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
-						Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", Note: "memory group"})
+						Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", Note: "memory group"})
 					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
 						"The group has %s of %s free (allocatable %s, system-reserved %s).",
 						intsString(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
@@ -555,8 +554,8 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 			sort.Ints(nodes)
 			q := reqs[res]
 			for _, n := range nodes {
-				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state",
-					free: int64(free[n]), req: q.Int64(), known: true})
+				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Value(), Source: "state",
+					free: int64(free[n]), req: q.Value(), known: true})
 			}
 		}
 	}

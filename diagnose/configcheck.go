@@ -73,22 +73,22 @@ func (d *diagnosis) configChecks() {
 }
 
 func reservedCPU(m map[string]string) int64 {
-	q, err := ParseQuantity(m["cpu"])
+	q, err := topomgr.ParseQuantity(m["cpu"])
 	if err != nil {
 		return 0
 	}
-	return q.Int64()
+	return q.Value()
 }
 
 func bytesOf(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	q, err := ParseQuantity(s)
+	q, err := topomgr.ParseQuantity(s)
 	if err != nil {
 		return 0, false
 	}
-	return q.Int64(), true
+	return q.Value(), true
 }
 
 // memoryReservation checks the static memory manager's start-up rule: the

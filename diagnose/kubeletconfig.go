@@ -3,6 +3,7 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,7 +173,7 @@ func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
 				if json.Unmarshal(v, &s) != nil {
 					s = strings.TrimSpace(string(v))
 				}
-				if _, err := ParseQuantity(s); err != nil {
+				if _, err := topomgr.ParseQuantity(s); err != nil {
 					return nil, fmt.Errorf("%s: /reservedMemory/%d/limits/%s: %w", name, i, jsonPointerEscape(k), err)
 				}
 				mr.Limits[k] = s

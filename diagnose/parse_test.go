@@ -18,32 +18,6 @@ func readEvidence(t testing.TB, name string) []byte {
 	return b
 }
 
-func TestParseQuantity(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		str     string
-		integer bool
-		ceil    int64
-	}{
-		{"2", "2", true, 2}, {"1500m", "1.5", false, 2}, {"1Gi", "1073741824", true, 1 << 30},
-		{"150Gi", "161061273600", true, 161061273600}, {"1e3", "1000", true, 1000}, {"0.5", "0.5", false, 1},
-		{"100Mi", "104857600", true, 104857600}, {"2000m", "2", true, 2},
-	} {
-		q, err := ParseQuantity(c.in)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		if q.String() != c.str || q.IsInteger() != c.integer || q.Int64() != c.ceil {
-			t.Errorf("%s: got %s integer=%v ceil=%d", c.in, q, q.IsInteger(), q.Int64())
-		}
-	}
-	for _, bad := range []string{"", "abc", "1x", "1.2.3", "-", "1e999"} {
-		if _, err := ParseQuantity(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 func TestParsePod(t *testing.T) {
 	pods, err := ParsePods("pod.yaml", readEvidence(t, "pod-guaranteed.yaml"))
 	if err != nil {
@@ -57,10 +31,10 @@ func TestParsePod(t *testing.T) {
 		t.Errorf("init containers = %+v", p.InitContainers)
 	}
 	app := p.Containers[0]
-	if q, _ := app.Request("memory"); q.Int64() != 150<<30 {
+	if q, _ := app.Request("memory"); q.Value() != 150<<30 {
 		t.Errorf("memory = %s", q)
 	}
-	if q, _ := app.Request("cpu"); q.Int64() != 4 || !q.IsInteger() {
+	if q, _ := app.Request("cpu"); q.Value() != 4 || !q.IsInteger() {
 		t.Errorf("cpu = %s", q)
 	}
 	if app.Path != "/spec/containers/0" {
@@ -223,22 +197,6 @@ func FuzzParseKubeletConfig(f *testing.F) {
 				return
 			}
 			_ = c.EffectiveTopologyPolicy()
-		})
-	})
-}
-
-func FuzzParseQuantity(f *testing.F) {
-	for _, s := range []string{"2", "1500m", "1Gi", "1e3", "0.5"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		fuzzbudget.Run(t, func() {
-			q, err := ParseQuantity(s)
-			if err != nil {
-				return
-			}
-			_ = q.String()
-			_ = q.Int64()
 		})
 	})
 }

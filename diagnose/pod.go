@@ -3,6 +3,7 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"sort"
 	"strings"
 
@@ -44,10 +45,10 @@ type Container struct {
 	Name string `json:"name"`
 	// Init is set for init containers; Restartable for init containers with
 	// restartPolicy Always (sidecars).
-	Init        bool                `json:"init,omitempty"`
-	Restartable bool                `json:"restartable,omitempty"`
-	Requests    map[string]Quantity `json:"-"`
-	Limits      map[string]Quantity `json:"-"`
+	Init        bool                        `json:"init,omitempty"`
+	Restartable bool                        `json:"restartable,omitempty"`
+	Requests    map[string]topomgr.Quantity `json:"-"`
+	Limits      map[string]topomgr.Quantity `json:"-"`
 	// Terminated is set when the container status shows it has finished.
 	Terminated bool `json:"terminated,omitempty"`
 	// Path is the JSON pointer of the container in the pod source.
@@ -56,7 +57,7 @@ type Container struct {
 
 // Request returns the effective request of resource r: the request, or the
 // limit when no request is set (the API server defaults it that way).
-func (c Container) Request(r string) (Quantity, bool) {
+func (c Container) Request(r string) (topomgr.Quantity, bool) {
 	if q, ok := c.Requests[r]; ok {
 		return q, true
 	}
@@ -208,8 +209,8 @@ func buildPod(name, path string, pj *podJSON) (*Pod, error) {
 	return p, nil
 }
 
-func quantities(file, path string, m map[string]json.RawMessage) (map[string]Quantity, error) {
-	out := map[string]Quantity{}
+func quantities(file, path string, m map[string]json.RawMessage) (map[string]topomgr.Quantity, error) {
+	out := map[string]topomgr.Quantity{}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -221,7 +222,7 @@ func quantities(file, path string, m map[string]json.RawMessage) (map[string]Qua
 		if json.Unmarshal(m[k], &s) != nil {
 			s = raw // a bare YAML number such as `cpu: 2`
 		}
-		q, err := ParseQuantity(s)
+		q, err := topomgr.ParseQuantity(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s/%s: %w", file, path, jsonPointerEscape(k), err)
 		}

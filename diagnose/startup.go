@@ -253,7 +253,7 @@ func (d *diagnosis) configTraps() {
 					Evidence: []Ref{{File: p.Source, Path: ct.Path + "/resources/requests/cpu", Quote: q.String()}, {File: c.Source, Path: "/cpuManagerPolicy", Quote: c.CPUManagerPolicy}},
 					Explanation: "The static CPU manager gives exclusive CPUs only to containers of Guaranteed pods whose CPU request is a whole number. A fractional request runs in the shared pool, " +
 						"and the CPU manager gives the Topology Manager no hint for it, so its CPUs are not aligned with its memory or devices, even under single-numa-node.",
-					Remedy: fmt.Sprintf("Request a whole number of CPUs (for example %d) with requests equal to limits if the container needs exclusive, NUMA-aligned CPUs; otherwise this is expected.", q.Int64()),
+					Remedy: fmt.Sprintf("Request a whole number of CPUs (for example %d) with requests equal to limits if the container needs exclusive, NUMA-aligned CPUs; otherwise this is expected.", q.Value()),
 				})
 			}
 		}

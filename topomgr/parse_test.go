@@ -5,26 +5,59 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseQuantity(t *testing.T) {
-	for in, want := range map[string]struct {
+	// Values and accept/reject as k8s.io/apimachinery's resource.ParseQuantity
+	// gives them (checked against it by internal/conformance).
+	for _, tc := range []struct {
+		in           string
 		value, milli int64
 		integer      bool
+		str          string
 	}{
-		"2": {2, 2000, true}, "500m": {1, 500, false}, "1.5": {2, 1500, false}, "1Gi": {1 << 30, 1000 << 30, true},
-		"1e3": {1000, 1000000, true}, "2k": {2000, 2000000, true}, "0.5Ki": {512, 512000, true}, "1E-3": {1, 1, false},
-		"100u": {1, 1, false}, "+3": {3, 3000, true},
+		{"2", 2, 2000, true, "2"},
+		{"500m", 1, 500, false, "0.5"},
+		{"1500m", 2, 1500, false, "1.5"},
+		{"1.5", 2, 1500, false, "1.5"},
+		{"1.5m", 1, 2, false, "0.0015"},
+		{"3.0001", 4, 3001, false, "3.0001"},
+		{"1Gi", 1 << 30, 1000 << 30, true, "1073741824"},
+		{"1e3", 1000, 1000000, true, "1000"},
+		{"2k", 2000, 2000000, true, "2000"},
+		{"0.5Ki", 512, 512000, true, "512"},
+		{"1E-3", 1, 1, false, "0.001"},
+		{"100u", 1, 1, false, "0.0001"},
+		{"+3", 3, 3000, true, "3"},
+		{"e3", 0, 0, true, "0"},                                     // the API server reads a bare suffix as 0
+		{"m", 0, 0, true, "0"},                                      //
+		{".5", 1, 500, false, "0.5"},                                // no digit before the point
+		{"1.", 1, 1000, true, "1"},                                  // none after it
+		{"1e-12", 1, 1, false, "0.000000001"},                       // rounded up to 1n
+		{"0.0000000015", 1, 1, false, "0.000000002"},                //
+		{"10Ei", 1<<63 - 1, 1<<63 - 1, true, "9223372036854775807"}, // binary quantities are capped
+		{"1e4294967296", 1, 1000, true, "1"},                        // the exponent wraps at 32 bits, as upstream
 	} {
-		q, err := ParseQuantity(in)
-		if err != nil || q.Value() != want.value || q.MilliValue() != want.milli || q.IsInteger() != want.integer {
-			t.Errorf("%s: %v value %d milli %d integer %v, want %+v", in, err, q.Value(), q.MilliValue(), q.IsInteger(), want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			q, err := ParseQuantity(tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.value, q.Value(), "Value")
+			assert.Equal(t, tc.milli, q.MilliValue(), "MilliValue")
+			assert.Equal(t, tc.integer, q.IsInteger(), "IsInteger")
+			assert.Equal(t, tc.str, q.String(), "String")
+			back, err := ParseQuantity(q.String())
+			require.NoError(t, err)
+			assert.Zero(t, back.Cmp(q), "String reads back to the same value")
+		})
 	}
-	for _, bad := range []string{"", "two", "1Gb", "1.2.3", "e3", "1e", "--1"} {
-		if _, err := ParseQuantity(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
+	for _, bad := range []string{"", "two", "1Gb", "1.2.3", "1e", "--1", " 1", "1 ", "1K", "1mi", "1ee3", "e-10", "0x10", "1e1001"} {
+		t.Run("refuses "+bad, func(t *testing.T) {
+			_, err := ParseQuantity(bad)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrQuantity)
+		})
 	}
 }
 
@@ -107,7 +140,7 @@ func FuzzParseMachineInfo(f *testing.F) {
 }
 
 func FuzzParseQuantity(f *testing.F) {
-	for _, s := range []string{"2", "500m", "1Gi", "1e3", "0.5Ki", "-1", "1E-3"} {
+	for _, s := range []string{"2", "500m", "1Gi", "1e3", "0.5Ki", "-1", "1E-3", "3.0001", "1.5m", "10Ei", "1e-12", "e3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -119,6 +152,9 @@ func FuzzParseQuantity(f *testing.F) {
 			if q.MilliValue() < q.Value() && q.Value() > 0 {
 				t.Fatalf("%q: milli %d below value %d", s, q.MilliValue(), q.Value())
 			}
+			back, err := ParseQuantity(q.String())
+			require.NoError(t, err, "%q prints as %q", s, q.String())
+			assert.Zero(t, back.Cmp(q), "%q prints as %q, which reads back as %s", s, q.String(), back)
 		})
 	})
 }
