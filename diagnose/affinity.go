@@ -336,7 +336,7 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 
 // hintRows builds the per-resource, per-NUMA table from the logged hints and
 // the pod's requests.
-func hintRows(c *ContainerAdmission, pod *Pod, m *Machine) []ResourceRow {
+func hintRows(c *ContainerAdmission, pod *topomgr.Pod, m *Machine) []ResourceRow {
 	views := resourceViews(c)
 	nodes := map[int]bool{}
 	if m != nil {
@@ -384,7 +384,7 @@ func hintRows(c *ContainerAdmission, pod *Pod, m *Machine) []ResourceRow {
 
 // requestOf returns the request of a resource for a container (or, in pod
 // scope, the pod's effective request), as text.
-func requestOf(p *Pod, container, resource string) string {
+func requestOf(p *topomgr.Pod, container, resource string) string {
 	if p == nil {
 		return ""
 	}
@@ -395,11 +395,11 @@ func requestOf(p *Pod, container, resource string) string {
 	return formatQuantity(resource, q)
 }
 
-func effectiveRequest(p *Pod, container, resource string) topomgr.Quantity {
+func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quantity {
 	if container != "" {
-		for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+		for _, c := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
 			if c.Name == container {
-				q, _ := c.Request(resource)
+				q, _ := request(&c, resource)
 				return q
 			}
 		}
@@ -408,8 +408,8 @@ func effectiveRequest(p *Pod, container, resource string) topomgr.Quantity {
 	// Pod scope: max(init container peaks, sum of app + restartable init containers).
 	var sum, peak, sidecars topomgr.Quantity
 	for _, c := range p.InitContainers {
-		q, _ := c.Request(resource)
-		if c.Restartable {
+		q, _ := request(&c, resource)
+		if c.IsRestartable() {
 			sidecars = sidecars.Add(q)
 			continue
 		}
@@ -418,7 +418,7 @@ func effectiveRequest(p *Pod, container, resource string) topomgr.Quantity {
 		}
 	}
 	for _, c := range p.Containers {
-		q, _ := c.Request(resource)
+		q, _ := request(&c, resource)
 		sum = sum.Add(q)
 	}
 	sum = sum.Add(sidecars)
@@ -459,7 +459,7 @@ func formatBytes(b int64) string {
 
 // stateRows builds the requested-against-free table from the state files.
 // It returns nil when the state says nothing about the requested resources.
-func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []string) {
+func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow, []string) {
 	if pod == nil {
 		return nil, nil
 	}
@@ -564,16 +564,16 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 
 // requestedResources lists the resources the container (or the pod, in pod
 // scope) requests, sorted.
-func requestedResources(p *Pod, container string) []string {
+func requestedResources(p *topomgr.Pod, container string) []string {
 	set := map[string]bool{}
-	for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+	for _, c := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
 		if container != "" && c.Name != container {
 			continue
 		}
-		for r := range c.Requests {
+		for r := range c.Resources.Requests {
 			set[r] = true
 		}
-		for r := range c.Limits {
+		for r := range c.Resources.Limits {
 			set[r] = true
 		}
 	}
@@ -718,7 +718,7 @@ func (d *diagnosis) heldNotes() []string {
 			cpus := f.CPU.Entries[uid][cname]
 			finishedInit := false
 			for _, c := range p.InitContainers {
-				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.Restartable)
+				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.IsRestartable())
 			}
 			if !terminal(p) && !finishedInit {
 				continue

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/numascope/numascope/topomgr"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 // podByUID finds a pod of the evidence by UID.
-func (d *diagnosis) podByUID(uid string) *Pod {
+func (d *diagnosis) podByUID(uid string) *topomgr.Pod {
 	for _, p := range d.ev.Pods {
 		if p.UID == uid && uid != "" {
 			return p
@@ -20,7 +21,7 @@ func (d *diagnosis) podByUID(uid string) *Pod {
 	return nil
 }
 
-func terminal(p *Pod) bool { return p.Phase == "Succeeded" || p.Phase == "Failed" }
+func terminal(p *topomgr.Pod) bool { return p.Phase == "Succeeded" || p.Phase == "Failed" }
 
 // drift compares the state files with what the pods and PodResources say now.
 func (d *diagnosis) drift() {
@@ -104,7 +105,7 @@ func (d *diagnosis) drift() {
 	}
 }
 
-func refOrEmpty(p *Pod) string {
+func refOrEmpty(p *topomgr.Pod) string {
 	if p == nil {
 		return ""
 	}
@@ -113,13 +114,13 @@ func refOrEmpty(p *Pod) string {
 
 // heldByFinished reports CPUs kept by a finished init container or a
 // completed pod; it returns true when the entry was explained that way.
-func (d *diagnosis) heldByFinished(pod *Pod, cname string, cpus cpuset.CPUSet, ref Ref) bool {
+func (d *diagnosis) heldByFinished(pod *topomgr.Pod, cname string, cpus cpuset.CPUSet, ref Ref) bool {
 	if terminal(pod) {
 		d.completedPod(pod, "CPUs "+cpus.String(), ref)
 		return true
 	}
 	for _, c := range pod.InitContainers {
-		if c.Name != cname || c.Restartable || !c.Terminated {
+		if c.Name != cname || c.IsRestartable() || !c.Terminated {
 			continue
 		}
 		// CPUs reused by an app container are not lost.
@@ -149,7 +150,7 @@ func (d *diagnosis) heldByFinished(pod *Pod, cname string, cpus cpuset.CPUSet, r
 	return false
 }
 
-func (d *diagnosis) completedPod(pod *Pod, what string, ref Ref) {
+func (d *diagnosis) completedPod(pod *topomgr.Pod, what string, ref Ref) {
 	job := ""
 	if pod.OwnerKind == "Job" {
 		job = " It belongs to a Job: completed Job pods stay until the Job's ttlSecondsAfterFinished or history limit removes them."

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/numascope/numascope/topomgr"
 	"bytes"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 // may be present; Run draws the findings the evidence supports.
 type Evidence struct {
 	Logs    []*KubeletLog
-	Pods    []*Pod
+	Pods    []*topomgr.Pod
 	Events  []*Events
 	Config  *KubeletConfig
 	Machine *Machine

@@ -27,14 +27,14 @@ func TestParsePod(t *testing.T) {
 	if p.Ref() != "default/guaranteed" || p.QOSClass != "Guaranteed" || p.Reason != "TopologyAffinityError" || p.OwnerKind != "Job" || p.NodeName != "worker-1" {
 		t.Errorf("pod = %+v", p)
 	}
-	if len(p.InitContainers) != 2 || !p.InitContainers[0].Terminated || p.InitContainers[0].Restartable || !p.InitContainers[1].Restartable {
+	if len(p.InitContainers) != 2 || !p.InitContainers[0].Terminated || p.InitContainers[0].IsRestartable() || !p.InitContainers[1].IsRestartable() {
 		t.Errorf("init containers = %+v", p.InitContainers)
 	}
 	app := p.Containers[0]
-	if q, _ := app.Request("memory"); q.Value() != 150<<30 {
+	if q, _ := request(&app, "memory"); q.Value() != 150<<30 {
 		t.Errorf("memory = %s", q)
 	}
-	if q, _ := app.Request("cpu"); q.Value() != 4 || !q.IsInteger() {
+	if q, _ := request(&app, "cpu"); q.Value() != 4 || !q.IsInteger() {
 		t.Errorf("cpu = %s", q)
 	}
 	if app.Path != "/spec/containers/0" {

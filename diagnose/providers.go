@@ -8,33 +8,11 @@ import (
 	"github.com/numascope/numascope/topomgr"
 )
 
-// toTopomgrPod converts a pod of the evidence.
-func toTopomgrPod(p *Pod) *topomgr.Pod {
-	conv := func(cs []Container) []topomgr.Container {
-		var out []topomgr.Container
-		for _, c := range cs {
-			tc := topomgr.Container{Name: c.Name, Resources: topomgr.Resources{Requests: map[string]string{}, Limits: map[string]string{}}}
-			if c.Restartable {
-				tc.RestartPolicy = "Always"
-			}
-			for r, q := range c.Requests {
-				tc.Resources.Requests[r] = q.String()
-			}
-			for r, q := range c.Limits {
-				tc.Resources.Limits[r] = q.String()
-			}
-			out = append(out, tc)
-		}
-		return out
-	}
-	return &topomgr.Pod{Name: p.Name, Namespace: p.Namespace, UID: p.UID, InitContainers: conv(p.InitContainers), Containers: conv(p.Containers), QOSClass: p.QOSClass}
-}
-
 // simulateAdmission admits the pod with topomgr's hint providers and
 // Topology Manager on the node described by the state files, the machine
 // topology and the configuration. It returns nil when the evidence is not
 // enough to build the node.
-func (d *diagnosis) simulateAdmission(p *Pod, policy, scope string) (*topomgr.NodeAdmission, error) {
+func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*topomgr.NodeAdmission, error) {
 	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
@@ -73,7 +51,7 @@ func (d *diagnosis) simulateAdmission(p *Pod, policy, scope string) (*topomgr.No
 			cfg.Gates.TopologyManagerPolicyBetaOptions = v
 		}
 	}
-	return topomgr.SimulateAdmission(toTopomgrPod(p), cfg)
+	return topomgr.SimulateAdmission(p, cfg)
 }
 
 // fromTopomgr converts a simulated admission step into the logged-hints form.

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/numascope/numascope/topomgr"
 	"context"
 	"fmt"
 	"regexp"
@@ -68,7 +69,7 @@ type rejection struct {
 	refs    []Ref
 	attempt *AdmissionAttempt
 	log     *KubeletLog
-	spec    *Pod
+	spec    *topomgr.Pod
 }
 
 func sameName(a, b string) bool {

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/numascope/numascope/topomgr"
 	"errors"
 	"fmt"
 	"strconv"
@@ -243,8 +244,8 @@ func (d *diagnosis) configTraps() {
 			if p.QOSClass != "Guaranteed" {
 				continue
 			}
-			for _, ct := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
-				q, ok := ct.Request("cpu")
+			for _, ct := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
+				q, ok := request(&ct, "cpu")
 				if !ok || q.IsInteger() {
 					continue
 				}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,32 +63,63 @@ func TestParseQuantity(t *testing.T) {
 }
 
 func TestPodQOS(t *testing.T) {
-	for manifest, want := range map[string]string{
-		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`:                        QOSGuaranteed,
-		`{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}}}]}}`: QOSBurstable,
-		`{"spec":{"containers":[{"name":"a"}]}}`:                                                                                         QOSBestEffort,
-		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`:                                           QOSBestEffort,
-		`{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}},{"name":"b"}]}}`:                          QOSBurstable,
-		`{"spec":{"containers":[{"name":"a"}]},"status":{"qosClass":"Guaranteed"}}`:                                                      QOSGuaranteed,
-		`{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`: QOSGuaranteed,
+	// As the kubelet's GetPodQOS (1.37) computes it.
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"limits only: requests default to them", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, QOSGuaranteed},
+		{"request below limit", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, QOSBurstable},
+		{"nothing", `{"spec":{"containers":[{"name":"a"}]}}`, QOSBestEffort},
+		{"only a device", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`, QOSBestEffort},
+		{"one guaranteed, one best-effort", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}},{"name":"b"}]}}`, QOSBurstable},
+		{"status wins", `{"spec":{"containers":[{"name":"a"}]},"status":{"qosClass":"Guaranteed"}}`, QOSGuaranteed},
+		{"pod-level requests and limits", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, QOSGuaranteed},
+		{"pod-level limits only: requests default to them", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, QOSGuaranteed},
+		{"pod-level limits, container requests below", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]}}`, QOSBurstable},
+		// Pod-level limits of a device only: the API server still defaults
+		// pod-level cpu and memory requests from the containers, which then
+		// have no pod-level limit.
+		{"pod-level limits of a device only", `{"spec":{"resources":{"limits":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSBurstable},
+		{"pod-level requests of a device only are ignored", `{"spec":{"resources":{"requests":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
+		{"empty pod-level resources are ignored", `{"spec":{"resources":{},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
+		{"init container counts", `{"spec":{"initContainers":[{"name":"i"}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSBurstable},
+		{"restartable init container counts", `{"spec":{"initContainers":[{"name":"i","restartPolicy":"Always","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
+		{"3.0001 CPUs is not 3", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"3"},"limits":{"cpu":"3.0001","memory":"1Gi"}}}]}}`, QOSBurstable},
 	} {
-		p, err := ParsePod([]byte(manifest))
-		if err != nil {
-			t.Fatalf("%s: %v", manifest, err)
-		}
-		if got := p.QOS(); got != want {
-			t.Errorf("%s: %s, want %s", manifest, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParsePod([]byte(tc.manifest))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, p.QOS())
+		})
 	}
+}
+
+func TestParsePods(t *testing.T) {
+	list := `{"kind":"List","items":[
+	  {"kind":"Pod","metadata":{"name":"a","namespace":"n","ownerReferences":[{"kind":"Job","controller":true}]},"spec":{"nodeName":"w1","containers":[{"name":"c"}]},
+	   "status":{"phase":"Failed","reason":"TopologyAffinityError","containerStatuses":[{"name":"c","state":{"terminated":{"exitCode":0}}}]}},
+	  {"kind":"Service"},
+	  {"metadata":{"name":"b","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":2}}}]}}]}`
+	pods, err := ParsePods([]byte(list))
+	require.NoError(t, err)
+	require.Len(t, pods, 2)
+	want := []*Pod{
+		{Name: "a", Namespace: "n", UID: "uid-of-n/a", Path: "/items/0", NodeName: "w1", OwnerKind: "Job", Phase: "Failed", Reason: "TopologyAffinityError",
+			Containers: []Container{{Name: "c", Path: "/items/0/spec/containers/0", Terminated: true}}},
+		{Name: "b", Namespace: "n", UID: "uid-of-n/b", Path: "/items/2",
+			Containers: []Container{{Name: "c", Path: "/items/2/spec/containers/0", Resources: Resources{Requests: map[string]string{"cpu": "2"}, Limits: map[string]string{"cpu": "2"}}}}},
+	}
+	assert.Empty(t, cmp.Diff(want, pods))
+	_, err = ParsePod([]byte(list))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `/kind: "List" is not a Pod`)
 }
 
 func TestParsePodErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"kind: Service\nspec: {}":                    `kind: "Service" is not a Pod`,
-		"kind: Pod\nspec: {containers: []}":          "spec.containers: a pod needs at least one container",
-		"spec: {containers: [{name: a}, {name: a}]}": `spec.containers[1].name: "a" is used twice`,
-		"spec: {containers: [{resources: {}}]}":      "spec.containers[0].name: missing",
-		"spec: {initContainers: [{name: i, resources: {requests: {memory: lots}}}], containers: [{name: a}]}": "spec.initContainers[0].resources.requests.memory",
+		"kind: Service\nspec: {}":                    `/kind: "Service" is not a Pod`,
+		"kind: Pod\nspec: {containers: []}":          "/spec/containers: a pod needs at least one container",
+		"spec: {containers: [{name: a}, {name: a}]}": `/spec/containers/1/name: "a" is used twice`,
+		"spec: {containers: [{resources: {}}]}":      "/spec/containers/0/name: missing",
+		"spec: {initContainers: [{name: i, resources: {requests: {memory: lots}}}], containers: [{name: a}]}": "/spec/initContainers/0/resources/requests/memory",
 		"{": "not YAML or JSON",
 	} {
 		_, err := ParsePod([]byte(in))

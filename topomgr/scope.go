@@ -34,6 +34,29 @@ type Pod struct {
 	Resources *Resources `json:"resources,omitempty"`
 	// QOSClass is status.qosClass when known; QOS computes it otherwise.
 	QOSClass string `json:"qosClass,omitempty"`
+
+	// Evidence: where the pod was read and what its status says.
+
+	// Source is the file the pod was read from; Path is its JSON pointer
+	// there ("" for a lone pod, "/items/2" in a list).
+	Source string `json:"source,omitempty"`
+	Path   string `json:"path,omitempty"`
+	// NodeName is spec.nodeName.
+	NodeName string `json:"nodeName,omitempty"`
+	// OwnerKind is the kind of the controller owner (Job, ReplicaSet, ...).
+	OwnerKind string `json:"ownerKind,omitempty"`
+	// Phase, Reason and Message are the status's.
+	Phase   string `json:"phase,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Ref returns "namespace/name".
+func (p *Pod) Ref() string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
 }
 
 // Container is the part of a container the Topology Manager and its hint
@@ -43,6 +66,10 @@ type Container struct {
 	// RestartPolicy is "Always" for a restartable init container (sidecar).
 	RestartPolicy string    `json:"restartPolicy,omitempty"`
 	Resources     Resources `json:"resources"`
+	// Path is the container's JSON pointer in the pod's source.
+	Path string `json:"path,omitempty"`
+	// Terminated is set when the container's status shows it finished.
+	Terminated bool `json:"terminated,omitempty"`
 }
 
 // Resources are requests and limits as Kubernetes quantity strings.

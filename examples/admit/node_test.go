@@ -168,7 +168,7 @@ func TestNodeModeErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644)
 	b := append([]string(nil), base...)
 	b[1] = filepath.Join(dir, "bad.yaml")
-	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "spec.containers[0].resources.limits.cpu") {
+	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "/spec/containers/0/resources/limits/cpu") {
 		t.Errorf("bad pod: %d %s", code, errs)
 	}
 }
