@@ -1,8 +1,8 @@
 package diagnose
 
 import (
-	"github.com/numascope/numascope/topomgr"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"sort"
 	"strings"
 

@@ -1,10 +1,10 @@
 package diagnose
 
 import (
-	"github.com/numascope/numascope/topomgr"
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"io"
 	"os"
 	"path/filepath"

@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"github.com/numascope/numascope/topomgr"
 	"context"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"regexp"
 	"strconv"
 	"strings"

@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"github.com/numascope/numascope/topomgr"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"strconv"
 	"strings"
 
