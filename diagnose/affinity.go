@@ -750,7 +750,7 @@ func (d *diagnosis) heldNotes() []string {
 // pod on numascope's Topology Manager; it fills the analysis and returns the
 // explanation when that worked.
 func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]string, bool) {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil {
 		return []string{fmt.Sprintf("numascope could not model the node's Topology Manager: %v.", err)}, false
 	}
@@ -790,7 +790,7 @@ func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]stri
 // compareWithState recomputes the failing container's hints from the state
 // files and says whether they match the logged ones.
 func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing *ContainerAdmission) []string {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil || adm == nil {
 		return nil
 	}

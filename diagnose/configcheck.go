@@ -22,6 +22,15 @@ func (d *diagnosis) configChecks() {
 		return
 	}
 	ref := func(path, quote string) Ref { return Ref{File: c.Source, Path: path, Quote: quote} }
+	for _, w := range c.Warnings {
+		path, _, _ := strings.Cut(w, ":")
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityWarning,
+			Title:       "The kubelet ignores a key of the configuration: " + w,
+			Evidence:    []Ref{ref(path, "")},
+			Explanation: "The kubelet decodes its configuration case-sensitively: a key spelled in another case is an unknown field, which the kubelet drops (with only a log warning), so the setting takes its default.",
+			Remedy:      "Spell the key as the KubeletConfiguration reference does and restart the kubelet.",
+		})
+	}
 	policy := c.EffectiveTopologyPolicy()
 	valid := map[string]bool{"none": true, "best-effort": true, "restricted": true, "single-numa-node": true}
 	switch {

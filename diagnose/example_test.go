@@ -81,7 +81,7 @@ func ExampleParseLog() {
 // Render a report as Markdown for a ticket.
 func ExampleReport_WriteMarkdown() {
 	ev := &diagnose.Evidence{}
-	_ = ev.SetKubeletConfig("config.yaml", []byte("memoryManagerPolicy: static\n"))
+	_ = ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n"))
 	rep, _ := diagnose.Run(context.Background(), ev)
 	_ = rep.WriteMarkdown(os.Stdout)
 	// Output:

@@ -127,7 +127,7 @@ func TestParseKubeletConfig(t *testing.T) {
 	if !c.IsSet("memoryManagerPolicy") || c.IsSet("evictionHard") {
 		t.Errorf("set = %v", c.Set)
 	}
-	empty, err := ParseKubeletConfig("c", []byte("kind: KubeletConfiguration\n"))
+	empty, err := ParseKubeletConfig("c", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"))
 	if err != nil || empty.EffectiveMemoryManagerPolicy() != "None" || empty.EffectiveCPUManagerPolicy() != "none" {
 		t.Errorf("defaults: %v %+v", err, empty)
 	}
@@ -135,12 +135,12 @@ func TestParseKubeletConfig(t *testing.T) {
 
 func TestParseKubeletConfigErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"kind: Pod\n":                                             "/kind",
-		"topologyManagerPolicy: [a]\n":                            "/topologyManagerPolicy",
-		"reservedMemory:\n- limits: {memory: 1Gi}\n":              "/reservedMemory/0/numaNode",
-		"reservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n": "/reservedMemory/0/limits/memory",
-		"featureGates: {A: maybe}\n":                              "/featureGates/A",
-		"- a\n":                                                   "mapping",
+		"kind: Pod\n": "/kind",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: [a]\n":                            "/topologyManagerPolicy",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- limits: {memory: 1Gi}\n":              "/reservedMemory/0/numaNode",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n": "/reservedMemory/0/limits/memory",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates: {A: maybe}\n":                              "/featureGates/A",
+		"- a\n": "mapping",
 	} {
 		_, err := ParseKubeletConfig("k.yaml", []byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "k.yaml") {

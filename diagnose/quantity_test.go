@@ -33,3 +33,18 @@ func TestFractionalCPUIsReportedExactly(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigKeyInAnotherCase: the kubelet ignores a key in another case;
+// the report says so and the policy stays the default.
+func TestConfigKeyInAnotherCase(t *testing.T) {
+	ev := &Evidence{}
+	require.NoError(t, ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nTopologyManagerPolicy: single-numa-node\n")))
+	assert.Equal(t, "none", ev.Config.EffectiveTopologyPolicy())
+	rep, err := Run(context.Background(), ev)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	assert.Equal(t, CodeInvalidTopologyConfig, rep.Findings[0].Code)
+	assert.Equal(t, SeverityWarning, rep.Findings[0].Severity)
+	assert.Contains(t, rep.Findings[0].Title, "/TopologyManagerPolicy")
+	assert.Equal(t, []Ref{{File: "config.yaml", Path: "/TopologyManagerPolicy"}}, rep.Findings[0].Evidence)
+}

@@ -53,7 +53,7 @@ func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 		for _, s := range l.SignalsOf(SignalTopologyConfig) {
 			sc := s.Fields["scope"]
 			if sc == "" {
-				sc = DefaultTopologyManagerScope
+				sc = topomgr.DefaultTopologyManagerScope
 			}
 			return s.Fields["policy"], sc, &Ref{File: l.Name, Line: s.Line, Quote: s.Text}
 		}

@@ -42,7 +42,7 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunOrdersBySeverity(t *testing.T) {
 	ev := &Evidence{}
-	if err := ev.SetKubeletConfig("c.yaml", []byte("cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")); err != nil {
+	if err := ev.SetKubeletConfig("c.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)); err != nil {

@@ -206,7 +206,7 @@ func TestParseKubeletConfig(t *testing.T) {
 }
 
 func FuzzParseKubeletConfig(f *testing.F) {
-	f.Add([]byte("kind: KubeletConfiguration\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"))
+	f.Add([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
 			c, err := ParseKubeletConfig(data)

@@ -176,7 +176,7 @@ func TestNodeModeErrors(t *testing.T) {
 func TestNodeModeKubeletConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeNode(t, dir)
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
 	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json"), "--allocatable", filepath.Join(dir, "allocatable.json")}
 	code, out, errs := runCmd(base...)
 	if code != 0 || !strings.Contains(out, "single-numa-node  scope: pod") || !strings.Contains(out, "==           whole pod") {
@@ -187,7 +187,7 @@ func TestNodeModeKubeletConfig(t *testing.T) {
 		t.Fatalf("flag does not override the config: %s", out)
 	}
 	// The config says the CPU manager runs policy none: the kubelet would refuse the static state.
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
 	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
 		t.Fatalf("policy mismatch: %d %s", code, errs)
 	}
