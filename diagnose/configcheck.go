@@ -56,7 +56,7 @@ func (d *diagnosis) configChecks() {
 		if v, ok := c.FeatureGates["TopologyManagerPolicyBetaOptions"]; ok {
 			gates.TopologyManagerPolicyBetaOptions = v
 		}
-		if _, err := topomgr.NewPolicyOptionsWithGates(c.TopologyManagerPolicyOptions, gates); err != nil {
+		if _, err := topomgr.NewPolicyOptions(c.TopologyManagerPolicyOptions, gates); err != nil {
 			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityError,
 				Title:       "topologyManagerPolicyOptions are refused: the kubelet will not start",
 				Evidence:    []Ref{ref("/topologyManagerPolicyOptions", fmt.Sprint(c.TopologyManagerPolicyOptions))},

@@ -53,7 +53,7 @@ func escapePointer(s string) string {
 }
 
 // MaxHintsFileSize bounds the size of a hints file ParseHintsFile accepts.
-const MaxHintsFileSize = 64 << 20
+const maxHintsFileSize = 64 << 20
 
 // ParseHintsFile decodes and checks a hints file:
 //
@@ -65,8 +65,8 @@ const MaxHintsFileSize = 64 << 20
 // placement", and a null numaAffinity the any-NUMA hint. Errors name the
 // offending field by JSON pointer and say what to change.
 func ParseHintsFile(data []byte) (*HintsFile, error) {
-	if len(data) > MaxHintsFileSize {
-		return nil, ferr("", "the file is larger than %d bytes", MaxHintsFileSize)
+	if len(data) > maxHintsFileSize {
+		return nil, ferr("", "the file is larger than %d bytes", maxHintsFileSize)
 	}
 	var top map[string]json.RawMessage
 	if err := strictUnmarshal(data, &top); err != nil {
@@ -96,7 +96,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 	}
 	seen := map[int]bool{}
 	for i, id := range f.NUMANodes {
-		if id < 0 || id > MaxNUMANodeID {
+		if id < 0 || id > maxNUMANodeID {
 			return nil, ferr(fmt.Sprintf("/numaNodes/%d", i), "NUMA node %d is outside 0-63, the range the kubelet's bitmasks hold", id)
 		}
 		if seen[id] {

@@ -71,7 +71,7 @@ func FuzzParseHintsFile(f *testing.F) {
 				t.Fatalf("accepted file has no policy: %v", err)
 			}
 			combos := 1
-			for _, l := range FilterProvidersHints(hf.Providers) {
+			for _, l := range filterProvidersHints(hf.Providers) {
 				combos *= len(l.Hints)
 				if combos > 20000 {
 					return

@@ -61,7 +61,7 @@ const (
 
 // KubeletConfigAPIVersion is the apiVersion the kubelet reads its
 // configuration file in.
-const KubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
+const kubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
 
 // kubeletConfigFields are the fields KubeletConfig reads, as the kubelet
 // spells them.
@@ -100,8 +100,8 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 			return nil, fmt.Errorf("/kind: missing: the kubelet refuses a configuration file without kind: KubeletConfiguration")
 		case kind != "KubeletConfiguration":
 			return nil, fmt.Errorf("/kind: %q is not KubeletConfiguration", kind)
-		case version != KubeletConfigAPIVersion:
-			return nil, fmt.Errorf("/apiVersion: %q: the kubelet reads only %s (it refuses to start otherwise)", version, KubeletConfigAPIVersion)
+		case version != kubeletConfigAPIVersion:
+			return nil, fmt.Errorf("/apiVersion: %q: the kubelet reads only %s (it refuses to start otherwise)", version, kubeletConfigAPIVersion)
 		}
 	}
 	str := func(key string, dst *string) error {

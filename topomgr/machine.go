@@ -118,7 +118,7 @@ func (m *Machine) numaOf() map[int]int {
 func (m *Machine) check() error {
 	seen := map[int]bool{}
 	for _, n := range m.Nodes {
-		if n.ID < 0 || n.ID > MaxNUMANodeID {
+		if n.ID < 0 || n.ID > maxNUMANodeID {
 			return fmt.Errorf("NUMA node %d: IDs are 0-63", n.ID)
 		}
 		if seen[n.ID] {
@@ -161,7 +161,7 @@ type cadvisorMachine struct {
 
 // HugePagesResource renders a huge page size in KiB as the kubelet's
 // resource name (hugepages-2Mi, hugepages-1Gi).
-func HugePagesResource(kib uint64) string {
+func hugePagesResource(kib uint64) string {
 	b := kib * 1024
 	for _, u := range []struct {
 		s string
@@ -206,7 +206,7 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 			if node.HugePages == nil {
 				node.HugePages = map[string]uint64{}
 			}
-			node.HugePages[HugePagesResource(h.PageSize)] = h.PageSize * 1024 * h.NumPages
+			node.HugePages[hugePagesResource(h.PageSize)] = h.PageSize * 1024 * h.NumPages
 		}
 		m.Nodes = append(m.Nodes, node)
 		for j, c := range n.Cores {
@@ -273,7 +273,7 @@ func ReadSysfsFS(fsys fs.FS, name string) (*Machine, error) {
 			if node.HugePages == nil {
 				node.HugePages = map[string]uint64{}
 			}
-			node.HugePages[HugePagesResource(kib)] = kib * 1024 * cnt
+			node.HugePages[hugePagesResource(kib)] = kib * 1024 * cnt
 		}
 		m.Nodes = append(m.Nodes, node)
 		for _, id := range n.CPUs.List() {

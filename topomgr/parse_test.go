@@ -57,7 +57,7 @@ func TestParseQuantity(t *testing.T) {
 		t.Run("refuses "+bad, func(t *testing.T) {
 			_, err := ParseQuantity(bad)
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrQuantity)
+			assert.ErrorIs(t, err, errQuantity)
 		})
 	}
 }
@@ -163,7 +163,7 @@ func FuzzParseMachineInfo(f *testing.F) {
 				t.Fatalf("accepted machine fails its check: %v", err)
 			}
 			for _, n := range m.CPUNUMANodes() {
-				if n < 0 || n > MaxNUMANodeID {
+				if n < 0 || n > maxNUMANodeID {
 					t.Fatalf("NUMA node %d accepted", n)
 				}
 			}

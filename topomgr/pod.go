@@ -18,7 +18,7 @@ const (
 )
 
 // MaxPodFileSize bounds the size of a pod manifest ParsePod accepts.
-const MaxPodFileSize = 16 << 20
+const maxPodFileSize = 16 << 20
 
 // ParsePod reads one pod as `kubectl get pod -o yaml` (or -o json) prints
 // it. See ParsePods.
@@ -61,8 +61,8 @@ func ParsePods(data []byte) ([]*Pod, error) {
 }
 
 func decodePods(data []byte) (*poddoc.Doc, error) {
-	if len(data) > MaxPodFileSize {
-		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", MaxPodFileSize)
+	if len(data) > maxPodFileSize {
+		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", maxPodFileSize)
 	}
 	js, err := yamljson.ToJSON(data, "pod")
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 type Quantity struct{ r *big.Rat }
 
 // ErrQuantity is wrapped by every error of ParseQuantity.
-var ErrQuantity = errors.New("not a Kubernetes quantity")
+var errQuantity = errors.New("not a Kubernetes quantity")
 
 // maxQuantityExponent bounds the decimal exponent numascope holds. The API
 // server keeps 1e1000000000 as a number with an exponent; numascope holds
@@ -39,7 +39,7 @@ var (
 // also refuses exponents beyond 10^±1000, which the API server would keep.
 func ParseQuantity(str string) (Quantity, error) {
 	bad := func(why string) (Quantity, error) {
-		return Quantity{}, fmt.Errorf("quantity %s: %w: %s (write e.g. 2, 500m, 1.5, 1Gi)", quoteCut(str), ErrQuantity, why)
+		return Quantity{}, fmt.Errorf("quantity %s: %w: %s (write e.g. 2, 500m, 1.5, 1Gi)", quoteCut(str), errQuantity, why)
 	}
 	if str == "" {
 		return bad("empty")
@@ -145,13 +145,13 @@ func ParseQuantity(str string) (Quantity, error) {
 func decimalQuantity(str string, positive bool, digits string, scale int64) (Quantity, error) {
 	v, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil {
-		return Quantity{}, fmt.Errorf("quantity %s: %w: not a number", quoteCut(str), ErrQuantity)
+		return Quantity{}, fmt.Errorf("quantity %s: %w: not a number", quoteCut(str), errQuantity)
 	}
 	if v == 0 {
 		return Quantity{}, nil
 	}
 	if scale > maxQuantityExponent {
-		return Quantity{}, fmt.Errorf("quantity %s: %w: the exponent 10^%d is beyond what numascope holds (10^±%d)", quoteCut(str), ErrQuantity, scale, maxQuantityExponent)
+		return Quantity{}, fmt.Errorf("quantity %s: %w: the exponent 10^%d is beyond what numascope holds (10^±%d)", quoteCut(str), errQuantity, scale, maxQuantityExponent)
 	}
 	r := new(big.Rat).SetInt64(v)
 	p := new(big.Rat).SetInt(new(big.Int).Exp(bigTen, big.NewInt(abs64(scale)), nil))

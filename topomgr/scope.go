@@ -209,7 +209,7 @@ func NewManagerWithGates(nodes []NUMANode, policyName, scopeName string, options
 		m.scope = ScopeNone
 		return m, nil
 	}
-	opts, err := NewPolicyOptionsWithGates(options, gates)
+	opts, err := newPolicyOptions(options, gates)
 	if err != nil {
 		return nil, err
 	}
