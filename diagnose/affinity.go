@@ -655,10 +655,10 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
 			}
 			for _, s := range lg.Signals {
-				if (s.Kind != SignalMemoryPlacement && s.Kind != SignalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
+				if (s.Kind != signalMemoryPlacement && s.Kind != signalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
 					continue
 				}
-				if s.Kind == SignalMemoryPlacement {
+				if s.Kind == signalMemoryPlacement {
 					parts = append(parts, fmt.Sprintf("memory of %s pinned to NUMA node(s) %s (cpuset.mems)", s.Fields["container"], s.Fields["numaNodes"]))
 				} else {
 					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))

@@ -62,7 +62,7 @@ func (e *Evidence) AddLog(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	k := l.Interpret()
+	k := l.interpret()
 	e.Logs = append(e.Logs, k)
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-log", Format: l.Format,
 		Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))})

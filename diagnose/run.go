@@ -50,7 +50,7 @@ func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 		return c.EffectiveTopologyPolicy(), c.EffectiveTopologyScope(), &Ref{File: c.Source, Path: "/topologyManagerPolicy", Quote: c.EffectiveTopologyPolicy()}
 	}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.SignalsOf(SignalTopologyConfig) {
+		for _, s := range l.signalsOf(signalTopologyConfig) {
 			sc := s.Fields["scope"]
 			if sc == "" {
 				sc = topomgr.DefaultTopologyManagerScope

@@ -10,7 +10,7 @@ import (
 	"github.com/numascope/numascope/internal/cpulist"
 )
 
-func logRef(l *KubeletLog, s Signal) Ref {
+func logRef(l *KubeletLog, s signal) Ref {
 	q := s.Text
 	if len(q) > 300 {
 		q = q[:300] + "..."
@@ -30,7 +30,7 @@ func (d *diagnosis) startup() {
 	}
 	for _, l := range d.ev.Logs {
 		specific := false
-		for _, s := range l.SignalsOf(SignalPolicyMismatch) {
+		for _, s := range l.signalsOf(signalPolicyMismatch) {
 			specific = true
 			if !once("pm" + s.Fields["manager"]) {
 				continue
@@ -50,8 +50,8 @@ func (d *diagnosis) startup() {
 					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
 			})
 		}
-		details := l.SignalsOf(SignalMemoryStateDetail)
-		for _, s := range l.SignalsOf(SignalMemoryStateMismatch) {
+		details := l.signalsOf(signalMemoryStateDetail)
+		for _, s := range l.signalsOf(signalMemoryStateMismatch) {
 			specific = true
 			if !once("msm") {
 				continue
@@ -90,7 +90,7 @@ func (d *diagnosis) startup() {
 			}
 			d.add(f)
 		}
-		for _, s := range l.SignalsOf(SignalCPUSetMismatch) {
+		for _, s := range l.signalsOf(signalCPUSetMismatch) {
 			specific = true
 			if !once("cpus") {
 				continue
@@ -117,7 +117,7 @@ func (d *diagnosis) startup() {
 				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.SignalsOf(SignalNUMALimit) {
+		for _, s := range l.signalsOf(signalNUMALimit) {
 			specific = true
 			if !once("numa") {
 				continue
@@ -128,7 +128,7 @@ func (d *diagnosis) startup() {
 			}
 			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
 		}
-		for _, s := range l.SignalsOf(SignalCorruptCheckpoint) {
+		for _, s := range l.signalsOf(signalCorruptCheckpoint) {
 			specific = true
 			if !once("corrupt") {
 				continue
@@ -141,13 +141,13 @@ func (d *diagnosis) startup() {
 				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `go run ./examples/inspect FILE`), start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.SignalsOf(SignalUnknownPolicy) {
+		for _, s := range l.signalsOf(signalUnknownPolicy) {
 			specific = true
 			if once("unknown" + s.Fields["policy"]) {
 				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
 			}
 		}
-		for _, s := range l.SignalsOf(SignalDeviceCheckpoint) {
+		for _, s := range l.signalsOf(signalDeviceCheckpoint) {
 			if !once("devcp") {
 				continue
 			}
@@ -161,7 +161,7 @@ func (d *diagnosis) startup() {
 		}
 		if !specific {
 			for _, s := range l.Signals {
-				if (s.Kind == SignalContainerManager || s.Kind == SignalRestoreFailed || s.Kind == SignalInvalidState) && once("start") {
+				if (s.Kind == signalContainerManager || s.Kind == signalRestoreFailed || s.Kind == signalInvalidState) && once("start") {
 					d.add(Finding{Code: CodeKubeletStartFailed, Severity: SeverityError,
 						Title:       "The kubelet failed to start its container manager",
 						Evidence:    []Ref{logRef(l, s)},
@@ -261,7 +261,7 @@ func (d *diagnosis) configTraps() {
 	}
 	seenDev := map[string]bool{}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.SignalsOf(SignalDeviceNoTopology) {
+		for _, s := range l.signalsOf(signalDeviceNoTopology) {
 			res := s.Fields["resource"]
 			if seenDev[res] {
 				continue
