@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"github.com/numascope/numascope/topomgr"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -490,7 +492,7 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 	// Memory and hugepages.
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
 		groups := f.Memory.Groups()
-		for _, res := range sortedKeys(reqs) {
+		for _, res := range slices.Sorted(maps.Keys(reqs)) {
 			if res != "memory" && !strings.HasPrefix(res, "hugepages-") {
 				continue
 			}
@@ -529,7 +531,7 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 				}
 			}
 		}
-		for _, res := range sortedKeys(reqs) {
+		for _, res := range slices.Sorted(maps.Keys(reqs)) {
 			if !strings.Contains(res, "/") {
 				continue
 			}
@@ -578,7 +580,7 @@ func requestedResources(p *topomgr.Pod, container string) []string {
 		}
 	}
 	delete(set, "ephemeral-storage")
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // classifyFromState decides the cause from the free table when no hint log
@@ -591,7 +593,7 @@ func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 		byRes[r.Resource] = append(byRes[r.Resource], r)
 	}
 	var short, wide []string
-	for _, res := range sortedKeys(byRes) {
+	for _, res := range slices.Sorted(maps.Keys(byRes)) {
 		fits := false
 		var total, req int64
 		for _, r := range byRes[res] {
@@ -709,12 +711,12 @@ func (d *diagnosis) heldNotes() []string {
 		return nil
 	}
 	var out []string
-	for _, uid := range sortedKeys(f.CPU.Entries) {
+	for _, uid := range slices.Sorted(maps.Keys(f.CPU.Entries)) {
 		p := d.podByUID(uid)
 		if p == nil {
 			continue
 		}
-		for _, cname := range sortedKeys(f.CPU.Entries[uid]) {
+		for _, cname := range slices.Sorted(maps.Keys(f.CPU.Entries[uid])) {
 			cpus := f.CPU.Entries[uid][cname]
 			finishedInit := false
 			for _, c := range p.InitContainers {

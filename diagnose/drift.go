@@ -2,7 +2,10 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/topomgr"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,13 +32,13 @@ func (d *diagnosis) drift() {
 	memF := d.ev.state(statefile.KindMemory)
 	pr := d.ev.PodResources
 	if cpuF != nil && cpuF.CPU != nil {
-		uids := sortedKeys(cpuF.CPU.Entries)
+		uids := slices.Sorted(maps.Keys(cpuF.CPU.Entries))
 		for _, uid := range uids {
 			containers := cpuF.CPU.Entries[uid]
 			pod := d.podByUID(uid)
-			for _, cname := range sortedKeys(containers) {
+			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				cpus := containers[cname]
-				path := "/entries/" + jsonPointerEscape(uid) + "/" + jsonPointerEscape(cname)
+				path := "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname)
 				ref := Ref{File: cpuF.Name, Path: path, Quote: cpus.String()}
 				if pod != nil {
 					if d.heldByFinished(pod, cname, cpus, ref) {
@@ -60,12 +63,12 @@ func (d *diagnosis) drift() {
 		}
 	}
 	if memF != nil && memF.Memory != nil {
-		for _, uid := range sortedKeys(memF.Memory.Entries) {
+		for _, uid := range slices.Sorted(maps.Keys(memF.Memory.Entries)) {
 			containers := memF.Memory.Entries[uid]
 			pod := d.podByUID(uid)
-			for _, cname := range sortedKeys(containers) {
+			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				blocks := containers[cname]
-				ref := Ref{File: memF.Name, Path: "/entries/" + jsonPointerEscape(uid) + "/" + jsonPointerEscape(cname), Quote: blocksText(blocks)}
+				ref := Ref{File: memF.Name, Path: "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname), Quote: blocksText(blocks)}
 				if pod != nil && terminal(pod) {
 					d.completedPod(pod, "memory "+blocksText(blocks), ref)
 					continue
@@ -264,13 +267,4 @@ func (d *diagnosis) unexplainedGroups(f *statefile.File) {
 			Remedy: "Drain the node, stop the kubelet, move memory_manager_state away and restart it so the groups are rebuilt from the running pods.",
 		})
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

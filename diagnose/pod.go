@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/numascope/numascope/topomgr"
 )
@@ -40,8 +39,4 @@ func request(c *topomgr.Container, r string) (topomgr.Quantity, bool) {
 	}
 	q, err := topomgr.ParseQuantity(s)
 	return q, err == nil
-}
-
-func jsonPointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

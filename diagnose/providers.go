@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/statefile"
@@ -63,7 +65,7 @@ func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
 			ph.NoPreference = true
 			ph.EmptyMap = a.Hints != nil
 		}
-		for _, res := range sortedKeys(a.Hints) {
+		for _, res := range slices.Sorted(maps.Keys(a.Hints)) {
 			list := a.Hints[res]
 			rh := ResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
 			for _, h := range list {

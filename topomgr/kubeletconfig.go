@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/jsonptr"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,7 +171,7 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 						continue
 					}
 				}
-				return nil, fmt.Errorf("%s/featureGates/%s: want true or false, got %s", prefix, escapePointer(k), cutBytes(v))
+				return nil, fmt.Errorf("%s/featureGates/%s: want true or false, got %s", prefix, jsonptr.Escape(k), cutBytes(v))
 			}
 			c.FeatureGates[k] = b
 		}
@@ -194,7 +195,7 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 					s = strings.TrimSpace(string(v))
 				}
 				if _, err := ParseQuantity(s); err != nil {
-					return nil, fmt.Errorf("%s/reservedMemory/%d/limits/%s: %w", prefix, i, escapePointer(k), err)
+					return nil, fmt.Errorf("%s/reservedMemory/%d/limits/%s: %w", prefix, i, jsonptr.Escape(k), err)
 				}
 				mr.Limits[k] = s
 			}
@@ -205,7 +206,7 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		c.Set = append(c.Set, k)
 		for _, f := range kubeletConfigFields {
 			if k != f && strings.EqualFold(k, f) {
-				c.Warnings = append(c.Warnings, fmt.Sprintf("%s/%s: the kubelet's decoder is case-sensitive and ignores this key; write %s", prefix, escapePointer(k), f))
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s/%s: the kubelet's decoder is case-sensitive and ignores this key; write %s", prefix, jsonptr.Escape(k), f))
 			}
 		}
 	}

@@ -3,7 +3,9 @@ package topomgr
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"github.com/numascope/numascope/internal/jsonptr"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/numascope/numascope/internal/poddoc"
@@ -131,13 +133,13 @@ func convResources(d poddoc.Resources, path string, defaultRequests bool) (Resou
 			return nil, nil
 		}
 		res := map[string]string{}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			s, ok := poddoc.QuantityText(m[k])
 			if !ok {
-				return nil, fmt.Errorf("%s/%s/%s: a quantity is a string or a number", path, field, poddoc.EscapePointer(k))
+				return nil, fmt.Errorf("%s/%s/%s: a quantity is a string or a number", path, field, jsonptr.Escape(k))
 			}
 			if _, err := ParseQuantity(s); err != nil {
-				return nil, fmt.Errorf("%s/%s/%s: %w", path, field, poddoc.EscapePointer(k), err)
+				return nil, fmt.Errorf("%s/%s/%s: %w", path, field, jsonptr.Escape(k), err)
 			}
 			res[k] = s
 		}
@@ -317,12 +319,3 @@ func (p *Pod) QOS() string {
 
 // isHugePages reports whether a resource name is a hugepages size.
 func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -2,6 +2,7 @@ package topomgr
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -339,7 +340,7 @@ func (p *MemoryProvider) Allocate(pod *Pod, c *Container, store Store) error {
 	}
 	bits := best.NUMANodeAffinity.Bits()
 	var blocks []statefile.Block
-	for _, r := range sortedKeys(req) {
+	for _, r := range slices.Sorted(maps.Keys(req)) {
 		size := req[r]
 		blocks = append(blocks, statefile.Block{NUMAAffinity: bits, Type: r, Size: size})
 		for _, id := range bits {

@@ -7,7 +7,6 @@ package poddoc
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // Doc is one Pod, or a list whose Items are pods.
@@ -135,9 +134,4 @@ func QuantityText(raw json.RawMessage) (s string, ok bool) {
 		return n.String(), true
 	}
 	return "", false
-}
-
-// EscapePointer escapes a key for a JSON pointer (RFC 6901).
-func EscapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
