@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -18,40 +18,29 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
-	cfg := topomgr.NodeConfig{Machine: d.ev.Machine.Machine, Policy: policy, Scope: scope, Options: d.policyOptions(), Gates: topomgr.DefaultFeatureGates()}
+	in := nodeconfig.Input{Machine: d.ev.Machine.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
 	states := 0
 	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil {
-		cfg.CPU = f.CPU
+		in.CPU = f.CPU
 		states++
 	}
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil {
-		cfg.Memory = f.Memory
+		in.Memory = f.Memory
 		states++
 	}
 	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil {
-		cfg.Devices = f.Device
+		in.Devices = f.Device
 		states++
 	}
 	if states == 0 {
 		return nil, nil
 	}
 	if pr := d.ev.PodResources; pr != nil {
-		cfg.Allocatable = pr.Allocatable
+		in.Allocatable = pr.Allocatable
 	}
-	if c := d.ev.Config; c != nil {
-		if c.ReservedSystemCPUs != "" {
-			r, err := cpulist.Parse(c.ReservedSystemCPUs)
-			if err != nil {
-				return nil, fmt.Errorf("%s: reservedSystemCPUs %q: %w", c.Source, c.ReservedSystemCPUs, err)
-			}
-			cfg.ReservedCPUs = r
-		}
-		if v, ok := c.FeatureGates["TopologyManagerPolicyAlphaOptions"]; ok {
-			cfg.Gates.TopologyManagerPolicyAlphaOptions = v
-		}
-		if v, ok := c.FeatureGates["TopologyManagerPolicyBetaOptions"]; ok {
-			cfg.Gates.TopologyManagerPolicyBetaOptions = v
-		}
+	cfg, err := nodeconfig.Build(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.ev.Config.Source, err)
 	}
 	return topomgr.SimulateAdmission(p, cfg)
 }

@@ -31,7 +31,7 @@ func TestHostileInputs(t *testing.T) {
 		"reservedSystemCPUs in the config": {node("--topology", filepath.Join(dir, "machine.json"), "--kubelet-config", cfg),
 			[]string{cfg + `: reservedSystemCPUs "0-400000000"`, "above the largest CPU id 65535"}},
 		"--reserved-cpus": {node("--topology", filepath.Join(dir, "machine.json"), "--policy", "restricted", "--reserved-cpus", "0-400000000"),
-			[]string{`--reserved-cpus "0-400000000"`, "above the largest CPU id 65535"}},
+			[]string{`--reserved-cpus: reservedSystemCPUs "0-400000000"`, "above the largest CPU id 65535"}},
 		"machine-info thread id 2^63-1": {node("--topology", mi, "--policy", "restricted"),
 			[]string{mi, "9223372036854775807 is not in 0-65535"}},
 		"--hints is a FIFO":    {[]string{"--hints", fifo}, []string{"--hints " + fifo, "a FIFO"}},

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -126,16 +126,13 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--topology: %v", err)
 	}
-	cfg := topomgr.NodeConfig{Machine: machine, Policy: nf.policy, Scope: nf.scope, Options: nf.options, Gates: topomgr.DefaultFeatureGates()}
 	cpuPolicy, memPolicy := "", ""
 	if kc != nil {
-		cfg.Gates = kc.Gates()
 		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
 	}
-	if nf.reserved != "" {
-		if cfg.ReservedCPUs, err = cpulist.Parse(nf.reserved); err != nil {
-			return fail("--reserved-cpus %q: %v", nf.reserved, err)
-		}
+	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, ReservedCPUs: nf.reserved})
+	if err != nil {
+		return fail("--reserved-cpus: %v", err)
 	}
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
 		return fail("--state-dir %s: not a directory", nf.stateDir)

@@ -20,7 +20,7 @@ func TestSimulateHostileInputs(t *testing.T) {
 		"reservedSystemCPUs in the config tab": {SimulateRequest{Files: append([]InputFile{cfg}, node...), Policy: "restricted"},
 			[]string{`kubelet-config.yaml: reservedSystemCPUs "0-400000000"`, "above the largest CPU id 65535"}},
 		"reserved CPUs field": {SimulateRequest{Files: node, Policy: "restricted", ReservedCPUs: "0-400000000"},
-			[]string{`reserved CPUs "0-400000000"`, "above the largest CPU id 65535"}},
+			[]string{`reservedSystemCPUs "0-400000000"`, "above the largest CPU id 65535"}},
 		"machine-info thread id 2^63-1": {SimulateRequest{Files: []InputFile{huge}, Policy: "restricted"},
 			[]string{"machine-info.json", "9223372036854775807 is not in 0-65535"}},
 	} {

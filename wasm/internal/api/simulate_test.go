@@ -91,7 +91,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"two cpu states", jsonReq(t, SimulateRequest{Pod: pod, Files: append(node, InputFile{Name: "other", Content: node[0].Content})}), "both give the cpu"},
 		{"corrupt state", jsonReq(t, SimulateRequest{Pod: pod, Files: []InputFile{{Name: "cpu_manager_state", Content: corrupt}, node[1]}}), "would not restore"},
 		{"unknown field", `{"pod":"x","colour":1}`, "documented shape"},
-		{"bad reserved", jsonReq(t, SimulateRequest{Pod: pod, Files: node, ReservedCPUs: "x-"}), "reserved CPUs"},
+		{"bad reserved", jsonReq(t, SimulateRequest{Pod: pod, Files: node, ReservedCPUs: "x-"}), "reservedSystemCPUs \"x-\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
