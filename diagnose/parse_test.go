@@ -51,7 +51,7 @@ func TestParsePodQOSAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []string{pods[0].QOSClass, pods[1].QOSClass, pods[2].QOSClass}
+	got := []string{string(pods[0].QOSClass), string(pods[1].QOSClass), string(pods[2].QOSClass)}
 	if strings.Join(got, ",") != "Guaranteed,Burstable,BestEffort" || pods[1].Path != "/items/1" {
 		t.Errorf("qos = %v path=%s", got, pods[1].Path)
 	}

@@ -1,6 +1,7 @@
 package topomgr
 
 import (
+	"github.com/numascope/numascope/podresources"
 	"strings"
 	"testing"
 
@@ -64,25 +65,28 @@ func TestParseQuantity(t *testing.T) {
 
 func TestPodQOS(t *testing.T) {
 	// As the kubelet's GetPodQOS (1.37) computes it.
-	for _, tc := range []struct{ name, manifest, want string }{
-		{"limits only: requests default to them", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, QOSGuaranteed},
-		{"request below limit", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, QOSBurstable},
-		{"nothing", `{"spec":{"containers":[{"name":"a"}]}}`, QOSBestEffort},
-		{"only a device", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`, QOSBestEffort},
-		{"one guaranteed, one best-effort", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}},{"name":"b"}]}}`, QOSBurstable},
-		{"status wins", `{"spec":{"containers":[{"name":"a"}]},"status":{"qosClass":"Guaranteed"}}`, QOSGuaranteed},
-		{"pod-level requests and limits", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, QOSGuaranteed},
-		{"pod-level limits only: requests default to them", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, QOSGuaranteed},
-		{"pod-level limits, container requests below", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]}}`, QOSBurstable},
+	for _, tc := range []struct {
+		name, manifest string
+		want           podresources.QOSClass
+	}{
+		{"limits only: requests default to them", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
+		{"request below limit", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, podresources.Burstable},
+		{"nothing", `{"spec":{"containers":[{"name":"a"}]}}`, podresources.BestEffort},
+		{"only a device", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`, podresources.BestEffort},
+		{"one guaranteed, one best-effort", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}},{"name":"b"}]}}`, podresources.Burstable},
+		{"status wins", `{"spec":{"containers":[{"name":"a"}]},"status":{"qosClass":"Guaranteed"}}`, podresources.Guaranteed},
+		{"pod-level requests and limits", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"},"requests":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, podresources.Guaranteed},
+		{"pod-level limits only: requests default to them", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a"}]}}`, podresources.Guaranteed},
+		{"pod-level limits, container requests below", `{"spec":{"resources":{"limits":{"cpu":"2","memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"1"}}}]}}`, podresources.Burstable},
 		// Pod-level limits of a device only: the API server still defaults
 		// pod-level cpu and memory requests from the containers, which then
 		// have no pod-level limit.
-		{"pod-level limits of a device only", `{"spec":{"resources":{"limits":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSBurstable},
-		{"pod-level requests of a device only are ignored", `{"spec":{"resources":{"requests":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
-		{"empty pod-level resources are ignored", `{"spec":{"resources":{},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
-		{"init container counts", `{"spec":{"initContainers":[{"name":"i"}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSBurstable},
-		{"restartable init container counts", `{"spec":{"initContainers":[{"name":"i","restartPolicy":"Always","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, QOSGuaranteed},
-		{"3.0001 CPUs is not 3", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"3"},"limits":{"cpu":"3.0001","memory":"1Gi"}}}]}}`, QOSBurstable},
+		{"pod-level limits of a device only", `{"spec":{"resources":{"limits":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Burstable},
+		{"pod-level requests of a device only are ignored", `{"spec":{"resources":{"requests":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
+		{"empty pod-level resources are ignored", `{"spec":{"resources":{},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
+		{"init container counts", `{"spec":{"initContainers":[{"name":"i"}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Burstable},
+		{"restartable init container counts", `{"spec":{"initContainers":[{"name":"i","restartPolicy":"Always","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
+		{"3.0001 CPUs is not 3", `{"spec":{"containers":[{"name":"a","resources":{"requests":{"cpu":"3"},"limits":{"cpu":"3.0001","memory":"1Gi"}}}]}}`, podresources.Burstable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := ParsePod([]byte(tc.manifest))

@@ -4,19 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/podresources"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/numascope/numascope/internal/poddoc"
 	"github.com/numascope/numascope/internal/yamljson"
-)
-
-// QoS classes.
-const (
-	QOSGuaranteed = "Guaranteed"
-	QOSBurstable  = "Burstable"
-	QOSBestEffort = "BestEffort"
 )
 
 // MaxPodFileSize bounds the size of a pod manifest ParsePod accepts.
@@ -81,7 +75,7 @@ func podFromDoc(doc *poddoc.Doc, path string) (*Pod, error) {
 	if len(doc.Spec.Containers) == 0 {
 		return nil, fmt.Errorf("%s/spec/containers: a pod needs at least one container", path)
 	}
-	p := &Pod{Name: doc.Metadata.Name, Namespace: doc.Metadata.Namespace, UID: doc.Metadata.UID, QOSClass: doc.Status.QOSClass,
+	p := &Pod{Name: doc.Metadata.Name, Namespace: doc.Metadata.Namespace, UID: doc.Metadata.UID, QOSClass: podresources.QOSClass(doc.Status.QOSClass),
 		Path: path, NodeName: doc.Spec.NodeName, OwnerKind: doc.OwnerKind(),
 		Phase: doc.Status.Phase, Reason: doc.Status.Reason, Message: doc.Status.Message}
 	if p.UID == "" {
@@ -262,26 +256,26 @@ func (r Resources) Request(name string) Quantity { return r.quantity(r.Requests,
 // Limit returns the limit for a resource (zero when unset).
 func (r Resources) Limit(name string) Quantity { return r.quantity(r.Limits, name) }
 
-func requirementsQOS(r *Resources) string {
+func requirementsQOS(r *Resources) podresources.QOSClass {
 	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return QOSBestEffort
+		return podresources.BestEffort
 	}
-	qos := ""
+	var qos podresources.QOSClass
 	for _, res := range []string{"cpu", "memory"} {
 		req, lim := r.Request(res), r.Limit(res)
-		var q string
+		var q podresources.QOSClass
 		switch {
 		case req.Cmp(lim) != 0:
-			return QOSBurstable
+			return podresources.Burstable
 		case req.IsZero():
-			q = QOSBestEffort
+			q = podresources.BestEffort
 		default:
-			q = QOSGuaranteed
+			q = podresources.Guaranteed
 		}
 		if qos == "" {
 			qos = q
 		} else if qos != q {
-			return QOSBurstable
+			return podresources.Burstable
 		}
 	}
 	return qos
@@ -292,27 +286,27 @@ func requirementsQOS(r *Resources) string {
 // PodLevelResources and PodLevelResourcesFixKubeletQOSClass on): from
 // spec.resources when it names cpu, memory or huge pages, else from every
 // container, init containers included.
-func (p *Pod) QOS() string {
+func (p *Pod) QOS() podresources.QOSClass {
 	if p.QOSClass != "" {
 		return p.QOSClass
 	}
 	if p.podLevelResourcesSet() {
 		return requirementsQOS(p.Resources)
 	}
-	qos := ""
+	var qos podresources.QOSClass
 	for _, c := range p.AllContainers() {
 		cq := requirementsQOS(&c.Resources)
-		if cq == QOSBurstable {
+		if cq == podresources.Burstable {
 			return cq
 		}
 		if qos == "" {
 			qos = cq
 		} else if qos != cq {
-			return QOSBurstable
+			return podresources.Burstable
 		}
 	}
 	if qos == "" {
-		qos = QOSBestEffort
+		qos = podresources.BestEffort
 	}
 	return qos
 }

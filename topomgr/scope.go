@@ -3,6 +3,7 @@ package topomgr
 import (
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/podresources"
 )
 
 // Topology Manager scope names.
@@ -33,7 +34,7 @@ type Pod struct {
 	// Resources holds pod-level requests and limits (spec.resources), if any.
 	Resources *Resources `json:"resources,omitempty"`
 	// QOSClass is status.qosClass when known; QOS computes it otherwise.
-	QOSClass string `json:"qosClass,omitempty"`
+	QOSClass podresources.QOSClass `json:"qosClass,omitempty"`
 
 	// Evidence: where the pod was read and what its status says.
 

@@ -74,7 +74,7 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 	if err != nil {
 		return nil, simErr("pod: %v", err)
 	}
-	out := &SimulateResult{Pod: pod.Namespace + "/" + pod.Name, QOS: pod.QOS(), Used: map[string]string{}}
+	out := &SimulateResult{Pod: pod.Namespace + "/" + pod.Name, QOS: string(pod.QOS()), Used: map[string]string{}}
 	var (
 		cfg                  topomgr.NodeConfig
 		kc                   *topomgr.KubeletConfig
