@@ -210,10 +210,10 @@ func Load(src Sources) (*Evidence, error) {
 //
 // The directory is read one level deep (the sys/, podresources/ and
 // device-plugins/ directories are read by their own readers) and may hold
-// at most MaxDirEntries entries; a FIFO, device or socket under an evidence
+// at most 10,000 entries; a FIFO, device or socket under an evidence
 // name is refused by name when Load reads it.
 func SourcesFromDir(dir string) (Sources, error) {
-	entries, err := readDirLimited(dir, MaxDirEntries)
+	entries, err := readDirLimited(dir, maxDirEntries)
 	if err != nil {
 		return Sources{}, fmt.Errorf("evidence directory %s: %w", dir, err)
 	}
@@ -258,8 +258,8 @@ func hasExt(name string, exts ...string) bool {
 	return false
 }
 
-// MaxDirEntries bounds the entries of an evidence directory.
-const MaxDirEntries = 10000
+// maxDirEntries bounds the entries of an evidence directory.
+const maxDirEntries = 10000
 
 // readDirLimited lists at most limit entries of dir, sorted by name.
 func readDirLimited(dir string, limit int) ([]os.DirEntry, error) {

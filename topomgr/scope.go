@@ -110,9 +110,9 @@ type HintProvider interface {
 	Allocate(pod *Pod, c *Container, store Store) error
 }
 
-// PodAllocator is implemented by providers that allocate a whole pod at
+// podAllocator is implemented by providers that allocate a whole pod at
 // once (pods with pod-level resources under PodLevelResourceManagers).
-type PodAllocator interface {
+type podAllocator interface {
 	AllocatePod(pod *Pod, store Store) error
 }
 
@@ -121,9 +121,9 @@ type Store interface {
 	GetAffinity(podUID, container string) TopologyHint
 }
 
-// AdmissionError is an error that carries its own admission reason, as the
+// admissionError is an error that carries its own admission reason, as the
 // kubelet's admission.Error does.
-type AdmissionError interface {
+type admissionError interface {
 	error
 	Type() string
 }
@@ -329,7 +329,7 @@ func (m *Manager) Admit(pod *Pod) *Admission {
 		}
 		if podLevel {
 			for _, p := range m.providers {
-				pa, ok := p.(PodAllocator)
+				pa, ok := p.(podAllocator)
 				if !ok {
 					continue
 				}
@@ -365,7 +365,7 @@ func (m *Manager) allocate(pod *Pod, c *Container) error {
 // fail records err as the kubelet's admission.GetPodAdmitResult does.
 func (a *Admission) fail(err error) {
 	a.Admit = false
-	var ae AdmissionError
+	var ae admissionError
 	if errors.As(err, &ae) {
 		a.Reason, a.Message = ae.Type(), ae.Error()
 		return
