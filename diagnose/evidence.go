@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 )
@@ -229,7 +230,7 @@ func SourcesFromDir(dir string) (Sources, error) {
 			s.StateDir = dir
 		case e.IsDir() && n == "podresources":
 			s.PodResources = p
-		case n == "cpu_manager_state" || n == "memory_manager_state" || n == "dra_manager_state":
+		case kubeletfiles.IsCheckpointName(n) && n != kubeletfiles.NameOf(statefile.KindDevice):
 			s.StateDir = dir
 		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
 			s.PodResources = p

@@ -10,18 +10,20 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
 
 // stateFileNames are the checkpoint files looked up under a kubelet root directory.
-var stateFileNames = []string{
-	"cpu_manager_state",
-	"memory_manager_state",
-	filepath.Join("device-plugins", "kubelet_internal_checkpoint"),
-	"dra_manager_state",
-}
+var stateFileNames = func() []string {
+	var out []string
+	for _, f := range kubeletfiles.Checkpoints {
+		out = append(out, filepath.FromSlash(f.Path))
+	}
+	return out
+}()
 
 // AddStateFile decodes and verifies a kubelet checkpoint file. The policy
 // the kubelet is configured with is taken from the kubelet configuration when

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -137,17 +138,17 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
 		return fail("--state-dir %s: not a directory", nf.stateDir)
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "cpu_manager_state"), statefile.KindCPU, cpuPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.CPU = f.CPU
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "memory_manager_state"), statefile.KindMemory, memPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Memory = f.Memory
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice, ""); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, ""); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Devices = f.Device

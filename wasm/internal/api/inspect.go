@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/statefile"
 	"sort"
 	"strings"
 
@@ -129,10 +131,10 @@ type GroupView struct {
 
 // canonicalName is the usual file name of each kind of input.
 var canonicalName = map[string]string{
-	"cpu":          "cpu_manager_state",
-	"memory":       "memory_manager_state",
-	"device":       "kubelet_internal_checkpoint",
-	"dra":          "dra_manager_state",
+	"cpu":          kubeletfiles.NameOf(statefile.KindCPU),
+	"memory":       kubeletfiles.NameOf(statefile.KindMemory),
+	"device":       kubeletfiles.NameOf(statefile.KindDevice),
+	"dra":          kubeletfiles.NameOf(statefile.KindDRA),
 	"podresources": "podresources.json",
 	kindMachine:    "machine-info.json",
 	kindConfig:     "kubelet-config.yaml",
