@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// LogRecord is one kubelet log entry, in either the klog text format or the
+// logRecord is one kubelet log entry, in either the klog text format or the
 // JSON log format.
 type logRecord struct {
 	// Line is the 1-based line of the file where the record starts.
@@ -28,7 +28,7 @@ type logRecord struct {
 	Values []logValue `json:"values,omitempty"`
 }
 
-// LogValue is one key/value pair of a structured log record. Text holds a
+// logValue is one key/value pair of a structured log record. Text holds a
 // string value unquoted, or the raw JSON of a structured value (objects,
 // arrays, numbers, booleans, null).
 type logValue struct {

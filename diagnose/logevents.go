@@ -122,7 +122,7 @@ type AdmissionAttempt struct {
 	ResultLine int    `json:"resultLine,omitempty"`
 }
 
-// Signal is a log record that matters for a diagnosis on its own: a start-up
+// signal is a log record that matters for a diagnosis on its own: a start-up
 // failure, a restore error, an admission error text, a configuration echo.
 type signal struct {
 	Kind   string            `json:"kind"`
@@ -131,7 +131,7 @@ type signal struct {
 	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// Signal kinds recognised in kubelet logs.
+// signal kinds recognised in kubelet logs.
 const (
 	signalRestoreFailed       = "checkpoint-restore-failed"
 	signalPolicyMismatch      = "policy-mismatch"
@@ -183,7 +183,7 @@ var admissionReasons = map[string]bool{
 	"EmptyPodSharedPoolError": true, "Topology Affinity Error": true,
 }
 
-// Interpret groups the records of a log into admission attempts and signals.
+// interpret groups the records of a log into admission attempts and signals.
 func (l *Log) interpret() *KubeletLog {
 	k := &KubeletLog{Log: l}
 	open := map[string]int{} // pod -> index into Attempts
@@ -498,7 +498,7 @@ func (k *KubeletLog) signals(r logRecord) {
 	}
 }
 
-// SignalsOf returns the signals of one kind.
+// signalsOf returns the signals of one kind.
 func (k *KubeletLog) signalsOf(kind string) []signal {
 	var out []signal
 	for _, s := range k.Signals {

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// MaxNUMANodeID is the highest NUMA node ID a BitMask can hold, as in the
+// maxNUMANodeID is the highest NUMA node ID a BitMask can hold, as in the
 // kubelet, whose masks are 64-bit.
 const maxNUMANodeID = 63
 

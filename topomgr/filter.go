@@ -37,7 +37,7 @@ type ResourceHints struct {
 	Hints    []TopologyHint `json:"hints"`
 }
 
-// FilterProvidersHints normalises the providers' answers into one hint list
+// filterProvidersHints normalises the providers' answers into one hint list
 // per resource, as the kubelet's filterProvidersHints does. The kubelet
 // walks each provider's map in Go's random map order; the merge's outcome
 // does not depend on that order, and numascope sorts by resource name.

@@ -48,7 +48,7 @@ func ferr(ptr, format string, args ...any) error {
 	return &HintsFileError{Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
 }
 
-// MaxHintsFileSize bounds the size of a hints file ParseHintsFile accepts.
+// maxHintsFileSize bounds the size of a hints file ParseHintsFile accepts.
 const maxHintsFileSize = 64 << 20
 
 // ParseHintsFile decodes and checks a hints file:

@@ -60,7 +60,7 @@ const (
 	DefaultMemoryManagerPolicy   = "None"
 )
 
-// KubeletConfigAPIVersion is the apiVersion the kubelet reads its
+// kubeletConfigAPIVersion is the apiVersion the kubelet reads its
 // configuration file in.
 const kubeletConfigAPIVersion = "kubelet.config.k8s.io/v1beta1"
 

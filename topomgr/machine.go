@@ -159,7 +159,7 @@ type cadvisorMachine struct {
 	} `json:"topology"`
 }
 
-// HugePagesResource renders a huge page size in KiB as the kubelet's
+// hugePagesResource renders a huge page size in KiB as the kubelet's
 // resource name (hugepages-2Mi, hugepages-1Gi).
 func hugePagesResource(kib uint64) string {
 	b := kib * 1024

@@ -27,7 +27,7 @@ type NUMAInfo struct {
 	Distances NUMADistances
 }
 
-// ErrNoDistances is returned when prefer-closest-numa-nodes is on and a NUMA
+// errNoDistances is returned when prefer-closest-numa-nodes is on and a NUMA
 // node has no distance row.
 var errNoDistances = errors.New("error getting NUMA distances from cadvisor")
 

@@ -6,17 +6,15 @@ import (
 	"strconv"
 )
 
-// Policy option names (KubeletConfiguration topologyManagerPolicyOptions).
+// Policy option names (KubeletConfiguration topologyManagerPolicyOptions)
+// and the kubelet's NUMA node limit when max-allowable-numa-nodes is not set.
 const (
-	PreferClosestNUMANodes = "prefer-closest-numa-nodes"
-	MaxAllowableNUMANodes  = "max-allowable-numa-nodes"
+	PreferClosestNUMANodes       = "prefer-closest-numa-nodes"
+	MaxAllowableNUMANodes        = "max-allowable-numa-nodes"
+	DefaultMaxAllowableNUMANodes = 8
 )
 
-// DefaultMaxAllowableNUMANodes is the kubelet's NUMA node limit when
-// max-allowable-numa-nodes is not set.
-const DefaultMaxAllowableNUMANodes = 8
-
-// Maturity is the graduation level of a policy option.
+// maturity is the graduation level of a policy option.
 type maturity string
 
 // Maturity levels.
@@ -26,7 +24,7 @@ const (
 	stable maturity = "GA"
 )
 
-// OptionMaturity lists every policy option the kubelet 1.37 knows and its
+// optionMaturity lists every policy option the kubelet 1.37 knows and its
 // maturity: both options are GA there.
 var optionMaturity = map[string]maturity{
 	PreferClosestNUMANodes: stable,
@@ -60,7 +58,7 @@ type PolicyOptions struct {
 	MaxAllowableNUMANodes int
 }
 
-// CheckPolicyOptionAvailable returns the kubelet's error for an unknown
+// checkPolicyOptionAvailable returns the kubelet's error for an unknown
 // option or one whose maturity gate is off.
 func checkPolicyOptionAvailable(option string, gates FeatureGates) error {
 	m, ok := optionMaturity[option]

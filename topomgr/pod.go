@@ -13,7 +13,7 @@ import (
 	"github.com/numascope/numascope/internal/yamljson"
 )
 
-// MaxPodFileSize bounds the size of a pod manifest ParsePod accepts.
+// maxPodFileSize bounds the size of a pod manifest ParsePod accepts.
 const maxPodFileSize = 16 << 20
 
 // ParsePod reads one pod as `kubectl get pod -o yaml` (or -o json) prints

@@ -13,7 +13,7 @@ import (
 // gives, as a rational number. The zero value is 0.
 type Quantity struct{ r *big.Rat }
 
-// ErrQuantity is wrapped by every error of ParseQuantity.
+// errQuantity is wrapped by every error of ParseQuantity.
 var errQuantity = errors.New("not a Kubernetes quantity")
 
 // maxQuantityExponent bounds the decimal exponent numascope holds. The API
