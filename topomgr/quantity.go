@@ -22,6 +22,11 @@ var errQuantity = errors.New("not a Kubernetes quantity")
 // that says so, instead of building a number of a billion digits.
 const maxQuantityExponent = 1000
 
+// maxQuantityLength bounds a quantity's text: decimal conversion of a
+// number of millions of digits takes minutes. The API server has no such
+// bound; no real quantity comes near it.
+const maxQuantityLength = 1000
+
 var (
 	nano    = big.NewRat(1, 1_000_000_000)
 	maxBin  = new(big.Rat).SetInt64(1<<63 - 1)
@@ -36,13 +41,17 @@ var (
 // resource.ParseQuantity does (no spaces, "1.", ".5" and a bare suffix such
 // as "m" are accepted), and gives the same value: rounded up, away from
 // zero, to a multiple of 1n, and binary quantities capped at 2^63-1. It
-// also refuses exponents beyond 10^±1000, which the API server would keep.
+// also refuses exponents beyond 10^±1000 and quantities of more than 1000
+// characters, which the API server would keep.
 func ParseQuantity(str string) (Quantity, error) {
 	bad := func(why string) (Quantity, error) {
 		return Quantity{}, fmt.Errorf("quantity %s: %w: %s (write e.g. 2, 500m, 1.5, 1Gi)", quoteCut(str), errQuantity, why)
 	}
 	if str == "" {
 		return bad("empty")
+	}
+	if len(str) > maxQuantityLength {
+		return bad(fmt.Sprintf("%d characters, more than numascope reads in one quantity (%d)", len(str), maxQuantityLength))
 	}
 	if str == "0" {
 		return Quantity{}, nil
