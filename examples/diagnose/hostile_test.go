@@ -40,6 +40,8 @@ func TestHostileInputs(t *testing.T) {
 	mi := filepath.Join(dir, "machine-info.json")
 	require.NoError(t, os.WriteFile(mi, []byte(`{"topology":[{"node_id":0,"cores":[{"core_id":0,"thread_ids":[9223372036854775807]}]}]}`), 0o644))
 	small := bigArray(t, dir, "pods-4m.json", 4<<20)
+	longQuantity := filepath.Join(dir, "pod-long-quantity.json")
+	require.NoError(t, os.WriteFile(longQuantity, []byte(`{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1`+strings.Repeat("0", 10<<20)+`"}}}]}}`), 0o644))
 	big := bigArray(t, dir, "pods-20m.json", 20<<20)
 	for name, tc := range map[string]struct {
 		args []string
@@ -50,6 +52,7 @@ func TestHostileInputs(t *testing.T) {
 		"pod is a 20 MB array":          {[]string{"--pod", big}, []string{"pod " + big, "larger than its limit", "16 MiB"}},
 		"events is a 20 MB array":       {[]string{"--events", big}, []string{"events " + big, "larger than its limit"}},
 		"pod is a 4 MB array of values": {[]string{"--pod", small}, []string{small, "value budget"}},
+		"a 10 MB quantity":              {[]string{"--pod", longQuantity}, []string{longQuantity, "/spec/containers/0/resources/limits/cpu", "more than numascope reads in one quantity"}},
 		"reserved CPUs out of range":    {[]string{"--kubelet-config", cfg}, []string{cfg + `: reservedSystemCPUs "0-400000000"`, "above the largest CPU id 65535"}},
 		"machine-info thread id 2^63-1": {[]string{"--topology", mi}, []string{mi, "thread_ids/0", "9223372036854775807 is not in 0-65535"}},
 	} {
