@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
@@ -107,4 +109,31 @@ func FuzzRun(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestLoadDirRefusesAFIFOByName: a FIFO under an evidence name in a
+// directory is refused, by its name, instead of blocking the read.
+func TestLoadDirRefusesAFIFOByName(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "kubelet.log")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	src, err := SourcesFromDir(dir)
+	require.NoError(t, err)
+	_, err = Load(src)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "kubelet log "+fifo+": not a regular file: it is a FIFO")
+}
+
+// TestSourcesFromDirIsBounded: a directory of more entries than any
+// evidence set is refused.
+func TestSourcesFromDirIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i <= maxDirEntries; i++ {
+		f, err := os.Create(filepath.Join(dir, "f"+strconv.Itoa(i)))
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	_, err := SourcesFromDir(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than 10000 entries")
 }
