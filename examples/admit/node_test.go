@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/utils/cpuset"
-
 	"github.com/numascope/numascope/statefile"
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/cpuset"
 )
 
 // writeNode writes a two-NUMA-node machine (CPUs 0-7 on node 0, 8-15 on
@@ -68,7 +68,8 @@ func writeNode(t *testing.T, dir string) {
 		}
 		topo = append(topo, nd)
 	}
-	js, _ := json.Marshal(map[string]any{"topology": topo})
+	js, err := json.Marshal(map[string]any{"topology": topo})
+	require.NoError(t, err)
 	os.WriteFile(filepath.Join(dir, "machine.json"), js, 0o644)
 	os.WriteFile(filepath.Join(dir, "allocatable.json"), []byte(`{"devices":[{"resourceName":"nvidia.com/gpu","deviceIds":["GPU-a"],"numaNodes":[1]}]}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(`apiVersion: v1

@@ -7,21 +7,25 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzCall feeds arbitrary requests to every method: the answer must always
 // be one valid JSON envelope, and never a crash.
 func FuzzCall(f *testing.F) {
-	list, _ := Examples()
+	list, err := Examples()
+	require.NoError(f, err)
 	for _, ex := range list.Examples {
-		b, _ := json.Marshal(InspectRequest{Files: ex.Files})
+		b, err := json.Marshal(InspectRequest{Files: ex.Files})
+		require.NoError(f, err)
 		f.Add(uint8(0), b)
 		f.Add(uint8(1), b)
 		if a := ex.Admission; a != nil && len(a.Hints) > 0 {
 			f.Add(uint8(2), []byte(a.Hints))
 		}
 		if a := ex.Admission; a != nil && a.Pod != "" {
-			b, _ := json.Marshal(SimulateRequest{Pod: a.Pod, Files: ex.Files, Policy: a.Policy, Scope: a.Scope})
+			b, err := json.Marshal(SimulateRequest{Pod: a.Pod, Files: ex.Files, Policy: a.Policy, Scope: a.Scope})
+			require.NoError(f, err)
 			f.Add(uint8(6), b)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // simulateFiles reads the simulate example's node: CPUs 0-7 on node 0 and
@@ -65,7 +67,8 @@ func TestSimulate(t *testing.T) {
 			if len(res.Steps) == 0 || len(res.Account) == 0 {
 				t.Errorf("no steps or account: %+v", res)
 			}
-			b, _ := json.Marshal(res)
+			b, err := json.Marshal(res)
+			require.NoError(t, err)
 			for _, w := range tc.want {
 				if !strings.Contains(string(b), w) {
 					t.Errorf("answer lacks %s:\n%s", w, b)
