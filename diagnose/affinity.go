@@ -2,9 +2,13 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/statefile"
 	"k8s.io/utils/cpuset"
 )
@@ -334,7 +338,7 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 
 // hintRows builds the per-resource, per-NUMA table from the logged hints and
 // the pod's requests.
-func hintRows(c *ContainerAdmission, pod *Pod, m *Machine) []ResourceRow {
+func hintRows(c *ContainerAdmission, pod *topomgr.Pod, m *Machine) []ResourceRow {
 	views := resourceViews(c)
 	nodes := map[int]bool{}
 	if m != nil {
@@ -382,7 +386,7 @@ func hintRows(c *ContainerAdmission, pod *Pod, m *Machine) []ResourceRow {
 
 // requestOf returns the request of a resource for a container (or, in pod
 // scope, the pod's effective request), as text.
-func requestOf(p *Pod, container, resource string) string {
+func requestOf(p *topomgr.Pod, container, resource string) string {
 	if p == nil {
 		return ""
 	}
@@ -393,44 +397,42 @@ func requestOf(p *Pod, container, resource string) string {
 	return formatQuantity(resource, q)
 }
 
-func effectiveRequest(p *Pod, container, resource string) Quantity {
+func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quantity {
 	if container != "" {
-		for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+		for _, c := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
 			if c.Name == container {
-				q, _ := c.Request(resource)
+				q, _ := request(&c, resource)
 				return q
 			}
 		}
-		return Quantity{}
+		return topomgr.Quantity{}
 	}
 	// Pod scope: max(init container peaks, sum of app + restartable init containers).
-	var sum, peak, sidecars int64
+	var sum, peak, sidecars topomgr.Quantity
 	for _, c := range p.InitContainers {
-		q, _ := c.Request(resource)
-		v := q.Int64()
-		if c.Restartable {
-			sidecars += v
+		q, _ := request(&c, resource)
+		if c.IsRestartable() {
+			sidecars = sidecars.Add(q)
 			continue
 		}
-		if sidecars+v > peak {
-			peak = sidecars + v
+		if v := sidecars.Add(q); v.Cmp(peak) > 0 {
+			peak = v
 		}
 	}
 	for _, c := range p.Containers {
-		q, _ := c.Request(resource)
-		sum += q.Int64()
+		q, _ := request(&c, resource)
+		sum = sum.Add(q)
 	}
-	sum += sidecars
-	if peak > sum {
+	sum = sum.Add(sidecars)
+	if peak.Cmp(sum) > 0 {
 		sum = peak
 	}
-	qq, _ := ParseQuantity(fmt.Sprint(sum))
-	return qq
+	return sum
 }
 
-func formatQuantity(resource string, q Quantity) string {
+func formatQuantity(resource string, q topomgr.Quantity) string {
 	if resource == "memory" || strings.HasPrefix(resource, "hugepages-") {
-		return formatBytes(q.Int64())
+		return formatBytes(q.Value())
 	}
 	return q.String()
 }
@@ -459,14 +461,14 @@ func formatBytes(b int64) string {
 
 // stateRows builds the requested-against-free table from the state files.
 // It returns nil when the state says nothing about the requested resources.
-func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []string) {
+func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow, []string) {
 	if pod == nil {
 		return nil, nil
 	}
 	var rows []ResourceRow
 	var notes []string
 	guaranteed := pod.QOSClass == "Guaranteed"
-	reqs := map[string]Quantity{}
+	reqs := map[string]topomgr.Quantity{}
 	for _, r := range requestedResources(pod, container) {
 		reqs[r] = effectiveRequest(pod, container, r)
 	}
@@ -475,20 +477,22 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 		if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
 			reserved := cpuset.New()
 			if c := d.ev.Config; c != nil && c.ReservedSystemCPUs != "" {
-				reserved, _ = cpuset.Parse(c.ReservedSystemCPUs)
+				if r, err := cpulist.Parse(c.ReservedSystemCPUs); err == nil {
+					reserved = r
+				}
 			}
 			for _, n := range d.ev.Machine.Nodes {
-				nodeCPUs, _ := cpuset.Parse(n.CPUs)
+				nodeCPUs := d.ev.Machine.NodeCPUs(n.ID)
 				free := f.CPU.DefaultCPUSet.Intersection(nodeCPUs).Difference(reserved)
 				rows = append(rows, ResourceRow{Resource: "cpu", NUMANodes: []int{n.ID}, Requested: q.String(), Free: fmt.Sprint(free.Size()),
-					Fits: int64(free.Size()) >= q.Int64(), Source: "state", free: int64(free.Size()), req: q.Int64(), known: true})
+					Fits: int64(free.Size()) >= q.Value(), Source: "state", free: int64(free.Size()), req: q.Value(), known: true})
 			}
 		}
 	}
 	// Memory and hugepages.
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
 		groups := f.Memory.Groups()
-		for _, res := range sortedKeys(reqs) {
+		for _, res := range slices.Sorted(maps.Keys(reqs)) {
 			if res != "memory" && !strings.HasPrefix(res, "hugepages-") {
 				continue
 			}
@@ -500,16 +504,16 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 					}
 					if len(g.Nodes) == 1 {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
-							Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", free: int64(gr.Sum.Free), req: q.Int64(), known: true})
+							Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", free: int64(gr.Sum.Free), req: q.Value(), known: true})
 						continue
 					}
 					for _, nr := range gr.PerNode {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
 							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes)),
-							free: int64(nr.Table.Free), req: q.Int64(), known: true})
+							free: int64(nr.Table.Free), req: q.Value(), known: true})
 					}
 					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
-						Fits: int64(gr.Sum.Free) >= q.Int64(), Source: "state", Note: "memory group"})
+						Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", Note: "memory group"})
 					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
 						"The group has %s of %s free (allocatable %s, system-reserved %s).",
 						intsString(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
@@ -527,7 +531,7 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 				}
 			}
 		}
-		for _, res := range sortedKeys(reqs) {
+		for _, res := range slices.Sorted(maps.Keys(reqs)) {
 			if !strings.Contains(res, "/") {
 				continue
 			}
@@ -552,8 +556,8 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 			sort.Ints(nodes)
 			q := reqs[res]
 			for _, n := range nodes {
-				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Int64(), Source: "state",
-					free: int64(free[n]), req: q.Int64(), known: true})
+				rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{n}, Requested: q.String(), Free: fmt.Sprint(free[n]), Fits: int64(free[n]) >= q.Value(), Source: "state",
+					free: int64(free[n]), req: q.Value(), known: true})
 			}
 		}
 	}
@@ -562,21 +566,21 @@ func (d *diagnosis) stateRows(pod *Pod, container string) ([]ResourceRow, []stri
 
 // requestedResources lists the resources the container (or the pod, in pod
 // scope) requests, sorted.
-func requestedResources(p *Pod, container string) []string {
+func requestedResources(p *topomgr.Pod, container string) []string {
 	set := map[string]bool{}
-	for _, c := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
+	for _, c := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
 		if container != "" && c.Name != container {
 			continue
 		}
-		for r := range c.Requests {
+		for r := range c.Resources.Requests {
 			set[r] = true
 		}
-		for r := range c.Limits {
+		for r := range c.Resources.Limits {
 			set[r] = true
 		}
 	}
 	delete(set, "ephemeral-storage")
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // classifyFromState decides the cause from the free table when no hint log
@@ -589,7 +593,7 @@ func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 		byRes[r.Resource] = append(byRes[r.Resource], r)
 	}
 	var short, wide []string
-	for _, res := range sortedKeys(byRes) {
+	for _, res := range slices.Sorted(maps.Keys(byRes)) {
 		fits := false
 		var total, req int64
 		for _, r := range byRes[res] {
@@ -653,10 +657,10 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
 			}
 			for _, s := range lg.Signals {
-				if (s.Kind != SignalMemoryPlacement && s.Kind != SignalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
+				if (s.Kind != signalMemoryPlacement && s.Kind != signalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
 					continue
 				}
-				if s.Kind == SignalMemoryPlacement {
+				if s.Kind == signalMemoryPlacement {
 					parts = append(parts, fmt.Sprintf("memory of %s pinned to NUMA node(s) %s (cpuset.mems)", s.Fields["container"], s.Fields["numaNodes"]))
 				} else {
 					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))
@@ -707,16 +711,16 @@ func (d *diagnosis) heldNotes() []string {
 		return nil
 	}
 	var out []string
-	for _, uid := range sortedKeys(f.CPU.Entries) {
+	for _, uid := range slices.Sorted(maps.Keys(f.CPU.Entries)) {
 		p := d.podByUID(uid)
 		if p == nil {
 			continue
 		}
-		for _, cname := range sortedKeys(f.CPU.Entries[uid]) {
+		for _, cname := range slices.Sorted(maps.Keys(f.CPU.Entries[uid])) {
 			cpus := f.CPU.Entries[uid][cname]
 			finishedInit := false
 			for _, c := range p.InitContainers {
-				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.Restartable)
+				finishedInit = finishedInit || (c.Name == cname && c.Terminated && !c.IsRestartable())
 			}
 			if !terminal(p) && !finishedInit {
 				continue
@@ -725,7 +729,7 @@ func (d *diagnosis) heldNotes() []string {
 			if m := d.ev.Machine; m != nil {
 				nodes := map[int]bool{}
 				for _, c := range cpus.List() {
-					nodes[m.NodeOfCPU(c)] = true
+					nodes[m.NUMANodeOfCPU(c)] = true
 				}
 				var ids []int
 				for n := range nodes {
@@ -748,7 +752,7 @@ func (d *diagnosis) heldNotes() []string {
 // pod on numascope's Topology Manager; it fills the analysis and returns the
 // explanation when that worked.
 func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]string, bool) {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil {
 		return []string{fmt.Sprintf("numascope could not model the node's Topology Manager: %v.", err)}, false
 	}
@@ -788,7 +792,7 @@ func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]stri
 // compareWithState recomputes the failing container's hints from the state
 // files and says whether they match the logged ones.
 func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing *ContainerAdmission) []string {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, DefaultTopologyManagerScope))
+	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil || adm == nil {
 		return nil
 	}

@@ -22,6 +22,15 @@ func (d *diagnosis) configChecks() {
 		return
 	}
 	ref := func(path, quote string) Ref { return Ref{File: c.Source, Path: path, Quote: quote} }
+	for _, w := range c.Warnings {
+		path, _, _ := strings.Cut(w, ":")
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityWarning,
+			Title:       "The kubelet ignores a key of the configuration: " + w,
+			Evidence:    []Ref{ref(path, "")},
+			Explanation: "The kubelet decodes its configuration case-sensitively: a key spelled in another case is an unknown field, which the kubelet drops (with only a log warning), so the setting takes its default.",
+			Remedy:      "Spell the key as the KubeletConfiguration reference does and restart the kubelet.",
+		})
+	}
 	policy := c.EffectiveTopologyPolicy()
 	valid := map[string]bool{"none": true, "best-effort": true, "restricted": true, "single-numa-node": true}
 	switch {
@@ -47,7 +56,7 @@ func (d *diagnosis) configChecks() {
 		if v, ok := c.FeatureGates["TopologyManagerPolicyBetaOptions"]; ok {
 			gates.TopologyManagerPolicyBetaOptions = v
 		}
-		if _, err := topomgr.NewPolicyOptionsWithGates(c.TopologyManagerPolicyOptions, gates); err != nil {
+		if _, err := topomgr.NewPolicyOptions(c.TopologyManagerPolicyOptions, gates); err != nil {
 			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityError,
 				Title:       "topologyManagerPolicyOptions are refused: the kubelet will not start",
 				Evidence:    []Ref{ref("/topologyManagerPolicyOptions", fmt.Sprint(c.TopologyManagerPolicyOptions))},
@@ -73,22 +82,22 @@ func (d *diagnosis) configChecks() {
 }
 
 func reservedCPU(m map[string]string) int64 {
-	q, err := ParseQuantity(m["cpu"])
+	q, err := topomgr.ParseQuantity(m["cpu"])
 	if err != nil {
 		return 0
 	}
-	return q.Int64()
+	return q.Value()
 }
 
 func bytesOf(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	q, err := ParseQuantity(s)
+	q, err := topomgr.ParseQuantity(s)
 	if err != nil {
 		return 0, false
 	}
-	return q.Int64(), true
+	return q.Value(), true
 }
 
 // memoryReservation checks the static memory manager's start-up rule: the

@@ -2,6 +2,10 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/topomgr"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,7 +15,7 @@ import (
 )
 
 // podByUID finds a pod of the evidence by UID.
-func (d *diagnosis) podByUID(uid string) *Pod {
+func (d *diagnosis) podByUID(uid string) *topomgr.Pod {
 	for _, p := range d.ev.Pods {
 		if p.UID == uid && uid != "" {
 			return p
@@ -20,7 +24,7 @@ func (d *diagnosis) podByUID(uid string) *Pod {
 	return nil
 }
 
-func terminal(p *Pod) bool { return p.Phase == "Succeeded" || p.Phase == "Failed" }
+func terminal(p *topomgr.Pod) bool { return p.Phase == "Succeeded" || p.Phase == "Failed" }
 
 // drift compares the state files with what the pods and PodResources say now.
 func (d *diagnosis) drift() {
@@ -28,13 +32,13 @@ func (d *diagnosis) drift() {
 	memF := d.ev.state(statefile.KindMemory)
 	pr := d.ev.PodResources
 	if cpuF != nil && cpuF.CPU != nil {
-		uids := sortedKeys(cpuF.CPU.Entries)
+		uids := slices.Sorted(maps.Keys(cpuF.CPU.Entries))
 		for _, uid := range uids {
 			containers := cpuF.CPU.Entries[uid]
 			pod := d.podByUID(uid)
-			for _, cname := range sortedKeys(containers) {
+			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				cpus := containers[cname]
-				path := "/entries/" + jsonPointerEscape(uid) + "/" + jsonPointerEscape(cname)
+				path := "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname)
 				ref := Ref{File: cpuF.Name, Path: path, Quote: cpus.String()}
 				if pod != nil {
 					if d.heldByFinished(pod, cname, cpus, ref) {
@@ -59,12 +63,12 @@ func (d *diagnosis) drift() {
 		}
 	}
 	if memF != nil && memF.Memory != nil {
-		for _, uid := range sortedKeys(memF.Memory.Entries) {
+		for _, uid := range slices.Sorted(maps.Keys(memF.Memory.Entries)) {
 			containers := memF.Memory.Entries[uid]
 			pod := d.podByUID(uid)
-			for _, cname := range sortedKeys(containers) {
+			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				blocks := containers[cname]
-				ref := Ref{File: memF.Name, Path: "/entries/" + jsonPointerEscape(uid) + "/" + jsonPointerEscape(cname), Quote: blocksText(blocks)}
+				ref := Ref{File: memF.Name, Path: "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname), Quote: blocksText(blocks)}
 				if pod != nil && terminal(pod) {
 					d.completedPod(pod, "memory "+blocksText(blocks), ref)
 					continue
@@ -104,7 +108,7 @@ func (d *diagnosis) drift() {
 	}
 }
 
-func refOrEmpty(p *Pod) string {
+func refOrEmpty(p *topomgr.Pod) string {
 	if p == nil {
 		return ""
 	}
@@ -113,13 +117,13 @@ func refOrEmpty(p *Pod) string {
 
 // heldByFinished reports CPUs kept by a finished init container or a
 // completed pod; it returns true when the entry was explained that way.
-func (d *diagnosis) heldByFinished(pod *Pod, cname string, cpus cpuset.CPUSet, ref Ref) bool {
+func (d *diagnosis) heldByFinished(pod *topomgr.Pod, cname string, cpus cpuset.CPUSet, ref Ref) bool {
 	if terminal(pod) {
 		d.completedPod(pod, "CPUs "+cpus.String(), ref)
 		return true
 	}
 	for _, c := range pod.InitContainers {
-		if c.Name != cname || c.Restartable || !c.Terminated {
+		if c.Name != cname || c.IsRestartable() || !c.Terminated {
 			continue
 		}
 		// CPUs reused by an app container are not lost.
@@ -149,7 +153,7 @@ func (d *diagnosis) heldByFinished(pod *Pod, cname string, cpus cpuset.CPUSet, r
 	return false
 }
 
-func (d *diagnosis) completedPod(pod *Pod, what string, ref Ref) {
+func (d *diagnosis) completedPod(pod *topomgr.Pod, what string, ref Ref) {
 	job := ""
 	if pod.OwnerKind == "Job" {
 		job = " It belongs to a Job: completed Job pods stay until the Job's ttlSecondsAfterFinished or history limit removes them."
@@ -263,13 +267,4 @@ func (d *diagnosis) unexplainedGroups(f *statefile.File) {
 			Remedy: "Drain the node, stop the kubelet, move memory_manager_state away and restart it so the groups are rebuilt from the running pods.",
 		})
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

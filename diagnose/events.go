@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
 // Event is one Kubernetes event about a pod, from an event list or from the
@@ -99,9 +99,9 @@ func isStructured(b []byte) bool {
 }
 
 func parseEventList(name string, data []byte) (*Events, error) {
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yamljson.ToJSON(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not YAML or JSON: %w", name, err)
+		return nil, err
 	}
 	var top struct {
 		Kind  string            `json:"kind"`

@@ -2,21 +2,26 @@ package diagnose
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
-	"github.com/numascope/numascope/topomgr"
 )
 
 // Evidence is everything known about the node, already parsed. Any subset
 // may be present; Run draws the findings the evidence supports.
 type Evidence struct {
 	Logs    []*KubeletLog
-	Pods    []*Pod
+	Pods    []*topomgr.Pod
 	Events  []*Events
 	Config  *KubeletConfig
 	Machine *Machine
@@ -26,9 +31,7 @@ type Evidence struct {
 	PodResources *podresources.Snapshot
 
 	podResourcesName string
-	// tmMachine is the same topology as topomgr reads it, for its simulation.
-	tmMachine *topomgr.Machine
-	items     []EvidenceItem
+	items            []EvidenceItem
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
@@ -60,7 +63,7 @@ func (e *Evidence) AddLog(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	k := l.Interpret()
+	k := l.interpret()
 	e.Logs = append(e.Logs, k)
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-log", Format: l.Format,
 		Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))})
@@ -101,22 +104,18 @@ func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
 }
 
 // SetMachineInfo parses cAdvisor machine-info JSON and sets it as the
-// machine topology, also for numascope's admission simulation.
+// machine topology.
 func (e *Evidence) SetMachineInfo(name string, data []byte) error {
 	m, err := ParseMachineInfo(name, data)
 	if err != nil {
 		return err
 	}
 	e.SetMachine(m)
-	tm, err := topomgr.ParseMachineInfo(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	e.tmMachine = tm
 	return nil
 }
 
-// SetMachine sets the machine topology.
+// SetMachine sets the machine topology, the one the admission simulation
+// runs on too.
 func (e *Evidence) SetMachine(m *Machine) {
 	e.Machine = m
 	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
@@ -126,18 +125,8 @@ func (e *Evidence) SetMachine(m *Machine) {
 // cannot be read or parsed, with an error that names it.
 func Load(src Sources) (*Evidence, error) {
 	e := &Evidence{}
-	read := func(p string) ([]byte, error) {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("evidence %s: %w", p, err)
-		}
-		if st.Size() > maxEvidenceSize*4 {
-			return nil, fmt.Errorf("evidence %s: %d bytes is too large; pass an excerpt (for logs: journalctl -u kubelet --since ...)", p, st.Size())
-		}
-		return os.ReadFile(p)
-	}
 	if src.KubeletConfig != "" {
-		b, err := read(src.KubeletConfig)
+		b, err := input.ReadFile(src.KubeletConfig, "kubelet config", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +135,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Logs {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "kubelet log", input.MaxLog)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +144,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Pods {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "pod", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +153,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Events {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "events", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +167,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.StateFiles {
-		b, err := read(p)
+		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +190,7 @@ func Load(src Sources) (*Evidence, error) {
 			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
 		} else {
 			var b []byte
-			if b, err = read(src.Topology); err == nil {
+			if b, err = input.ReadFile(src.Topology, "topology", input.MaxDocument); err == nil {
 				m, err = ParseMachineInfo(src.Topology, b)
 			}
 		}
@@ -209,11 +198,6 @@ func Load(src Sources) (*Evidence, error) {
 			return nil, err
 		}
 		e.SetMachine(m)
-		if tm, err := topomgr.ReadMachine(src.Topology); err == nil {
-			e.tmMachine = tm
-		} else {
-			e.items[len(e.items)-1].Note += fmt.Sprintf("; no admission simulation: %v", err)
-		}
 	}
 	return e, nil
 }
@@ -224,8 +208,13 @@ func Load(src Sources) (*Evidence, error) {
 // (kubelet logs), pod*.yaml|json (pods), events*|describe* (events),
 // kubelet-config*.yaml|json or config.yaml (kubelet configuration),
 // machine-info*.json or a sys/ directory (topology). Other files are ignored.
+//
+// The directory is read one level deep (the sys/, podresources/ and
+// device-plugins/ directories are read by their own readers) and may hold
+// at most 10,000 entries; a FIFO, device or socket under an evidence
+// name is refused by name when Load reads it.
 func SourcesFromDir(dir string) (Sources, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := readDirLimited(dir, maxDirEntries)
 	if err != nil {
 		return Sources{}, fmt.Errorf("evidence directory %s: %w", dir, err)
 	}
@@ -241,7 +230,7 @@ func SourcesFromDir(dir string) (Sources, error) {
 			s.StateDir = dir
 		case e.IsDir() && n == "podresources":
 			s.PodResources = p
-		case n == "cpu_manager_state" || n == "memory_manager_state" || n == "dra_manager_state":
+		case kubeletfiles.IsCheckpointName(n) && n != kubeletfiles.NameOf(statefile.KindDevice):
 			s.StateDir = dir
 		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
 			s.PodResources = p
@@ -268,4 +257,25 @@ func hasExt(name string, exts ...string) bool {
 		}
 	}
 	return false
+}
+
+// maxDirEntries bounds the entries of an evidence directory.
+const maxDirEntries = 10000
+
+// readDirLimited lists at most limit entries of dir, sorted by name.
+func readDirLimited(dir string, limit int) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(limit + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(entries) > limit {
+		return nil, fmt.Errorf("more than %d entries: give a directory that holds only the evidence", limit)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
 }

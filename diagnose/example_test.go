@@ -48,20 +48,20 @@ func ExampleEvidence_AddLog() {
 	// Request a multiple of 2 CPUs for each Guaranteed container with integer CPUs (for example 4), then delete the failed pod so its controller recreates it.
 }
 
-// Parse a kubelet journal and look at the admission attempts it records.
-func ExampleParseLog() {
-	f, err := os.Open("testdata/tae-cpu-memory-split/kubelet.log")
+// Add a kubelet journal to the evidence and look at the admission attempts
+// it records.
+func ExampleEvidence_AddLog_attempts() {
+	data, err := os.ReadFile("testdata/tae-cpu-memory-split/kubelet.log")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer f.Close()
-	l, err := diagnose.ParseLog("kubelet.log", f)
-	if err != nil {
+	var ev diagnose.Evidence
+	if err := ev.AddLog("kubelet.log", data); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, a := range l.Interpret().Attempts {
+	for _, a := range ev.Logs[0].Attempts {
 		fmt.Println(a.Pod, a.Reason)
 		for _, c := range a.Containers {
 			for _, p := range c.Providers {
@@ -81,7 +81,7 @@ func ExampleParseLog() {
 // Render a report as Markdown for a ticket.
 func ExampleReport_WriteMarkdown() {
 	ev := &diagnose.Evidence{}
-	_ = ev.SetKubeletConfig("config.yaml", []byte("memoryManagerPolicy: static\n"))
+	_ = ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n"))
 	rep, _ := diagnose.Run(context.Background(), ev)
 	_ = rep.WriteMarkdown(os.Stdout)
 	// Output:

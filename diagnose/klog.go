@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// LogRecord is one kubelet log entry, in either the klog text format or the
+// logRecord is one kubelet log entry, in either the klog text format or the
 // JSON log format.
-type LogRecord struct {
+type logRecord struct {
 	// Line is the 1-based line of the file where the record starts.
 	Line int `json:"line"`
 	// Severity is "I", "W", "E" or "F".
@@ -25,13 +25,13 @@ type LogRecord struct {
 	// Message is the structured message, or the whole printf-style text.
 	Message string `json:"message"`
 	// Values holds the key/value pairs in the order they were printed.
-	Values []LogValue `json:"values,omitempty"`
+	Values []logValue `json:"values,omitempty"`
 }
 
-// LogValue is one key/value pair of a structured log record. Text holds a
+// logValue is one key/value pair of a structured log record. Text holds a
 // string value unquoted, or the raw JSON of a structured value (objects,
 // arrays, numbers, booleans, null).
-type LogValue struct {
+type logValue struct {
 	Key  string `json:"key"`
 	Text string `json:"text"`
 	// JSON reports that Text is raw JSON rather than a plain string.
@@ -40,7 +40,7 @@ type LogValue struct {
 
 // Get returns the value of key; for an object such as a pod reference
 // ({"name":..,"namespace":..}) it returns the JSON text.
-func (r LogRecord) Get(key string) (string, bool) {
+func (r logRecord) Get(key string) (string, bool) {
 	for i := len(r.Values) - 1; i >= 0; i-- {
 		if r.Values[i].Key == key {
 			return r.Values[i].Text, true
@@ -50,7 +50,7 @@ func (r LogRecord) Get(key string) (string, bool) {
 }
 
 // raw returns the value of key as JSON text, quoting plain strings.
-func (r LogRecord) raw(key string) (string, bool) {
+func (r logRecord) raw(key string) (string, bool) {
 	for i := len(r.Values) - 1; i >= 0; i-- {
 		if r.Values[i].Key == key {
 			if r.Values[i].JSON {
@@ -65,7 +65,7 @@ func (r LogRecord) raw(key string) (string, bool) {
 
 // PodRef returns the "namespace/name" of the record's pod key, whichever
 // format it was printed in.
-func (r LogRecord) PodRef() string {
+func (r logRecord) PodRef() string {
 	for _, k := range []string{"pod", "object"} {
 		v, ok := r.Get(k)
 		if !ok {
@@ -95,7 +95,7 @@ func (r LogRecord) PodRef() string {
 
 // Text returns the message together with every value, for substring matching
 // of error texts that can sit in either.
-func (r LogRecord) Text() string {
+func (r logRecord) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Message)
 	for _, v := range r.Values {
@@ -115,7 +115,7 @@ type Log struct {
 	Format string `json:"format"`
 	// Records are the kubelet records in file order. Lines that are not
 	// kubelet records (journald banners, other units) are skipped.
-	Records []LogRecord `json:"records"`
+	Records []logRecord `json:"records"`
 	// Skipped counts lines that were not recognised as log records.
 	Skipped int `json:"skipped"`
 }
@@ -227,7 +227,7 @@ func ParseLog(name string, r io.Reader) (*Log, error) {
 			l.Skipped++
 			continue
 		}
-		rec := LogRecord{
+		rec := logRecord{
 			Line:     i + 1,
 			Severity: h.severity,
 			Time:     h.time,
@@ -312,24 +312,24 @@ func jsonLogStart(s string) bool {
 		(strings.Contains(s, `"msg":`) && strings.Contains(s, `"ts":`))
 }
 
-func parseJSONRecord(s string) (LogRecord, error) {
+func parseJSONRecord(s string) (logRecord, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
-		return LogRecord{}, fmt.Errorf("not a JSON object")
+		return logRecord{}, fmt.Errorf("not a JSON object")
 	}
-	rec := LogRecord{Severity: "I"}
+	rec := logRecord{Severity: "I"}
 	hasV, hasErr := false, false
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return LogRecord{}, err
+			return logRecord{}, err
 		}
 		key, _ := kt.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return LogRecord{}, err
+			return logRecord{}, err
 		}
 		var str string
 		isStr := json.Unmarshal(raw, &str) == nil
@@ -361,13 +361,13 @@ func parseJSONRecord(s string) (LogRecord, error) {
 			hasErr = true
 		}
 		if isStr {
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: str})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: str})
 		} else {
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: string(raw), JSON: true})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: string(raw), JSON: true})
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return LogRecord{}, err
+		return logRecord{}, err
 	}
 	if !hasV && hasErr && rec.Severity == "I" {
 		rec.Severity = "E"
@@ -376,7 +376,7 @@ func parseJSONRecord(s string) (LogRecord, error) {
 }
 
 // parseTextBody parses `"msg" k=v k2="v" k3={...}` or a printf-style message.
-func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
+func parseTextBody(rec *logRecord, body string, more func() (string, bool)) {
 	if !strings.HasPrefix(body, `"`) {
 		rec.Message = body
 		return
@@ -395,7 +395,7 @@ func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
 		eq := strings.IndexByte(rest, '=')
 		if eq <= 0 || strings.ContainsAny(rest[:eq], " \"") {
 			// Not a key/value pair: keep the remainder as an anonymous value.
-			rec.Values = append(rec.Values, LogValue{Key: "", Text: rest})
+			rec.Values = append(rec.Values, logValue{Key: "", Text: rest})
 			return
 		}
 		key := rest[:eq]
@@ -404,10 +404,10 @@ func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
 		case strings.HasPrefix(rest, `"`):
 			v, r2, ok := cutQuoted(rest)
 			if !ok {
-				rec.Values = append(rec.Values, LogValue{Key: key, Text: rest})
+				rec.Values = append(rec.Values, logValue{Key: key, Text: rest})
 				return
 			}
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: v})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: v})
 			rest = r2
 		case strings.HasPrefix(rest, "<") && strings.TrimSpace(rest) == "<":
 			// Multi-line value.
@@ -425,15 +425,15 @@ func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
 				}
 				b.WriteString(strings.TrimPrefix(l, "\t"))
 			}
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: b.String()})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: b.String()})
 			rest = ""
 		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "["):
 			n := jsonExtent(rest)
 			if n <= 0 {
-				rec.Values = append(rec.Values, LogValue{Key: key, Text: rest})
+				rec.Values = append(rec.Values, logValue{Key: key, Text: rest})
 				return
 			}
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: rest[:n], JSON: true})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: rest[:n], JSON: true})
 			rest = rest[n:]
 		default:
 			sp := strings.IndexByte(rest, ' ')
@@ -442,7 +442,7 @@ func parseTextBody(rec *LogRecord, body string, more func() (string, bool)) {
 			}
 			tok := rest[:sp]
 			isJSON := tok == "null" || tok == "true" || tok == "false" || isNumber(tok)
-			rec.Values = append(rec.Values, LogValue{Key: key, Text: tok, JSON: isJSON})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: tok, JSON: isJSON})
 			rest = rest[sp:]
 		}
 	}

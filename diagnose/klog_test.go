@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func mustParseLogFile(t *testing.T, name string) *KubeletLog {
@@ -21,7 +23,7 @@ func mustParseLogFile(t *testing.T, name string) *KubeletLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.Interpret()
+	return l.interpret()
 }
 
 func TestParseLogTextRecord(t *testing.T) {
@@ -34,8 +36,8 @@ func TestParseLogTextRecord(t *testing.T) {
 		t.Fatalf("records = %d", len(l.Records))
 	}
 	r := l.Records[0]
-	want := LogRecord{Line: 1, Severity: "I", Time: "1129 10:00:00.101400", Source: "scope_container.go:75", Message: "TopologyHints",
-		Values: []LogValue{
+	want := logRecord{Line: 1, Severity: "I", Time: "1129 10:00:00.101400", Source: "scope_container.go:75", Message: "TopologyHints",
+		Values: []logValue{
 			{Key: "hints", Text: `{"cpu":[{"NUMANodeAffinity":2,"Preferred":true}]}`, JSON: true},
 			{Key: "pod", Text: "default/guaranteed"},
 			{Key: "containerName", Text: "app"},
@@ -100,10 +102,10 @@ func TestParseLogJSONFormat(t *testing.T) {
 	if c.BestHint == nil || c.BestHint.String() != "{0 non-preferred}" || c.Aligned {
 		t.Errorf("best = %v aligned=%v", c.BestHint, c.Aligned)
 	}
-	if s := k.SignalsOf(SignalTopologyConfig); len(s) != 1 || s[0].Fields["policy"] != "restricted" {
+	if s := k.signalsOf(signalTopologyConfig); len(s) != 1 || s[0].Fields["policy"] != "restricted" {
 		t.Errorf("config signal = %+v", s)
 	}
-	if s := k.SignalsOf(SignalCPUSetMismatch); len(s) != 1 || s[0].Fields["online"] != "0-15" || s[0].Fields["state"] != "0-31" {
+	if s := k.signalsOf(signalCPUSetMismatch); len(s) != 1 || s[0].Fields["online"] != "0-15" || s[0].Fields["state"] != "0-31" {
 		t.Errorf("cpuset signal = %+v", s)
 	}
 	if k.Records[8].Severity != "E" {
@@ -138,16 +140,16 @@ func TestInterpretMultilineError(t *testing.T) {
 	if len(k.Records) != 2 {
 		t.Fatalf("records = %+v", k.Records)
 	}
-	for _, kind := range []string{SignalContainerManager, SignalRestoreFailed, SignalMemoryStateMismatch, SignalMemoryStateDetail} {
-		if len(k.SignalsOf(kind)) == 0 {
+	for _, kind := range []string{signalContainerManager, signalRestoreFailed, signalMemoryStateMismatch, signalMemoryStateDetail} {
+		if len(k.signalsOf(kind)) == 0 {
 			t.Errorf("no %s signal in %+v", kind, k.Signals)
 		}
 	}
-	s := k.SignalsOf(SignalRestoreFailed)[0]
+	s := k.signalsOf(signalRestoreFailed)[0]
 	if s.Fields["manager"] != "memory" || s.Fields["file"] != "/var/lib/kubelet/memory_manager_state" || s.Line != 1 {
 		t.Errorf("restore signal = %+v", s)
 	}
-	d := k.SignalsOf(SignalMemoryStateDetail)[0]
+	d := k.signalsOf(signalMemoryStateDetail)[0]
 	if d.Fields["field"] != "TotalMemSize" || d.Line != 4 {
 		t.Errorf("detail = %+v", d)
 	}
@@ -166,25 +168,25 @@ func TestSignalsFromErrorTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := l.Interpret()
-	pm := k.SignalsOf(SignalPolicyMismatch)
+	k := l.interpret()
+	pm := k.signalsOf(signalPolicyMismatch)
 	if len(pm) != 1 || pm[0].Fields["configured"] != "static" || pm[0].Fields["checkpoint"] != "none" || pm[0].Fields["manager"] != "cpu" {
 		t.Errorf("policy mismatch = %+v", pm)
 	}
-	smt := k.SignalsOf(SignalSMTAlignment)
+	smt := k.signalsOf(signalSMTAlignment)
 	if len(smt) != 1 || smt[0].Fields["availablePhysicalCPUs"] != "2" || smt[0].Fields["pod"] != "ns/p" {
 		t.Errorf("smt = %+v", smt)
 	}
-	if d := k.SignalsOf(SignalDevicesUnavailable); len(d) != 1 || d[0].Fields["resource"] != "nvidia.com/gpu" || d[0].Fields["available"] != "0" {
+	if d := k.signalsOf(signalDevicesUnavailable); len(d) != 1 || d[0].Fields["resource"] != "nvidia.com/gpu" || d[0].Fields["available"] != "0" {
 		t.Errorf("devices = %+v", d)
 	}
-	if n := k.SignalsOf(SignalNUMALimit); len(n) != 1 || n[0].Fields["limit"] != "8" {
+	if n := k.signalsOf(signalNUMALimit); len(n) != 1 || n[0].Fields["limit"] != "8" {
 		t.Errorf("numa limit = %+v", n)
 	}
-	if n := k.SignalsOf(SignalDeviceNoTopology); len(n) != 1 || n[0].Fields["resource"] != "example.com/nic" {
+	if n := k.signalsOf(signalDeviceNoTopology); len(n) != 1 || n[0].Fields["resource"] != "example.com/nic" {
 		t.Errorf("no topology = %+v", n)
 	}
-	if n := k.SignalsOf(SignalMemoryExtend); len(n) != 1 || n[0].Fields["pod"] != "ns/r" {
+	if n := k.signalsOf(signalMemoryExtend); len(n) != 1 || n[0].Fields["pod"] != "ns/r" {
 		t.Errorf("extend = %+v", n)
 	}
 	if len(k.Attempts) != 3 || k.Attempts[0].Reason != "SMTAlignmentError" {
@@ -206,7 +208,7 @@ func TestInterpretPodScopeAndReadmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := l.Interpret()
+	k := l.interpret()
 	if len(k.Attempts) != 3 {
 		t.Fatalf("attempts = %+v", k.Attempts)
 	}
@@ -229,23 +231,25 @@ func FuzzParseLog(f *testing.F) {
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k=<`))
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k={"a":[1,2 x="`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := ParseLogBytes("fuzz.log", data)
-		if err != nil {
-			return
-		}
-		k := l.Interpret()
-		for _, a := range k.Attempts {
-			for _, c := range a.Containers {
-				if c.BestHint != nil {
-					_ = c.BestHint.String()
+		fuzzbudget.Run(t, func() {
+			l, err := ParseLogBytes("fuzz.log", data)
+			if err != nil {
+				return
+			}
+			k := l.interpret()
+			for _, a := range k.Attempts {
+				for _, c := range a.Containers {
+					if c.BestHint != nil {
+						_ = c.BestHint.String()
+					}
 				}
 			}
-		}
-		for _, r := range l.Records {
-			if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
-				t.Fatalf("record line %d out of range", r.Line)
+			for _, r := range l.Records {
+				if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
+					t.Fatalf("record line %d out of range", r.Line)
+				}
 			}
-		}
+		})
 	})
 }
 
@@ -259,12 +263,12 @@ func TestPlacementSignals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := l.Interpret()
-	m := k.SignalsOf(SignalMemoryPlacement)
+	k := l.interpret()
+	m := k.signalsOf(signalMemoryPlacement)
 	if len(m) != 2 || m[0].Fields["numaNodes"] != "0, 1" || m[1].Fields["numaNodes"] != "1" {
 		t.Errorf("memory placement = %+v", m)
 	}
-	c := k.SignalsOf(SignalCPUPlacement)
+	c := k.signalsOf(signalCPUPlacement)
 	if len(c) != 1 || c[0].Fields["cpuset"] != "2-5" || c[0].Fields["container"] != "c" {
 		t.Errorf("cpu placement = %+v", c)
 	}
@@ -281,7 +285,7 @@ func TestParseLogJournalJSON(t *testing.T) {
 	if len(l.Records) != 3 || l.Records[0].Message != "Pod admission denied" || l.Records[1].Message != "x" || l.Records[2].Message != "Event occurred" {
 		t.Fatalf("records = %+v", l.Records)
 	}
-	k := l.Interpret()
+	k := l.interpret()
 	if len(k.Attempts) != 2 || k.Attempts[1].Reason != "SMTAlignmentError" {
 		t.Errorf("attempts = %+v", k.Attempts)
 	}
@@ -300,7 +304,7 @@ func BenchmarkParseLog(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = l.Interpret()
+		_ = l.interpret()
 	}
 }
 
@@ -342,7 +346,7 @@ func TestParseKubeletGeneratedLogs(t *testing.T) {
 		if k.Format != format {
 			t.Errorf("%s: format %q", format, k.Format)
 		}
-		if got := len(k.SignalsOf(SignalTopologyConfig)); got != len(cases) {
+		if got := len(k.signalsOf(signalTopologyConfig)); got != len(cases) {
 			t.Errorf("%s: %d topology manager configurations, want %d", format, got, len(cases))
 		}
 		for _, c := range cases {

@@ -122,48 +122,48 @@ type AdmissionAttempt struct {
 	ResultLine int    `json:"resultLine,omitempty"`
 }
 
-// Signal is a log record that matters for a diagnosis on its own: a start-up
+// signal is a log record that matters for a diagnosis on its own: a start-up
 // failure, a restore error, an admission error text, a configuration echo.
-type Signal struct {
+type signal struct {
 	Kind   string            `json:"kind"`
 	Line   int               `json:"line"`
 	Text   string            `json:"text"`
 	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// Signal kinds recognised in kubelet logs.
+// signal kinds recognised in kubelet logs.
 const (
-	SignalRestoreFailed       = "checkpoint-restore-failed"
-	SignalPolicyMismatch      = "policy-mismatch"
-	SignalCorruptCheckpoint   = "checkpoint-corrupted"
-	SignalMemoryStateMismatch = "memory-state-mismatch"
-	SignalMemoryStateDetail   = "memory-state-detail"
-	SignalCPUSetMismatch      = "cpuset-mismatch"
-	SignalNUMALimit           = "numa-limit"
-	SignalSMTAlignment        = "smt-alignment"
-	SignalUnexpectedAdmission = "unexpected-admission"
-	SignalMemoryExtend        = "memory-extend"
-	SignalDevicesUnavailable  = "devices-unavailable"
-	SignalDeviceNoTopology    = "device-no-topology"
-	SignalDeviceCheckpoint    = "device-checkpoint-unreadable"
-	SignalTopologyConfig      = "topology-manager-config"
-	SignalMemoryManagerStart  = "memory-manager-start"
-	SignalInvalidState        = "invalid-state"
-	SignalContainerManager    = "container-manager-failed"
-	SignalMaxNUMAWarning      = "max-numa-warning"
-	SignalUnknownPolicy       = "unknown-policy"
+	signalRestoreFailed       = "checkpoint-restore-failed"
+	signalPolicyMismatch      = "policy-mismatch"
+	signalCorruptCheckpoint   = "checkpoint-corrupted"
+	signalMemoryStateMismatch = "memory-state-mismatch"
+	signalMemoryStateDetail   = "memory-state-detail"
+	signalCPUSetMismatch      = "cpuset-mismatch"
+	signalNUMALimit           = "numa-limit"
+	signalSMTAlignment        = "smt-alignment"
+	signalUnexpectedAdmission = "unexpected-admission"
+	signalMemoryExtend        = "memory-extend"
+	signalDevicesUnavailable  = "devices-unavailable"
+	signalDeviceNoTopology    = "device-no-topology"
+	signalDeviceCheckpoint    = "device-checkpoint-unreadable"
+	signalTopologyConfig      = "topology-manager-config"
+	signalMemoryManagerStart  = "memory-manager-start"
+	signalInvalidState        = "invalid-state"
+	signalContainerManager    = "container-manager-failed"
+	signalMaxNUMAWarning      = "max-numa-warning"
+	signalUnknownPolicy       = "unknown-policy"
 	// SignalMemoryPlacement: the memory manager pinned a container's memory
 	// (cpuset.mems) to NUMA nodes ("Memory affinity").
-	SignalMemoryPlacement = "memory-placement"
+	signalMemoryPlacement = "memory-placement"
 	// SignalCPUPlacement: the CPU manager gave a container exclusive CPUs.
-	SignalCPUPlacement = "cpu-placement"
+	signalCPUPlacement = "cpu-placement"
 )
 
 // KubeletLog is a parsed kubelet log with its admission attempts and signals.
 type KubeletLog struct {
 	*Log
 	Attempts []AdmissionAttempt `json:"attempts"`
-	Signals  []Signal           `json:"signals"`
+	Signals  []signal           `json:"signals"`
 }
 
 var (
@@ -183,8 +183,8 @@ var admissionReasons = map[string]bool{
 	"EmptyPodSharedPoolError": true, "Topology Affinity Error": true,
 }
 
-// Interpret groups the records of a log into admission attempts and signals.
-func (l *Log) Interpret() *KubeletLog {
+// interpret groups the records of a log into admission attempts and signals.
+func (l *Log) interpret() *KubeletLog {
 	k := &KubeletLog{Log: l}
 	open := map[string]int{} // pod -> index into Attempts
 	lastPod := ""
@@ -390,15 +390,15 @@ func providerOf(resources []string, fallback string) string {
 	return fallback
 }
 
-func (k *KubeletLog) add(kind string, r LogRecord, fields map[string]string) {
+func (k *KubeletLog) add(kind string, r logRecord, fields map[string]string) {
 	text := r.Message
 	if e, ok := r.Get("err"); ok {
 		text += ": " + e
 	}
-	k.Signals = append(k.Signals, Signal{Kind: kind, Line: r.Line, Text: text, Fields: fields})
+	k.Signals = append(k.Signals, signal{Kind: kind, Line: r.Line, Text: text, Fields: fields})
 }
 
-func (k *KubeletLog) signals(r LogRecord) {
+func (k *KubeletLog) signals(r logRecord) {
 	t := r.Text()
 	switch r.Message {
 	case "Creating topology manager with policy per scope":
@@ -406,18 +406,18 @@ func (k *KubeletLog) signals(r LogRecord) {
 		f["policy"], _ = r.Get("topologyPolicyName")
 		f["scope"], _ = r.Get("topologyScopeName")
 		f["options"], _ = r.Get("topologyPolicyOptions")
-		k.add(SignalTopologyConfig, r, f)
+		k.add(signalTopologyConfig, r, f)
 	case "Creating topology manager with none policy":
-		k.add(SignalTopologyConfig, r, map[string]string{"policy": "none"})
+		k.add(signalTopologyConfig, r, map[string]string{"policy": "none"})
 	case "Starting memorymanager":
 		p, _ := r.Get("policy")
-		k.add(SignalMemoryManagerStart, r, map[string]string{"policy": p})
+		k.add(signalMemoryManagerStart, r, map[string]string{"policy": p})
 	case "Resource does not have a topology preference":
 		res, ok := r.Get("resourceName")
 		if !ok {
 			res, _ = r.Get("resource")
 		}
-		k.add(SignalDeviceNoTopology, r, map[string]string{"resource": res})
+		k.add(signalDeviceNoTopology, r, map[string]string{"resource": res})
 	case "Memory states for the NUMA node and resource are different", "Node states had different groups",
 		"NUMA node and resource had different memory states", "Node state had a different number of memory assignments.",
 		"Node states were different", "Node state didn't have node ID":
@@ -425,27 +425,27 @@ func (k *KubeletLog) signals(r LogRecord) {
 		for _, v := range r.Values {
 			f[v.Key] = v.Text
 		}
-		k.add(SignalMemoryStateDetail, r, f)
+		k.add(signalMemoryStateDetail, r, f)
 	case "Memory affinity":
 		raw, _ := r.raw("numaNodes")
 		c, _ := r.Get("containerName")
-		k.add(SignalMemoryPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "numaNodes": intsString(numaSet(raw))})
+		k.add(signalMemoryPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "numaNodes": intsString(numaSet(raw))})
 	case "Allocated exclusive CPUs":
 		c, _ := r.Get("containerName")
 		cs, _ := r.Get("cpuset")
-		k.add(SignalCPUPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "cpuset": cs})
+		k.add(signalCPUPlacement, r, map[string]string{"pod": r.PodRef(), "container": c, "cpuset": cs})
 	case "Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date":
-		k.add(SignalDeviceCheckpoint, r, nil)
+		k.add(signalDeviceCheckpoint, r, nil)
 	case "WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":
 		v, _ := r.Get("max-allowable-numa-nodes")
-		k.add(SignalMaxNUMAWarning, r, map[string]string{"max-allowable-numa-nodes": v})
+		k.add(signalMaxNUMAWarning, r, map[string]string{"max-allowable-numa-nodes": v})
 	}
 	if m := findIf(t, "differs from state checkpoint policy", rePolicyMismatch); m != nil {
 		mgr := "cpu"
 		if strings.Contains(t, "[memorymanager]") {
 			mgr = "memory"
 		}
-		k.add(SignalPolicyMismatch, r, map[string]string{"configured": m[1], "checkpoint": m[2], "manager": mgr})
+		k.add(signalPolicyMismatch, r, map[string]string{"configured": m[1], "checkpoint": m[2], "manager": mgr})
 	}
 	if strings.Contains(t, "could not restore state from checkpoint") {
 		f := map[string]string{}
@@ -453,21 +453,21 @@ func (k *KubeletLog) signals(r LogRecord) {
 			f["manager"] = strings.ToLower(m[1])
 			f["file"] = m[2]
 		}
-		k.add(SignalRestoreFailed, r, f)
+		k.add(signalRestoreFailed, r, f)
 	}
 	if strings.Contains(t, "checkpoint is corrupted") && !strings.HasPrefix(r.Message, "Continue after failing to read checkpoint file") {
-		k.add(SignalCorruptCheckpoint, r, nil)
+		k.add(signalCorruptCheckpoint, r, nil)
 	}
 	if strings.Contains(t, "the expected machine state is different from the real one") ||
 		strings.Contains(t, "machine state can not be empty when it has memory assignments") ||
 		strings.Contains(t, "the memory assignment uses the NUMA that does not exist") {
-		k.add(SignalMemoryStateMismatch, r, nil)
+		k.add(signalMemoryStateMismatch, r, nil)
 	}
 	if m := findIf(t, "doesn't match with CPUs in state", reCPUSetMismatch); m != nil {
-		k.add(SignalCPUSetMismatch, r, map[string]string{"online": m[1], "state": m[2]})
+		k.add(signalCPUSetMismatch, r, map[string]string{"online": m[1], "state": m[2]})
 	}
 	if m := findIf(t, "unsupported on machines with more than", reNUMALimit); m != nil {
-		k.add(SignalNUMALimit, r, map[string]string{"limit": m[1]})
+		k.add(signalNUMALimit, r, map[string]string{"limit": m[1]})
 	}
 	if m := findIf(t, "SMT Alignment Error", reSMT); m != nil {
 		f := map[string]string{"pod": r.PodRef()}
@@ -476,31 +476,31 @@ func (k *KubeletLog) signals(r LogRecord) {
 		} else {
 			f["requestedCPUs"], f["cpusPerCore"] = m[4], m[5]
 		}
-		k.add(SignalSMTAlignment, r, f)
+		k.add(signalSMTAlignment, r, f)
 	}
 	if m := findIf(t, "which is unexpected", reUnexpected); m != nil {
-		k.add(SignalUnexpectedAdmission, r, map[string]string{"pod": r.PodRef(), "cause": m[1]})
+		k.add(signalUnexpectedAdmission, r, map[string]string{"pod": r.PodRef(), "cause": m[1]})
 	}
 	if strings.Contains(t, "failed to find NUMA nodes to extend the current topology hint") {
-		k.add(SignalMemoryExtend, r, map[string]string{"pod": r.PodRef()})
+		k.add(signalMemoryExtend, r, map[string]string{"pod": r.PodRef()})
 	}
 	if m := findIf(t, "requested number of devices unavailable for", reDevUnavailable); m != nil {
-		k.add(SignalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
+		k.add(signalDevicesUnavailable, r, map[string]string{"resource": m[1], "requested": m[2], "available": m[3], "pod": r.PodRef()})
 	}
 	if m := findIf(t, "unknown policy: ", reUnknownPolicyText); m != nil {
-		k.add(SignalUnknownPolicy, r, map[string]string{"policy": m[1]})
+		k.add(signalUnknownPolicy, r, map[string]string{"policy": m[1]})
 	}
 	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
-		k.add(SignalInvalidState, r, nil)
+		k.add(signalInvalidState, r, nil)
 	}
 	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {
-		k.add(SignalContainerManager, r, nil)
+		k.add(signalContainerManager, r, nil)
 	}
 }
 
-// SignalsOf returns the signals of one kind.
-func (k *KubeletLog) SignalsOf(kind string) []Signal {
-	var out []Signal
+// signalsOf returns the signals of one kind.
+func (k *KubeletLog) signalsOf(kind string) []signal {
+	var out []signal
 	for _, s := range k.Signals {
 		if s.Kind == kind {
 			out = append(out, s)

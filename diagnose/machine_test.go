@@ -3,33 +3,34 @@ package diagnose
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseMachineInfo(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "troubleshooting-page", "machine-info.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := ParseMachineInfo("mi.json", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Nodes) != 2 || m.Nodes[1].CPUs != "24-47" || m.Nodes[0].Memory != 134987354112 || m.OnlineCPUs != "0-47" || m.CPUsPerCore != 1 {
-		t.Errorf("machine = %+v", m)
-	}
-	if m.NodeOfCPU(30) != 1 || m.NodeOfCPU(99) != -1 {
-		t.Errorf("NodeOfCPU")
-	}
-	if _, ok := m.Nodes[0].HugePages["hugepages-1Gi"]; !ok {
-		t.Errorf("hugepages = %v", m.Nodes[0].HugePages)
-	}
+	require.NoError(t, err)
+	require.Len(t, m.Nodes, 2)
+	assert.Equal(t, "24-47", m.NodeCPUs(1).String())
+	assert.Equal(t, uint64(134987354112), m.Nodes[0].Memory)
+	assert.Equal(t, "0-47", m.OnlineCPUs.String())
+	assert.Equal(t, 1, m.CPUsPerCore())
+	assert.Equal(t, 1, m.NUMANodeOfCPU(30))
+	assert.Equal(t, -1, m.NUMANodeOfCPU(99))
+	assert.Contains(t, m.Nodes[0].HugePages, "hugepages-1Gi")
+	assert.Equal(t, "mi.json", m.Source)
+	assert.Equal(t, "machine-info", m.Format)
 	for in, want := range map[string]string{`{}`: "/topology", `{"topology":[{}]}`: "/topology/0/node_id", `[`: "machine-info"} {
-		if _, err := ParseMachineInfo("mi.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "mi.json") {
-			t.Errorf("%s: err = %v", in, err)
-		}
+		_, err := ParseMachineInfo("mi.json", []byte(in))
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want, in)
+		assert.Contains(t, err.Error(), "mi.json", in)
 	}
 }
 
@@ -46,34 +47,48 @@ func TestParseSysfs(t *testing.T) {
 		"sys/devices/system/cpu/cpu0/topology/thread_siblings_list":                {Data: []byte("0,8\n")},
 	}
 	m, err := ParseSysfs("snap", fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Nodes) != 2 || m.Nodes[0].CPUs != "0-3,8-11" || m.Nodes[0].Memory != 65536000*1024 || m.OnlineCPUs != "0-13" || m.CPUsPerCore != 2 ||
-		m.Nodes[0].HugePages["hugepages-1Gi"] != 4<<30 || len(m.Nodes[0].Distances) != 2 {
-		t.Errorf("machine = %+v", m)
-	}
-	if _, err := ParseSysfs("empty", fstest.MapFS{}); err == nil || !strings.Contains(err.Error(), "devices/system/node") {
-		t.Errorf("err = %v", err)
-	}
-	bad := fstest.MapFS{"node/node0/cpulist": {Data: []byte("x")}}
-	if _, err := ParseSysfs("bad", bad); err == nil || !strings.Contains(err.Error(), "node/node0/cpulist") {
-		t.Errorf("err = %v", err)
+	require.NoError(t, err)
+	require.Len(t, m.Nodes, 2)
+	assert.Equal(t, "0-3,8-11", m.NodeCPUs(0).String())
+	assert.Equal(t, uint64(65536000*1024), m.Nodes[0].Memory)
+	assert.Equal(t, "0-13", m.OnlineCPUs.String())
+	assert.Equal(t, 2, m.CPUsPerCore())
+	assert.Equal(t, uint64(4<<30), m.Nodes[0].HugePages["hugepages-1Gi"])
+	assert.Equal(t, []uint64{10, 21}, m.Nodes[0].Distances)
+	assert.Equal(t, "sysfs", m.Format)
+
+	for name, tc := range map[string]struct {
+		fsys fstest.MapFS
+		want string
+	}{
+		"empty":     {fstest.MapFS{}, "devices/system/node"},
+		"bad list":  {fstest.MapFS{"node/node0/cpulist": {Data: []byte("x")}}, "node/node0/cpulist"},
+		"huge list": {fstest.MapFS{"node/node0/cpulist": {Data: []byte("0-400000000")}}, `node/node0/cpulist: CPU id 400000000 in "0-400000000": above the largest CPU id`},
+		"fifo":      {fstest.MapFS{"node/node0/cpulist": {Mode: os.ModeNamedPipe}}, "node/node0/cpulist: not a regular file"},
+		"too big":   {fstest.MapFS{"node/node0/cpulist": {Data: make([]byte, 1<<20)}}, "node/node0/cpulist: input larger than its limit"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseSysfs(name, tc.fsys)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), name+":")
+		})
 	}
 }
 
 func FuzzParseMachineInfo(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "troubleshooting-page", "machine-info.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	f.Add(b)
 	f.Add([]byte(`{"topology":[{"node_id":0,"cores":[{"thread_ids":[0,1]}],"hugepages":[{"page_size":2048,"num_pages":3}]}]}`))
+	f.Add([]byte(`{"topology":[{"node_id":0,"cores":[{"thread_ids":[9223372036854775807]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseMachineInfo("fuzz", data)
-		if err != nil {
-			return
-		}
-		_ = m.AllCPUs()
+		fuzzbudget.Run(t, func() {
+			m, err := ParseMachineInfo("fuzz", data)
+			if err != nil {
+				return
+			}
+			assert.Equal(t, m.AllCPUs().Size(), len(m.CPUs))
+		})
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func readEvidence(t testing.TB, name string) []byte {
@@ -16,32 +18,6 @@ func readEvidence(t testing.TB, name string) []byte {
 	return b
 }
 
-func TestParseQuantity(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		str     string
-		integer bool
-		ceil    int64
-	}{
-		{"2", "2", true, 2}, {"1500m", "1.5", false, 2}, {"1Gi", "1073741824", true, 1 << 30},
-		{"150Gi", "161061273600", true, 161061273600}, {"1e3", "1000", true, 1000}, {"0.5", "0.5", false, 1},
-		{"100Mi", "104857600", true, 104857600}, {"2000m", "2", true, 2},
-	} {
-		q, err := ParseQuantity(c.in)
-		if err != nil {
-			t.Fatalf("%s: %v", c.in, err)
-		}
-		if q.String() != c.str || q.IsInteger() != c.integer || q.Int64() != c.ceil {
-			t.Errorf("%s: got %s integer=%v ceil=%d", c.in, q, q.IsInteger(), q.Int64())
-		}
-	}
-	for _, bad := range []string{"", "abc", "1x", "1.2.3", "-", "1e999"} {
-		if _, err := ParseQuantity(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 func TestParsePod(t *testing.T) {
 	pods, err := ParsePods("pod.yaml", readEvidence(t, "pod-guaranteed.yaml"))
 	if err != nil {
@@ -51,14 +27,14 @@ func TestParsePod(t *testing.T) {
 	if p.Ref() != "default/guaranteed" || p.QOSClass != "Guaranteed" || p.Reason != "TopologyAffinityError" || p.OwnerKind != "Job" || p.NodeName != "worker-1" {
 		t.Errorf("pod = %+v", p)
 	}
-	if len(p.InitContainers) != 2 || !p.InitContainers[0].Terminated || p.InitContainers[0].Restartable || !p.InitContainers[1].Restartable {
+	if len(p.InitContainers) != 2 || !p.InitContainers[0].Terminated || p.InitContainers[0].IsRestartable() || !p.InitContainers[1].IsRestartable() {
 		t.Errorf("init containers = %+v", p.InitContainers)
 	}
 	app := p.Containers[0]
-	if q, _ := app.Request("memory"); q.Int64() != 150<<30 {
+	if q, _ := request(&app, "memory"); q.Value() != 150<<30 {
 		t.Errorf("memory = %s", q)
 	}
-	if q, _ := app.Request("cpu"); q.Int64() != 4 || !q.IsInteger() {
+	if q, _ := request(&app, "cpu"); q.Value() != 4 || !q.IsInteger() {
 		t.Errorf("cpu = %s", q)
 	}
 	if app.Path != "/spec/containers/0" {
@@ -75,7 +51,7 @@ func TestParsePodQOSAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []string{pods[0].QOSClass, pods[1].QOSClass, pods[2].QOSClass}
+	got := []string{string(pods[0].QOSClass), string(pods[1].QOSClass), string(pods[2].QOSClass)}
 	if strings.Join(got, ",") != "Guaranteed,Burstable,BestEffort" || pods[1].Path != "/items/1" {
 		t.Errorf("qos = %v path=%s", got, pods[1].Path)
 	}
@@ -151,7 +127,7 @@ func TestParseKubeletConfig(t *testing.T) {
 	if !c.IsSet("memoryManagerPolicy") || c.IsSet("evictionHard") {
 		t.Errorf("set = %v", c.Set)
 	}
-	empty, err := ParseKubeletConfig("c", []byte("kind: KubeletConfiguration\n"))
+	empty, err := ParseKubeletConfig("c", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"))
 	if err != nil || empty.EffectiveMemoryManagerPolicy() != "None" || empty.EffectiveCPUManagerPolicy() != "none" {
 		t.Errorf("defaults: %v %+v", err, empty)
 	}
@@ -159,12 +135,12 @@ func TestParseKubeletConfig(t *testing.T) {
 
 func TestParseKubeletConfigErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"kind: Pod\n":                                             "/kind",
-		"topologyManagerPolicy: [a]\n":                            "/topologyManagerPolicy",
-		"reservedMemory:\n- limits: {memory: 1Gi}\n":              "/reservedMemory/0/numaNode",
-		"reservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n": "/reservedMemory/0/limits/memory",
-		"featureGates: {A: maybe}\n":                              "/featureGates/A",
-		"- a\n":                                                   "mapping",
+		"kind: Pod\n": "/kind",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: [a]\n":                            "/topologyManagerPolicy",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- limits: {memory: 1Gi}\n":              "/reservedMemory/0/numaNode",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n": "/reservedMemory/0/limits/memory",
+		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates: {A: maybe}\n":                              "/featureGates/A",
+		"- a\n": "mapping",
 	} {
 		_, err := ParseKubeletConfig("k.yaml", []byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "k.yaml") {
@@ -178,15 +154,17 @@ func FuzzParseEvents(f *testing.F) {
 		f.Add(readEvidence(f, n))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ev, err := ParseEvents("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, e := range ev.Events {
-			if e.Line < 0 {
-				t.Fatal("negative line")
+		fuzzbudget.Run(t, func() {
+			ev, err := ParseEvents("fuzz", data)
+			if err != nil {
+				return
 			}
-		}
+			for _, e := range ev.Events {
+				if e.Line < 0 {
+					t.Fatal("negative line")
+				}
+			}
+		})
 	})
 }
 
@@ -194,16 +172,18 @@ func FuzzParsePods(f *testing.F) {
 	f.Add(readEvidence(f, "pod-guaranteed.yaml"))
 	f.Add([]byte(`{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1500m"}}}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pods, err := ParsePods("fuzz", data)
-		if err != nil {
-			return
-		}
-		for _, p := range pods {
-			switch p.QOSClass {
-			case "":
-				t.Fatal("empty QoS class")
+		fuzzbudget.Run(t, func() {
+			pods, err := ParsePods("fuzz", data)
+			if err != nil {
+				return
 			}
-		}
+			for _, p := range pods {
+				switch p.QOSClass {
+				case "":
+					t.Fatal("empty QoS class")
+				}
+			}
+		})
 	})
 }
 
@@ -211,24 +191,12 @@ func FuzzParseKubeletConfig(f *testing.F) {
 	f.Add(readEvidence(f, "kubelet-config.yaml"))
 	f.Add([]byte(`{"kubeletconfig":{"memoryManagerPolicy":"Static"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ParseKubeletConfig("fuzz", data)
-		if err != nil {
-			return
-		}
-		_ = c.EffectiveTopologyPolicy()
-	})
-}
-
-func FuzzParseQuantity(f *testing.F) {
-	for _, s := range []string{"2", "1500m", "1Gi", "1e3", "0.5"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		q, err := ParseQuantity(s)
-		if err != nil {
-			return
-		}
-		_ = q.String()
-		_ = q.Int64()
+		fuzzbudget.Run(t, func() {
+			c, err := ParseKubeletConfig("fuzz", data)
+			if err != nil {
+				return
+			}
+			_ = c.EffectiveTopologyPolicy()
+		})
 	})
 }

@@ -2,78 +2,47 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
-	"k8s.io/utils/cpuset"
 )
-
-// toTopomgrPod converts a pod of the evidence.
-func toTopomgrPod(p *Pod) *topomgr.Pod {
-	conv := func(cs []Container) []topomgr.Container {
-		var out []topomgr.Container
-		for _, c := range cs {
-			tc := topomgr.Container{Name: c.Name, Resources: topomgr.Resources{Requests: map[string]string{}, Limits: map[string]string{}}}
-			if c.Restartable {
-				tc.RestartPolicy = "Always"
-			}
-			for r, q := range c.Requests {
-				tc.Resources.Requests[r] = q.String()
-			}
-			for r, q := range c.Limits {
-				tc.Resources.Limits[r] = q.String()
-			}
-			out = append(out, tc)
-		}
-		return out
-	}
-	return &topomgr.Pod{Name: p.Name, Namespace: p.Namespace, UID: p.UID, InitContainers: conv(p.InitContainers), Containers: conv(p.Containers), QOSClass: p.QOSClass}
-}
 
 // simulateAdmission admits the pod with topomgr's hint providers and
 // Topology Manager on the node described by the state files, the machine
 // topology and the configuration. It returns nil when the evidence is not
 // enough to build the node.
-func (d *diagnosis) simulateAdmission(p *Pod, policy, scope string) (*topomgr.NodeAdmission, error) {
-	if p == nil || d.ev.tmMachine == nil || policy == "" {
+func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*topomgr.NodeAdmission, error) {
+	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
-	cfg := topomgr.NodeConfig{Machine: d.ev.tmMachine, Policy: policy, Scope: scope, Options: d.policyOptions(), Gates: topomgr.DefaultFeatureGates()}
+	in := nodeconfig.Input{Machine: d.ev.Machine.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
 	states := 0
 	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil {
-		cfg.CPU = f.CPU
+		in.CPU = f.CPU
 		states++
 	}
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil {
-		cfg.Memory = f.Memory
+		in.Memory = f.Memory
 		states++
 	}
 	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil {
-		cfg.Devices = f.Device
+		in.Devices = f.Device
 		states++
 	}
 	if states == 0 {
 		return nil, nil
 	}
 	if pr := d.ev.PodResources; pr != nil {
-		cfg.Allocatable = pr.Allocatable
+		in.Allocatable = pr.Allocatable
 	}
-	if c := d.ev.Config; c != nil {
-		if c.ReservedSystemCPUs != "" {
-			r, err := cpuset.Parse(c.ReservedSystemCPUs)
-			if err != nil {
-				return nil, fmt.Errorf("%s: /reservedSystemCPUs: %w", c.Source, err)
-			}
-			cfg.ReservedCPUs = r
-		}
-		if v, ok := c.FeatureGates["TopologyManagerPolicyAlphaOptions"]; ok {
-			cfg.Gates.TopologyManagerPolicyAlphaOptions = v
-		}
-		if v, ok := c.FeatureGates["TopologyManagerPolicyBetaOptions"]; ok {
-			cfg.Gates.TopologyManagerPolicyBetaOptions = v
-		}
+	cfg, err := nodeconfig.Build(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.ev.Config.Source, err)
 	}
-	return topomgr.SimulateAdmission(toTopomgrPod(p), cfg)
+	return topomgr.SimulateAdmission(p, cfg)
 }
 
 // fromTopomgr converts a simulated admission step into the logged-hints form.
@@ -85,7 +54,7 @@ func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
 			ph.NoPreference = true
 			ph.EmptyMap = a.Hints != nil
 		}
-		for _, res := range sortedKeys(a.Hints) {
+		for _, res := range slices.Sorted(maps.Keys(a.Hints)) {
 			list := a.Hints[res]
 			rh := ResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
 			for _, h := range list {

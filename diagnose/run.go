@@ -3,6 +3,7 @@ package diagnose
 import (
 	"context"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"regexp"
 	"strconv"
 	"strings"
@@ -49,10 +50,10 @@ func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 		return c.EffectiveTopologyPolicy(), c.EffectiveTopologyScope(), &Ref{File: c.Source, Path: "/topologyManagerPolicy", Quote: c.EffectiveTopologyPolicy()}
 	}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.SignalsOf(SignalTopologyConfig) {
+		for _, s := range l.signalsOf(signalTopologyConfig) {
 			sc := s.Fields["scope"]
 			if sc == "" {
-				sc = DefaultTopologyManagerScope
+				sc = topomgr.DefaultTopologyManagerScope
 			}
 			return s.Fields["policy"], sc, &Ref{File: l.Name, Line: s.Line, Quote: s.Text}
 		}
@@ -68,7 +69,7 @@ type rejection struct {
 	refs    []Ref
 	attempt *AdmissionAttempt
 	log     *KubeletLog
-	spec    *Pod
+	spec    *topomgr.Pod
 }
 
 func sameName(a, b string) bool {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestRunEmptyEvidence(t *testing.T) {
@@ -26,7 +28,7 @@ func TestRunEmptyEvidence(t *testing.T) {
 		t.Errorf("json = %s", b.String())
 	}
 	b.Reset()
-	_ = rep.WriteText(&b)
+	require.NoError(t, rep.WriteText(&b))
 	if !strings.Contains(b.String(), "no findings (no evidence given)") {
 		t.Errorf("text = %s", b.String())
 	}
@@ -42,7 +44,7 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunOrdersBySeverity(t *testing.T) {
 	ev := &Evidence{}
-	if err := ev.SetKubeletConfig("c.yaml", []byte("cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")); err != nil {
+	if err := ev.SetKubeletConfig("c.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)); err != nil {
@@ -83,7 +85,7 @@ func TestJSONSchemaStable(t *testing.T) {
 		}
 	}
 	var tae map[string]json.RawMessage
-	_ = json.Unmarshal(f["topologyAffinityError"], &tae)
+	require.NoError(t, json.Unmarshal(f["topologyAffinityError"], &tae))
 	for _, k := range []string{"cause", "policy", "scope", "container", "resources", "loggedHints", "loggedBestHint"} {
 		if _, ok := tae[k]; !ok {
 			t.Errorf("topologyAffinityError has no %q field", k)

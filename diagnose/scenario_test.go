@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected reports of the scenarios under testdata/")
@@ -66,7 +68,8 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			abs, _ := filepath.Abs(dir)
+			abs, err := filepath.Abs(dir)
+			require.NoError(t, err)
 			rep := runScenario(t, dir)
 			var got bytes.Buffer
 			if err := rep.WriteJSON(&got); err != nil {

@@ -25,7 +25,7 @@ func (d *diagnosis) policyOptions() map[string]string {
 		return c.TopologyManagerPolicyOptions
 	}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.SignalsOf(SignalTopologyConfig) {
+		for _, s := range l.signalsOf(signalTopologyConfig) {
 			var o struct {
 				PreferClosestNUMA     bool
 				MaxAllowableNUMANodes int

@@ -1,14 +1,16 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
+	"github.com/numascope/numascope/topomgr"
 	"strconv"
 	"strings"
 
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/internal/cpulist"
 )
 
-func logRef(l *KubeletLog, s Signal) Ref {
+func logRef(l *KubeletLog, s signal) Ref {
 	q := s.Text
 	if len(q) > 300 {
 		q = q[:300] + "..."
@@ -28,7 +30,7 @@ func (d *diagnosis) startup() {
 	}
 	for _, l := range d.ev.Logs {
 		specific := false
-		for _, s := range l.SignalsOf(SignalPolicyMismatch) {
+		for _, s := range l.signalsOf(signalPolicyMismatch) {
 			specific = true
 			if !once("pm" + s.Fields["manager"]) {
 				continue
@@ -48,8 +50,8 @@ func (d *diagnosis) startup() {
 					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
 			})
 		}
-		details := l.SignalsOf(SignalMemoryStateDetail)
-		for _, s := range l.SignalsOf(SignalMemoryStateMismatch) {
+		details := l.signalsOf(signalMemoryStateDetail)
+		for _, s := range l.signalsOf(signalMemoryStateMismatch) {
 			specific = true
 			if !once("msm") {
 				continue
@@ -88,16 +90,19 @@ func (d *diagnosis) startup() {
 			}
 			d.add(f)
 		}
-		for _, s := range l.SignalsOf(SignalCPUSetMismatch) {
+		for _, s := range l.signalsOf(signalCPUSetMismatch) {
 			specific = true
 			if !once("cpus") {
 				continue
 			}
-			online, _ := cpuset.Parse(s.Fields["online"])
-			state, _ := cpuset.Parse(s.Fields["state"])
+			online, oerr := cpulist.Parse(s.Fields["online"])
+			state, serr := cpulist.Parse(s.Fields["state"])
 			offline := state.Difference(online)
 			added := online.Difference(state)
 			var parts []string
+			if oerr != nil || serr != nil {
+				parts = append(parts, "the logged CPU sets cannot be compared: "+errors.Join(oerr, serr).Error())
+			}
 			if offline.Size() > 0 {
 				parts = append(parts, fmt.Sprintf("CPUs %s are in the state file but not online now", offline))
 			}
@@ -112,7 +117,7 @@ func (d *diagnosis) startup() {
 				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.SignalsOf(SignalNUMALimit) {
+		for _, s := range l.signalsOf(signalNUMALimit) {
 			specific = true
 			if !once("numa") {
 				continue
@@ -123,7 +128,7 @@ func (d *diagnosis) startup() {
 			}
 			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
 		}
-		for _, s := range l.SignalsOf(SignalCorruptCheckpoint) {
+		for _, s := range l.signalsOf(signalCorruptCheckpoint) {
 			specific = true
 			if !once("corrupt") {
 				continue
@@ -136,13 +141,13 @@ func (d *diagnosis) startup() {
 				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `go run ./examples/inspect FILE`), start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.SignalsOf(SignalUnknownPolicy) {
+		for _, s := range l.signalsOf(signalUnknownPolicy) {
 			specific = true
 			if once("unknown" + s.Fields["policy"]) {
 				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
 			}
 		}
-		for _, s := range l.SignalsOf(SignalDeviceCheckpoint) {
+		for _, s := range l.signalsOf(signalDeviceCheckpoint) {
 			if !once("devcp") {
 				continue
 			}
@@ -156,7 +161,7 @@ func (d *diagnosis) startup() {
 		}
 		if !specific {
 			for _, s := range l.Signals {
-				if (s.Kind == SignalContainerManager || s.Kind == SignalRestoreFailed || s.Kind == SignalInvalidState) && once("start") {
+				if (s.Kind == signalContainerManager || s.Kind == signalRestoreFailed || s.Kind == signalInvalidState) && once("start") {
 					d.add(Finding{Code: CodeKubeletStartFailed, Severity: SeverityError,
 						Title:       "The kubelet failed to start its container manager",
 						Evidence:    []Ref{logRef(l, s)},
@@ -239,8 +244,8 @@ func (d *diagnosis) configTraps() {
 			if p.QOSClass != "Guaranteed" {
 				continue
 			}
-			for _, ct := range append(append([]Container{}, p.InitContainers...), p.Containers...) {
-				q, ok := ct.Request("cpu")
+			for _, ct := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
+				q, ok := request(&ct, "cpu")
 				if !ok || q.IsInteger() {
 					continue
 				}
@@ -249,14 +254,14 @@ func (d *diagnosis) configTraps() {
 					Evidence: []Ref{{File: p.Source, Path: ct.Path + "/resources/requests/cpu", Quote: q.String()}, {File: c.Source, Path: "/cpuManagerPolicy", Quote: c.CPUManagerPolicy}},
 					Explanation: "The static CPU manager gives exclusive CPUs only to containers of Guaranteed pods whose CPU request is a whole number. A fractional request runs in the shared pool, " +
 						"and the CPU manager gives the Topology Manager no hint for it, so its CPUs are not aligned with its memory or devices, even under single-numa-node.",
-					Remedy: fmt.Sprintf("Request a whole number of CPUs (for example %d) with requests equal to limits if the container needs exclusive, NUMA-aligned CPUs; otherwise this is expected.", q.Int64()),
+					Remedy: fmt.Sprintf("Request a whole number of CPUs (for example %d) with requests equal to limits if the container needs exclusive, NUMA-aligned CPUs; otherwise this is expected.", q.Value()),
 				})
 			}
 		}
 	}
 	seenDev := map[string]bool{}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.SignalsOf(SignalDeviceNoTopology) {
+		for _, s := range l.signalsOf(signalDeviceNoTopology) {
 			res := s.Fields["resource"]
 			if seenDev[res] {
 				continue

@@ -1,24 +1,29 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // stateFileNames are the checkpoint files looked up under a kubelet root directory.
-var stateFileNames = []string{
-	"cpu_manager_state",
-	"memory_manager_state",
-	filepath.Join("device-plugins", "kubelet_internal_checkpoint"),
-	"dra_manager_state",
-}
+var stateFileNames = func() []string {
+	var out []string
+	for _, f := range kubeletfiles.Checkpoints {
+		out = append(out, filepath.FromSlash(f.Path))
+	}
+	return out
+}()
 
 // AddStateFile decodes and verifies a kubelet checkpoint file. The policy
 // the kubelet is configured with is taken from the kubelet configuration when
@@ -72,12 +77,12 @@ func loadStateDir(e *Evidence, dir string) error {
 	found := 0
 	for _, n := range stateFileNames {
 		p := filepath.Join(dir, n)
-		b, err := os.ReadFile(p)
-		if os.IsNotExist(err) {
+		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("state file %s: %w", p, err)
+			return err
 		}
 		if err := e.AddStateFile(p, b); err != nil {
 			return err
@@ -99,10 +104,11 @@ func loadPodResources(e *Evidence, p string) error {
 	if st.IsDir() {
 		s, err = podresources.LoadDir(p)
 	} else {
-		var b []byte
-		if b, err = os.ReadFile(p); err == nil {
-			s, err = podresources.Decode(b)
+		b, err := input.ReadFile(p, "podresources", input.MaxPodResources)
+		if err != nil {
+			return err
 		}
+		s, err = podresources.Decode(b)
 	}
 	if err != nil {
 		return fmt.Errorf("podresources %s: %w", p, err)
@@ -238,15 +244,15 @@ func (d *diagnosis) machineVsState() {
 	if m == nil {
 		return
 	}
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs != "" {
+	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 {
 		inState := f.CPU.DefaultCPUSet
 		for _, c := range f.CPU.Entries {
 			for _, s := range c {
 				inState = inState.Union(s)
 			}
 		}
-		online, err := cpuset.Parse(m.OnlineCPUs)
-		if err == nil && !online.Equals(inState) {
+		online := m.OnlineCPUs
+		if !online.Equals(inState) {
 			offline := inState.Difference(online)
 			added := online.Difference(inState)
 			var parts []string
@@ -259,7 +265,7 @@ func (d *diagnosis) machineVsState() {
 			d.merge(Finding{Code: CodeOfflineCPUs, Severity: SeverityError,
 				Title: "cpu_manager_state covers other CPUs than the ones online: the kubelet will not start (again)",
 				Evidence: []Ref{{File: f.Name, Path: "/defaultCpuSet", Quote: f.CPU.DefaultCPUSet.String()},
-					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs}},
+					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs.String()}},
 				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs; otherwise it stops "+
 					"with \"current set of available CPUs %q doesn't match with CPUs in state %q\". %s. CPUs taken offline, hot-added or isolated since the file was written cause this "+
 					"(kubernetes/kubernetes#124066, #98121, #110478).", online, inState, strings.Join(parts, "; ")),
@@ -270,7 +276,7 @@ func (d *diagnosis) machineVsState() {
 	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" {
 		var diffs []string
 		var refs []Ref
-		byID := map[int]MachineNode{}
+		byID := map[int]topomgr.NUMANode{}
 		for _, n := range m.Nodes {
 			byID[n.ID] = n
 		}

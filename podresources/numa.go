@@ -3,15 +3,13 @@ package podresources
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/sysfs"
 )
 
 // CPUMap maps CPU ids to the NUMA node that holds them. The PodResources API
@@ -32,7 +30,7 @@ func ParseCPULists(lists map[int]string) (CPUMap, error) {
 		if n < 0 {
 			return nil, fmt.Errorf("NUMA node %d: node ids are non-negative", n)
 		}
-		set, err := cpuset.Parse(strings.TrimSpace(lists[n]))
+		set, err := cpulist.Parse(strings.TrimSpace(lists[n]))
 		if err != nil {
 			return nil, fmt.Errorf("NUMA node %d: CPU list %q: %w", n, lists[n], err)
 		}
@@ -47,36 +45,26 @@ func ParseCPULists(lists map[int]string) (CPUMap, error) {
 }
 
 // ReadSysfsCPUMap reads the CPU lists of every NUMA node under sysRoot
-// (usually "/sys", or a copy such as "/host-sys" in a container).
+// (usually "/sys", or a copy such as "/host-sys" in a container). Each file
+// is read through a small limit and FIFOs and devices are refused.
 func ReadSysfsCPUMap(sysRoot string) (CPUMap, error) {
-	dir := filepath.Join(sysRoot, "devices", "system", "node")
-	entries, err := os.ReadDir(dir)
+	t, err := sysfs.Read(os.DirFS(sysRoot), sysRoot, sysfs.Options{})
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no NUMA information at %s: pass the host's sysfs root (for example /host-sys in a container): %w", dir, err)
+		if errors.Is(err, sysfs.ErrNoNodes) {
+			return nil, fmt.Errorf("no NUMA information: pass the host's sysfs root (for example /host-sys in a container): %w", err)
 		}
 		return nil, fmt.Errorf("reading NUMA nodes: %w", err)
 	}
-	lists := map[int]string{}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), "node")
-		if !ok {
-			continue
+	m := CPUMap{}
+	for _, n := range t.Nodes {
+		for _, c := range n.CPUs.List() {
+			if prev, dup := m[c]; dup {
+				return nil, fmt.Errorf("%s: CPU %d is listed on NUMA nodes %d and %d: each CPU belongs to one node", sysRoot, c, prev, n.ID)
+			}
+			m[c] = n.ID
 		}
-		n, err := strconv.Atoi(rest)
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "cpulist"))
-		if err != nil {
-			return nil, fmt.Errorf("reading NUMA node %d's CPU list: %w", n, err)
-		}
-		lists[n] = string(data)
 	}
-	if len(lists) == 0 {
-		return nil, fmt.Errorf("no node<N> directories in %s: is this a sysfs root?", dir)
-	}
-	return ParseCPULists(lists)
+	return m, nil
 }
 
 // NUMAView is a snapshot seen per NUMA node: what is allocatable, what is

@@ -4,30 +4,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/poddoc"
 )
 
 // PodsFile is the optional file in a snapshot directory with the node's pods
 // as `kubectl get pods -o json` prints them; LoadDir takes QoS classes from it.
 const PodsFile = "pods.json"
 
-type k8sPod struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"metadata"`
-	Status struct {
-		QOSClass QOSClass `json:"qosClass"`
-	} `json:"status"`
-	Items []k8sPod `json:"items"`
-}
-
 // QOSClassesFromPods reads pods as `kubectl get pods -A -o json` prints them
 // (a PodList, a List, or one Pod) and returns each pod's status.qosClass keyed
 // by "namespace/name", ready for Snapshot.SetQOSClasses. Pods without a class
 // yet are left out.
 func QOSClassesFromPods(data []byte) (map[string]QOSClass, error) {
-	var doc k8sPod
+	if err := input.CheckValues(data, "pods", input.ValueBudget{}); err != nil {
+		return nil, err
+	}
+	var doc poddoc.Doc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -39,7 +33,7 @@ func QOSClassesFromPods(data []byte) (map[string]QOSClass, error) {
 	pods := doc.Items
 	switch {
 	case doc.Kind == "Pod":
-		pods = []k8sPod{doc}
+		pods = []poddoc.Doc{doc}
 	case doc.Kind != "PodList" && doc.Kind != "List":
 		return nil, fmt.Errorf("pods: kind %q: expected a Pod, PodList or List as `kubectl get pods -A -o json` prints it", doc.Kind)
 	}
@@ -51,11 +45,12 @@ func QOSClassesFromPods(data []byte) (map[string]QOSClass, error) {
 		if p.Metadata.Name == "" || p.Metadata.Namespace == "" {
 			return nil, fmt.Errorf("pods: /items/%d has no metadata.name or metadata.namespace", i)
 		}
-		if !p.Status.QOSClass.Valid() {
+		class := QOSClass(p.Status.QOSClass)
+		if !class.Valid() {
 			return nil, fmt.Errorf("pods: /items/%d/status/qosClass %q is not Guaranteed, Burstable or BestEffort", i, p.Status.QOSClass)
 		}
-		if p.Status.QOSClass != "" {
-			out[p.Metadata.Namespace+"/"+p.Metadata.Name] = p.Status.QOSClass
+		if class != "" {
+			out[p.Metadata.Namespace+"/"+p.Metadata.Name] = class
 		}
 	}
 	return out, nil

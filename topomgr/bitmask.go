@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// MaxNUMANodeID is the highest NUMA node ID a BitMask can hold, as in the
+// maxNUMANodeID is the highest NUMA node ID a BitMask can hold, as in the
 // kubelet, whose masks are 64-bit.
-const MaxNUMANodeID = 63
+const maxNUMANodeID = 63
 
 // BitMask is a set of NUMA node IDs (0 to 63): bit i stands for node i. It
 // is an immutable value with the kubelet's bitmask semantics.
@@ -21,7 +21,7 @@ type BitMask uint64
 func NewBitMask(ids ...int) (BitMask, error) {
 	var m BitMask
 	for _, i := range ids {
-		if i < 0 || i > MaxNUMANodeID {
+		if i < 0 || i > maxNUMANodeID {
 			return 0, fmt.Errorf("NUMA node %d: bit number must be in range 0-63", i)
 		}
 		m |= 1 << uint(i)
@@ -37,7 +37,7 @@ func (m BitMask) IsEmpty() bool { return m == 0 }
 
 // IsSet reports whether NUMA node id is in the mask.
 func (m BitMask) IsSet(id int) bool {
-	if id < 0 || id > MaxNUMANodeID {
+	if id < 0 || id > maxNUMANodeID {
 		return false
 	}
 	return m&(1<<uint(id)) != 0
@@ -147,7 +147,7 @@ func (m *BitMask) UnmarshalJSON(data []byte) error {
 func IterateBitMasks(ids []int, fn func(BitMask)) {
 	valid := make([]int, 0, len(ids))
 	for _, id := range ids {
-		if id >= 0 && id <= MaxNUMANodeID {
+		if id >= 0 && id <= maxNUMANodeID {
 			valid = append(valid, id)
 		}
 	}

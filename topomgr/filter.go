@@ -37,11 +37,11 @@ type ResourceHints struct {
 	Hints    []TopologyHint `json:"hints"`
 }
 
-// FilterProvidersHints normalises the providers' answers into one hint list
+// filterProvidersHints normalises the providers' answers into one hint list
 // per resource, as the kubelet's filterProvidersHints does. The kubelet
 // walks each provider's map in Go's random map order; the merge's outcome
 // does not depend on that order, and numascope sorts by resource name.
-func FilterProvidersHints(providers []ProviderHints) []ResourceHints {
+func filterProvidersHints(providers []ProviderHints) []ResourceHints {
 	var out []ResourceHints
 	for i, p := range providers {
 		if len(p) == 0 {

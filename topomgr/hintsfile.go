@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/internal/jsonptr"
 
 	"strconv"
-	"strings"
 )
 
 // HintsFile is the input of a standalone merge (examples/admit --hints): a
@@ -48,12 +48,8 @@ func ferr(ptr, format string, args ...any) error {
 	return &HintsFileError{Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
 }
 
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// MaxHintsFileSize bounds the size of a hints file ParseHintsFile accepts.
-const MaxHintsFileSize = 64 << 20
+// maxHintsFileSize bounds the size of a hints file ParseHintsFile accepts.
+const maxHintsFileSize = 64 << 20
 
 // ParseHintsFile decodes and checks a hints file:
 //
@@ -65,8 +61,8 @@ const MaxHintsFileSize = 64 << 20
 // placement", and a null numaAffinity the any-NUMA hint. Errors name the
 // offending field by JSON pointer and say what to change.
 func ParseHintsFile(data []byte) (*HintsFile, error) {
-	if len(data) > MaxHintsFileSize {
-		return nil, ferr("", "the file is larger than %d bytes", MaxHintsFileSize)
+	if len(data) > maxHintsFileSize {
+		return nil, ferr("", "the file is larger than %d bytes", maxHintsFileSize)
 	}
 	var top map[string]json.RawMessage
 	if err := strictUnmarshal(data, &top); err != nil {
@@ -79,7 +75,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 		switch k {
 		case "numaNodes", "distances", "policy", "options", "providers":
 		default:
-			return nil, ferr("/"+escapePointer(k), "unknown field: the fields are numaNodes, distances, policy, options and providers")
+			return nil, ferr("/"+jsonptr.Escape(k), "unknown field: the fields are numaNodes, distances, policy, options and providers")
 		}
 	}
 	f := &HintsFile{}
@@ -96,7 +92,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 	}
 	seen := map[int]bool{}
 	for i, id := range f.NUMANodes {
-		if id < 0 || id > MaxNUMANodeID {
+		if id < 0 || id > maxNUMANodeID {
 			return nil, ferr(fmt.Sprintf("/numaNodes/%d", i), "NUMA node %d is outside 0-63, the range the kubelet's bitmasks hold", id)
 		}
 		if seen[id] {
@@ -127,7 +123,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 		for k, v := range opts {
 			var s string
 			if err := strictUnmarshal(v, &s); err != nil {
-				return nil, &HintsFileError{Pointer: "/options/" + escapePointer(k), Msg: "option values are strings, as in the kubelet configuration (e.g. \"true\", \"16\")", Err: err}
+				return nil, &HintsFileError{Pointer: "/options/" + jsonptr.Escape(k), Msg: "option values are strings, as in the kubelet configuration (e.g. \"true\", \"16\")", Err: err}
 			}
 			f.Options[k] = s
 		}
@@ -144,7 +140,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 		}
 		f.Distances = map[int][]uint64{}
 		for k, v := range rows {
-			ptr := "/distances/" + escapePointer(k)
+			ptr := "/distances/" + jsonptr.Escape(k)
 			id, err := strconv.Atoi(k)
 			if err != nil || !seen[id] {
 				return nil, ferr(ptr, "%q is not one of numaNodes", k)
@@ -184,7 +180,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 		}
 		ph := ProviderHints{}
 		for name, hl := range res {
-			rptr := ptr + "/" + escapePointer(name)
+			rptr := ptr + "/" + jsonptr.Escape(name)
 			if isNull(hl) {
 				ph[name] = nil
 				continue
@@ -234,7 +230,7 @@ func parseHint(raw json.RawMessage, ptr string) (TopologyHint, error) {
 				return h, &HintsFileError{Pointer: ptr + "/preferred", Msg: "must be true or false", Err: err}
 			}
 		default:
-			return h, ferr(ptr+"/"+escapePointer(k), "unknown field: a hint has numaAffinity and preferred")
+			return h, ferr(ptr+"/"+jsonptr.Escape(k), "unknown field: a hint has numaAffinity and preferred")
 		}
 	}
 	return h, nil

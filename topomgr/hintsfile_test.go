@@ -3,6 +3,8 @@ package topomgr
 import (
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 func TestParseHintsFileErrors(t *testing.T) {
@@ -59,25 +61,27 @@ func FuzzParseHintsFile(f *testing.F) {
 	f.Add([]byte(`{"numaNodes":[0,1],"distances":{"0":[10,20],"1":[20,10]},"policy":"restricted","options":{"prefer-closest-numa-nodes":"true"},"providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}],"memory":null},null]}`))
 	f.Add([]byte(`{"numaNodes":[0,1,2,3],"policy":"single-numa-node","providers":[{"gpu":[{"numaAffinity":[1],"preferred":true},{"numaAffinity":[0,1]}]},{"cpu":[]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		hf, err := ParseHintsFile(data)
-		if err != nil {
-			return
-		}
-		p, err := hf.PolicyFor()
-		if err != nil {
-			t.Fatalf("accepted file has no policy: %v", err)
-		}
-		combos := 1
-		for _, l := range FilterProvidersHints(hf.Providers) {
-			combos *= len(l.Hints)
-			if combos > 20000 {
+		fuzzbudget.Run(t, func() {
+			hf, err := ParseHintsFile(data)
+			if err != nil {
 				return
 			}
-		}
-		got, gotAdmit := p.Merge(hf.Providers)
-		want, wantAdmit := referencePolicyMerge(p.NUMAInfo(), hf.Policy, p.Options(), hf.Providers)
-		if !got.IsEqual(want) || gotAdmit != wantAdmit {
-			t.Fatalf("merge %v/%v, reference %v/%v", got, gotAdmit, want, wantAdmit)
-		}
+			p, err := hf.PolicyFor()
+			if err != nil {
+				t.Fatalf("accepted file has no policy: %v", err)
+			}
+			combos := 1
+			for _, l := range filterProvidersHints(hf.Providers) {
+				combos *= len(l.Hints)
+				if combos > 20000 {
+					return
+				}
+			}
+			got, gotAdmit := p.Merge(hf.Providers)
+			want, wantAdmit := referencePolicyMerge(p.NUMAInfo(), hf.Policy, p.Options(), hf.Providers)
+			if !got.IsEqual(want) || gotAdmit != wantAdmit {
+				t.Fatalf("merge %v/%v, reference %v/%v", got, gotAdmit, want, wantAdmit)
+			}
+		})
 	})
 }

@@ -3,12 +3,13 @@ package topomgr
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 
+	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/sysfs"
 	"k8s.io/utils/cpuset"
 )
 
@@ -20,12 +21,23 @@ type CPU struct {
 	NUMA   int `json:"numa"`
 }
 
-// Machine is a node's NUMA layout and CPU topology, as the kubelet learns
-// it from cAdvisor.
+// Machine is a node's NUMA layout, CPU topology and memory, as the kubelet
+// learns it from cAdvisor.
 type Machine struct {
 	Nodes []NUMANode `json:"nodes"`
 	CPUs  []CPU      `json:"cpus"`
+	// OnlineCPUs are the CPUs the kernel reports online; for machine-info,
+	// the CPUs of the topology.
+	OnlineCPUs cpuset.CPUSet `json:"-"`
 }
+
+// Bounds on a machine description.
+const (
+	// maxMachineCPUs caps the CPUs of one machine.
+	maxMachineCPUs = cpulist.MaxCPUs
+	// maxMachineNodes caps the NUMA nodes of one machine-info document.
+	maxMachineNodes = 1024
+)
 
 // CPUsInNUMANodes returns the CPUs on the given NUMA nodes.
 func (m *Machine) CPUsInNUMANodes(mask BitMask) cpuset.CPUSet {
@@ -52,6 +64,49 @@ func (m *Machine) CPUNUMANodes() []int {
 	return out
 }
 
+// NodeCPUs returns the CPUs of one NUMA node.
+func (m *Machine) NodeCPUs(node int) cpuset.CPUSet {
+	var ids []int
+	for _, c := range m.CPUs {
+		if c.NUMA == node {
+			ids = append(ids, c.ID)
+		}
+	}
+	return cpuset.New(ids...)
+}
+
+// AllCPUs returns every CPU of the machine.
+func (m *Machine) AllCPUs() cpuset.CPUSet {
+	ids := make([]int, len(m.CPUs))
+	for i, c := range m.CPUs {
+		ids[i] = c.ID
+	}
+	return cpuset.New(ids...)
+}
+
+// NUMANodeOfCPU returns the NUMA node of a CPU, or -1 when the machine has no such CPU.
+func (m *Machine) NUMANodeOfCPU(cpu int) int {
+	i := sort.Search(len(m.CPUs), func(i int) bool { return m.CPUs[i].ID >= cpu })
+	if i < len(m.CPUs) && m.CPUs[i].ID == cpu {
+		return m.CPUs[i].NUMA
+	}
+	return -1
+}
+
+// CPUsPerCore returns the number of hardware threads of the machine's
+// largest core (0 for a machine without CPUs), as cAdvisor's NumCores
+// divided into NumThreads is read by the kubelet.
+func (m *Machine) CPUsPerCore() int {
+	per := map[[2]int]int{}
+	most := 0
+	for _, c := range m.CPUs {
+		k := [2]int{c.Socket, c.Core}
+		per[k]++
+		most = max(most, per[k])
+	}
+	return most
+}
+
 func (m *Machine) numaOf() map[int]int {
 	out := make(map[int]int, len(m.CPUs))
 	for _, c := range m.CPUs {
@@ -63,7 +118,7 @@ func (m *Machine) numaOf() map[int]int {
 func (m *Machine) check() error {
 	seen := map[int]bool{}
 	for _, n := range m.Nodes {
-		if n.ID < 0 || n.ID > MaxNUMANodeID {
+		if n.ID < 0 || n.ID > maxNUMANodeID {
 			return fmt.Errorf("NUMA node %d: IDs are 0-63", n.ID)
 		}
 		if seen[n.ID] {
@@ -92,7 +147,11 @@ type cadvisorMachine struct {
 		NodeID    *int     `json:"node_id"`
 		Memory    uint64   `json:"memory"`
 		Distances []uint64 `json:"distances"`
-		Cores     []struct {
+		HugePages []struct {
+			PageSize uint64 `json:"page_size"`
+			NumPages uint64 `json:"num_pages"`
+		} `json:"hugepages"`
+		Cores []struct {
 			CoreID   int   `json:"core_id"`
 			Threads  []int `json:"thread_ids"`
 			SocketID int   `json:"socket_id"`
@@ -100,11 +159,30 @@ type cadvisorMachine struct {
 	} `json:"topology"`
 }
 
+// hugePagesResource renders a huge page size in KiB as the kubelet's
+// resource name (hugepages-2Mi, hugepages-1Gi).
+func hugePagesResource(kib uint64) string {
+	b := kib * 1024
+	for _, u := range []struct {
+		s string
+		v uint64
+	}{{"Ei", 1 << 60}, {"Pi", 1 << 50}, {"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if b >= u.v && b%u.v == 0 {
+			return fmt.Sprintf("hugepages-%d%s", b/u.v, u.s)
+		}
+	}
+	return fmt.Sprintf("hugepages-%d", b)
+}
+
 // ParseMachineInfo reads a cAdvisor machine-info JSON document (the
 // kubelet's /spec or cadvisor's /api/v1.3/machine): its topology's NUMA
-// nodes, distances, cores, threads and sockets. A core's ID is its lowest
-// thread ID, as in the kubelet's CPU topology.
+// nodes, memory, huge pages, distances, cores, threads and sockets. A core's
+// ID is its lowest thread ID, as in the kubelet's CPU topology. CPU ids
+// above 65535, more than 65536 CPUs or 1024 nodes are refused.
 func ParseMachineInfo(data []byte) (*Machine, error) {
+	if err := input.CheckValues(data, "machine-info", input.ValueBudget{}); err != nil {
+		return nil, err
+	}
 	var doc cadvisorMachine
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not a cAdvisor machine-info JSON document: %w", err)
@@ -112,29 +190,50 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 	if doc.Topology == nil {
 		return nil, fmt.Errorf("/topology: missing: the machine info has no NUMA topology")
 	}
+	if len(*doc.Topology) > maxMachineNodes {
+		return nil, fmt.Errorf("/topology: %d NUMA nodes, more than %d", len(*doc.Topology), maxMachineNodes)
+	}
 	m := &Machine{}
 	for i, n := range *doc.Topology {
 		if n.NodeID == nil {
 			return nil, fmt.Errorf("/topology/%d/node_id: missing", i)
 		}
-		m.Nodes = append(m.Nodes, NUMANode{ID: *n.NodeID, Distances: n.Distances})
+		node := NUMANode{ID: *n.NodeID, Distances: n.Distances, Memory: n.Memory}
+		for j, h := range n.HugePages {
+			if h.PageSize == 0 || h.PageSize > 1<<40 || h.NumPages > (1<<63)/(h.PageSize*1024) {
+				return nil, fmt.Errorf("/topology/%d/hugepages/%d: %d pages of %d KiB is not a size", i, j, h.NumPages, h.PageSize)
+			}
+			if node.HugePages == nil {
+				node.HugePages = map[string]uint64{}
+			}
+			node.HugePages[hugePagesResource(h.PageSize)] = h.PageSize * 1024 * h.NumPages
+		}
+		m.Nodes = append(m.Nodes, node)
 		for j, c := range n.Cores {
 			if len(c.Threads) == 0 {
 				return nil, fmt.Errorf("/topology/%d/cores/%d/thread_ids: empty", i, j)
 			}
 			core := c.Threads[0]
-			for _, t := range c.Threads {
+			for k, t := range c.Threads {
+				if t < 0 || t > cpulist.MaxCPUID {
+					return nil, fmt.Errorf("/topology/%d/cores/%d/thread_ids/%d: CPU id %d is not in 0-%d", i, j, k, t, cpulist.MaxCPUID)
+				}
 				core = min(core, t)
+			}
+			if len(m.CPUs)+len(c.Threads) > maxMachineCPUs {
+				return nil, fmt.Errorf("/topology/%d/cores/%d: more than %d CPUs in all", i, j, maxMachineCPUs)
 			}
 			for _, t := range c.Threads {
 				m.CPUs = append(m.CPUs, CPU{ID: t, Core: core, Socket: c.SocketID, NUMA: *n.NodeID})
 			}
 		}
 	}
+	sort.Slice(m.Nodes, func(a, b int) bool { return m.Nodes[a].ID < m.Nodes[b].ID })
 	sort.Slice(m.CPUs, func(a, b int) bool { return m.CPUs[a].ID < m.CPUs[b].ID })
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("/topology: %w", err)
 	}
+	m.OnlineCPUs = m.AllCPUs()
 	return m, nil
 }
 
@@ -142,76 +241,65 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 // on a node, or a snapshot directory holding devices/system/node and
 // devices/system/cpu (a copied /sys, with or without the leading "sys").
 func ReadSysfs(root string) (*Machine, error) {
-	if _, err := os.Stat(filepath.Join(root, "devices", "system", "node")); err != nil {
-		if _, err2 := os.Stat(filepath.Join(root, "sys", "devices", "system", "node")); err2 == nil {
-			root = filepath.Join(root, "sys")
-		} else {
-			return nil, fmt.Errorf("%s: no devices/system/node directory: give /sys or a copy of it", root)
-		}
-	}
-	nodeDir := filepath.Join(root, "devices", "system", "node")
-	entries, err := os.ReadDir(nodeDir)
+	return ReadSysfsFS(os.DirFS(root), root)
+}
+
+// ReadSysfsFS reads a topology from a sysfs tree in fsys (see ReadSysfs);
+// name names the tree in errors. Each file is read through a small limit,
+// FIFOs and devices are refused, and CPU lists are bounded.
+func ReadSysfsFS(fsys fs.FS, name string) (*Machine, error) {
+	t, err := sysfs.Read(fsys, name, sysfs.Options{Memory: true, CPUs: true})
 	if err != nil {
 		return nil, err
 	}
 	m := &Machine{}
-	for _, e := range entries {
-		id, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "node"))
-		if !strings.HasPrefix(e.Name(), "node") || err != nil {
-			continue
-		}
-		dir := filepath.Join(nodeDir, e.Name())
-		node := NUMANode{ID: id}
-		if b, err := os.ReadFile(filepath.Join(dir, "distance")); err == nil {
-			for _, f := range strings.Fields(string(b)) {
-				v, err := strconv.ParseUint(f, 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %q is not a distance", filepath.Join(dir, "distance"), f)
-				}
-				node.Distances = append(node.Distances, v)
+	cpus := map[int]sysfs.CPU{}
+	for _, c := range t.CPUs {
+		cpus[c.ID] = c
+	}
+	// A partial copy may hold the topology of one thread of a core only: its
+	// siblings list places the others.
+	for _, c := range t.CPUs {
+		for _, s := range c.Siblings.List() {
+			if o, ok := cpus[s]; ok && o.Siblings.Size() == 0 {
+				o.Siblings = c.Siblings
+				cpus[s] = o
 			}
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "cpulist"))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "cpulist"), err)
-		}
-		set, err := cpuset.Parse(strings.TrimSpace(string(b)))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "cpulist"), err)
-		}
-		for _, c := range set.List() {
-			cpu := CPU{ID: c, Core: c, NUMA: id}
-			topo := filepath.Join(root, "devices", "system", "cpu", fmt.Sprintf("cpu%d", c), "topology")
-			if v, err := readInt(filepath.Join(topo, "physical_package_id")); err == nil {
-				cpu.Socket = v
+	}
+	for _, n := range t.Nodes {
+		node := NUMANode{ID: n.ID, Distances: n.Distances, Memory: n.MemTotal}
+		for kib, cnt := range n.HugePages {
+			if node.HugePages == nil {
+				node.HugePages = map[string]uint64{}
 			}
-			if b, err := os.ReadFile(filepath.Join(topo, "thread_siblings_list")); err == nil {
-				if sib, err := cpuset.Parse(strings.TrimSpace(string(b))); err == nil && sib.Size() > 0 {
-					cpu.Core = sib.List()[0]
-				}
-			}
-			m.CPUs = append(m.CPUs, cpu)
+			node.HugePages[hugePagesResource(kib)] = kib * 1024 * cnt
 		}
 		m.Nodes = append(m.Nodes, node)
+		for _, id := range n.CPUs.List() {
+			c := CPU{ID: id, Core: id, NUMA: n.ID}
+			if info, ok := cpus[id]; ok {
+				c.Socket = info.Socket
+				if info.Siblings.Size() > 0 {
+					c.Core = info.Siblings.List()[0]
+				}
+			}
+			m.CPUs = append(m.CPUs, c)
+		}
 	}
-	sort.Slice(m.Nodes, func(a, b int) bool { return m.Nodes[a].ID < m.Nodes[b].ID })
 	sort.Slice(m.CPUs, func(a, b int) bool { return m.CPUs[a].ID < m.CPUs[b].ID })
 	if err := m.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", nodeDir, err)
+		return nil, fmt.Errorf("%s: %s/node: %w", name, t.Base, err)
+	}
+	m.OnlineCPUs = m.AllCPUs()
+	if t.OnlineKnown {
+		m.OnlineCPUs = t.Online
 	}
 	return m, nil
 }
 
-func readInt(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(strings.TrimSpace(string(b)))
-}
-
 // ReadMachine reads a topology from a sysfs directory or a cAdvisor
-// machine-info JSON file.
+// machine-info JSON file (at most 16 MiB, never a FIFO or a device).
 func ReadMachine(path string) (*Machine, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -220,7 +308,7 @@ func ReadMachine(path string) (*Machine, error) {
 	if st.IsDir() {
 		return ReadSysfs(path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, "topology", input.MaxDocument)
 	if err != nil {
 		return nil, err
 	}

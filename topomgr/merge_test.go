@@ -153,7 +153,7 @@ func TestSparseAndDensePathsAgree(t *testing.T) {
 			continue
 		}
 		var lists [][]TopologyHint
-		for _, l := range FilterProvidersHints(providers) {
+		for _, l := range filterProvidersHints(providers) {
 			lists = append(lists, l.Hints)
 		}
 		m := newMerger(numa, lists, opts.PreferClosestNUMA)

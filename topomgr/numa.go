@@ -10,6 +10,10 @@ import (
 type NUMANode struct {
 	ID        int      `json:"id"`
 	Distances []uint64 `json:"distances,omitempty"`
+	// Memory is the node's memory in bytes (0 when unknown).
+	Memory uint64 `json:"memory,omitempty"`
+	// HugePages maps a huge page resource (hugepages-2Mi) to the node's total bytes of it.
+	HugePages map[string]uint64 `json:"hugePages,omitempty"`
 }
 
 // NUMADistances maps a NUMA node ID to its distance row, indexed by node ID.
@@ -23,9 +27,9 @@ type NUMAInfo struct {
 	Distances NUMADistances
 }
 
-// ErrNoDistances is returned when prefer-closest-numa-nodes is on and a NUMA
+// errNoDistances is returned when prefer-closest-numa-nodes is on and a NUMA
 // node has no distance row.
-var ErrNoDistances = errors.New("error getting NUMA distances from cadvisor")
+var errNoDistances = errors.New("error getting NUMA distances from cadvisor")
 
 // NewNUMAInfo builds the NUMA layout as the kubelet's NewNUMAInfo does:
 // distances are kept only with prefer-closest-numa-nodes, and then every
@@ -35,7 +39,7 @@ func NewNUMAInfo(nodes []NUMANode, opts PolicyOptions) (*NUMAInfo, error) {
 	info := &NUMAInfo{Distances: NUMADistances{}}
 	maxID := -1
 	for _, n := range nodes {
-		if n.ID < 0 || n.ID > MaxNUMANodeID {
+		if n.ID < 0 || n.ID > maxNUMANodeID {
 			return nil, fmt.Errorf("NUMA node %d: bit number must be in range 0-63", n.ID)
 		}
 		maxID = max(maxID, n.ID)
@@ -45,7 +49,7 @@ func NewNUMAInfo(nodes []NUMANode, opts PolicyOptions) (*NUMAInfo, error) {
 		var row []uint64
 		if opts.PreferClosestNUMA {
 			if n.Distances == nil {
-				return nil, fmt.Errorf("%w: NUMA node %d has no distance row: give every node its row (sysfs node%d/distance) or turn %s off", ErrNoDistances, n.ID, n.ID, PreferClosestNUMANodes)
+				return nil, fmt.Errorf("%w: NUMA node %d has no distance row: give every node its row (sysfs node%d/distance) or turn %s off", errNoDistances, n.ID, n.ID, PreferClosestNUMANodes)
 			}
 			if len(n.Distances) <= maxID {
 				return nil, fmt.Errorf("NUMA node %d: the distance row has %d entries, but NUMA node IDs go up to %d: give one distance per node ID", n.ID, len(n.Distances), maxID)
@@ -61,7 +65,7 @@ func NewNUMAInfo(nodes []NUMANode, opts PolicyOptions) (*NUMAInfo, error) {
 func (n *NUMAInfo) DefaultAffinityMask() BitMask {
 	var m BitMask
 	for _, id := range n.Nodes {
-		if id >= 0 && id <= MaxNUMANodeID {
+		if id >= 0 && id <= maxNUMANodeID {
 			m |= 1 << uint(id)
 		}
 	}

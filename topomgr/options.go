@@ -6,31 +6,29 @@ import (
 	"strconv"
 )
 
-// Policy option names (KubeletConfiguration topologyManagerPolicyOptions).
+// Policy option names (KubeletConfiguration topologyManagerPolicyOptions)
+// and the kubelet's NUMA node limit when max-allowable-numa-nodes is not set.
 const (
-	PreferClosestNUMANodes = "prefer-closest-numa-nodes"
-	MaxAllowableNUMANodes  = "max-allowable-numa-nodes"
+	PreferClosestNUMANodes       = "prefer-closest-numa-nodes"
+	MaxAllowableNUMANodes        = "max-allowable-numa-nodes"
+	DefaultMaxAllowableNUMANodes = 8
 )
 
-// DefaultMaxAllowableNUMANodes is the kubelet's NUMA node limit when
-// max-allowable-numa-nodes is not set.
-const DefaultMaxAllowableNUMANodes = 8
-
-// Maturity is the graduation level of a policy option.
-type Maturity string
+// maturity is the graduation level of a policy option.
+type maturity string
 
 // Maturity levels.
 const (
-	Alpha  Maturity = "alpha"
-	Beta   Maturity = "beta"
-	Stable Maturity = "GA"
+	alpha  maturity = "alpha"
+	beta   maturity = "beta"
+	stable maturity = "GA"
 )
 
-// OptionMaturity lists every policy option the kubelet 1.37 knows and its
+// optionMaturity lists every policy option the kubelet 1.37 knows and its
 // maturity: both options are GA there.
-var OptionMaturity = map[string]Maturity{
-	PreferClosestNUMANodes: Stable,
-	MaxAllowableNUMANodes:  Stable,
+var optionMaturity = map[string]maturity{
+	PreferClosestNUMANodes: stable,
+	MaxAllowableNUMANodes:  stable,
 }
 
 // FeatureGates are the kubelet feature gates that change what the Topology
@@ -60,31 +58,35 @@ type PolicyOptions struct {
 	MaxAllowableNUMANodes int
 }
 
-// CheckPolicyOptionAvailable returns the kubelet's error for an unknown
+// checkPolicyOptionAvailable returns the kubelet's error for an unknown
 // option or one whose maturity gate is off.
-func CheckPolicyOptionAvailable(option string, gates FeatureGates) error {
-	m, ok := OptionMaturity[option]
+func checkPolicyOptionAvailable(option string, gates FeatureGates) error {
+	m, ok := optionMaturity[option]
 	if !ok {
 		return fmt.Errorf("unknown Topology Manager Policy option: %q", option)
 	}
-	if m == Alpha && !gates.TopologyManagerPolicyAlphaOptions {
+	if m == alpha && !gates.TopologyManagerPolicyAlphaOptions {
 		return fmt.Errorf("topology manager policy alpha-level options not enabled, but option %q provided", option)
 	}
-	if m == Beta && !gates.TopologyManagerPolicyBetaOptions {
+	if m == beta && !gates.TopologyManagerPolicyBetaOptions {
 		return fmt.Errorf("topology manager policy beta-level options not enabled, but option %q provided", option)
 	}
 	return nil
 }
 
 // NewPolicyOptions parses policy options as the kubelet 1.37 does, with the
-// default feature gates. Options are checked in name order, so with several
-// bad options the error is deterministic (the kubelet's is not).
-func NewPolicyOptions(options map[string]string) (PolicyOptions, error) {
-	return NewPolicyOptionsWithGates(options, DefaultFeatureGates())
+// default feature gates, or the given ones. Options are checked in name
+// order, so with several bad options the error is deterministic (the
+// kubelet's is not).
+func NewPolicyOptions(options map[string]string, gates ...FeatureGates) (PolicyOptions, error) {
+	g := DefaultFeatureGates()
+	if len(gates) > 0 {
+		g = gates[0]
+	}
+	return newPolicyOptions(options, g)
 }
 
-// NewPolicyOptionsWithGates parses policy options under the given feature gates.
-func NewPolicyOptionsWithGates(options map[string]string, gates FeatureGates) (PolicyOptions, error) {
+func newPolicyOptions(options map[string]string, gates FeatureGates) (PolicyOptions, error) {
 	opts := PolicyOptions{MaxAllowableNUMANodes: DefaultMaxAllowableNUMANodes}
 	names := make([]string, 0, len(options))
 	for k := range options {
@@ -93,7 +95,7 @@ func NewPolicyOptionsWithGates(options map[string]string, gates FeatureGates) (P
 	slices.Sort(names)
 	for _, name := range names {
 		value := options[name]
-		if err := CheckPolicyOptionAvailable(name, gates); err != nil {
+		if err := checkPolicyOptionAvailable(name, gates); err != nil {
 			return opts, err
 		}
 		switch name {

@@ -3,96 +3,106 @@ package topomgr
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/podresources"
+	"maps"
+	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/numascope/numascope/internal/poddoc"
+	"github.com/numascope/numascope/internal/yamljson"
 )
 
-// QoS classes.
-const (
-	QOSGuaranteed = "Guaranteed"
-	QOSBurstable  = "Burstable"
-	QOSBestEffort = "BestEffort"
-)
+// maxPodFileSize bounds the size of a pod manifest ParsePod accepts.
+const maxPodFileSize = 16 << 20
 
-type podDoc struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-		UID       string `json:"uid"`
-	} `json:"metadata"`
-	Spec struct {
-		InitContainers []containerDoc `json:"initContainers"`
-		Containers     []containerDoc `json:"containers"`
-		Resources      *resourcesDoc  `json:"resources"`
-	} `json:"spec"`
-	Status struct {
-		QOSClass string `json:"qosClass"`
-	} `json:"status"`
-}
-
-type containerDoc struct {
-	Name          string       `json:"name"`
-	RestartPolicy string       `json:"restartPolicy"`
-	Resources     resourcesDoc `json:"resources"`
-}
-
-type resourcesDoc struct {
-	Requests map[string]json.RawMessage `json:"requests"`
-	Limits   map[string]json.RawMessage `json:"limits"`
-}
-
-// MaxPodFileSize bounds the size of a pod manifest ParsePod accepts.
-const MaxPodFileSize = 16 << 20
-
-// ParsePod reads a pod as `kubectl get pod -o yaml` (or -o json) prints it.
-// Quantities are checked; where a container sets a limit without a request,
-// the request defaults to the limit, as the API server does. Errors name the
-// field.
+// ParsePod reads one pod as `kubectl get pod -o yaml` (or -o json) prints
+// it. See ParsePods.
 func ParsePod(data []byte) (*Pod, error) {
-	if len(data) > MaxPodFileSize {
-		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", MaxPodFileSize)
-	}
-	js, err := yaml.YAMLToJSON(data)
+	doc, err := decodePods(data)
 	if err != nil {
-		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		return nil, err
 	}
-	var doc podDoc
+	if doc.IsList() || (doc.Kind != "" && doc.Kind != "Pod") {
+		return nil, fmt.Errorf("/kind: %q is not a Pod (pass `kubectl get pod NAME -o yaml`)", doc.Kind)
+	}
+	return podFromDoc(doc, "")
+}
+
+// ParsePods reads `kubectl get pod -o yaml|json` output: one Pod, or a List
+// or PodList of pods (items of another kind are skipped). Quantities are
+// checked; where a container sets a limit without a request, the request
+// defaults to the limit, and pod-level requests default as the API server
+// defaults them. Errors name the field with a JSON pointer.
+func ParsePods(data []byte) ([]*Pod, error) {
+	doc, err := decodePods(data)
+	if err != nil {
+		return nil, err
+	}
+	if !doc.IsList() && doc.Kind != "" && doc.Kind != "Pod" {
+		return nil, fmt.Errorf("/kind: %q is not a Pod (pass `kubectl get pod NAME -o yaml`)", doc.Kind)
+	}
+	var out []*Pod
+	for _, item := range doc.Pods() {
+		p, err := podFromDoc(item.Doc, item.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("/items: the list holds no Pod")
+	}
+	return out, nil
+}
+
+func decodePods(data []byte) (*poddoc.Doc, error) {
+	if len(data) > maxPodFileSize {
+		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", maxPodFileSize)
+	}
+	js, err := yamljson.ToJSON(data, "pod")
+	if err != nil {
+		return nil, err
+	}
+	var doc poddoc.Doc
 	if err := json.Unmarshal(js, &doc); err != nil {
 		return nil, fmt.Errorf("not a pod manifest: %w", err)
 	}
-	if doc.Kind != "" && doc.Kind != "Pod" {
-		return nil, fmt.Errorf("kind: %q is not a Pod: give one pod (kubectl get pod NAME -o yaml)", doc.Kind)
-	}
+	return &doc, nil
+}
+
+func podFromDoc(doc *poddoc.Doc, path string) (*Pod, error) {
 	if len(doc.Spec.Containers) == 0 {
-		return nil, fmt.Errorf("spec.containers: a pod needs at least one container")
+		return nil, fmt.Errorf("%s/spec/containers: a pod needs at least one container", path)
 	}
-	p := &Pod{Name: doc.Metadata.Name, Namespace: doc.Metadata.Namespace, UID: doc.Metadata.UID, QOSClass: doc.Status.QOSClass}
+	p := &Pod{Name: doc.Metadata.Name, Namespace: doc.Metadata.Namespace, UID: doc.Metadata.UID, QOSClass: podresources.QOSClass(doc.Status.QOSClass),
+		Path: path, NodeName: doc.Spec.NodeName, OwnerKind: doc.OwnerKind(),
+		Phase: doc.Status.Phase, Reason: doc.Status.Reason, Message: doc.Status.Message}
 	if p.UID == "" {
 		p.UID = "uid-of-" + p.Namespace + "/" + p.Name
 	}
+	terminated := doc.Terminated()
 	seen := map[string]bool{}
-	conv := func(list []containerDoc, field string) ([]Container, error) {
+	conv := func(list []poddoc.Container, field string) ([]Container, error) {
 		var out []Container
 		for i, c := range list {
-			path := fmt.Sprintf("spec.%s[%d]", field, i)
+			cpath := fmt.Sprintf("%s/spec/%s/%d", path, field, i)
 			if c.Name == "" {
-				return nil, fmt.Errorf("%s.name: missing", path)
+				return nil, fmt.Errorf("%s/name: missing", cpath)
 			}
 			if seen[c.Name] {
-				return nil, fmt.Errorf("%s.name: %q is used twice", path, c.Name)
+				return nil, fmt.Errorf("%s/name: %q is used twice", cpath, c.Name)
 			}
 			seen[c.Name] = true
-			r, err := convResources(c.Resources, path+".resources", true)
+			r, err := convResources(c.Resources, cpath+"/resources", true)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r})
+			out = append(out, Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Resources: r, Path: cpath, Terminated: terminated[c.Name]})
 		}
 		return out, nil
 	}
+	var err error
 	if p.InitContainers, err = conv(doc.Spec.InitContainers, "initContainers"); err != nil {
 		return nil, err
 	}
@@ -100,33 +110,30 @@ func ParsePod(data []byte) (*Pod, error) {
 		return nil, err
 	}
 	if doc.Spec.Resources != nil {
-		r, err := convResources(*doc.Spec.Resources, "spec.resources", false)
+		r, err := convResources(*doc.Spec.Resources, path+"/spec/resources", false)
 		if err != nil {
 			return nil, err
 		}
 		p.Resources = &r
+		defaultPodRequests(p)
 	}
 	return p, nil
 }
 
-func convResources(d resourcesDoc, path string, defaultRequests bool) (Resources, error) {
+func convResources(d poddoc.Resources, path string, defaultRequests bool) (Resources, error) {
 	out := Resources{}
 	conv := func(m map[string]json.RawMessage, field string) (map[string]string, error) {
 		if len(m) == 0 {
 			return nil, nil
 		}
 		res := map[string]string{}
-		for k, raw := range m {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				var n json.Number
-				if err := json.Unmarshal(raw, &n); err != nil {
-					return nil, fmt.Errorf("%s.%s.%s: a quantity is a string or a number", path, field, k)
-				}
-				s = n.String()
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			s, ok := poddoc.QuantityText(m[k])
+			if !ok {
+				return nil, fmt.Errorf("%s/%s/%s: a quantity is a string or a number", path, field, jsonptr.Escape(k))
 			}
 			if _, err := ParseQuantity(s); err != nil {
-				return nil, fmt.Errorf("%s.%s.%s: %w", path, field, k, err)
+				return nil, fmt.Errorf("%s/%s/%s: %w", path, field, jsonptr.Escape(k), err)
 			}
 			res[k] = s
 		}
@@ -152,6 +159,92 @@ func convResources(d resourcesDoc, path string, defaultRequests bool) (Resources
 	return out, nil
 }
 
+// isPodLevelResource reports whether pod-level resources may set name
+// (cpu, memory and huge pages, as resourcehelper.IsSupportedPodLevelResource).
+func isPodLevelResource(name string) bool {
+	return name == "cpu" || name == "memory" || isHugePages(name)
+}
+
+// podLevelResourcesSet is resourcehelper.IsPodLevelResourcesSet: spec.resources
+// names a resource pod-level resources support.
+func (p *Pod) podLevelResourcesSet() bool {
+	if p.Resources == nil {
+		return false
+	}
+	for _, m := range []map[string]string{p.Resources.Requests, p.Resources.Limits} {
+		for k := range m {
+			if isPodLevelResource(k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// defaultPodRequests fills pod-level requests as the API server's
+// defaulting does for a pod with pod-level limits: a request the pod does
+// not set is the containers' aggregated request (cpu, memory) or else the
+// pod-level limit.
+func defaultPodRequests(p *Pod) {
+	r := p.Resources
+	if len(r.Limits) == 0 {
+		return
+	}
+	if r.Requests == nil {
+		r.Requests = map[string]string{}
+	}
+	for _, k := range []string{"cpu", "memory"} {
+		if _, ok := r.Requests[k]; ok {
+			continue
+		}
+		if q, any := p.aggregateContainerRequest(k); any {
+			r.Requests[k] = q.String()
+		}
+	}
+	for k, v := range r.Limits {
+		if _, ok := r.Requests[k]; !ok && isPodLevelResource(k) {
+			r.Requests[k] = v
+		}
+	}
+	if len(r.Requests) == 0 {
+		r.Requests = nil
+	}
+}
+
+// aggregateContainerRequest is the pod's effective request of a resource
+// from its containers, as resourcehelper.AggregateContainerRequests: the
+// larger of the app containers plus sidecars and the peak of any init
+// container (plus the sidecars started before it). any is false when no
+// container requests the resource.
+func (p *Pod) aggregateContainerRequest(name string) (q Quantity, any bool) {
+	var sum, peak, sidecars Quantity
+	for _, c := range p.InitContainers {
+		_, ok := c.Resources.Requests[name]
+		any = any || ok
+		v := c.Resources.Request(name)
+		if c.IsRestartable() {
+			sidecars = sidecars.Add(v)
+			if sidecars.Cmp(peak) > 0 {
+				peak = sidecars
+			}
+			continue
+		}
+		if t := sidecars.Add(v); t.Cmp(peak) > 0 {
+			peak = t
+		}
+	}
+	for _, c := range p.Containers {
+		_, ok := c.Resources.Requests[name]
+		any = any || ok
+		sum = sum.Add(c.Resources.Request(name))
+	}
+	sum = sum.Add(sidecars)
+	if peak.Cmp(sum) > 0 {
+		sum = peak
+	}
+	return sum, any
+}
+
 func (r Resources) quantity(m map[string]string, name string) Quantity {
 	q, _ := ParseQuantity(m[name])
 	return q
@@ -163,66 +256,60 @@ func (r Resources) Request(name string) Quantity { return r.quantity(r.Requests,
 // Limit returns the limit for a resource (zero when unset).
 func (r Resources) Limit(name string) Quantity { return r.quantity(r.Limits, name) }
 
-func requirementsQOS(r *Resources) string {
+func requirementsQOS(r *Resources) podresources.QOSClass {
 	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return QOSBestEffort
+		return podresources.BestEffort
 	}
-	qos := ""
+	var qos podresources.QOSClass
 	for _, res := range []string{"cpu", "memory"} {
 		req, lim := r.Request(res), r.Limit(res)
-		var q string
+		var q podresources.QOSClass
 		switch {
 		case req.Cmp(lim) != 0:
-			return QOSBurstable
+			return podresources.Burstable
 		case req.IsZero():
-			q = QOSBestEffort
+			q = podresources.BestEffort
 		default:
-			q = QOSGuaranteed
+			q = podresources.Guaranteed
 		}
 		if qos == "" {
 			qos = q
 		} else if qos != q {
-			return QOSBurstable
+			return podresources.Burstable
 		}
 	}
 	return qos
 }
 
 // QOS returns the pod's QoS class: status.qosClass when the manifest has
-// it, else computed as kubelet 1.37 does (pod-level resources first).
-func (p *Pod) QOS() string {
+// it, else computed as the kubelet's GetPodQOS does (1.37, with
+// PodLevelResources and PodLevelResourcesFixKubeletQOSClass on): from
+// spec.resources when it names cpu, memory or huge pages, else from every
+// container, init containers included.
+func (p *Pod) QOS() podresources.QOSClass {
 	if p.QOSClass != "" {
 		return p.QOSClass
 	}
-	if p.Resources != nil {
+	if p.podLevelResourcesSet() {
 		return requirementsQOS(p.Resources)
 	}
-	qos := ""
+	var qos podresources.QOSClass
 	for _, c := range p.AllContainers() {
 		cq := requirementsQOS(&c.Resources)
-		if cq == QOSBurstable {
+		if cq == podresources.Burstable {
 			return cq
 		}
 		if qos == "" {
 			qos = cq
 		} else if qos != cq {
-			return QOSBurstable
+			return podresources.Burstable
 		}
 	}
 	if qos == "" {
-		qos = QOSBestEffort
+		qos = podresources.BestEffort
 	}
 	return qos
 }
 
 // isHugePages reports whether a resource name is a hugepages size.
 func isHugePages(name string) bool { return strings.HasPrefix(name, "hugepages-") }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -125,7 +125,7 @@ func (p *Policy) Explain(providers []ProviderHints) *MergeReport {
 		r.Admit, r.Rule = true, RuleNonePolicy
 		return r
 	}
-	r.Lists = FilterProvidersHints(providers)
+	r.Lists = filterProvidersHints(providers)
 	lists := make([][]TopologyHint, len(r.Lists))
 	for i, l := range r.Lists {
 		lists[i] = l.Hints

@@ -2,6 +2,7 @@ package topomgr
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/podresources"
 	"sort"
 
 	"k8s.io/utils/cpuset"
@@ -56,11 +57,11 @@ func isIntegralCPU(q Quantity) bool { return q.Value()*1000 == q.MilliValue() }
 // GuaranteedCPUs is the number of exclusive CPUs a container gets: its CPU
 // request when the pod is Guaranteed and the request is whole, else 0.
 func (p *CPUProvider) GuaranteedCPUs(pod *Pod, c *Container) int {
-	if pod.QOS() != QOSGuaranteed {
+	if pod.QOS() != podresources.Guaranteed {
 		return 0
 	}
 	q := c.Resources.Request("cpu")
-	if p.gates.PodLevelResourceManagers && pod.HasPodLevelResources() && requirementsQOS(&c.Resources) != QOSGuaranteed {
+	if p.gates.PodLevelResourceManagers && pod.HasPodLevelResources() && requirementsQOS(&c.Resources) != podresources.Guaranteed {
 		return 0
 	}
 	if !isIntegralCPU(q) {
@@ -71,7 +72,7 @@ func (p *CPUProvider) GuaranteedCPUs(pod *Pod, c *Container) int {
 
 func (p *CPUProvider) podGuaranteedCPUs(pod *Pod) int {
 	if p.gates.PodLevelResourceManagers && pod.HasPodLevelResources() {
-		if pod.QOS() != QOSGuaranteed {
+		if pod.QOS() != podresources.Guaranteed {
 			return 0
 		}
 		if _, ok := pod.Resources.Requests["cpu"]; ok {

@@ -2,6 +2,8 @@ package topomgr
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/numascope/numascope/podresources"
@@ -320,7 +322,7 @@ func (p *DeviceProvider) generate(r string, available, reusable map[string]bool,
 // kubelet may ask the plugin's GetPreferredAllocation within a group).
 func (p *DeviceProvider) Allocate(pod *Pod, c *Container, store Store) error {
 	hint := store.GetAffinity(pod.UID, c.Name)
-	for _, r := range sortedKeys(p.containerRequests(c)) {
+	for _, r := range slices.Sorted(maps.Keys(p.containerRequests(c))) {
 		n := p.containerRequests(c)[r]
 		if got := p.allocated[pod.UID][c.Name][r]; len(got) > 0 {
 			if len(got) != n {

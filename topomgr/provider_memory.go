@@ -2,6 +2,8 @@ package topomgr
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/podresources"
+	"maps"
 	"slices"
 	"sort"
 
@@ -67,7 +69,7 @@ func (p *MemoryProvider) Name() string { return "memory" }
 // in bytes; ok is false when a request is not a whole number of bytes.
 func (p *MemoryProvider) containerRequests(pod *Pod, c *Container) (map[string]uint64, bool) {
 	out := map[string]uint64{}
-	if p.gates.PodLevelResourceManagers && pod.HasPodLevelResources() && requirementsQOS(&c.Resources) != QOSGuaranteed {
+	if p.gates.PodLevelResourceManagers && pod.HasPodLevelResources() && requirementsQOS(&c.Resources) != podresources.Guaranteed {
 		return out, true
 	}
 	for name := range c.Resources.Requests {
@@ -136,7 +138,7 @@ func (p *MemoryProvider) podRequests(pod *Pod) (map[string]uint64, bool) {
 
 // GetTopologyHints returns the container's memory and hugepages hints.
 func (p *MemoryProvider) GetTopologyHints(pod *Pod, c *Container) ProviderHints {
-	if pod.QOS() != QOSGuaranteed {
+	if pod.QOS() != podresources.Guaranteed {
 		return nil
 	}
 	req, ok := p.containerRequests(pod, c)
@@ -154,7 +156,7 @@ func (p *MemoryProvider) GetTopologyHints(pod *Pod, c *Container) ProviderHints 
 
 // GetPodTopologyHints returns the pod's memory and hugepages hints.
 func (p *MemoryProvider) GetPodTopologyHints(pod *Pod) ProviderHints {
-	if pod.QOS() != QOSGuaranteed {
+	if pod.QOS() != podresources.Guaranteed {
 		return nil
 	}
 	req, ok := p.podRequests(pod)
@@ -293,7 +295,7 @@ func findBestHint(hints []TopologyHint) (TopologyHint, bool) {
 // short), node by node in ascending order. Memory freed by init containers
 // for reuse is not modelled.
 func (p *MemoryProvider) Allocate(pod *Pod, c *Container, store Store) error {
-	if pod.QOS() != QOSGuaranteed {
+	if pod.QOS() != podresources.Guaranteed {
 		return nil
 	}
 	if pod.HasPodLevelResources() && !p.gates.PodLevelResourceManagers {
@@ -339,7 +341,7 @@ func (p *MemoryProvider) Allocate(pod *Pod, c *Container, store Store) error {
 	}
 	bits := best.NUMANodeAffinity.Bits()
 	var blocks []statefile.Block
-	for _, r := range sortedKeys(req) {
+	for _, r := range slices.Sorted(maps.Keys(req)) {
 		size := req[r]
 		blocks = append(blocks, statefile.Block{NUMAAffinity: bits, Type: r, Size: size})
 		for _, id := range bits {

@@ -1,6 +1,7 @@
 package topomgr
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -8,73 +9,294 @@ import (
 )
 
 // Quantity is a Kubernetes resource quantity ("2", "500m", "1Gi", "1e3"),
-// held exactly.
+// held exactly: the value k8s.io/apimachinery's resource.ParseQuantity
+// gives, as a rational number. The zero value is 0.
 type Quantity struct{ r *big.Rat }
 
-var quantitySuffixes = map[string]*big.Rat{
-	"n": big.NewRat(1, 1000000000), "u": big.NewRat(1, 1000000), "m": big.NewRat(1, 1000), "": big.NewRat(1, 1),
-	"k": big.NewRat(1000, 1), "M": big.NewRat(1000000, 1), "G": big.NewRat(1000000000, 1),
-	"T":  new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(12), nil)),
-	"P":  new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(15), nil)),
-	"E":  new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)),
-	"Ki": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 10)), "Mi": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 20)),
-	"Gi": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 30)), "Ti": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 40)),
-	"Pi": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 50)), "Ei": new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 60)),
-}
+// errQuantity is wrapped by every error of ParseQuantity.
+var errQuantity = errors.New("not a Kubernetes quantity")
 
-// ParseQuantity parses a Kubernetes quantity: a signed decimal number with
-// an optional binary (Ki..Ei), decimal (n..E) or exponent (e3) suffix.
-func ParseQuantity(s string) (Quantity, error) {
-	orig := s
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Quantity{}, fmt.Errorf("quantity %q: empty", orig)
+// maxQuantityExponent bounds the decimal exponent numascope holds. The API
+// server keeps 1e1000000000 as a number with an exponent; numascope holds
+// quantities exactly and refuses exponents past this bound, with an error
+// that says so, instead of building a number of a billion digits.
+const maxQuantityExponent = 1000
+
+// maxQuantityLength bounds a quantity's text: decimal conversion of a
+// number of millions of digits takes minutes. The API server has no such
+// bound; no real quantity comes near it.
+const maxQuantityLength = 1000
+
+var (
+	nano    = big.NewRat(1, 1_000_000_000)
+	maxBin  = new(big.Rat).SetInt64(1<<63 - 1)
+	bigTen  = big.NewInt(10)
+	binSufs = map[string]uint{"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+	decSufs = map[string]int32{"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+)
+
+// ParseQuantity parses a Kubernetes quantity: an optionally signed decimal
+// number and a suffix, binary (Ki..Ei), decimal (n, u, m, k, M..E) or an
+// exponent (e3, E-2). It accepts and refuses exactly what
+// resource.ParseQuantity does (no spaces, "1.", ".5" and a bare suffix such
+// as "m" are accepted), and gives the same value: rounded up, away from
+// zero, to a multiple of 1n, and binary quantities capped at 2^63-1. It
+// also refuses exponents beyond 10^±1000 and quantities of more than 1000
+// characters, which the API server would keep.
+func ParseQuantity(str string) (Quantity, error) {
+	bad := func(why string) (Quantity, error) {
+		return Quantity{}, fmt.Errorf("quantity %s: %w: %s (write e.g. 2, 500m, 1.5, 1Gi)", quoteCut(str), errQuantity, why)
 	}
-	i := 0
-	if s[0] == '+' || s[0] == '-' {
-		i++
+	if str == "" {
+		return bad("empty")
 	}
-	digits := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		if s[i] != '.' {
-			digits++
-		}
-		i++
+	if len(str) > maxQuantityLength {
+		return bad(fmt.Sprintf("%d characters, more than numascope reads in one quantity (%d)", len(str), maxQuantityLength))
 	}
-	num, suffix := s[:i], s[i:]
-	if digits == 0 || strings.Count(num, ".") > 1 || len(num) > 80 {
-		return Quantity{}, fmt.Errorf("quantity %q: not a number (e.g. 2, 500m, 1Gi)", orig)
+	if str == "0" {
+		return Quantity{}, nil
 	}
-	r, ok := new(big.Rat).SetString(strings.TrimPrefix(num, "+"))
+	positive, value, num, denom, suf, ok := splitQuantity(str)
 	if !ok {
-		return Quantity{}, fmt.Errorf("quantity %q: not a number (e.g. 2, 500m, 1Gi)", orig)
+		return bad("unexpected characters")
 	}
-	if mult, ok := quantitySuffixes[suffix]; ok {
-		return Quantity{r.Mul(r, mult)}, nil
-	}
-	if suffix[0] == 'e' || suffix[0] == 'E' {
-		if exp, err := strconv.Atoi(suffix[1:]); err == nil && fmt.Sprint(exp) == strings.TrimPrefix(suffix[1:], "+") && exp >= -30 && exp <= 30 {
-			p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
-			if exp >= 0 {
-				return Quantity{r.Mul(r, new(big.Rat).SetInt(p))}, nil
-			}
-			return Quantity{r.Quo(r, new(big.Rat).SetInt(p))}, nil
+	var (
+		binExp uint
+		decExp int32
+		isBin  bool
+	)
+	if e, ok := decSufs[suf]; ok {
+		decExp = e
+	} else if e, ok := binSufs[suf]; ok {
+		binExp, isBin = e, true
+	} else if len(suf) > 1 && (suf[0] == 'e' || suf[0] == 'E') {
+		e, err := strconv.ParseInt(suf[1:], 10, 64)
+		if err != nil {
+			return bad(fmt.Sprintf("unknown suffix %q", suf))
 		}
+		decExp = int32(e) // as the API server does, a larger exponent wraps
+	} else {
+		return bad(fmt.Sprintf("unknown suffix %q", suf))
 	}
-	return Quantity{}, fmt.Errorf("quantity %q: unknown suffix %q (use m, k, M, G, Ki, Mi, Gi, ... or e<N>)", orig, suffix)
+
+	// The API server's fast path: few enough digits for an int64.
+	if !isBin {
+		precision := 18 - int32(len(num)+len(denom))
+		scale := decExp - int32(len(denom))
+		if precision >= 0 && scale >= -9 {
+			return decimalQuantity(str, positive, num+denom, int64(scale))
+		}
+	} else if len(denom) == 0 && 15-len(num)-int(float32(binExp)*3/10)-1 >= 0 {
+		v, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return bad("not a number")
+		}
+		r := new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(v), binExp))
+		if r.Cmp(maxBin) > 0 {
+			r.Set(maxBin)
+		}
+		if !positive {
+			r.Neg(r)
+		}
+		return Quantity{r}, nil
+	}
+
+	// The slow path: the digits as written, then the suffix.
+	digits, scale, ok := scanDecimal(value)
+	if !ok {
+		return bad("not a number")
+	}
+	u := new(big.Int)
+	if _, ok := u.SetString(digits, 10); !ok {
+		return bad("not a number")
+	}
+	neg := u.Sign() < 0
+	u.Abs(u)
+	exp := -int64(scale)
+	if !isBin {
+		exp += int64(decExp)
+	}
+	if u.Sign() == 0 {
+		return Quantity{}, nil
+	}
+	if exp+int64(len(u.String())) < -9 {
+		// Smaller than 1n: the API server rounds it up to 1n.
+		r := new(big.Rat).Set(nano)
+		if neg {
+			r.Neg(r)
+		}
+		return Quantity{r}, nil
+	}
+	if exp > maxQuantityExponent || exp < -maxQuantityExponent {
+		return bad(fmt.Sprintf("the exponent 10^%d is beyond what numascope holds (10^±%d)", exp, maxQuantityExponent))
+	}
+	r := new(big.Rat).SetInt(u)
+	p := new(big.Rat).SetInt(new(big.Int).Exp(bigTen, big.NewInt(abs64(exp)), nil))
+	if exp >= 0 {
+		r.Mul(r, p)
+	} else {
+		r.Quo(r, p)
+	}
+	if isBin {
+		r.Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), binExp)))
+	}
+	roundUpNano(r)
+	if isBin && r.Cmp(maxBin) > 0 {
+		r.Set(maxBin)
+	}
+	if neg {
+		r.Neg(r)
+	}
+	return Quantity{r}, nil
 }
 
-func abs(x int) int {
+// decimalQuantity is digits × 10^scale, scale >= -9, with the sign.
+func decimalQuantity(str string, positive bool, digits string, scale int64) (Quantity, error) {
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return Quantity{}, fmt.Errorf("quantity %s: %w: not a number", quoteCut(str), errQuantity)
+	}
+	if v == 0 {
+		return Quantity{}, nil
+	}
+	if scale > maxQuantityExponent {
+		return Quantity{}, fmt.Errorf("quantity %s: %w: the exponent 10^%d is beyond what numascope holds (10^±%d)", quoteCut(str), errQuantity, scale, maxQuantityExponent)
+	}
+	r := new(big.Rat).SetInt64(v)
+	p := new(big.Rat).SetInt(new(big.Int).Exp(bigTen, big.NewInt(abs64(scale)), nil))
+	if scale >= 0 {
+		r.Mul(r, p)
+	} else {
+		r.Quo(r, p)
+	}
+	if !positive {
+		r.Neg(r)
+	}
+	return Quantity{r}, nil
+}
+
+// splitQuantity splits str as the API server's parseQuantityString does.
+func splitQuantity(str string) (positive bool, value, num, denom, suffix string, ok bool) {
+	positive = true
+	pos, end := 0, len(str)
+	if pos < end {
+		switch str[0] {
+		case '-':
+			positive = false
+			pos++
+		case '+':
+			pos++
+		}
+	}
+	for ; ; pos++ { // leading zeros
+		if pos >= end {
+			return positive, "0", "0", "", "", true
+		}
+		if str[pos] != '0' {
+			break
+		}
+	}
+	i := pos
+	for i < end && isDigit(str[i]) {
+		i++
+	}
+	num = str[pos:i]
+	if i >= end {
+		return positive, str, num, "", "", true
+	}
+	pos = i
+	if num == "" {
+		num = "0"
+	}
+	if str[pos] == '.' {
+		pos++
+		i = pos
+		for i < end && isDigit(str[i]) {
+			i++
+		}
+		denom = str[pos:i]
+		if i >= end {
+			return positive, str, num, denom, "", true
+		}
+		pos = i
+	}
+	value = str[:pos]
+	start := pos
+	for pos < end && strings.IndexByte("eEinumkKMGTP", str[pos]) >= 0 {
+		pos++
+	}
+	if pos < end && (str[pos] == '-' || str[pos] == '+') {
+		pos++
+	}
+	for pos < end && isDigit(str[pos]) {
+		pos++
+	}
+	if pos < end {
+		return false, "", "", "", "", false
+	}
+	return positive, value, num, denom, str[start:], true
+}
+
+// scanDecimal reads a signed decimal with an optional point as inf.Dec
+// does: it needs one digit at least. It returns the digits (with the sign)
+// and the number of digits after the point.
+func scanDecimal(s string) (digits string, scale int, ok bool) {
+	var b strings.Builder
+	dot, seen := -1, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case (c == '+' || c == '-') && i == 0:
+		case c == '.' && dot < 0:
+			dot = b.Len()
+			continue
+		case isDigit(c):
+			seen = true
+		default:
+			return "", 0, false
+		}
+		b.WriteByte(c)
+	}
+	if !seen {
+		return "", 0, false
+	}
+	d := b.String()
+	if dot >= 0 {
+		scale = len(d) - dot
+	}
+	return d, scale, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func abs64(x int64) int64 {
 	if x < 0 {
 		return -x
 	}
 	return x
 }
 
+// roundUpNano rounds a non-negative r up to a multiple of 1n.
+func roundUpNano(r *big.Rat) {
+	n := new(big.Int).Mul(r.Num(), big.NewInt(1_000_000_000))
+	q, m := new(big.Int).QuoRem(n, r.Denom(), new(big.Int))
+	if m.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	r.SetFrac(q, big.NewInt(1_000_000_000))
+}
+
+func quoteCut(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(s[:60]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // IsZero reports whether the quantity is zero (or unset).
 func (q Quantity) IsZero() bool { return q.r == nil || q.r.Sign() == 0 }
 
-// Cmp compares two quantities.
+// Cmp compares two quantities: -1, 0 or +1.
 func (q Quantity) Cmp(o Quantity) int { return q.rat().Cmp(o.rat()) }
 
 func (q Quantity) rat() *big.Rat {
@@ -84,22 +306,33 @@ func (q Quantity) rat() *big.Rat {
 	return q.r
 }
 
-// Value returns the quantity rounded up to an integer, as Quantity.Value does.
+// Value returns the quantity rounded up to an integer, as
+// resource.Quantity.Value does, saturated at the int64 bounds.
 func (q Quantity) Value() int64 { return ceilInt64(q.rat()) }
 
-// MilliValue returns the quantity in thousandths, rounded up.
+// MilliValue returns the quantity in thousandths, rounded up, saturated at
+// the int64 bounds.
 func (q Quantity) MilliValue() int64 {
 	return ceilInt64(new(big.Rat).Mul(q.rat(), big.NewRat(1000, 1)))
 }
 
-// IsInteger reports whether the quantity is a whole number.
+// IsInteger reports whether the quantity is a whole number (2, not 1500m).
 func (q Quantity) IsInteger() bool { return q.rat().IsInt() }
 
 // Add returns q+o.
 func (q Quantity) Add(o Quantity) Quantity { return Quantity{new(big.Rat).Add(q.rat(), o.rat())} }
 
-// String renders the quantity as an exact decimal.
-func (q Quantity) String() string { return q.rat().RatString() }
+// String renders the quantity as an exact decimal number that ParseQuantity
+// reads back to the same value: "2", "1.5", "0.0015", "3.0001".
+func (q Quantity) String() string {
+	r := q.rat()
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// Every quantity is a multiple of 1n, so nine decimals are exact.
+	s := strings.TrimRight(r.FloatString(9), "0")
+	return strings.TrimSuffix(s, ".")
+}
 
 func ceilInt64(r *big.Rat) int64 {
 	n, d := r.Num(), r.Denom()

@@ -106,7 +106,7 @@ func referencePolicyMerge(numa *NUMAInfo, policy string, opts PolicyOptions, pro
 		return TopologyHint{}, true
 	}
 	var lists [][]TopologyHint
-	for _, l := range FilterProvidersHints(providers) {
+	for _, l := range filterProvidersHints(providers) {
 		lists = append(lists, l.Hints)
 	}
 	if policy == PolicySingleNumaNode {

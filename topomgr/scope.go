@@ -3,6 +3,7 @@ package topomgr
 import (
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/podresources"
 )
 
 // Topology Manager scope names.
@@ -33,7 +34,30 @@ type Pod struct {
 	// Resources holds pod-level requests and limits (spec.resources), if any.
 	Resources *Resources `json:"resources,omitempty"`
 	// QOSClass is status.qosClass when known; QOS computes it otherwise.
-	QOSClass string `json:"qosClass,omitempty"`
+	QOSClass podresources.QOSClass `json:"qosClass,omitempty"`
+
+	// Evidence: where the pod was read and what its status says.
+
+	// Source is the file the pod was read from; Path is its JSON pointer
+	// there ("" for a lone pod, "/items/2" in a list).
+	Source string `json:"source,omitempty"`
+	Path   string `json:"path,omitempty"`
+	// NodeName is spec.nodeName.
+	NodeName string `json:"nodeName,omitempty"`
+	// OwnerKind is the kind of the controller owner (Job, ReplicaSet, ...).
+	OwnerKind string `json:"ownerKind,omitempty"`
+	// Phase, Reason and Message are the status's.
+	Phase   string `json:"phase,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Ref returns "namespace/name".
+func (p *Pod) Ref() string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
 }
 
 // Container is the part of a container the Topology Manager and its hint
@@ -43,6 +67,10 @@ type Container struct {
 	// RestartPolicy is "Always" for a restartable init container (sidecar).
 	RestartPolicy string    `json:"restartPolicy,omitempty"`
 	Resources     Resources `json:"resources"`
+	// Path is the container's JSON pointer in the pod's source.
+	Path string `json:"path,omitempty"`
+	// Terminated is set when the container's status shows it finished.
+	Terminated bool `json:"terminated,omitempty"`
 }
 
 // Resources are requests and limits as Kubernetes quantity strings.
@@ -82,9 +110,9 @@ type HintProvider interface {
 	Allocate(pod *Pod, c *Container, store Store) error
 }
 
-// PodAllocator is implemented by providers that allocate a whole pod at
+// podAllocator is implemented by providers that allocate a whole pod at
 // once (pods with pod-level resources under PodLevelResourceManagers).
-type PodAllocator interface {
+type podAllocator interface {
 	AllocatePod(pod *Pod, store Store) error
 }
 
@@ -93,9 +121,9 @@ type Store interface {
 	GetAffinity(podUID, container string) TopologyHint
 }
 
-// AdmissionError is an error that carries its own admission reason, as the
+// admissionError is an error that carries its own admission reason, as the
 // kubelet's admission.Error does.
-type AdmissionError interface {
+type admissionError interface {
 	error
 	Type() string
 }
@@ -182,7 +210,7 @@ func NewManagerWithGates(nodes []NUMANode, policyName, scopeName string, options
 		m.scope = ScopeNone
 		return m, nil
 	}
-	opts, err := NewPolicyOptionsWithGates(options, gates)
+	opts, err := newPolicyOptions(options, gates)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +329,7 @@ func (m *Manager) Admit(pod *Pod) *Admission {
 		}
 		if podLevel {
 			for _, p := range m.providers {
-				pa, ok := p.(PodAllocator)
+				pa, ok := p.(podAllocator)
 				if !ok {
 					continue
 				}
@@ -337,7 +365,7 @@ func (m *Manager) allocate(pod *Pod, c *Container) error {
 // fail records err as the kubelet's admission.GetPodAdmitResult does.
 func (a *Admission) fail(err error) {
 	a.Admit = false
-	var ae AdmissionError
+	var ae admissionError
 	if errors.As(err, &ae) {
 		a.Reason, a.Message = ae.Type(), ae.Error()
 		return

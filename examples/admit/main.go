@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -64,9 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path, "--hints", input.MaxDocument)
 	if err != nil {
-		fmt.Fprintf(stderr, "admit: cannot read the hints file: %v\n", err)
+		fmt.Fprintf(stderr, "admit: %v\n", err)
 		return 2
 	}
 	f, err := topomgr.ParseHintsFile(data)
@@ -230,4 +231,14 @@ type tw struct{ w io.Writer }
 
 func (t *tw) line(label, value string) {
 	fmt.Fprintf(t.w, "%-13s%s\n", label, value)
+}
+
+// readInput reads a file a flag names, bounded: "-" or /dev/stdin is the
+// standard input (read through the limit), anything else a regular file (a
+// FIFO or a device is refused).
+func readInput(path, flag string, limit int64) ([]byte, error) {
+	if path == "-" || path == "/dev/stdin" {
+		return input.ReadAll(os.Stdin, flag+" (standard input)", limit)
+	}
+	return input.ReadFile(path, flag, limit)
 }

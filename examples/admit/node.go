@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/utils/cpuset"
-
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -83,9 +84,9 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if configPath != "" {
-		data, err := os.ReadFile(configPath)
+		data, err := input.ReadFile(configPath, "--kubelet-config", input.MaxDocument)
 		if err != nil {
-			fmt.Fprintf(stderr, "admit: --kubelet-config: %v\n", err)
+			fmt.Fprintf(stderr, "admit: %v\n", err)
 			return 2
 		}
 		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
@@ -114,7 +115,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if nf.scope == "" {
 		nf.scope = topomgr.ScopeContainer
 	}
-	data, err := os.ReadFile(nf.pod)
+	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -126,37 +127,34 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--topology: %v", err)
 	}
-	cfg := topomgr.NodeConfig{Machine: machine, Policy: nf.policy, Scope: nf.scope, Options: nf.options, Gates: topomgr.DefaultFeatureGates()}
 	cpuPolicy, memPolicy := "", ""
 	if kc != nil {
-		cfg.Gates = kc.Gates()
 		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
 	}
-	if nf.reserved != "" {
-		if cfg.ReservedCPUs, err = cpuset.Parse(nf.reserved); err != nil {
-			return fail("--reserved-cpus %q: %v", nf.reserved, err)
-		}
+	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, ReservedCPUs: nf.reserved})
+	if err != nil {
+		return fail("--reserved-cpus: %v", err)
 	}
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
 		return fail("--state-dir %s: not a directory", nf.stateDir)
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "cpu_manager_state"), statefile.KindCPU, cpuPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.CPU = f.CPU
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "memory_manager_state"), statefile.KindMemory, memPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Memory = f.Memory
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, "device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice, ""); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, ""); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Devices = f.Device
 	}
 	if nf.allocatable != "" {
-		data, err := os.ReadFile(nf.allocatable)
+		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
 		if err != nil {
 			return fail("%v", err)
 		}

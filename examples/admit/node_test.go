@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/utils/cpuset"
-
 	"github.com/numascope/numascope/statefile"
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/cpuset"
 )
 
 // writeNode writes a two-NUMA-node machine (CPUs 0-7 on node 0, 8-15 on
@@ -68,7 +68,8 @@ func writeNode(t *testing.T, dir string) {
 		}
 		topo = append(topo, nd)
 	}
-	js, _ := json.Marshal(map[string]any{"topology": topo})
+	js, err := json.Marshal(map[string]any{"topology": topo})
+	require.NoError(t, err)
 	os.WriteFile(filepath.Join(dir, "machine.json"), js, 0o644)
 	os.WriteFile(filepath.Join(dir, "allocatable.json"), []byte(`{"devices":[{"resourceName":"nvidia.com/gpu","deviceIds":["GPU-a"],"numaNodes":[1]}]}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(`apiVersion: v1
@@ -168,7 +169,7 @@ func TestNodeModeErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644)
 	b := append([]string(nil), base...)
 	b[1] = filepath.Join(dir, "bad.yaml")
-	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "spec.containers[0].resources.limits.cpu") {
+	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "/spec/containers/0/resources/limits/cpu") {
 		t.Errorf("bad pod: %d %s", code, errs)
 	}
 }
@@ -176,7 +177,7 @@ func TestNodeModeErrors(t *testing.T) {
 func TestNodeModeKubeletConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeNode(t, dir)
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
 	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json"), "--allocatable", filepath.Join(dir, "allocatable.json")}
 	code, out, errs := runCmd(base...)
 	if code != 0 || !strings.Contains(out, "single-numa-node  scope: pod") || !strings.Contains(out, "==           whole pod") {
@@ -187,7 +188,7 @@ func TestNodeModeKubeletConfig(t *testing.T) {
 		t.Fatalf("flag does not override the config: %s", out)
 	}
 	// The config says the CPU manager runs policy none: the kubelet would refuse the static state.
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("kind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
 	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
 		t.Fatalf("policy mismatch: %d %s", code, errs)
 	}

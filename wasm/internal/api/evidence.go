@@ -93,7 +93,7 @@ func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileVi
 	if kind == kindMachine && ev.Machine != nil {
 		for _, n := range ev.Machine.Nodes {
 			node := numa.node(n.ID)
-			cpus := n.CPUs
+			cpus := ev.Machine.NodeCPUs(n.ID).String()
 			node.CPUs = &cpus
 			node.MachineMemory = n.Memory
 		}

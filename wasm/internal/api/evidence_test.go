@@ -43,7 +43,10 @@ func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rel, _ := filepath.Rel(dir, p)
+				rel, err := filepath.Rel(dir, p)
+				if err != nil {
+					return err
+				}
 				files = append(files, InputFile{Name: filepath.ToSlash(rel), Content: string(b)})
 				return nil
 			})

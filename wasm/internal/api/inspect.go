@@ -3,10 +3,12 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/statefile"
 	"sort"
 	"strings"
 
-	"k8s.io/utils/cpuset"
+	"github.com/numascope/numascope/internal/cpulist"
 )
 
 // MaxFileBytes bounds one input file; kubelet state files are far smaller.
@@ -129,10 +131,10 @@ type GroupView struct {
 
 // canonicalName is the usual file name of each kind of input.
 var canonicalName = map[string]string{
-	"cpu":          "cpu_manager_state",
-	"memory":       "memory_manager_state",
-	"device":       "kubelet_internal_checkpoint",
-	"dra":          "dra_manager_state",
+	"cpu":          kubeletfiles.NameOf(statefile.KindCPU),
+	"memory":       kubeletfiles.NameOf(statefile.KindMemory),
+	"device":       kubeletfiles.NameOf(statefile.KindDevice),
+	"dra":          kubeletfiles.NameOf(statefile.KindDRA),
 	"podresources": "podresources.json",
 	kindMachine:    "machine-info.json",
 	kindConfig:     "kubelet-config.yaml",
@@ -266,7 +268,7 @@ func placeCPUs(r *InspectResult) {
 		if n.CPUs == nil {
 			continue
 		}
-		set, err := cpuset.Parse(*n.CPUs)
+		set, err := cpulist.Parse(*n.CPUs)
 		if err != nil {
 			continue
 		}
@@ -283,7 +285,7 @@ func placeCPUs(r *InspectResult) {
 			if a.Resource != "cpu" || len(a.NUMA) > 0 {
 				continue
 			}
-			set, err := cpuset.Parse(a.Amount)
+			set, err := cpulist.Parse(a.Amount)
 			if err != nil {
 				continue
 			}

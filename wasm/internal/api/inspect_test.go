@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/stretchr/testify/require"
 )
 
 func inspectJSON(t *testing.T, files ...InputFile) *InspectResult {
 	t.Helper()
-	req, _ := json.Marshal(InspectRequest{Files: files})
+	req, err := json.Marshal(InspectRequest{Files: files})
+	require.NoError(t, err)
 	var e struct {
 		OK     bool           `json:"ok"`
 		Result *InspectResult `json:"result"`

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func mergeCall(t *testing.T, req string) (envelope, MergeResult) {
@@ -28,7 +30,8 @@ func TestMergeContractExample(t *testing.T) {
 	if !e.OK {
 		t.Fatalf("%+v", e.Error)
 	}
-	b, _ := json.Marshal(map[string]any{"bestHint": r.BestHint, "admit": r.Admit})
+	b, err := json.Marshal(map[string]any{"bestHint": r.BestHint, "admit": r.Admit})
+	require.NoError(t, err)
 	if string(b) != `{"admit":true,"bestHint":{"numaAffinity":[0],"preferred":true}}` {
 		t.Fatalf("got %s", b)
 	}
@@ -53,7 +56,8 @@ func TestMergeExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		req["policy"] = ex.Admission.Policy
-		b, _ := json.Marshal(req)
+		b, err := json.Marshal(req)
+		require.NoError(t, err)
 		e, r := mergeCall(t, string(b))
 		if !e.OK || r.Admit != admit {
 			t.Errorf("example %s: admit %v (error %+v), want %v", ex.ID, r.Admit, e.Error, admit)

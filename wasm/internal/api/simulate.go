@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/internal/nodeconfig"
 	"strings"
-
-	"k8s.io/utils/cpuset"
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -75,13 +74,12 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 	if err != nil {
 		return nil, simErr("pod: %v", err)
 	}
-	out := &SimulateResult{Pod: pod.Namespace + "/" + pod.Name, QOS: pod.QOS(), Used: map[string]string{}}
+	out := &SimulateResult{Pod: pod.Namespace + "/" + pod.Name, QOS: string(pod.QOS()), Used: map[string]string{}}
 	var (
-		cfg                  = topomgr.NodeConfig{Gates: topomgr.DefaultFeatureGates()}
+		cfg                  topomgr.NodeConfig
 		kc                   *topomgr.KubeletConfig
 		cpuData, memData     *InputFile
 		cpuPolicy, memPolicy string
-		reserved             = req.ReservedCPUs
 	)
 	use := func(part string, in InputFile) error {
 		if prev, dup := out.Used[part]; dup {
@@ -178,27 +176,13 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 	if cfg.Machine == nil {
 		return nil, simErr("no machine topology: add a tab with the node's cAdvisor machine info (the JSON with \"topology\": [...])")
 	}
-	cfg.Policy, cfg.Scope, cfg.Options = req.Policy, req.Scope, req.Options
 	if kc != nil {
-		cfg.Gates = kc.Gates()
 		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
-		if cfg.Policy == "" {
-			cfg.Policy = kc.TopologyManagerPolicy
-		}
-		if cfg.Scope == "" {
-			cfg.Scope = kc.TopologyManagerScope
-		}
-		if cfg.Options == nil {
-			cfg.Options = kc.TopologyManagerPolicyOptions
-		}
-		if reserved == "" {
-			reserved = kc.ReservedSystemCPUs
-		}
 	}
-	if reserved != "" {
-		if cfg.ReservedCPUs, err = cpuset.Parse(reserved); err != nil {
-			return nil, simErr("reserved CPUs %q: %v: give a CPU list such as 0-1", reserved, err)
-		}
+	cfg, err = nodeconfig.Build(nodeconfig.Input{Machine: cfg.Machine, Kubelet: kc, Policy: req.Policy, Scope: req.Scope, Options: req.Options,
+		ReservedCPUs: req.ReservedCPUs, Devices: cfg.Devices, Allocatable: cfg.Allocatable})
+	if err != nil {
+		return nil, simErr("%v: give a CPU list such as 0-1", err)
 	}
 	load := func(in *InputFile, policy string) (*statefile.File, error) {
 		if in == nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // simulateFiles reads the simulate example's node: CPUs 0-7 on node 0 and
@@ -65,7 +67,8 @@ func TestSimulate(t *testing.T) {
 			if len(res.Steps) == 0 || len(res.Account) == 0 {
 				t.Errorf("no steps or account: %+v", res)
 			}
-			b, _ := json.Marshal(res)
+			b, err := json.Marshal(res)
+			require.NoError(t, err)
 			for _, w := range tc.want {
 				if !strings.Contains(string(b), w) {
 					t.Errorf("answer lacks %s:\n%s", w, b)
@@ -91,7 +94,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"two cpu states", jsonReq(t, SimulateRequest{Pod: pod, Files: append(node, InputFile{Name: "other", Content: node[0].Content})}), "both give the cpu"},
 		{"corrupt state", jsonReq(t, SimulateRequest{Pod: pod, Files: []InputFile{{Name: "cpu_manager_state", Content: corrupt}, node[1]}}), "would not restore"},
 		{"unknown field", `{"pod":"x","colour":1}`, "documented shape"},
-		{"bad reserved", jsonReq(t, SimulateRequest{Pod: pod, Files: node, ReservedCPUs: "x-"}), "reserved CPUs"},
+		{"bad reserved", jsonReq(t, SimulateRequest{Pod: pod, Files: node, ReservedCPUs: "x-"}), "reservedSystemCPUs \"x-\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,14 +133,14 @@ func memoryView(v *FileView, m *statefile.MemoryState, numa *numaBuilder) {
 		}
 		numa.groups = append(numa.groups, gv)
 	}
-	for _, pod := range sortedKeys(m.Entries) {
-		for _, c := range sortedKeys(m.Entries[pod]) {
+	for _, pod := range slices.Sorted(maps.Keys(m.Entries)) {
+		for _, c := range slices.Sorted(maps.Keys(m.Entries[pod])) {
 			for _, b := range m.Entries[pod][c] {
 				v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: c, Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
 			}
 		}
 	}
-	for _, pod := range sortedKeys(m.PodEntries) {
+	for _, pod := range slices.Sorted(maps.Keys(m.PodEntries)) {
 		for _, b := range m.PodEntries[pod].MemoryBlocks {
 			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
 		}
@@ -155,15 +157,15 @@ func cpuView(v *FileView, c *statefile.CPUState) {
 		def = "∅"
 	}
 	v.Summary = fmt.Sprintf("policy %s · shared pool (defaultCpuSet) %s", c.PolicyName, def)
-	for _, pod := range sortedKeys(c.Entries) {
-		for _, ctr := range sortedKeys(c.Entries[pod]) {
+	for _, pod := range slices.Sorted(maps.Keys(c.Entries)) {
+		for _, ctr := range slices.Sorted(maps.Keys(c.Entries[pod])) {
 			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: ctr, Resource: "cpu", Amount: c.Entries[pod][ctr].String(), Source: v.File})
 		}
 	}
-	for _, id := range sortedKeys(c.ContainerEntries) {
+	for _, id := range slices.Sorted(maps.Keys(c.ContainerEntries)) {
 		v.Assignments = append(v.Assignments, Assignment{Pod: "(container ID)", Container: id, Resource: "cpu", Amount: c.ContainerEntries[id].String(), Source: v.File})
 	}
-	for _, pod := range sortedKeys(c.PodEntries) {
+	for _, pod := range slices.Sorted(maps.Keys(c.PodEntries)) {
 		v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: "cpu", Amount: c.PodEntries[pod].String(), Source: v.File})
 	}
 }
@@ -209,12 +211,12 @@ func draView(v *FileView, d *statefile.DRAState) {
 	v.Summary = fmt.Sprintf("%d prepared claim(s)", len(d.Claims))
 	for _, c := range d.Claims {
 		var devs []string
-		for _, drv := range sortedKeys(c.DriverState) {
+		for _, drv := range slices.Sorted(maps.Keys(c.DriverState)) {
 			for _, dev := range c.DriverState[drv].Devices {
 				devs = append(devs, drv+"/"+dev.PoolName+"/"+dev.DeviceName)
 			}
 		}
-		pods := sortedKeys(c.PodUIDs)
+		pods := slices.Sorted(maps.Keys(c.PodUIDs))
 		if len(pods) == 0 {
 			pods = []string{"(no pod)"}
 		}
@@ -222,13 +224,4 @@ func draView(v *FileView, d *statefile.DRAState) {
 			v.Assignments = append(v.Assignments, Assignment{Pod: p, Container: "(claim " + c.Namespace + "/" + c.ClaimName + ")", Resource: "dra", Amount: strings.Join(devs, ", "), Source: v.File})
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
