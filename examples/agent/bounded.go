@@ -202,7 +202,32 @@ func (b *boundedFS) Open(name string) (fs.File, error) {
 	if name == "." {
 		return os.Open(b.root)
 	}
-	return input.Open(filepath.Join(b.root, filepath.FromSlash(name)), b.what)
+	f, err := input.Open(filepath.Join(b.root, filepath.FromSlash(name)), b.what)
+	if err != nil {
+		return nil, err
+	}
+	return &countedFile{File: f, fs: b, name: name}, nil
+}
+
+// countedFile counts what is read from a file of a boundedFS toward the
+// limit of all its files together.
+type countedFile struct {
+	*os.File
+	fs   *boundedFS
+	name string
+}
+
+func (f *countedFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	b := f.fs
+	b.mu.Lock()
+	b.read += int64(n)
+	over := b.read > b.limit
+	b.mu.Unlock()
+	if over {
+		return n, fmt.Errorf("%w: the snapshot's files together are over %s; raise --max-podresources-size", input.ErrTooLarge, input.HumanBytes(b.limit))
+	}
+	return n, err
 }
 
 func (b *boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {
