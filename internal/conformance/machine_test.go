@@ -7,9 +7,9 @@ import (
 	"sort"
 	"testing"
 
+	cadvisorapi "github.com/google/cadvisor/lib/model"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	cadvisorapi "github.com/google/cadvisor/lib/model"
 	"github.com/numascope/numascope/topomgr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
