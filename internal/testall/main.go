@@ -1,6 +1,8 @@
 // Command testall runs every numascope test: the main module, each nested
 // module under internal/ (the kubelet conformance modules), the WebAssembly
-// glue under Node.js and the browser tests. It is the command that the README
+// glue under Node.js and the browser tests. Before the tests of each module it
+// runs go vet and gofmt -l, and staticcheck (a tool of the main module) on
+// the main module; a finding of any of them fails the run. It is the command that the README
 // and CI both run:
 //
 //	go run ./internal/testall
@@ -23,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +54,12 @@ func main() {
 		rel, _ := filepath.Rel(root, mod)
 		fmt.Printf("== module %s\n", rel)
 		if !run(mod, nil, []string{"vet", "./..."}) {
+			t.buildFailed++
+		}
+		if !gofmtClean(mod) {
+			t.buildFailed++
+		}
+		if mod == root && !run(mod, nil, []string{"tool", "staticcheck", "./..."}) {
 			t.buildFailed++
 		}
 		runTests(mod, nil, append([]string{"test", "-json"}, append(extra, "./...")...), &t)
@@ -129,9 +136,52 @@ func modules(root string) []string {
 func goEnv(key string) string {
 	out, err := exec.Command("go", "env", key).Output()
 	if err != nil {
-		return runtime.GOROOT()
+		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// gofmtClean runs gofmt -l over a module's Go files (skipping testdata and
+// nested modules) and reports each file gofmt would change.
+func gofmtClean(mod string) bool {
+	gofmt := filepath.Join(goEnv("GOROOT"), "bin", "gofmt")
+	if _, err := os.Stat(gofmt); err != nil {
+		gofmt = "gofmt"
+	}
+	var files []string
+	_ = filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != mod && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || fileExists(filepath.Join(p, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		return true
+	}
+	out, err := exec.Command(gofmt, append([]string{"-l"}, files...)...).CombinedOutput()
+	if err != nil {
+		fmt.Printf("FAIL gofmt (in %s): %v\n%s", mod, err, out)
+		return false
+	}
+	if len(strings.TrimSpace(string(out))) > 0 {
+		fmt.Printf("FAIL gofmt: these files are not formatted (run gofmt -w on them):\n%s", out)
+		return false
+	}
+	return true
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func command(dir string, env, args []string) *exec.Cmd {
