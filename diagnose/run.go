@@ -50,7 +50,9 @@ func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 		return c.EffectiveTopologyPolicy(), c.EffectiveTopologyScope(), &Ref{File: c.Source, Path: "/topologyManagerPolicy", Quote: c.EffectiveTopologyPolicy()}
 	}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.signalsOf(signalTopologyConfig) {
+		// The first start-up line that names the policy decides.
+		if sigs := l.signalsOf(signalTopologyConfig); len(sigs) > 0 {
+			s := sigs[0]
 			sc := s.Fields["scope"]
 			if sc == "" {
 				sc = topomgr.DefaultTopologyManagerScope

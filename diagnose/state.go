@@ -104,8 +104,8 @@ func loadPodResources(e *Evidence, p string) error {
 	if st.IsDir() {
 		s, err = podresources.LoadDir(p)
 	} else {
-		b, err := input.ReadFile(p, "podresources", input.MaxPodResources)
-		if err != nil {
+		var b []byte
+		if b, err = input.ReadFile(p, "podresources", input.MaxPodResources); err != nil {
 			return err
 		}
 		s, err = podresources.Decode(b)

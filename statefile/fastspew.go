@@ -72,11 +72,11 @@ type spewArena struct {
 	cpuPods    []fCPUPod
 	cpuEntries []fCPUPodEntry
 
-	policy, defaultSet         span
-	hasEntries, hasPodEntries  bool
-	entries, podEntriesR       rng
-	checksum                   uint64
-	hasChecksum, hasDataFields bool
+	policy, defaultSet        span
+	hasEntries, hasPodEntries bool
+	entries, podEntriesR      rng
+	checksum                  uint64
+	hasChecksum               bool
 	// cpus counts the CPUs of the cpusets read, held to MaxFileCPUs as
 	// Decode holds a file
 	cpus int64
