@@ -81,7 +81,11 @@ func TestPodQOS(t *testing.T) {
 		// Pod-level limits of a device only: the API server still defaults
 		// pod-level cpu and memory requests from the containers, which then
 		// have no pod-level limit.
-		{"pod-level limits of a device only", `{"spec":{"resources":{"limits":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Burstable},
+		// The API server defaults pod-level cpu and memory from the containers
+		// (PodLevelResourcesFixDefaulting), so the class is theirs.
+		{"pod-level limits of a device only", `{"spec":{"resources":{"limits":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
+		{"pod-level limits above the containers' requests", `{"spec":{"resources":{"limits":{"cpu":"4","memory":"2Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Burstable},
+		{"pod-level huge pages only, containers guaranteed", `{"spec":{"resources":{"limits":{"hugepages-2Mi":"2Mi"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"2","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
 		{"pod-level requests of a device only are ignored", `{"spec":{"resources":{"requests":{"nvidia.com/gpu":"1"}},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
 		{"empty pod-level resources are ignored", `{"spec":{"resources":{},"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Guaranteed},
 		{"init container counts", `{"spec":{"initContainers":[{"name":"i"}],"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]}}`, podresources.Burstable},

@@ -115,7 +115,7 @@ func podFromDoc(doc *poddoc.Doc, path string) (*Pod, error) {
 			return nil, err
 		}
 		p.Resources = &r
-		defaultPodRequests(p)
+		defaultPodLevelResources(p)
 	}
 	return p, nil
 }
@@ -181,24 +181,49 @@ func (p *Pod) podLevelResourcesSet() bool {
 	return false
 }
 
-// defaultPodRequests fills pod-level requests as the API server's
-// defaulting does for a pod with pod-level limits: a request the pod does
-// not set is the containers' aggregated request (cpu, memory) or else the
-// pod-level limit.
-func defaultPodRequests(p *Pod) {
+// defaultPodLevelResources fills pod-level resources as the API server does
+// when it creates a pod (PrepareForCreate's DefaultPodLevelResources, with
+// PodLevelResourcesFixDefaulting on, the 1.37 default), before it computes
+// status.qosClass:
+//   - a huge pages size the containers limit and the pod neither requests
+//     nor limits gets the containers' aggregated limit as pod-level limit;
+//   - a pod-level request the pod does not set is the containers' aggregated
+//     request (cpu, memory), else the pod-level limit;
+//   - a pod-level request without a pod-level limit gets a limit when every
+//     container limits that resource: the larger of the aggregated limit and
+//     the request.
+func defaultPodLevelResources(p *Pod) {
 	r := p.Resources
-	if len(r.Limits) == 0 {
+	if r == nil || len(r.Requests) == 0 && len(r.Limits) == 0 {
 		return
 	}
 	if r.Requests == nil {
 		r.Requests = map[string]string{}
 	}
-	for _, k := range []string{"cpu", "memory"} {
-		if _, ok := r.Requests[k]; ok {
+	if r.Limits == nil {
+		r.Limits = map[string]string{}
+	}
+	limitNames, requestNames := map[string]bool{}, map[string]bool{}
+	for _, c := range p.AllContainers() {
+		for k := range c.Resources.Limits {
+			limitNames[k] = true
+		}
+		for k := range c.Resources.Requests {
+			requestNames[k] = true
+		}
+	}
+	for k := range limitNames {
+		if !isHugePages(k) {
 			continue
 		}
-		if q, any := p.aggregateContainerRequest(k); any {
-			r.Requests[k] = q.String()
+		_, requested := r.Requests[k]
+		if _, limited := r.Limits[k]; !requested && !limited {
+			r.Limits[k] = p.aggregateContainer(k, limitsOf).String()
+		}
+	}
+	for k := range requestNames {
+		if _, ok := r.Requests[k]; !ok && (k == "cpu" || k == "memory") {
+			r.Requests[k] = p.aggregateContainer(k, requestsOf).String()
 		}
 	}
 	for k, v := range r.Limits {
@@ -206,22 +231,50 @@ func defaultPodRequests(p *Pod) {
 			r.Requests[k] = v
 		}
 	}
+	for k, v := range r.Requests {
+		if _, ok := r.Limits[k]; ok || !isPodLevelResource(k) || !p.everyContainerLimits(k) {
+			continue
+		}
+		lim := p.aggregateContainer(k, limitsOf)
+		if req, _ := ParseQuantity(v); req.Cmp(lim) > 0 {
+			lim = req
+		}
+		r.Limits[k] = lim.String()
+	}
 	if len(r.Requests) == 0 {
 		r.Requests = nil
 	}
+	if len(r.Limits) == 0 {
+		r.Limits = nil
+	}
 }
 
-// aggregateContainerRequest is the pod's effective request of a resource
-// from its containers, as resourcehelper.AggregateContainerRequests: the
-// larger of the app containers plus sidecars and the peak of any init
-// container (plus the sidecars started before it). any is false when no
-// container requests the resource.
-func (p *Pod) aggregateContainerRequest(name string) (q Quantity, any bool) {
+func requestsOf(r Resources) map[string]string { return r.Requests }
+func limitsOf(r Resources) map[string]string   { return r.Limits }
+
+// everyContainerLimits reports whether every container, init containers
+// included, sets a limit for a resource.
+func (p *Pod) everyContainerLimits(name string) bool {
+	for _, c := range p.AllContainers() {
+		if _, ok := c.Resources.Limits[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregateContainer is the pod's effective request (or limit) of a
+// resource from its containers, as resourcehelper.AggregateContainerRequests
+// (Limits) computes it: the larger of the app containers plus sidecars and
+// the peak of any init container (plus the sidecars started before it).
+func (p *Pod) aggregateContainer(name string, of func(Resources) map[string]string) Quantity {
+	amount := func(c Container) Quantity {
+		q, _ := ParseQuantity(of(c.Resources)[name])
+		return q
+	}
 	var sum, peak, sidecars Quantity
 	for _, c := range p.InitContainers {
-		_, ok := c.Resources.Requests[name]
-		any = any || ok
-		v := c.Resources.Request(name)
+		v := amount(c)
 		if c.IsRestartable() {
 			sidecars = sidecars.Add(v)
 			if sidecars.Cmp(peak) > 0 {
@@ -234,15 +287,13 @@ func (p *Pod) aggregateContainerRequest(name string) (q Quantity, any bool) {
 		}
 	}
 	for _, c := range p.Containers {
-		_, ok := c.Resources.Requests[name]
-		any = any || ok
-		sum = sum.Add(c.Resources.Request(name))
+		sum = sum.Add(amount(c))
 	}
 	sum = sum.Add(sidecars)
 	if peak.Cmp(sum) > 0 {
 		sum = peak
 	}
-	return sum, any
+	return sum
 }
 
 func (r Resources) quantity(m map[string]string, name string) Quantity {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -11,21 +12,34 @@ import (
 	"github.com/stretchr/testify/require"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
+	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
 	"sigs.k8s.io/yaml"
 )
 
-// kubeletQOS reads a pod manifest as the API server stores it (decoded,
-// then defaulted: requests default to limits) and returns the QoS class the
-// kubelet computes for it.
+// kubeletQOS returns the QoS class the kubelet uses for a pod manifest. A
+// pod read back from the cluster carries status.qosClass, which the kubelet
+// takes as it is (GetPodQOS). A manifest without it gets the class the API
+// server stores at creation: decoded, defaulted (container requests default
+// to limits), then the pod strategy's PrepareForCreate, which defaults
+// pod-level resources and computes status.qosClass.
 func kubeletQOS(manifest []byte) (v1.PodQOSClass, error) {
 	var pod v1.Pod
 	if err := yaml.Unmarshal(manifest, &pod); err != nil {
 		return "", err
 	}
 	legacyscheme.Scheme.Default(&pod)
-	return qos.GetPodQOS(&pod), nil
+	if pod.Status.QOSClass != "" {
+		return qos.GetPodQOS(&pod), nil
+	}
+	var internal core.Pod
+	if err := legacyscheme.Scheme.Convert(&pod, &internal, nil); err != nil {
+		return "", err
+	}
+	podstore.Strategy.PrepareForCreate(context.Background(), &internal)
+	return v1.PodQOSClass(internal.Status.QOSClass), nil
 }
 
 // randomPodManifest builds a pod with random containers, init containers
@@ -127,6 +141,8 @@ func TestQOSAgainstKubelet(t *testing.T) {
 		{"pod-level without cpu or memory", "kind: Pod\nspec:\n  resources:\n    limits: {hugepages-2Mi: 2Mi}\n  containers:\n  - name: a\n    resources:\n      limits: {cpu: 2, memory: 1Gi}\n"},
 		{"sidecar best effort", "kind: Pod\nspec:\n  initContainers:\n  - name: s\n    restartPolicy: Always\n  containers:\n  - name: a\n    resources:\n      limits: {cpu: 2, memory: 1Gi}\n"},
 		{"status wins", "kind: Pod\nspec:\n  containers:\n  - name: a\nstatus:\n  qosClass: Guaranteed\n"},
+		{"pod-level device limit only", "kind: Pod\nspec:\n  resources:\n    limits: {nvidia.com/gpu: 1}\n  containers:\n  - name: a\n    resources:\n      limits: {cpu: 1, memory: 1Gi}\n"},
+		{"pod-level limits above the containers' requests", "kind: Pod\nspec:\n  resources:\n    limits: {cpu: 4, memory: 2Gi}\n  containers:\n  - name: a\n    resources:\n      requests: {cpu: 1, memory: 1Gi}\n"},
 		{"devices only", "kind: Pod\nspec:\n  containers:\n  - name: a\n    resources:\n      limits: {example.com/gpu: 1}\n"},
 	}
 	for _, tt := range tests {
