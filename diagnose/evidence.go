@@ -126,7 +126,7 @@ func (e *Evidence) SetMachine(m *Machine) {
 func Load(src Sources) (*Evidence, error) {
 	e := &Evidence{}
 	if src.KubeletConfig != "" {
-		b, err := input.ReadFile(src.KubeletConfig, "kubelet config", input.MaxDocument)
+		b, err := input.ReadFile(src.KubeletConfig, "--kubelet-config", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Logs {
-		b, err := input.ReadFile(p, "kubelet log", input.MaxLog)
+		b, err := input.ReadFile(p, "--log", input.MaxLog)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +144,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Pods {
-		b, err := input.ReadFile(p, "pod", input.MaxDocument)
+		b, err := input.ReadFile(p, "--pod", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +153,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.Events {
-		b, err := input.ReadFile(p, "events", input.MaxDocument)
+		b, err := input.ReadFile(p, "--events", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func Load(src Sources) (*Evidence, error) {
 		}
 	}
 	for _, p := range src.StateFiles {
-		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
+		b, err := input.ReadFile(p, "--state", input.MaxCheckpoint)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func Load(src Sources) (*Evidence, error) {
 			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
 		} else {
 			var b []byte
-			if b, err = input.ReadFile(src.Topology, "topology", input.MaxDocument); err == nil {
+			if b, err = input.ReadFile(src.Topology, "--topology", input.MaxDocument); err == nil {
 				m, err = ParseMachineInfo(src.Topology, b)
 			}
 		}

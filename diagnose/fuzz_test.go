@@ -121,7 +121,7 @@ func TestLoadDirRefusesAFIFOByName(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Load(src)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "kubelet log "+fifo+": not a regular file: it is a FIFO")
+	assert.Contains(t, err.Error(), "--log "+fifo+": not a regular file: it is a FIFO")
 }
 
 // TestSourcesFromDirIsBounded: a directory of more entries than any

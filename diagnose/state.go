@@ -105,7 +105,7 @@ func loadPodResources(e *Evidence, p string) error {
 		s, err = podresources.LoadDir(p)
 	} else {
 		var b []byte
-		if b, err = input.ReadFile(p, "podresources", input.MaxPodResources); err != nil {
+		if b, err = input.ReadFile(p, "--podresources", input.MaxPodResources); err != nil {
 			return err
 		}
 		s, err = podresources.Decode(b)

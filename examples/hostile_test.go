@@ -55,7 +55,7 @@ var hostiles = []hostile{
 	{name: "diagnose: --dir with a FIFO", example: "diagnose", args: []string{"--dir", "{{dir}}/with-fifo"}, want: []string{"FIFO"}},
 	{name: "admit: --reserved-cpus 0-400000000", example: "admit", args: []string{"--pod", "{{dir}}/pod.yaml", "--state-dir", "{{dir}}/node", "--topology", "{{dir}}/machine-info.json", "--policy", "single-numa-node", "--reserved-cpus", "0-400000000"}, want: []string{"0-400000000"}},
 	{name: "admit: --hints /dev/zero", example: "admit", args: []string{"--hints", "/dev/zero"}, want: []string{"/dev/zero"}},
-	{name: "admit: --pod FIFO", example: "admit", args: []string{"--pod", "{{fifo}}", "--state-dir", "{{dir}}/node", "--topology", "{{dir}}/machine-info.json"}, want: []string{"FIFO"}},
+	{name: "admit: --pod FIFO", example: "admit", args: []string{"--pod", "{{fifo}}", "--state-dir", "{{dir}}/node", "--topology", "{{dir}}/machine-info.json", "--policy", "single-numa-node"}, want: []string{"FIFO"}},
 	{name: "podresources: --from /dev/zero", example: "podresources", args: []string{"--from", "/dev/zero"}, want: []string{"/dev/zero"}},
 	{name: "podresources: --qos FIFO", example: "podresources", args: []string{"--from", "podresources/testdata/offline/numascope", "--qos", "{{fifo}}"}, want: []string{"FIFO"}},
 	{name: "agent: state dir with a wide cpu state", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-wide", "--sysfs", "none", "--socket", "none"}, want: []string{"cpu_manager_state"}},

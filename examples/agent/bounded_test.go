@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/cpuset"
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/podresources"
@@ -154,7 +155,7 @@ func TestSysfsCopyMatchesDirectReaders(t *testing.T) {
 	require.NoError(t, err)
 	fromDir, err := diagnose.ParseSysfs(sysDir, os.DirFS(sysDir))
 	require.NoError(t, err)
-	assert.Empty(t, cmp.Diff(fromDir, fromCopy))
+	assert.Empty(t, cmp.Diff(fromDir, fromCopy, cmp.Comparer(func(a, b cpuset.CPUSet) bool { return a.Equals(b) })))
 }
 
 func TestPodResourcesLimits(t *testing.T) {

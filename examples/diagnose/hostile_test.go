@@ -47,8 +47,8 @@ func TestHostileInputs(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"log is /dev/zero":              {[]string{"--log", "/dev/zero"}, []string{"kubelet log /dev/zero", "a character device"}},
-		"log is a FIFO":                 {[]string{"--log", fifo}, []string{"kubelet log " + fifo, "a FIFO"}},
+		"log is /dev/zero":              {[]string{"--log", "/dev/zero"}, []string{"--log /dev/zero", "a character device"}},
+		"log is a FIFO":                 {[]string{"--log", fifo}, []string{"--log " + fifo, "a FIFO"}},
 		"pod is a 20 MB array":          {[]string{"--pod", big}, []string{"pod " + big, "larger than its limit", "16 MiB"}},
 		"events is a 20 MB array":       {[]string{"--events", big}, []string{"events " + big, "larger than its limit"}},
 		"pod is a 4 MB array of values": {[]string{"--pod", small}, []string{small, "value budget"}},
