@@ -129,6 +129,8 @@ func convResources(d poddoc.Resources, path string, defaultRequests bool) (Resou
 		res := map[string]string{}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			s, ok := poddoc.QuantityText(m[k])
+			// resource.Quantity's UnmarshalJSON trims spaces around the text.
+			s = strings.TrimSpace(s)
 			if !ok {
 				return nil, fmt.Errorf("%s/%s/%s: a quantity is a string or a number", path, field, jsonptr.Escape(k))
 			}

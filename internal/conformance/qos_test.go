@@ -143,6 +143,7 @@ func TestQOSAgainstKubelet(t *testing.T) {
 		{"status wins", "kind: Pod\nspec:\n  containers:\n  - name: a\nstatus:\n  qosClass: Guaranteed\n"},
 		{"pod-level device limit only", "kind: Pod\nspec:\n  resources:\n    limits: {nvidia.com/gpu: 1}\n  containers:\n  - name: a\n    resources:\n      limits: {cpu: 1, memory: 1Gi}\n"},
 		{"pod-level limits above the containers' requests", "kind: Pod\nspec:\n  resources:\n    limits: {cpu: 4, memory: 2Gi}\n  containers:\n  - name: a\n    resources:\n      requests: {cpu: 1, memory: 1Gi}\n"},
+		{"spaces around quantities", "kind: Pod\nspec:\n  containers:\n  - name: a\n    resources:\n      requests: {cpu: \" 2\", memory: \"1Gi \"}\n      limits: {cpu: \"2\", memory: 1Gi}\n"},
 		{"devices only", "kind: Pod\nspec:\n  containers:\n  - name: a\n    resources:\n      limits: {example.com/gpu: 1}\n"},
 	}
 	for _, tt := range tests {
