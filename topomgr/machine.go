@@ -143,6 +143,7 @@ func (m *Machine) check() error {
 }
 
 type cadvisorMachine struct {
+	NumCores *int `json:"num_cores"`
 	Topology *[]struct {
 		NodeID    *int     `json:"node_id"`
 		Memory    uint64   `json:"memory"`
@@ -189,6 +190,12 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 	}
 	if doc.Topology == nil {
 		return nil, fmt.Errorf("/topology: missing: the machine info has no NUMA topology")
+	}
+	// The CPU manager's topology.Discover refuses a machine with no CPUs
+	// counted, and the kubelet does not start. A document without the field
+	// (a paste cut down to its topology) is read from the topology alone.
+	if doc.NumCores != nil && *doc.NumCores == 0 {
+		return nil, fmt.Errorf("/num_cores: %d: the kubelet's CPU manager refuses this machine (\"could not detect number of cpus\") and the kubelet does not start", *doc.NumCores)
 	}
 	if len(*doc.Topology) > maxMachineNodes {
 		return nil, fmt.Errorf("/topology: %d NUMA nodes, more than %d", len(*doc.Topology), maxMachineNodes)

@@ -47,6 +47,10 @@ func kubeletMachine(mi *cadvisorapi.MachineInfo) (*machineView, error) {
 		v.Distances[n.Id] = n.Distances
 	}
 	sort.Slice(v.CPUs, func(i, j int) bool { return v.CPUs[i].ID < v.CPUs[j].ID })
+	// numascope keeps the nodes in id order; the kubelet keeps cAdvisor's
+	// (which lists them by id too). The Topology Manager's answers do not
+	// depend on it: hints are bitmasks, and the merge tests compare answers.
+	sort.Ints(v.Nodes)
 	return v, nil
 }
 
