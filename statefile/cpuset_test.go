@@ -202,7 +202,8 @@ func TestParseCPUSetIsKubelets(t *testing.T) {
 // expands more than MaxFileCPUs.
 func FuzzParseCPUSet(f *testing.F) {
 	for _, s := range []string{"", "0-3,7", "+1", "1--2", "3-1", "9223372036854775807", "0-9223372036854775807",
-		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1"} {
+		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1",
+		"0-1048575"} { // the widest set numascope expands
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
