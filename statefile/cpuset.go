@@ -33,8 +33,10 @@ const MaxFileCPUs = 1 << 20
 // tooManyCPUs says why a cpuset over numascope's bounds cannot be a real
 // node's. The static policy's validateState
 // (pkg/kubelet/cm/cpumanager/policy_static.go) refuses to start when the
-// default set and the assignments together are not the node's CPUs.
-const tooManyCPUs = "no node has that many (Linux builds for at most 8192 CPUs), and the kubelet's static CPU policy refuses at start a state that names CPUs the node does not have (its validateState requires the CPUs of the state to be the node's CPUs)"
+// default set and the assignments together are not the node's available
+// CPUs ("current set of available CPUs ... doesn't match with CPUs in
+// state ...").
+const tooManyCPUs = "no node has that many (Linux builds for at most 8192 CPUs), and the kubelet's static CPU policy refuses at start a state that names CPUs the node does not have (its validateState requires the CPUs in the state to match the node's available CPUs)"
 
 // errHugeCPUSet reports a range over maxParsedCPUs, or one that ends at the
 // largest int.
