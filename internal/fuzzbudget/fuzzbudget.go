@@ -15,7 +15,7 @@ import (
 // needs on the largest input it accepts. DefaultAlloc counts the bytes
 // allocated while one input runs (runtime.MemStats.TotalAlloc), freed or
 // not: a cpu_manager_state that names 2^20 CPUs, statefile's bound, is
-// accepted and allocates about 310 MB in all while it is decoded.
+// accepted and allocates about 350 MB in all while it is decoded.
 const (
 	DefaultTime  = 2 * time.Second
 	DefaultAlloc = 512 << 20
