@@ -27,7 +27,7 @@ const maxParsedCPUs = 1 << 20
 // cpusets of one cpu_manager_state taken together (a CPU named twice counts
 // twice, as the kubelet adds it twice). A file over it is reported as one the
 // kubelet cannot restore, at the cpuset that goes over it. Decoding a file
-// at the bound takes about a second and 150 MB.
+// at the bound takes under a second and 150 MB at its peak (inspect).
 const MaxFileCPUs = 1 << 20
 
 // tooManyCPUs says why a cpuset over numascope's bounds cannot be a real
