@@ -15,8 +15,10 @@ import (
 // and never ends on a range that ends at the largest int. numascope scans
 // every cpuset first, without building anything, and expands it only within
 // two bounds: the width of one range, and the CPUs of all the cpusets of one
-// file taken together. Both are far above any real node (Linux builds with at
-// most 8192 CPUs), so a file the kubelet wrote is never refused.
+// file taken together. Both are 2^20 CPUs, far above any real node (Linux
+// builds for at most 8192 CPUs), and the file's bound is no narrower than the
+// range's, so a file of one range that fits the range's bound fits the
+// file's.
 
 // maxParsedCPUs bounds the CPUs numascope expands from one cpuset range.
 const maxParsedCPUs = 1 << 20
@@ -24,15 +26,24 @@ const maxParsedCPUs = 1 << 20
 // MaxFileCPUs is the largest number of CPUs numascope expands from all the
 // cpusets of one cpu_manager_state taken together (a CPU named twice counts
 // twice, as the kubelet adds it twice). A file over it is reported as one the
-// kubelet cannot restore, at the cpuset that goes over it.
-const MaxFileCPUs = 1 << 18
+// kubelet cannot restore, at the cpuset that goes over it. Decoding a file
+// at the bound takes under a second and 150 MB at its peak (inspect).
+const MaxFileCPUs = 1 << 20
+
+// tooManyCPUs says why a cpuset over numascope's bounds cannot be a real
+// node's. The static policy's validateState
+// (pkg/kubelet/cm/cpumanager/policy_static.go) refuses to start when the
+// default set and the assignments together are not the node's available
+// CPUs ("current set of available CPUs ... doesn't match with CPUs in
+// state ...").
+const tooManyCPUs = "no node has that many (Linux builds for at most 8192 CPUs), and the kubelet's static CPU policy refuses at start a state that names CPUs the node does not have (its validateState requires the CPUs in the state to match the node's available CPUs)"
 
 // errHugeCPUSet reports a range over maxParsedCPUs, or one that ends at the
 // largest int.
-var errHugeCPUSet = errors.New("the range is so wide that the kubelet would hang or run out of memory building it CPU by CPU")
+var errHugeCPUSet = errors.New("numascope does not expand it")
 
 // errCPUBudget reports a cpuset that takes its file over MaxFileCPUs.
-var errCPUBudget = fmt.Errorf("the cpusets of the file name more than %d CPUs in all (no node has that many; the kubelet would build them CPU by CPU for minutes and gigabytes); the file was not written by a kubelet", MaxFileCPUs)
+var errCPUBudget = fmt.Errorf("the cpusets of the file name more than %d CPUs in all (a CPU counts once for each set that names it), and numascope does not expand more than %d CPUs from one file: %s", MaxFileCPUs, MaxFileCPUs, tooManyCPUs)
 
 // errCPUSkipped is returned for the cpusets after the one that went over
 // the budget: they are not looked at.
@@ -95,10 +106,10 @@ func cpuCount(s string, room int) (n int, bad bool, err error) {
 			return n, true, nil
 		}
 		if isRange && hi == math.MaxInt {
-			return 0, false, fmt.Errorf("cpuset range %s ends at the largest integer, where the kubelet's loop over it never ends: %w", quoteShort(r), errHugeCPUSet)
+			return 0, false, fmt.Errorf("cpuset range %s ends at the largest integer, where the kubelet's loop over it never ends; %w", quoteShort(r), errHugeCPUSet)
 		}
 		if uint64(hi-lo) >= maxParsedCPUs {
-			return 0, false, fmt.Errorf("cpuset range %s: %w", quoteShort(r), errHugeCPUSet)
+			return 0, false, fmt.Errorf("cpuset range %s names %d CPUs, more than %d; %w: %s", quoteShort(r), uint64(hi-lo)+1, maxParsedCPUs, errHugeCPUSet, tooManyCPUs)
 		}
 		n += hi - lo + 1
 		if n > room {

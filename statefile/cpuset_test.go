@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,9 @@ func TestHostileCPUSets(t *testing.T) {
 		}
 		return m
 	}
+	overBudget := fmt.Sprintf("more than %d CPUs in all", MaxFileCPUs)
+	half := fmt.Sprintf("1-%d", MaxFileCPUs/2+1) // two of them go over the budget
+	twoHalves := fmt.Sprintf("0-%d,0-%d", MaxFileCPUs/2, MaxFileCPUs/2)
 	tests := []struct {
 		name     string
 		file     any
@@ -67,19 +71,22 @@ func TestHostileCPUSets(t *testing.T) {
 	}{
 		{name: "64 ranges of 2^20 CPUs in defaultCpuSet",
 			file: map[string]any{"policyName": "none", "defaultCpuSet": repeat("0-1048575", 64), "checksum": 0},
-			path: "/defaultCpuSet", contains: []string{"hostile.json", "more than 262144 CPUs in all", `"0-1048575,0-1048575`}},
+			path: "/defaultCpuSet", contains: []string{"hostile.json", overBudget, `"0-1048575,0-1048575`, "no node has that many", "validateState"}},
+		{name: "one CPU over the budget in defaultCpuSet",
+			file: map[string]any{"policyName": "none", "defaultCpuSet": fmt.Sprintf("0-%d,%d", MaxFileCPUs-1, MaxFileCPUs), "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{"hostile.json", overBudget, fmt.Sprintf("numascope does not expand more than %d CPUs from one file", MaxFileCPUs)}},
 		{name: "64 entries each just under the range cap",
 			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-1048575"), "checksum": 0},
-			path: "/entries/pod00/c", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod00"`, "more than 262144 CPUs in all"}},
-		{name: "64 entries each just under the file's budget",
-			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, "1-200000"), "checksum": 0},
-			path: "/entries/pod01/c", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
-		{name: "64 v3 podEntries each just under the range cap",
-			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(64, "1-200000"), "checksum": 1},
-			path: "/podEntries/pod01/cpuSet", contains: []string{"hostile.json", `"1-200000"`, `pod "pod01"`, "more than 262144 CPUs in all"}},
+			path: "/entries/pod01/c", contains: []string{"hostile.json", `"1-1048575"`, `pod "pod01"`, overBudget}},
+		{name: "64 entries each half the file's budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "entries": entries(64, half), "checksum": 0},
+			path: "/entries/pod01/c", contains: []string{"hostile.json", strconv.Quote(half), `pod "pod01"`, overBudget}},
+		{name: "64 v3 podEntries each half the file's budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(64, half), "checksum": 1},
+			path: "/podEntries/pod01/cpuSet", contains: []string{"hostile.json", strconv.Quote(half), `pod "pod01"`, overBudget}},
 		{name: "one v3 pod-level set over the budget",
-			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(2, "0-300000"), "checksum": 1},
-			path: "/podEntries/pod00/cpuSet", contains: []string{"hostile.json", `"0-300000"`, "more than 262144 CPUs in all"}},
+			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "podEntries": podEntries(2, twoHalves), "checksum": 1},
+			path: "/podEntries/pod00/cpuSet", contains: []string{"hostile.json", strconv.Quote(twoHalves), overBudget}},
 		{name: "one v4 pod-level set over the budget",
 			file: map[string]any{"policyName": "static", "defaultCpuSet": "", "checksum": 1, "dataChecksum": 1,
 				"data": `{"policyName":"static","defaultCpuSet":"","podEntries":{"p":{"cpuSet":"0-9223372036854775807"}}}`},
@@ -91,16 +98,21 @@ func TestHostileCPUSets(t *testing.T) {
 			file: map[string]any{"policyName": "none", "defaultCpuSet": "9223372036854775807-9223372036854775807", "checksum": 0},
 			path: "/defaultCpuSet", contains: []string{"never ends"}},
 		{name: "a range wider than 2^20",
-			file: map[string]any{"policyName": "none", "defaultCpuSet": "0-1048576", "checksum": 0},
-			path: "/defaultCpuSet", contains: []string{`"0-1048576"`, "so wide"}},
+			file: map[string]any{"policyName": "none", "defaultCpuSet": fmt.Sprintf("0-%d", maxParsedCPUs), "checksum": 0},
+			path: "/defaultCpuSet", contains: []string{fmt.Sprintf(`"0-%d" names %d CPUs, more than %d`, maxParsedCPUs, maxParsedCPUs+1, maxParsedCPUs),
+				"numascope does not expand it", "no node has that many"}},
 		{name: "the largest int as one id (the kubelet adds it once)",
 			file:    map[string]any{"policyName": "none", "defaultCpuSet": "9223372036854775807", "checksum": 0},
 			accepts: true},
 		{name: "2^31 as one id",
 			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-3,2147483648", "checksum": 0},
 			accepts: true},
-		{name: "2^18 CPUs fit the budget",
-			file:    map[string]any{"policyName": "none", "defaultCpuSet": "0-262143", "checksum": 0},
+		{name: "2^20 CPUs in one range fit the budget",
+			file:    map[string]any{"policyName": "none", "defaultCpuSet": fmt.Sprintf("0-%d", MaxFileCPUs-1), "checksum": 0},
+			accepts: true},
+		{name: "2^20 CPUs in two sets fit the budget",
+			file: map[string]any{"policyName": "static", "defaultCpuSet": fmt.Sprintf("0-%d", MaxFileCPUs/2-1),
+				"entries": map[string]map[string]string{"pod": {"c": fmt.Sprintf("%d-%d", MaxFileCPUs/2, MaxFileCPUs-1)}}, "checksum": 0},
 			accepts: true},
 		{name: "a node of 8192 CPUs with 1024 containers",
 			file:    map[string]any{"policyName": "static", "defaultCpuSet": "0-4095", "entries": node8192(), "checksum": 0},
@@ -141,7 +153,7 @@ func TestHostileCPUSets(t *testing.T) {
 // verdict does not need) is shown as far as it was expanded, and says so.
 func TestHostileCPUState(t *testing.T) {
 	all := cpuset.New()
-	pool, err := parseCPUSet("0-262143")
+	pool, err := parseCPUSet(fmt.Sprintf("0-%d", MaxFileCPUs-1))
 	require.NoError(t, err)
 	all = all.Union(pool)
 	state := &CPUState{PolicyName: "static", DefaultCPUSet: all,
@@ -155,11 +167,11 @@ func TestHostileCPUState(t *testing.T) {
 	assert.Equal(t, MaxFileCPUs, f.CPU.DefaultCPUSet.Size())
 	assert.Equal(t, 0, f.CPU.Baselines["pod"]["c"].Size(), "not expanded")
 	want := []Problem{{Path: "/data/baselines/pod/c/baseline", Severity: SeverityWarning,
-		Message: "baselines.json: the cpusets of the file name more than 262144 CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete",
+		Message: fmt.Sprintf("baselines.json: the cpusets of the file name more than %d CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete", MaxFileCPUs),
 		Remedy:  "check that this is a file a kubelet wrote"}}
 	var got []Problem
 	for _, p := range f.Problems {
-		if strings.Contains(p.Message, "262144") {
+		if strings.Contains(p.Message, strconv.Itoa(MaxFileCPUs)) {
 			got = append(got, p)
 		}
 	}
@@ -190,7 +202,8 @@ func TestParseCPUSetIsKubelets(t *testing.T) {
 // expands more than MaxFileCPUs.
 func FuzzParseCPUSet(f *testing.F) {
 	for _, s := range []string{"", "0-3,7", "+1", "1--2", "3-1", "9223372036854775807", "0-9223372036854775807",
-		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1"} {
+		"9223372036854775807-9223372036854775807", "0-1048575,0-1048575", "0-1048576", "1-2-3", "0,,1",
+		"0-1048575"} { // the widest set numascope expands
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

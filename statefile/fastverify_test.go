@@ -108,7 +108,8 @@ func FuzzVerifyFast(f *testing.F) {
 	f.Add(mem, false, "Static")
 	f.Add(cpu, true, "none")
 	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
-		fuzzbudget.Run(t, func() {
+		// the exact path decodes the bytes up to twice
+		fuzzbudget.RunWith(t, decodes(2), func() {
 			kind := KindMemory
 			if isCPU {
 				kind = KindCPU
@@ -185,7 +186,8 @@ func FuzzVerifyFastSpew(f *testing.F) {
 		f.Add(data, c.file.Kind == KindCPU, "")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
-		fuzzbudget.Run(t, func() {
+		// the exact path decodes the bytes up to twice
+		fuzzbudget.RunWith(t, decodes(2), func() {
 			kind := KindMemory
 			if isCPU {
 				kind = KindCPU

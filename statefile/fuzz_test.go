@@ -6,9 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 )
+
+// decodes is the budget of a fuzz body that decodes its input n times.
+// fuzzbudget's default fits one Decode of a file at MaxFileCPUs, which
+// allocates about 350 MB in all and takes under a second; a body that
+// decodes such a file twice would go over it though every Decode is
+// bounded.
+func decodes(n int) fuzzbudget.Budget {
+	return fuzzbudget.Budget{Time: time.Duration(n) * fuzzbudget.DefaultTime, Alloc: uint64(n) * fuzzbudget.DefaultAlloc}
+}
 
 func addSeeds(f *testing.F) {
 	f.Add([]byte(`{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`))
@@ -36,7 +46,8 @@ func addSeeds(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzbudget.Run(t, func() {
+		// Decode, Verify, and Decode again with the encodings between
+		fuzzbudget.RunWith(t, decodes(3), func() {
 			file, err := Decode(data, Options{Name: "fuzz"})
 			if err != nil {
 				if file != nil {
@@ -84,7 +95,7 @@ func FuzzDecode(f *testing.F) {
 func FuzzDetect(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzbudget.Run(t, func() {
+		fuzzbudget.RunWith(t, decodes(2), func() {
 			if len(data) > 1<<16 {
 				return
 			}

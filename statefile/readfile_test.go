@@ -81,7 +81,8 @@ func FuzzReadFile(f *testing.F) {
 	f.Add([]byte("x"), uint8(2))
 	f.Add([]byte("x"), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, odd uint8) {
-		fuzzbudget.Run(t, func() {
+		// ReadFile and Decode each decode the bytes
+		fuzzbudget.RunWith(t, decodes(2), func() {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "state")
 			opts := Options{}

@@ -122,11 +122,12 @@ func TestHostileInputs(t *testing.T) {
 		entries = append(entries, fmt.Sprintf(`"pod%02d":{"c":"1-1048575"}`, i))
 	}
 	good, _, _ := writeFixtures(t)
+	overBudget := fmt.Sprintf("more than %d CPUs in all", statefile.MaxFileCPUs)
 	tests := []struct {
 		name, path, message string
 	}{
-		{"64 ranges of 2^20 CPUs", write("default64", `{"policyName":"none","defaultCpuSet":"`+wide+`","checksum":0}`), "more than 262144 CPUs in all"},
-		{"many entries near the cap", write("entries64", `{"policyName":"static","defaultCpuSet":"","entries":{`+strings.Join(entries, ",")+`},"checksum":0}`), "more than 262144 CPUs in all"},
+		{"64 ranges of 2^20 CPUs", write("default64", `{"policyName":"none","defaultCpuSet":"`+wide+`","checksum":0}`), overBudget},
+		{"many entries near the cap", write("entries64", `{"policyName":"static","defaultCpuSet":"","entries":{`+strings.Join(entries, ",")+`},"checksum":0}`), overBudget},
 		{"a range to the largest int", write("hugeid", `{"policyName":"none","defaultCpuSet":"0-9223372036854775807","checksum":0}`), "never ends"},
 		{"/dev/zero", "/dev/zero", "it is a character device"},
 		{"/dev/urandom", "/dev/urandom", "it is a character device"},
