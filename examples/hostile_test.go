@@ -111,6 +111,9 @@ func hostileFiles(t *testing.T, dir string) (fifo string) {
 func TestHostileInputs(t *testing.T) {
 	bin := binaries(t)
 	dir := t.TempDir()
+	if keep := os.Getenv("NUMASCOPE_HOSTILE_DIR"); keep != "" {
+		dir = keep // keep the inputs, to measure them outside the test
+	}
 	fifo := hostileFiles(t, dir)
 	for _, h := range hostiles {
 		t.Run(h.name, func(t *testing.T) {
