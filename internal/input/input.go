@@ -31,33 +31,42 @@ var ErrNotRegular = errors.New("not a regular file")
 // for errors (a flag such as "--log", or a field); the path is named too. It
 // opens the file without blocking, so a FIFO neither hangs nor is read.
 func ReadFile(path, what string, limit int64) ([]byte, error) {
-	label := path
-	if what != "" {
-		label = what + " " + path
-	}
-	fh, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	fh, err := Open(path, what)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
+		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
-	}
-	if err := checkRegular(st, label); err != nil {
-		return nil, err
+	label := labelOf(path, what)
+	// A regular file's size is known: read it into one buffer of that size
+	// (growing by doubling would take up to three times the file).
+	if st, err := fh.Stat(); err == nil && st.Size() > 0 && st.Size() <= limit {
+		buf := make([]byte, 0, st.Size()+1)
+		for {
+			n, err := fh.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
+			}
+			if len(buf) == cap(buf) { // the file grew while it was read
+				rest, err := ReadAll(fh, label, limit-int64(len(buf)))
+				if err != nil {
+					return nil, err
+				}
+				return append(buf, rest...), nil
+			}
+		}
 	}
 	return ReadAll(fh, label, limit)
 }
 
 // Open opens a regular file without blocking and returns it for reading; the
-// caller closes it and should read it through Reader. It refuses what
+// caller closes it and should read it through ReadAll. It refuses what
 // ReadFile refuses.
 func Open(path, what string) (*os.File, error) {
-	label := path
-	if what != "" {
-		label = what + " " + path
-	}
+	label := labelOf(path, what)
 	fh, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
@@ -71,6 +80,13 @@ func Open(path, what string) (*os.File, error) {
 		return nil, err
 	}
 	return fh, nil
+}
+
+func labelOf(path, what string) string {
+	if what == "" {
+		return path
+	}
+	return what + " " + path
 }
 
 // CheckRegular refuses a file that is not a regular file, naming label.

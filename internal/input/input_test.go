@@ -99,3 +99,20 @@ func TestCheckValues(t *testing.T) {
 		})
 	}
 }
+
+func TestReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 1 << 20} {
+		p := filepath.Join(dir, "f")
+		want := strings.Repeat("x", n)
+		require.NoError(t, os.WriteFile(p, []byte(want), 0o600))
+		got, err := ReadFile(p, "", 1<<20)
+		require.NoError(t, err)
+		assert.Equal(t, n, len(got))
+		assert.Equal(t, want, string(got))
+	}
+	p := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(p, make([]byte, 1<<20+1), 0o600))
+	_, err := ReadFile(p, "", 1<<20)
+	assert.ErrorIs(t, err, ErrTooLarge)
+}
