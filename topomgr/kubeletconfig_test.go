@@ -73,6 +73,7 @@ func TestParseKubeletConfigRefusesWhatTheKubeletRefuses(t *testing.T) {
 		"header value":       {configHead + "staticPodURLHeader: {a: [5]}\n", `/staticPodURLHeader/a/0: 5 is not a string`},
 		"duplicate JSON key": {`{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":"x","maxPods":5}`, `/maxPods: "x" is not an integer`},
 		"bad reservation":    {configHead + "reservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n", "/reservedMemory/0/limits/memory"},
+		"configz wrong type": {`{"kubeletconfig":{"maxPods":"many"}}`, `/kubeletconfig/maxPods: "many" is not an integer`},
 		"configz bad gate":   {`{"kubeletconfig":{"featureGates":{"A":"maybe"}}}`, "/kubeletconfig/featureGates/A"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -116,6 +116,22 @@ func TestKubeletConfigAgainstKubelet(t *testing.T) {
 		{"prose", "the kubelet runs with the static policy\n"},
 		{"gate not a bool", configHead + "featureGates:\n  TopologyManagerPolicyAlphaOptions: \"yes\"\n"},
 		{"null values", configHead + "topologyManagerPolicy: null\nfeatureGates: null\n"},
+		{"a word for an int", configHead + "maxPods: many\n"},
+		{"a bad duration", configHead + "streamingConnectionIdleTimeout: soon\n"},
+		{"null for a duration", configHead + "streamingConnectionIdleTimeout: null\n"},
+		{"null for a duration pointer", configHead + "cpuCFSQuotaPeriod: null\n"},
+		{"a number in a map of strings", configHead + "evictionHard: {memory.available: 5}\n"},
+		{"YAML float for an int", configHead + "maxPods: 250.0\n"},
+		{"JSON float for an int", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":250.0}`},
+		{"JSON exponent for an int", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":1e3}`},
+		{"JSON -0 for an int", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":-0}`},
+		{"JSON float out of range", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","memoryThrottlingFactor":1e400}`},
+		{"JSON duplicate key, the first wrong", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":"x","maxPods":5}`},
+		{"JSON duplicate key, the last wrong", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":5,"maxPods":"x"}`},
+		{"YAML duplicate key, the first wrong", configHead + "maxPods: x\nmaxPods: 5\n"},
+		{"uint out of range", configHead + "maxPods: -1\nimageGCHighThresholdPercent: 101\n"},
+		{"gate a string", configHead + "featureGates:\n  TopologyManagerPolicyAlphaOptions: \"true\"\n"},
+		{"a key in another case with a wrong type", configHead + "MaxPods: many\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +153,24 @@ func randomConfig(r *rand.Rand) string {
 		"featureGates:\n  TopologyManagerPolicyAlphaOptions: true", "featureGates:\n  TopologyManagerPolicyBetaOptions: false",
 		"cpuManagerPolicyOptions:\n  full-pcpus-only: \"true\"", "maxPods: 250", "maxPods: many", "unknownField: 1", "clusterDNS:\n- 10.0.0.10",
 		"systemReserved:\n  cpu: 500m", "# a comment", "",
+		// Values of the wrong JSON type, in fields numascope reads and in
+		// fields it does not: the kubelet refuses to start with each.
+		"topologyManagerScope: 5", "cpuManagerPolicy: true", "memoryManagerPolicy: [Static]", "address: 0",
+		"failSwapOn: \"false\"", "failSwapOn: yes", "serializeImagePulls: 1", "cgroupsPerQOS: null",
+		"maxPods: 2.5", "maxPods: 250.0", "maxPods: 1e3", "maxPods: 4294967296", "maxPods: -2147483649", "maxPods: 2147483647", "maxPods: null",
+		"maxOpenFiles: 9223372036854775808", "maxOpenFiles: 9223372036854775807", "podPidsLimit: -1", "podPidsLimit: 0.5",
+		"clusterDNS: {a: b}", "clusterDNS: 10.0.0.10", "clusterDNS: [5]", "clusterDNS: [null]", "tlsCurvePreferences: [1.5]", "tlsCurvePreferences: [23]",
+		"streamingConnectionIdleTimeout: soon", "streamingConnectionIdleTimeout: 4h", "streamingConnectionIdleTimeout: null", "streamingConnectionIdleTimeout: 5",
+		"syncFrequency: \"\"", "syncFrequency: 1m30s", "cpuCFSQuotaPeriod: null", "cpuCFSQuotaPeriod: 100ms", "cpuCFSQuotaPeriod: 100",
+		"evictionHard:\n  memory.available: 5", "evictionHard:\n  memory.available: 100Mi", "evictionHard:\n  memory.available: null", "evictionHard: [a]",
+		"systemReserved:\n  cpu: 1", "kubeReserved:\n  cpu: true", "kubeReserved: {memory: 1Gi}",
+		"featureGates:\n  TopologyManagerPolicyAlphaOptions: \"true\"", "featureGates:\n  TopologyManagerPolicyBetaOptions: 1", "featureGates: [a]",
+		"topologyManagerPolicyOptions:\n  prefer-closest-numa-nodes: true", "cpuManagerPolicyOptions: full-pcpus-only",
+		"authentication: 5", "authentication: null", "authentication: {anonymous: {enabled: false}}", "logging: []",
+		"memoryThrottlingFactor: \"0.9\"", "memoryThrottlingFactor: 0.9", "memoryThrottlingFactor: 1",
+		"staticPodURLHeader:\n  a: [5]", "staticPodURLHeader:\n  a: b", "staticPodURLHeader:\n  a: [b]",
+		"registerWithTaints: [{key: a, effect: NoSchedule}]", "registerWithTaints: a", "reservedMemory: [5]", "reservedMemory: {}",
+		"enforceNodeAllocatable: [pods, 5]",
 	}
 	var b strings.Builder
 	b.WriteString(heads[r.IntN(len(heads))])
@@ -147,19 +181,44 @@ func randomConfig(r *rand.Rand) string {
 	return b.String()
 }
 
+// TestKubeletConfigKnownDifferences names the configs the kubelet refuses
+// and numascope accepts, with the reason numascope does not model them;
+// the test fails when a difference goes away or changes side.
+func TestKubeletConfigKnownDifferences(t *testing.T) {
+	for _, tt := range []struct{ name, data, why string }{
+		{"a wrong type inside a struct field", configHead + "logging: {format: 5}\n",
+			"numascope checks the JSON kind of each top-level field (and of map values and list elements), not the fields of struct-valued fields it does not read (logging, authentication, memorySwap, ...)"},
+		{"a wrong type two structs down", configHead + "authentication: {x509: {clientCAFile: 5}}\n",
+			"as above: struct-valued fields are checked to be mappings, not looked into"},
+		{"a wrong type in a list of structs", configHead + "registerWithTaints: [{key: 5}]\n",
+			"as above: elements of a list of structs are checked to be mappings, not looked into"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, wantErr := kubeletDecodeConfig([]byte(tt.data))
+			_, gotErr := topomgr.ParseKubeletConfig([]byte(tt.data))
+			assert.Error(t, wantErr, "the kubelet now starts with this config; the known difference (%s) is gone", tt.why)
+			assert.NoError(t, gotErr, "numascope now refuses this config; drop the known difference (%s)", tt.why)
+		})
+	}
+}
+
 func TestKubeletConfigRandomAgainstKubelet(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, uint64(randomCount())))
 	const n = 2000
-	disagree := 0
+	disagree, refused := 0, 0
 	for range n {
-		if d := compareConfig(randomConfig(r)); d != "" {
+		data := randomConfig(r)
+		if d := compareConfig(data); d != "" {
 			disagree++
 			if disagree <= 10 {
 				t.Error(d)
 			}
 		}
+		if _, err := kubeletDecodeConfig([]byte(data)); err != nil {
+			refused++
+		}
 	}
-	t.Logf("%d random configs, %d disagreements with the kubelet", n, disagree)
+	t.Logf("%d random configs, %d refused by the kubelet, %d disagreements with the kubelet", n, refused, disagree)
 }
 
 // TestConfigzAgainstKubelet reads the kubelet's /configz answer for a
