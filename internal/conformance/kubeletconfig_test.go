@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -242,4 +245,31 @@ func TestConfigzAgainstKubelet(t *testing.T) {
 	got, err := topomgr.ParseKubeletConfig(configz)
 	require.NoError(t, err, "numascope refuses the kubelet's /configz answer:\n%s", configz)
 	assert.Empty(t, cmp.Diff(want, fieldsOfNumascope(got), cmpopts.EquateEmpty()))
+}
+
+// TestKubeletConfigTestdataAgainstKubelet reads every kubelet
+// configuration file of numascope's testdata and examples as the kubelet
+// does.
+func TestKubeletConfigTestdataAgainstKubelet(t *testing.T) {
+	var files []string
+	require.NoError(t, filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "legacy" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != "../.." {
+			return filepath.SkipDir
+		}
+		if name := d.Name(); !d.IsDir() && (name == "kubelet-config.yaml" || name == "config.yaml" && strings.Contains(path, "kubelet")) {
+			files = append(files, path)
+		}
+		return nil
+	}))
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		t.Run(path, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Empty(t, compareConfig(string(data)))
+		})
+	}
 }
