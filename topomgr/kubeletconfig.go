@@ -174,23 +174,41 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		}
 	}
 	if raw, ok := top["reservedMemory"]; ok && !isNull(raw) {
-		var list []struct {
-			NumaNode *int                       `json:"numaNode"`
-			Limits   map[string]json.RawMessage `json:"limits"`
-		}
+		// Keys by exact case, as the kubelet's decoder reads them
+		// (encoding/json would match NumaNode to numaNode).
+		var list []map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, fmt.Errorf("%s/reservedMemory: want a list of {numaNode, limits}", prefix)
 		}
 		for i, r := range list {
-			if r.NumaNode == nil {
+			var node int32
+			if v, ok := r["numaNode"]; ok {
+				if err := json.Unmarshal(v, &node); err != nil {
+					return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: %s is not a NUMA node (an int32): the kubelet refuses to start", prefix, i, cutBytes(v))
+				}
+			} else {
+				// The kubelet's decoder reads a missing numaNode as node 0;
+				// numascope asks for it (a known difference, named in
+				// internal/conformance).
 				return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: missing (each entry names a NUMA node)", prefix, i)
 			}
-			mr := MemoryReservation{NumaNode: *r.NumaNode, Limits: map[string]string{}}
-			for k, v := range r.Limits {
-				var s string
-				if json.Unmarshal(v, &s) != nil {
-					s = strings.TrimSpace(string(v))
+			var limits map[string]json.RawMessage
+			if v, ok := r["limits"]; ok {
+				if err := json.Unmarshal(v, &limits); err != nil {
+					return nil, fmt.Errorf("%s/reservedMemory/%d/limits: %s is not a mapping of resource names to quantities: the kubelet refuses to start", prefix, i, cutBytes(v))
 				}
+			}
+			mr := MemoryReservation{NumaNode: int(node), Limits: map[string]string{}}
+			for k, v := range limits {
+				// As resource.Quantity's UnmarshalJSON: null is zero, quotes
+				// are cut off (escapes are not decoded), spaces trimmed.
+				s := string(v)
+				if s == "null" {
+					s = "0"
+				} else if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+					s = s[1 : len(s)-1]
+				}
+				s = strings.TrimSpace(s)
 				if _, err := ParseQuantity(s); err != nil {
 					return nil, fmt.Errorf("%s/reservedMemory/%d/limits/%s: %w", prefix, i, jsonptr.Escape(k), err)
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/numascope/numascope/topomgr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/klog/v2"
 	kubeletconfig "k8s.io/kubernetes/pkg/kubelet/apis/config"
@@ -34,6 +35,13 @@ type configFields struct {
 	MemoryManagerPolicy          string
 	ReservedSystemCPUs           string
 	FeatureGates                 map[string]bool
+	// ReservedMemory: NUMA node -> resource -> canonical quantity.
+	ReservedMemory []reservation
+}
+
+type reservation struct {
+	NUMANode int
+	Limits   map[string]string
 }
 
 // kubeletDecodeConfig decodes a config file the way the kubelet does at
@@ -61,7 +69,39 @@ func fieldsOfKubelet(kc *kubeletconfig.KubeletConfiguration) *configFields {
 		MemoryManagerPolicy:          kc.MemoryManagerPolicy,
 		ReservedSystemCPUs:           kc.ReservedSystemCPUs,
 		FeatureGates:                 kc.FeatureGates,
+		ReservedMemory:               kubeletReservations(kc),
 	}
+}
+
+func kubeletReservations(kc *kubeletconfig.KubeletConfiguration) []reservation {
+	var out []reservation
+	for _, r := range kc.ReservedMemory {
+		l := map[string]string{}
+		for k, q := range r.Limits {
+			l[string(k)] = q.String()
+		}
+		out = append(out, reservation{int(r.NumaNode), l})
+	}
+	return out
+}
+
+// numascopeReservations canonicalises numascope's limits with the
+// kubelet's quantity type (numascope keeps the text as written).
+func numascopeReservations(c *topomgr.KubeletConfig) []reservation {
+	var out []reservation
+	for _, r := range c.ReservedMemory {
+		l := map[string]string{}
+		for k, s := range r.Limits {
+			q, err := resource.ParseQuantity(s)
+			if err != nil {
+				l[k] = "unparsable: " + s
+				continue
+			}
+			l[k] = q.String()
+		}
+		out = append(out, reservation{r.NumaNode, l})
+	}
+	return out
 }
 
 func fieldsOfNumascope(c *topomgr.KubeletConfig) *configFields {
@@ -73,6 +113,7 @@ func fieldsOfNumascope(c *topomgr.KubeletConfig) *configFields {
 		MemoryManagerPolicy:          c.MemoryManagerPolicy,
 		ReservedSystemCPUs:           c.ReservedSystemCPUs,
 		FeatureGates:                 c.FeatureGates,
+		ReservedMemory:               numascopeReservations(c),
 	}
 }
 
@@ -135,6 +176,13 @@ func TestKubeletConfigAgainstKubelet(t *testing.T) {
 		{"uint out of range", configHead + "maxPods: -1\nimageGCHighThresholdPercent: 101\n"},
 		{"gate a string", configHead + "featureGates:\n  TopologyManagerPolicyAlphaOptions: \"true\"\n"},
 		{"a key in another case with a wrong type", configHead + "MaxPods: many\n"},
+		{"reservedMemory numaNode out of int32", configHead + "reservedMemory: [{numaNode: 4294967296, limits: {memory: 1Gi}}]\n"},
+		{"reservedMemory numaNode a fraction", configHead + "reservedMemory: [{numaNode: 0.5, limits: {memory: 1Gi}}]\n"},
+		{"reservedMemory keys in another case", configHead + "reservedMemory: [{numaNode: 1, NumaNode: 0, Limits: {memory: x}}]\n"},
+		{"reservedMemory null limit", configHead + "reservedMemory: [{numaNode: 0, limits: {memory: null}}]\n"},
+		{"reservedMemory escaped limit", `{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","reservedMemory":[{"numaNode":0,"limits":{"memory":"\u0031Gi"}}]}`},
+		{"reservedMemory limit a bool", configHead + "reservedMemory: [{numaNode: 0, limits: {memory: true}}]\n"},
+		{"reservedMemory limits a list", configHead + "reservedMemory: [{numaNode: 0, limits: [1Gi]}]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +222,8 @@ func randomConfig(r *rand.Rand) string {
 		"staticPodURLHeader:\n  a: [5]", "staticPodURLHeader:\n  a: b", "staticPodURLHeader:\n  a: [b]",
 		"registerWithTaints: [{key: a, effect: NoSchedule}]", "registerWithTaints: a", "reservedMemory: [5]", "reservedMemory: {}",
 		"enforceNodeAllocatable: [pods, 5]",
+		"reservedMemory:\n- numaNode: 0\n  limits:\n    memory: 1024Mi", "reservedMemory: [{numaNode: 1, NumaNode: 0, limits: {memory: 1Gi}}]",
+		"reservedMemory: [{numaNode: 1, limits: {memory: null, hugepages-1Gi: 2Gi}}]", "reservedMemory: [{numaNode: 2.0, limits: {memory: 5}}]",
 	}
 	var b strings.Builder
 	b.WriteString(heads[r.IntN(len(heads))])
@@ -201,6 +251,20 @@ func TestKubeletConfigKnownDifferences(t *testing.T) {
 			_, gotErr := topomgr.ParseKubeletConfig([]byte(tt.data))
 			assert.Error(t, wantErr, "the kubelet now starts with this config; the known difference (%s) is gone", tt.why)
 			assert.NoError(t, gotErr, "numascope now refuses this config; drop the known difference (%s)", tt.why)
+		})
+	}
+	// And the configs numascope refuses that the kubelet starts with.
+	for _, tt := range []struct{ name, data, why string }{
+		{"a reservedMemory entry without numaNode", configHead + "reservedMemory: [{limits: {memory: 1Gi}}]\n",
+			"the kubelet's decoder reads a missing numaNode as NUMA node 0; numascope asks the file to name the node (diagnose's tests hold that choice)"},
+		{"a null reservedMemory entry", configHead + "reservedMemory: [null]\n",
+			"as above: a null entry is a reservation for NUMA node 0 with no limits to the kubelet"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, wantErr := kubeletDecodeConfig([]byte(tt.data))
+			_, gotErr := topomgr.ParseKubeletConfig([]byte(tt.data))
+			assert.NoError(t, wantErr, "the kubelet now refuses this config; the known difference (%s) is gone", tt.why)
+			assert.Error(t, gotErr, "numascope now accepts this config; drop the known difference (%s)", tt.why)
 		})
 	}
 }
