@@ -77,7 +77,10 @@ var kubeletConfigFields = []string{"topologyManagerPolicy", "topologyManagerScop
 // case-sensitive (a key written in another case is ignored, with a
 // warning), and unset fields get the kubelet's defaults. /configz output
 // ({"kubeletconfig": {...}}, which has no kind) is read the same way.
-// Errors name the field with a JSON pointer.
+// Every top-level field the kubelet knows, also those numascope does not
+// read, must hold the JSON its Go type accepts (kubeletConfigTypes): the
+// kubelet refuses to start otherwise. Errors name the field with a JSON
+// pointer.
 func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	js, err := yamljson.ToJSON(data, "kubelet configuration")
 	if err != nil {
