@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/numascope/numascope/internal/jsonptr"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/yamljson"
 )
 
@@ -76,7 +77,10 @@ var kubeletConfigFields = []string{"topologyManagerPolicy", "topologyManagerScop
 // case-sensitive (a key written in another case is ignored, with a
 // warning), and unset fields get the kubelet's defaults. /configz output
 // ({"kubeletconfig": {...}}, which has no kind) is read the same way.
-// Errors name the field with a JSON pointer.
+// Every top-level field the kubelet knows, also those numascope does not
+// read, must hold the JSON its Go type accepts (kubeletConfigTypes): the
+// kubelet refuses to start otherwise. Errors name the field with a JSON
+// pointer.
 func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	js, err := yamljson.ToJSON(data, "kubelet configuration")
 	if err != nil {
@@ -87,13 +91,13 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		return nil, fmt.Errorf("a KubeletConfiguration is a YAML mapping (pass the kubelet's --config file, usually /var/lib/kubelet/config.yaml)")
 	}
 	c := &KubeletConfig{}
-	prefix := ""
+	prefix, obj := "", json.RawMessage(js)
 	if inner, ok := top["kubeletconfig"]; ok && len(top) == 1 { // /configz output
 		top = nil
 		if err := json.Unmarshal(inner, &top); err != nil || top == nil {
 			return nil, fmt.Errorf("/kubeletconfig: want the configuration object of /configz output")
 		}
-		c.Configz, prefix = true, "/kubeletconfig"
+		c.Configz, prefix, obj = true, "/kubeletconfig", inner
 	} else {
 		kind, version := stringField(top, "kind"), stringField(top, "apiVersion")
 		switch {
@@ -104,6 +108,9 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		case version != kubeletConfigAPIVersion:
 			return nil, fmt.Errorf("/apiVersion: %q: the kubelet reads only %s (it refuses to start otherwise)", version, kubeletConfigAPIVersion)
 		}
+	}
+	if err := checkKubeletTypes(obj, prefix); err != nil {
+		return nil, err
 	}
 	str := func(key string, dst *string) error {
 		raw, ok := top[key]
@@ -127,8 +134,8 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		*dst = map[string]string{}
 		for k, v := range m {
 			var s string
-			if json.Unmarshal(v, &s) != nil {
-				s = strings.TrimSpace(string(v)) // numbers and booleans written bare
+			if err := json.Unmarshal(v, &s); err != nil { // checkKubeletTypes refused it already
+				return fmt.Errorf("%s/%s/%s: want a string", prefix, key, jsonptr.Escape(k))
 			}
 			(*dst)[k] = s
 		}
@@ -163,37 +170,48 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 		c.FeatureGates = map[string]bool{}
 		for k, v := range m {
 			var b bool
-			if err := json.Unmarshal(v, &b); err != nil {
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					if pb, perr := strconv.ParseBool(s); perr == nil {
-						c.FeatureGates[k] = pb
-						continue
-					}
-				}
+			if err := json.Unmarshal(v, &b); err != nil { // checkKubeletTypes refused it already
 				return nil, fmt.Errorf("%s/featureGates/%s: want true or false, got %s", prefix, jsonptr.Escape(k), cutBytes(v))
 			}
 			c.FeatureGates[k] = b
 		}
 	}
 	if raw, ok := top["reservedMemory"]; ok && !isNull(raw) {
-		var list []struct {
-			NumaNode *int                       `json:"numaNode"`
-			Limits   map[string]json.RawMessage `json:"limits"`
-		}
+		// Keys by exact case, as the kubelet's decoder reads them
+		// (encoding/json would match NumaNode to numaNode).
+		var list []map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, fmt.Errorf("%s/reservedMemory: want a list of {numaNode, limits}", prefix)
 		}
 		for i, r := range list {
-			if r.NumaNode == nil {
+			var node int32
+			if v, ok := r["numaNode"]; ok {
+				if err := json.Unmarshal(v, &node); err != nil {
+					return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: %s is not a NUMA node (an int32): the kubelet refuses to start", prefix, i, cutBytes(v))
+				}
+			} else {
+				// The kubelet's decoder reads a missing numaNode as node 0;
+				// numascope asks for it (a known difference, named in
+				// internal/conformance).
 				return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: missing (each entry names a NUMA node)", prefix, i)
 			}
-			mr := MemoryReservation{NumaNode: *r.NumaNode, Limits: map[string]string{}}
-			for k, v := range r.Limits {
-				var s string
-				if json.Unmarshal(v, &s) != nil {
-					s = strings.TrimSpace(string(v))
+			var limits map[string]json.RawMessage
+			if v, ok := r["limits"]; ok {
+				if err := json.Unmarshal(v, &limits); err != nil {
+					return nil, fmt.Errorf("%s/reservedMemory/%d/limits: %s is not a mapping of resource names to quantities: the kubelet refuses to start", prefix, i, cutBytes(v))
 				}
+			}
+			mr := MemoryReservation{NumaNode: int(node), Limits: map[string]string{}}
+			for k, v := range limits {
+				// As resource.Quantity's UnmarshalJSON: null is zero, quotes
+				// are cut off (escapes are not decoded), spaces trimmed.
+				s := string(v)
+				if s == "null" {
+					s = "0"
+				} else if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+					s = s[1 : len(s)-1]
+				}
+				s = strings.TrimSpace(s)
 				if _, err := ParseQuantity(s); err != nil {
 					return nil, fmt.Errorf("%s/reservedMemory/%d/limits/%s: %w", prefix, i, jsonptr.Escape(k), err)
 				}
@@ -339,4 +357,197 @@ func cutBytes(b []byte) string {
 		return string(b[:40]) + "..."
 	}
 	return string(b)
+}
+
+// jsonKind is the JSON a Go type of the kubelet's configuration accepts.
+type jsonKind uint8
+
+const (
+	kindString   jsonKind = iota + 1 // a JSON string
+	kindBool                         // true or false
+	kindInteger                      // a JSON integer in the range of an int of Bits (Unsigned: uint)
+	kindNumber                       // any JSON number a float of Bits holds
+	kindObject                       // a struct or a map; a map's values are Elem
+	kindArray                        // a slice; its elements are Elem
+	kindDuration                     // metav1.Duration: a string time.ParseDuration accepts
+	kindQuantity                     // resource.Quantity: a string or number ParseQuantity accepts
+)
+
+// kubeletType is the JSON one field (or one map value or slice element) of
+// the kubelet's KubeletConfiguration accepts, as encoding/json (the
+// kubelet's sigs.k8s.io/json) decodes it into the field's Go type.
+type kubeletType struct {
+	Kind jsonKind
+	// Go is the Go type, as the kubelet's error names it (pointers removed).
+	Go string
+	// Pointer: the Go type is a pointer (null leaves it nil, even for a
+	// Duration, whose UnmarshalJSON refuses null otherwise).
+	Pointer bool
+	// Bits and Unsigned give an integer's or float's range.
+	Bits     int
+	Unsigned bool
+	// Elem describes a map's values and a slice's elements (nil for structs).
+	Elem *kubeletType
+}
+
+// checkKubeletTypes checks each member of the configuration object obj
+// (duplicates included, in order, as the kubelet's decoder sees them)
+// against kubeletConfigTypes: a value the field's Go type does not accept
+// makes the kubelet refuse to start, in its strict and its lenient pass.
+// Unknown keys are left alone (the lenient pass ignores them).
+func checkKubeletTypes(obj []byte, prefix string) error {
+	return eachMember(obj, func(key string, val json.RawMessage) error {
+		t, ok := kubeletConfigTypes[key]
+		if !ok {
+			return nil
+		}
+		return t.check(val, prefix+"/"+jsonptr.Escape(key), key)
+	})
+}
+
+// check checks val against t; path names it, field is the top-level field
+// the kubelet's error names.
+func (t *kubeletType) check(val json.RawMessage, path, field string) error {
+	val = bytes.TrimSpace(val)
+	if len(val) == 0 {
+		return nil
+	}
+	refuse := func(what, reason string) error {
+		return fmt.Errorf("%s: %s is not %s: the kubelet refuses to start (%q)", path, cutBytes(val), what, reason)
+	}
+	mismatch := func(what, value string) error {
+		return refuse(what, fmt.Sprintf("json: cannot unmarshal %s into Go struct field KubeletConfiguration.%s of type %s", value, field, t.Go))
+	}
+	var got string
+	switch val[0] {
+	case 'n':
+		if t.Kind == kindDuration && !t.Pointer {
+			return refuse("a duration", `time: invalid duration ""`)
+		}
+		return nil // null leaves the field as it is
+	case '"':
+		got = "string"
+	case 't', 'f':
+		got = "bool"
+	case '{':
+		got = "object"
+	case '[':
+		got = "array"
+	default:
+		got = "number"
+	}
+	switch t.Kind {
+	case kindString:
+		if got != "string" {
+			return mismatch("a string", got)
+		}
+	case kindBool:
+		if got != "bool" {
+			return mismatch("true or false", got)
+		}
+	case kindInteger:
+		if got != "number" {
+			return mismatch("an integer", got)
+		}
+		var err error
+		if t.Unsigned {
+			_, err = strconv.ParseUint(string(val), 10, t.Bits)
+		} else {
+			_, err = strconv.ParseInt(string(val), 10, t.Bits)
+		}
+		if err != nil {
+			return mismatch(fmt.Sprintf("an integer that fits %s", t.Go), "number "+string(val))
+		}
+	case kindNumber:
+		if got != "number" {
+			return mismatch("a number", got)
+		}
+		if _, err := strconv.ParseFloat(string(val), t.Bits); err != nil {
+			return mismatch(fmt.Sprintf("a number that fits %s", t.Go), "number "+string(val))
+		}
+	case kindDuration:
+		if got != "string" {
+			return refuse("a duration", fmt.Sprintf("json: cannot unmarshal %s into Go struct field KubeletConfiguration.%s of type string", got, field))
+		}
+		var s string
+		if err := json.Unmarshal(val, &s); err != nil {
+			return refuse("a duration", err.Error())
+		}
+		if _, err := time.ParseDuration(s); err != nil {
+			return refuse("a duration", err.Error())
+		}
+	case kindQuantity:
+		s := string(val)
+		if got == "string" {
+			if err := json.Unmarshal(val, &s); err != nil {
+				return refuse("a quantity", err.Error())
+			}
+		} else if got != "number" {
+			return refuse("a quantity", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+		}
+		if _, err := ParseQuantity(strings.TrimSpace(s)); err != nil {
+			return refuse("a quantity", err.Error())
+		}
+	case kindObject:
+		if got != "object" {
+			return mismatch("a mapping", got)
+		}
+		if t.Elem != nil {
+			return eachMember(val, func(key string, v json.RawMessage) error {
+				return t.Elem.check(v, path+"/"+jsonptr.Escape(key), field)
+			})
+		}
+	case kindArray:
+		if got != "array" {
+			return mismatch("a list", got)
+		}
+		if t.Elem != nil {
+			return eachElement(val, func(i int, v json.RawMessage) error {
+				return t.Elem.check(v, fmt.Sprintf("%s/%d", path, i), field)
+			})
+		}
+	}
+	return nil
+}
+
+// eachMember calls fn for each member of the JSON object obj, in order,
+// duplicate keys included.
+func eachMember(obj []byte, fn func(key string, val json.RawMessage) error) error {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil // not an object: the callers refuse it themselves
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil
+		}
+		if err := fn(key, val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachElement calls fn for each element of the JSON array arr.
+func eachElement(arr []byte, fn func(i int, val json.RawMessage) error) error {
+	dec := json.NewDecoder(bytes.NewReader(arr))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil
+	}
+	for i := 0; dec.More(); i++ {
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil
+		}
+		if err := fn(i, val); err != nil {
+			return err
+		}
+	}
+	return nil
 }
