@@ -617,7 +617,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
-		if err := chromedp.Do(tab, paste(sample)); err != nil {
+		// A file the engine needs far more than 1 ms for: on an idle machine
+		// the small sample can be answered before a 1 ms timer fires.
+		if err := chromedp.Do(tab, paste(bigMemoryState(t, 500))); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, tab, "the time-limit error", `[...document.querySelectorAll('[data-testid=result] [data-testid=error]')].some((e) => e.innerText.includes('timeout'))`)
