@@ -39,8 +39,15 @@ func Example() {
 // Evidence can also be added from memory, for example in a browser.
 func ExampleEvidence_AddLog() {
 	var ev diagnose.Evidence
-	_ = ev.AddLog("kubelet.log", []byte(`I1129 10:00:00.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="perf/bench" reason="SMTAlignmentError" message="SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"`))
-	rep, _ := diagnose.Run(context.Background(), &ev)
+	if err := ev.AddLog("kubelet.log", []byte(`I1129 10:00:00.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="perf/bench" reason="SMTAlignmentError" message="SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"`)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := diagnose.Run(context.Background(), &ev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(rep.Findings[0].Code)
 	fmt.Println(rep.Findings[0].Remedy)
 	// Output:
@@ -81,9 +88,18 @@ func ExampleEvidence_AddLog_attempts() {
 // Render a report as Markdown for a ticket.
 func ExampleReport_WriteMarkdown() {
 	ev := &diagnose.Evidence{}
-	_ = ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n"))
-	rep, _ := diagnose.Run(context.Background(), ev)
-	_ = rep.WriteMarkdown(os.Stdout)
+	if err := ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := diagnose.Run(context.Background(), ev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := rep.WriteMarkdown(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
 	// Output:
 	// ## numascope diagnosis
 	//

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 )
@@ -15,23 +18,17 @@ import (
 func mustParseLogFile(t *testing.T, name string) *KubeletLog {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "logs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	l, err := ParseLog(name, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return l.interpret()
 }
 
 func TestParseLogTextRecord(t *testing.T) {
 	in := `Nov 29 10:00:00 worker-1 kubelet[1234]: I1129 10:00:00.101400    1234 scope_container.go:75] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":2,"Preferred":true}]} pod="default/guaranteed" containerName="app" n=3 ok=true note="a \"quoted\" word"`
 	l, err := ParseLog("in.log", strings.NewReader(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(l.Records) != 1 {
 		t.Fatalf("records = %d", len(l.Records))
 	}
@@ -45,8 +42,8 @@ func TestParseLogTextRecord(t *testing.T) {
 			{Key: "ok", Text: "true", JSON: true},
 			{Key: "note", Text: `a "quoted" word`},
 		}}
-	if !reflect.DeepEqual(r, want) {
-		t.Errorf("got  %#v\nwant %#v", r, want)
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
 	}
 	if l.Format != "text" {
 		t.Errorf("format = %q", l.Format)
@@ -56,19 +53,18 @@ func TestParseLogTextRecord(t *testing.T) {
 func TestParseLogPrintfStyleAndNoise(t *testing.T) {
 	in := "-- Logs begin at ... --\nrandom line\nE1129 10:00:00.000000 1 server.go:302] failed to run Kubelet: boom\n"
 	l, err := ParseLog("x", strings.NewReader(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Records) != 1 || l.Records[0].Message != "failed to run Kubelet: boom" || l.Records[0].Line != 3 || l.Skipped != 2 {
-		t.Fatalf("got %+v skipped=%d", l.Records, l.Skipped)
-	}
+	require.NoError(t, err)
+	require.Len(t, l.Records, 1, "records")
+	assert.Equal(t, "failed to run Kubelet: boom", l.Records[0].Message, "message")
+	assert.Equal(t, 3, l.Records[0].Line, "line of the record")
+	assert.Equal(t, 2, l.Skipped, "skipped lines")
 }
 
 func TestParseLogEmptyNamesFile(t *testing.T) {
 	_, err := ParseLog("/tmp/kubelet.log", strings.NewReader("nothing here\n"))
-	if err == nil || !strings.Contains(err.Error(), "/tmp/kubelet.log") || !strings.Contains(err.Error(), "journalctl") {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/tmp/kubelet.log", "the error names the file")
+	assert.Contains(t, err.Error(), "journalctl", "the error says how to get a log")
 }
 
 func TestParseLogJSONFormat(t *testing.T) {
@@ -83,30 +79,33 @@ func TestParseLogJSONFormat(t *testing.T) {
 		t.Fatalf("attempts = %+v", k.Attempts)
 	}
 	a := k.Attempts[0]
-	if a.Reason != "TopologyAffinityError" || a.PodUID != "0d5c6e1a-1111-4222-8333-944455556666" || a.ResultLine != 8 {
-		t.Errorf("result = %+v", a)
-	}
+	assert.Equal(t, "TopologyAffinityError", a.Reason, "reason")
+	assert.Equal(t, "0d5c6e1a-1111-4222-8333-944455556666", a.PodUID, "pod UID")
+	assert.Equal(t, 8, a.ResultLine, "result line")
+	require.NotEmpty(t, a.Containers, "containers")
 	c := a.Containers[0]
-	if c.Container != "cuda" || len(c.Providers) != 3 {
-		t.Fatalf("container = %+v", c)
+	assert.Equal(t, "cuda", c.Container, "container")
+	require.Len(t, c.Providers, 3, "providers of %s", c.Container)
+	if p := c.Providers[0]; assert.Equal(t, "device", p.Provider, "provider 0") && assert.NotEmpty(t, p.Resources, "device resources") {
+		assert.True(t, p.Resources[0].Impossible, "device hints are impossible: %+v", p)
 	}
-	if p := c.Providers[0]; p.Provider != "device" || !p.Resources[0].Impossible {
-		t.Errorf("device provider = %+v", p)
+	if p := c.Providers[1]; assert.Equal(t, "cpu", p.Provider, "provider 1") && assert.NotEmpty(t, p.Resources, "cpu resources") &&
+		assert.Len(t, p.Resources[0].Hints, 3, "cpu hints") {
+		assert.Equal(t, []int{0, 1}, p.Resources[0].Hints[2].NUMANodes, "nodes of cpu hint 2")
 	}
-	if p := c.Providers[1]; p.Provider != "cpu" || len(p.Resources[0].Hints) != 3 || !reflect.DeepEqual(p.Resources[0].Hints[2].NUMANodes, []int{0, 1}) {
-		t.Errorf("cpu provider = %+v", p)
+	if p := c.Providers[2]; assert.Equal(t, "memory", p.Provider, "provider 2") {
+		assert.True(t, p.NoPreference, "memory has no preference: %+v", p)
 	}
-	if p := c.Providers[2]; p.Provider != "memory" || !p.NoPreference {
-		t.Errorf("memory provider = %+v", p)
+	if assert.NotNil(t, c.BestHint, "best hint") {
+		assert.Equal(t, "{0 non-preferred}", c.BestHint.String(), "best hint")
 	}
-	if c.BestHint == nil || c.BestHint.String() != "{0 non-preferred}" || c.Aligned {
-		t.Errorf("best = %v aligned=%v", c.BestHint, c.Aligned)
+	assert.False(t, c.Aligned, "aligned")
+	if s := k.signalsOf(signalTopologyConfig); assert.Len(t, s, 1, "config signals") {
+		assert.Equal(t, "restricted", s[0].Fields["policy"], "policy in config signal")
 	}
-	if s := k.signalsOf(signalTopologyConfig); len(s) != 1 || s[0].Fields["policy"] != "restricted" {
-		t.Errorf("config signal = %+v", s)
-	}
-	if s := k.signalsOf(signalCPUSetMismatch); len(s) != 1 || s[0].Fields["online"] != "0-15" || s[0].Fields["state"] != "0-31" {
-		t.Errorf("cpuset signal = %+v", s)
+	if s := k.signalsOf(signalCPUSetMismatch); assert.Len(t, s, 1, "cpuset signals") {
+		assert.Equal(t, "0-15", s[0].Fields["online"], "online CPUs in cpuset signal")
+		assert.Equal(t, "0-31", s[0].Fields["state"], "state CPUs in cpuset signal")
 	}
 	if k.Records[8].Severity != "E" {
 		t.Errorf("severity of error record = %q", k.Records[8].Severity)
@@ -119,20 +118,24 @@ func TestInterpretOldKubeletJournal(t *testing.T) {
 		t.Fatalf("attempts = %+v", k.Attempts)
 	}
 	a := k.Attempts[0]
-	if a.Pod != "default/guaranteed" || a.PodUID != "6f1a7c2e-0b7c-4a52-9b1e-2c1e0c3d4e5f" || a.StartLine != 2 {
-		t.Errorf("attempt = %+v", a)
-	}
+	assert.Equal(t, "default/guaranteed", a.Pod, "pod")
+	assert.Equal(t, "6f1a7c2e-0b7c-4a52-9b1e-2c1e0c3d4e5f", a.PodUID, "pod UID")
+	assert.Equal(t, 2, a.StartLine, "start line")
 	// The event comes first; the status patch must not overwrite it.
-	if a.Reason != "TopologyAffinityError" || a.ResultLine != 10 {
-		t.Errorf("result = %q line %d", a.Reason, a.ResultLine)
-	}
+	assert.Equal(t, "TopologyAffinityError", a.Reason, "reason")
+	assert.Equal(t, 10, a.ResultLine, "result line")
+	require.NotEmpty(t, a.Containers, "containers")
 	c := a.Containers[0]
-	if len(c.Providers) != 3 || !c.Providers[0].NoPreference || c.Providers[1].Provider != "cpu" || c.Providers[2].Provider != "memory" {
-		t.Errorf("providers = %+v", c.Providers)
+	if assert.Len(t, c.Providers, 3, "providers") {
+		assert.True(t, c.Providers[0].NoPreference, "provider 0 has no preference: %+v", c.Providers[0])
+		assert.Equal(t, "cpu", c.Providers[1].Provider, "provider 1")
+		assert.Equal(t, "memory", c.Providers[2].Provider, "provider 2")
 	}
-	if c.BestHint == nil || c.BestHint.NUMANodes != nil || c.BestHint.Preferred || c.BestLine != 9 {
-		t.Errorf("best = %+v line %d", c.BestHint, c.BestLine)
+	if assert.NotNil(t, c.BestHint, "best hint") {
+		assert.Nil(t, c.BestHint.NUMANodes, "nodes of the best hint")
+		assert.False(t, c.BestHint.Preferred, "best hint preferred")
 	}
+	assert.Equal(t, 9, c.BestLine, "best hint line")
 }
 
 func TestInterpretMultilineError(t *testing.T) {
@@ -145,14 +148,16 @@ func TestInterpretMultilineError(t *testing.T) {
 			t.Errorf("no %s signal in %+v", kind, k.Signals)
 		}
 	}
+	if t.Failed() {
+		return
+	}
 	s := k.signalsOf(signalRestoreFailed)[0]
-	if s.Fields["manager"] != "memory" || s.Fields["file"] != "/var/lib/kubelet/memory_manager_state" || s.Line != 1 {
-		t.Errorf("restore signal = %+v", s)
-	}
+	assert.Equal(t, "memory", s.Fields["manager"], "manager in restore signal")
+	assert.Equal(t, "/var/lib/kubelet/memory_manager_state", s.Fields["file"], "file in restore signal")
+	assert.Equal(t, 1, s.Line, "line of restore signal")
 	d := k.signalsOf(signalMemoryStateDetail)[0]
-	if d.Fields["field"] != "TotalMemSize" || d.Line != 4 {
-		t.Errorf("detail = %+v", d)
-	}
+	assert.Equal(t, "TotalMemSize", d.Fields["field"], "field in detail signal")
+	assert.Equal(t, 4, d.Line, "line of detail signal")
 }
 
 func TestSignalsFromErrorTexts(t *testing.T) {
@@ -165,32 +170,34 @@ func TestSignalsFromErrorTexts(t *testing.T) {
 		`I1129 10:00:05.000000 1 allocation_manager.go:660] "Pod admission denied" podUID="u3" pod="ns/r" reason="UnexpectedAdmissionError" message="Allocate failed due to [memorymanager] failed to find NUMA nodes to extend the current topology hint, which is unexpected"`,
 	}
 	l, err := ParseLog("s.log", strings.NewReader(strings.Join(lines, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	k := l.interpret()
 	pm := k.signalsOf(signalPolicyMismatch)
-	if len(pm) != 1 || pm[0].Fields["configured"] != "static" || pm[0].Fields["checkpoint"] != "none" || pm[0].Fields["manager"] != "cpu" {
-		t.Errorf("policy mismatch = %+v", pm)
+	if assert.Len(t, pm, 1, "policy mismatch signals") {
+		assert.Equal(t, "static", pm[0].Fields["configured"], "configured policy")
+		assert.Equal(t, "none", pm[0].Fields["checkpoint"], "checkpoint policy")
+		assert.Equal(t, "cpu", pm[0].Fields["manager"], "manager")
 	}
 	smt := k.signalsOf(signalSMTAlignment)
-	if len(smt) != 1 || smt[0].Fields["availablePhysicalCPUs"] != "2" || smt[0].Fields["pod"] != "ns/p" {
-		t.Errorf("smt = %+v", smt)
+	if assert.Len(t, smt, 1, "SMT signals") {
+		assert.Equal(t, "2", smt[0].Fields["availablePhysicalCPUs"], "available physical CPUs")
+		assert.Equal(t, "ns/p", smt[0].Fields["pod"], "pod of SMT signal")
 	}
-	if d := k.signalsOf(signalDevicesUnavailable); len(d) != 1 || d[0].Fields["resource"] != "nvidia.com/gpu" || d[0].Fields["available"] != "0" {
-		t.Errorf("devices = %+v", d)
+	if d := k.signalsOf(signalDevicesUnavailable); assert.Len(t, d, 1, "devices-unavailable signals") {
+		assert.Equal(t, "nvidia.com/gpu", d[0].Fields["resource"], "resource of devices signal")
+		assert.Equal(t, "0", d[0].Fields["available"], "available devices")
 	}
-	if n := k.signalsOf(signalNUMALimit); len(n) != 1 || n[0].Fields["limit"] != "8" {
-		t.Errorf("numa limit = %+v", n)
+	if n := k.signalsOf(signalNUMALimit); assert.Len(t, n, 1, "NUMA limit signals") {
+		assert.Equal(t, "8", n[0].Fields["limit"], "NUMA limit")
 	}
-	if n := k.signalsOf(signalDeviceNoTopology); len(n) != 1 || n[0].Fields["resource"] != "example.com/nic" {
-		t.Errorf("no topology = %+v", n)
+	if n := k.signalsOf(signalDeviceNoTopology); assert.Len(t, n, 1, "no-topology signals") {
+		assert.Equal(t, "example.com/nic", n[0].Fields["resource"], "resource without topology")
 	}
-	if n := k.signalsOf(signalMemoryExtend); len(n) != 1 || n[0].Fields["pod"] != "ns/r" {
-		t.Errorf("extend = %+v", n)
+	if n := k.signalsOf(signalMemoryExtend); assert.Len(t, n, 1, "memory extend signals") {
+		assert.Equal(t, "ns/r", n[0].Fields["pod"], "pod of memory extend signal")
 	}
-	if len(k.Attempts) != 3 || k.Attempts[0].Reason != "SMTAlignmentError" {
-		t.Errorf("attempts = %+v", k.Attempts)
+	if assert.Len(t, k.Attempts, 3, "attempts") {
+		assert.Equal(t, "SMTAlignmentError", k.Attempts[0].Reason, "reason of attempt 0")
 	}
 }
 
@@ -205,15 +212,16 @@ func TestInterpretPodScopeAndReadmission(t *testing.T) {
 		`I1129 10:00:02.000000 1 scope_container.go:93] "TopologyHints" hints=null pod="ns/q" containerName="a" operation="add"`,
 	}
 	l, err := ParseLog("s.log", strings.NewReader(strings.Join(lines, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	k := l.interpret()
 	if len(k.Attempts) != 3 {
 		t.Fatalf("attempts = %+v", k.Attempts)
 	}
-	if a := k.Attempts[0]; a.Scope != "pod" || !a.Containers[0].Aligned || a.Containers[0].BestHint.String() != "{0,1 preferred}" {
-		t.Errorf("pod scope = %+v", a)
+	if a := k.Attempts[0]; assert.Equal(t, "pod", a.Scope, "scope of attempt 0") && assert.NotEmpty(t, a.Containers, "containers of attempt 0") {
+		assert.True(t, a.Containers[0].Aligned, "container 0 aligned")
+		if assert.NotNil(t, a.Containers[0].BestHint, "best hint of container 0") {
+			assert.Equal(t, "{0,1 preferred}", a.Containers[0].BestHint.String(), "best hint of container 0")
+		}
 	}
 	if k.Attempts[2].StartLine != 7 {
 		t.Errorf("second admission of ns/q starts at %d", k.Attempts[2].StartLine)
@@ -260,17 +268,17 @@ func TestPlacementSignals(t *testing.T) {
 		`I1129 10:00:00.000002 1 policy_static.go:642] "Allocated exclusive CPUs" pod="ns/p" containerName="c" cpuset="2-5"`,
 	}
 	l, err := ParseLog("p.log", strings.NewReader(strings.Join(lines, "\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	k := l.interpret()
 	m := k.signalsOf(signalMemoryPlacement)
-	if len(m) != 2 || m[0].Fields["numaNodes"] != "0, 1" || m[1].Fields["numaNodes"] != "1" {
-		t.Errorf("memory placement = %+v", m)
+	if assert.Len(t, m, 2, "memory placement signals") {
+		assert.Equal(t, "0, 1", m[0].Fields["numaNodes"], "NUMA nodes of memory placement 0")
+		assert.Equal(t, "1", m[1].Fields["numaNodes"], "NUMA nodes of memory placement 1")
 	}
 	c := k.signalsOf(signalCPUPlacement)
-	if len(c) != 1 || c[0].Fields["cpuset"] != "2-5" || c[0].Fields["container"] != "c" {
-		t.Errorf("cpu placement = %+v", c)
+	if assert.Len(t, c, 1, "cpu placement signals") {
+		assert.Equal(t, "2-5", c[0].Fields["cpuset"], "cpuset of cpu placement")
+		assert.Equal(t, "c", c[0].Fields["container"], "container of cpu placement")
 	}
 }
 
@@ -279,15 +287,14 @@ func TestParseLogJournalJSON(t *testing.T) {
 {"__CURSOR":"s=2","MESSAGE":[73,49,49,50,57,32,49,48,58,48,48,58,48,49,46,48,48,48,48,48,48,32,49,32,97,46,103,111,58,49,93,32,34,120,34]}
 {"__CURSOR":"s=3","MESSAGE":"{\"ts\":1.5,\"caller\":\"a.go:1\",\"msg\":\"Event occurred\",\"v\":0,\"object\":\"ns/q\",\"kind\":\"Pod\",\"type\":\"Warning\",\"reason\":\"SMTAlignmentError\",\"message\":\"SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2\"}"}`
 	l, err := ParseLog("journal.json", strings.NewReader(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Records) != 3 || l.Records[0].Message != "Pod admission denied" || l.Records[1].Message != "x" || l.Records[2].Message != "Event occurred" {
-		t.Fatalf("records = %+v", l.Records)
-	}
+	require.NoError(t, err)
+	require.Len(t, l.Records, 3, "records")
+	assert.Equal(t, "Pod admission denied", l.Records[0].Message, "message of record 0")
+	assert.Equal(t, "x", l.Records[1].Message, "message of record 1")
+	assert.Equal(t, "Event occurred", l.Records[2].Message, "message of record 2")
 	k := l.interpret()
-	if len(k.Attempts) != 2 || k.Attempts[1].Reason != "SMTAlignmentError" {
-		t.Errorf("attempts = %+v", k.Attempts)
+	if assert.Len(t, k.Attempts, 2, "attempts") {
+		assert.Equal(t, "SMTAlignmentError", k.Attempts[1].Reason, "reason of attempt 1")
 	}
 }
 
@@ -334,13 +341,9 @@ type genCase struct {
 // the nil/empty distinctions and the decisions all come back.
 func TestParseKubeletGeneratedLogs(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "logs", "kubelet-v1.37.2-generated-expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var cases []genCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &cases))
 	for _, format := range []string{"text", "json"} {
 		k := mustParseLogFile(t, "kubelet-v1.37.2-generated-"+format+".log")
 		if k.Format != format {
@@ -360,9 +363,9 @@ func TestParseKubeletGeneratedLogs(t *testing.T) {
 				t.Errorf("%s: no attempt for %s", format, c.Pod)
 				continue
 			}
-			if (a.Reason == "") != c.Admit || a.Reason != c.Reason || a.Message != c.Message {
-				t.Errorf("%s %s: result %q %q, kubelet said admit=%v %q", format, c.Pod, a.Reason, a.Message, c.Admit, c.Reason)
-			}
+			assert.Equal(t, c.Admit, a.Reason == "", "%s %s: admitted (no reason)", format, c.Pod)
+			assert.Equal(t, c.Reason, a.Reason, "%s %s: reason", format, c.Pod)
+			assert.Equal(t, c.Message, a.Message, "%s %s: message", format, c.Pod)
 			if a.Scope != c.Scope {
 				t.Errorf("%s %s: scope %q, want %q", format, c.Pod, a.Scope, c.Scope)
 			}
@@ -393,9 +396,8 @@ func TestParseKubeletGeneratedLogs(t *testing.T) {
 func checkAnswer(t *testing.T, where string, want genAnswer, got ProviderHints) {
 	t.Helper()
 	if want.Nil || len(want.Resources) == 0 {
-		if !got.NoPreference || got.EmptyMap != (!want.Nil) {
-			t.Errorf("%s: got %+v, want nil=%v empty map", where, got, want.Nil)
-		}
+		assert.True(t, got.NoPreference, "%s: no preference: %+v", where, got)
+		assert.Equal(t, !want.Nil, got.EmptyMap, "%s: empty map (want nil=%v)", where, want.Nil)
 		return
 	}
 	if len(got.Resources) != len(want.Resources) {
@@ -421,9 +423,8 @@ func checkAnswer(t *testing.T, where string, want genAnswer, got ProviderHints) 
 				continue
 			}
 			for i, h := range *list {
-				if !reflect.DeepEqual(r.Hints[i].NUMANodes, h.Nodes) || r.Hints[i].Preferred != h.Preferred {
-					t.Errorf("%s: %s hint %d = %v, want %v", where, r.Resource, i, r.Hints[i], h)
-				}
+				assert.Equal(t, h.Nodes, r.Hints[i].NUMANodes, "%s: %s hint %d nodes", where, r.Resource, i)
+				assert.Equal(t, h.Preferred, r.Hints[i].Preferred, "%s: %s hint %d preferred", where, r.Resource, i)
 			}
 		}
 	}

@@ -3,8 +3,10 @@ package diagnose
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 )
@@ -12,31 +14,34 @@ import (
 func readEvidence(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "evidence", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
 func TestParsePod(t *testing.T) {
 	pods, err := ParsePods("pod.yaml", readEvidence(t, "pod-guaranteed.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, pods, "pods")
 	p := pods[0]
-	if p.Ref() != "default/guaranteed" || p.QOSClass != "Guaranteed" || p.Reason != "TopologyAffinityError" || p.OwnerKind != "Job" || p.NodeName != "worker-1" {
-		t.Errorf("pod = %+v", p)
+	assert.Equal(t, "default/guaranteed", p.Ref(), "pod ref")
+	assert.EqualValues(t, "Guaranteed", p.QOSClass, "QoS class")
+	assert.Equal(t, "TopologyAffinityError", p.Reason, "reason")
+	assert.Equal(t, "Job", p.OwnerKind, "owner kind")
+	assert.Equal(t, "worker-1", p.NodeName, "node name")
+	if assert.Len(t, p.InitContainers, 2, "init containers") {
+		assert.True(t, p.InitContainers[0].Terminated, "init container 0 terminated")
+		assert.False(t, p.InitContainers[0].IsRestartable(), "init container 0 restartable")
+		assert.True(t, p.InitContainers[1].IsRestartable(), "init container 1 restartable")
 	}
-	if len(p.InitContainers) != 2 || !p.InitContainers[0].Terminated || p.InitContainers[0].IsRestartable() || !p.InitContainers[1].IsRestartable() {
-		t.Errorf("init containers = %+v", p.InitContainers)
-	}
+	require.NotEmpty(t, p.Containers, "containers")
 	app := p.Containers[0]
-	if q, _ := request(&app, "memory"); q.Value() != 150<<30 {
-		t.Errorf("memory = %s", q)
-	}
-	if q, _ := request(&app, "cpu"); q.Value() != 4 || !q.IsInteger() {
-		t.Errorf("cpu = %s", q)
-	}
+	q, ok := request(&app, "memory")
+	assert.True(t, ok, "memory is requested")
+	assert.EqualValues(t, 150<<30, q.Value(), "memory = %s", q)
+	q, ok = request(&app, "cpu")
+	assert.True(t, ok, "cpu is requested")
+	assert.EqualValues(t, 4, q.Value(), "cpu = %s", q)
+	assert.True(t, q.IsInteger(), "cpu %s is an integer", q)
 	if app.Path != "/spec/containers/0" {
 		t.Errorf("path = %s", app.Path)
 	}
@@ -48,41 +53,39 @@ func TestParsePodQOSAndList(t *testing.T) {
 	 {"kind":"Pod","metadata":{"name":"b","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}},
 	 {"kind":"Pod","metadata":{"name":"c","namespace":"n"},"spec":{"containers":[{"name":"c"}]}}]}`
 	pods, err := ParsePods("list.json", []byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.Len(t, pods, 3, "pods")
 	got := []string{string(pods[0].QOSClass), string(pods[1].QOSClass), string(pods[2].QOSClass)}
-	if strings.Join(got, ",") != "Guaranteed,Burstable,BestEffort" || pods[1].Path != "/items/1" {
-		t.Errorf("qos = %v path=%s", got, pods[1].Path)
-	}
+	assert.Equal(t, []string{"Guaranteed", "Burstable", "BestEffort"}, got, "QoS classes")
+	assert.Equal(t, "/items/1", pods[1].Path, "path of pod 1")
 }
 
 func TestParsePodErrorsNameField(t *testing.T) {
 	_, err := ParsePods("p.yaml", []byte("kind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: lots}}\n"))
-	if err == nil || !strings.Contains(err.Error(), "p.yaml: /spec/containers/0/resources/limits/cpu") {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err, "bad cpu quantity")
+	assert.Contains(t, err.Error(), "p.yaml: /spec/containers/0/resources/limits/cpu")
 	_, err = ParsePods("p.yaml", []byte("kind: Node\n"))
-	if err == nil || !strings.Contains(err.Error(), "/kind") {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err, "wrong kind")
+	assert.Contains(t, err.Error(), "/kind")
 	_, err = ParsePods("p.yaml", []byte("a: [\n"))
-	if err == nil || !strings.Contains(err.Error(), "p.yaml") {
-		t.Fatalf("err = %v", err)
-	}
+	require.Error(t, err, "broken YAML")
+	assert.Contains(t, err.Error(), "p.yaml")
 }
 
 func TestParseEventsDescribe(t *testing.T) {
 	ev, err := ParseEvents("describe.txt", readEvidence(t, "describe-pod.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev.Format != "describe" || ev.Pod == nil || ev.Pod.Name != "guaranteed" || ev.Pod.Reason != "TopologyAffinityError" || ev.Pod.QOSClass != "Guaranteed" {
-		t.Fatalf("pod = %+v", ev.Pod)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "describe", ev.Format, "format")
+	require.NotNil(t, ev.Pod, "pod")
+	assert.Equal(t, "guaranteed", ev.Pod.Name, "pod name")
+	assert.Equal(t, "TopologyAffinityError", ev.Pod.Reason, "pod reason")
+	assert.EqualValues(t, "Guaranteed", ev.Pod.QOSClass, "pod QoS class")
 	tae := ev.ForReason("TopologyAffinityError")
-	if len(tae) != 1 || tae[0].Type != "Warning" || tae[0].Message != "Resources cannot be allocated with Topology locality" || tae[0].From != "kubelet, dell8" || tae[0].Line != 28 {
-		t.Errorf("events = %+v", ev.Events)
+	if assert.Len(t, tae, 1, "TopologyAffinityError events in %+v", ev.Events) {
+		assert.Equal(t, "Warning", tae[0].Type, "event type")
+		assert.Equal(t, "Resources cannot be allocated with Topology locality", tae[0].Message, "event message")
+		assert.Equal(t, "kubelet, dell8", tae[0].From, "event source")
+		assert.Equal(t, 28, tae[0].Line, "event line")
 	}
 	if ev.Pod.Lines["Reason"] != 10 {
 		t.Errorf("reason line = %d", ev.Pod.Lines["Reason"])
@@ -91,46 +94,50 @@ func TestParseEventsDescribe(t *testing.T) {
 
 func TestParseEventsTableAndList(t *testing.T) {
 	ev, err := ParseEvents("events.txt", readEvidence(t, "events-table.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tae := ev.ForReason("TopologyAffinityError")
-	if ev.Format != "table" || len(tae) != 1 || tae[0].Object != "pod/guaranteed" || tae[0].Line != 3 || tae[0].Message != "Resources cannot be allocated with Topology locality" {
-		t.Errorf("table = %+v", ev)
+	assert.Equal(t, "table", ev.Format, "format of the table")
+	if assert.Len(t, tae, 1, "TopologyAffinityError events in the table") {
+		assert.Equal(t, "pod/guaranteed", tae[0].Object, "event object")
+		assert.Equal(t, 3, tae[0].Line, "event line")
+		assert.Equal(t, "Resources cannot be allocated with Topology locality", tae[0].Message, "event message")
 	}
 	ev, err = ParseEvents("events.yaml", readEvidence(t, "events.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	smt := ev.ForReason("SMTAlignmentError")
-	if ev.Format != "list" || len(smt) != 1 || smt[0].Object != "pod/perf/odd" || smt[0].Path != "/items/0" || smt[0].From != "kubelet, worker-3" {
-		t.Errorf("list = %+v", ev.Events)
+	assert.Equal(t, "list", ev.Format, "format of the list")
+	if assert.Len(t, smt, 1, "SMTAlignmentError events in %+v", ev.Events) {
+		assert.Equal(t, "pod/perf/odd", smt[0].Object, "event object")
+		assert.Equal(t, "/items/0", smt[0].Path, "event path")
+		assert.Equal(t, "kubelet, worker-3", smt[0].From, "event source")
 	}
-	if _, err := ParseEvents("e", []byte("hello\n")); err == nil || !strings.Contains(err.Error(), "kubectl describe pod") {
-		t.Errorf("err = %v", err)
+	_, err = ParseEvents("e", []byte("hello\n"))
+	if assert.Error(t, err, "not events") {
+		assert.Contains(t, err.Error(), "kubectl describe pod", "the error says what to give")
 	}
 }
 
 func TestParseKubeletConfig(t *testing.T) {
 	c, err := ParseKubeletConfig("config.yaml", readEvidence(t, "kubelet-config.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	assert.Equal(t, "single-numa-node", c.EffectiveTopologyPolicy(), "topology manager policy")
+	assert.Equal(t, "pod", c.EffectiveTopologyScope(), "topology manager scope")
+	assert.Equal(t, "static", c.CPUManagerPolicy, "cpuManagerPolicy")
+	assert.Equal(t, "static", c.MemoryManagerPolicy, "memoryManagerPolicy")
+	assert.Equal(t, "0,8", c.ReservedSystemCPUs, "reservedSystemCPUs")
+	assert.Equal(t, "true", c.CPUManagerPolicyOptions["full-pcpus-only"], "cpuManagerPolicyOptions full-pcpus-only")
+	assert.Equal(t, "true", c.TopologyManagerPolicyOptions["prefer-closest-numa-nodes"], "topologyManagerPolicyOptions prefer-closest-numa-nodes")
+	assert.True(t, c.FeatureGates["TopologyManagerPolicyAlphaOptions"], "feature gate TopologyManagerPolicyAlphaOptions")
+	if assert.Len(t, c.ReservedMemory, 2, "reservedMemory") {
+		assert.EqualValues(t, 1, c.ReservedMemory[1].NumaNode, "numaNode of reservedMemory 1")
+		assert.Equal(t, "0", c.ReservedMemory[1].Limits["hugepages-1Gi"], "hugepages-1Gi of reservedMemory 1")
 	}
-	if c.EffectiveTopologyPolicy() != "single-numa-node" || c.EffectiveTopologyScope() != "pod" || c.CPUManagerPolicy != "static" ||
-		c.MemoryManagerPolicy != "static" || c.ReservedSystemCPUs != "0,8" || c.CPUManagerPolicyOptions["full-pcpus-only"] != "true" ||
-		c.TopologyManagerPolicyOptions["prefer-closest-numa-nodes"] != "true" || !c.FeatureGates["TopologyManagerPolicyAlphaOptions"] {
-		t.Errorf("config = %+v", c)
-	}
-	if len(c.ReservedMemory) != 2 || c.ReservedMemory[1].NumaNode != 1 || c.ReservedMemory[1].Limits["hugepages-1Gi"] != "0" {
-		t.Errorf("reserved memory = %+v", c.ReservedMemory)
-	}
-	if !c.IsSet("memoryManagerPolicy") || c.IsSet("evictionHard") {
-		t.Errorf("set = %v", c.Set)
-	}
+	assert.True(t, c.IsSet("memoryManagerPolicy"), "memoryManagerPolicy is set: %v", c.Set)
+	assert.False(t, c.IsSet("evictionHard"), "evictionHard is set: %v", c.Set)
 	empty, err := ParseKubeletConfig("c", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"))
-	if err != nil || empty.EffectiveMemoryManagerPolicy() != "None" || empty.EffectiveCPUManagerPolicy() != "none" {
-		t.Errorf("defaults: %v %+v", err, empty)
-	}
+	require.NoError(t, err, "empty config")
+	assert.Equal(t, "None", empty.EffectiveMemoryManagerPolicy(), "default memory manager policy")
+	assert.Equal(t, "none", empty.EffectiveCPUManagerPolicy(), "default cpu manager policy")
 }
 
 func TestParseKubeletConfigErrors(t *testing.T) {
@@ -143,8 +150,9 @@ func TestParseKubeletConfigErrors(t *testing.T) {
 		"- a\n": "mapping",
 	} {
 		_, err := ParseKubeletConfig("k.yaml", []byte(in))
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "k.yaml") {
-			t.Errorf("%q: err = %v, want %s", in, err, want)
+		if assert.Error(t, err, "%q", in) {
+			assert.Contains(t, err.Error(), want, "%q: the error names the field", in)
+			assert.Contains(t, err.Error(), "k.yaml", "%q: the error names the file", in)
 		}
 	}
 }

@@ -8,25 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestRunEmptyEvidence(t *testing.T) {
 	rep, err := Run(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Schema != SchemaVersion || len(rep.Findings) != 0 || rep.HasErrors() {
-		t.Errorf("report = %+v", rep)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, rep.Schema, "schema")
+	assert.Empty(t, rep.Findings, "findings")
+	assert.False(t, rep.HasErrors(), "the report has errors")
 	var b bytes.Buffer
-	if err := rep.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rep.WriteJSON(&b))
 	// Empty lists are written as [], never null, so consumers can iterate.
-	if !strings.Contains(b.String(), `"findings": []`) || !strings.Contains(b.String(), `"evidence": []`) {
-		t.Errorf("json = %s", b.String())
-	}
+	assert.Contains(t, b.String(), `"findings": []`, "empty findings")
+	assert.Contains(t, b.String(), `"evidence": []`, "empty evidence")
 	b.Reset()
 	require.NoError(t, rep.WriteText(&b))
 	if !strings.Contains(b.String(), "no findings (no evidence given)") {
@@ -44,20 +40,16 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunOrdersBySeverity(t *testing.T) {
 	ev := &Evidence{}
-	if err := ev.SetKubeletConfig("c.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, ev.SetKubeletConfig("c.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")))
+	require.NoError(t, ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)))
 	rep, err := Run(context.Background(), ev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := strings.Join(codes(rep), ",")
-	if got != "PolicyNameCase,FractionalCPUGuaranteed" || rep.Summary.Errors != 1 || rep.Summary.Warnings != 1 {
-		t.Errorf("codes = %s summary = %+v", got, rep.Summary)
-	}
+	assert.Equal(t, "PolicyNameCase,FractionalCPUGuaranteed", got, "codes")
+	assert.Equal(t, 1, rep.Summary.Errors, "errors in the summary")
+	assert.Equal(t, 1, rep.Summary.Warnings, "warnings in the summary")
+	require.Len(t, rep.Findings, 2, "findings")
+	require.NotEmpty(t, rep.Findings[1].Evidence, "evidence of finding 1")
 	if ref := rep.Findings[1].Evidence[0]; ref.String() != "p.yaml#/spec/containers/0/resources/requests/cpu" {
 		t.Errorf("ref = %s", ref)
 	}
@@ -67,17 +59,13 @@ func TestRunOrdersBySeverity(t *testing.T) {
 func TestJSONSchemaStable(t *testing.T) {
 	rep := runScenario(t, "testdata/tae-gpu-taken-restricted")
 	var b bytes.Buffer
-	if err := rep.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rep.WriteJSON(&b))
 	var doc struct {
 		Schema   string `json:"schema"`
 		Findings []map[string]json.RawMessage
 		Summary  map[string]int
 	}
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 	f := doc.Findings[0]
 	for _, k := range []string{"code", "severity", "title", "explanation", "evidence", "remedy", "pod", "topologyAffinityError"} {
 		if _, ok := f[k]; !ok {
@@ -91,27 +79,26 @@ func TestJSONSchemaStable(t *testing.T) {
 			t.Errorf("topologyAffinityError has no %q field", k)
 		}
 	}
-	if string(tae["cause"]) != `"insufficient-resources"` || doc.Summary["errors"] != 1 {
-		t.Errorf("cause = %s summary = %v", tae["cause"], doc.Summary)
-	}
+	assert.Equal(t, `"insufficient-resources"`, string(tae["cause"]), "cause")
+	assert.Equal(t, 1, doc.Summary["errors"], "errors in the summary")
 }
 
 func TestSourcesFromDirAndLoadErrors(t *testing.T) {
 	s, err := SourcesFromDir("testdata/completed-job-pod-holds-cpus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.StateDir == "" || s.PodResources == "" || len(s.Pods) != 1 {
-		t.Errorf("sources = %+v", s)
-	}
+	require.NoError(t, err)
+	assert.NotEmpty(t, s.StateDir, "state directory")
+	assert.NotEmpty(t, s.PodResources, "PodResources file")
+	assert.Len(t, s.Pods, 1, "pod files")
 	if _, err := SourcesFromDir("testdata/nope"); err == nil {
 		t.Error("no error for a missing directory")
 	}
-	if _, err := Load(Sources{Logs: []string{"testdata/nope.log"}}); err == nil || !strings.Contains(err.Error(), "testdata/nope.log") {
-		t.Errorf("err = %v", err)
+	_, err = Load(Sources{Logs: []string{"testdata/nope.log"}})
+	if assert.Error(t, err, "missing log") {
+		assert.Contains(t, err.Error(), "testdata/nope.log", "the error names the log")
 	}
-	if _, err := Load(Sources{StateDir: "testdata/logs"}); err == nil || !strings.Contains(err.Error(), "/var/lib/kubelet") {
-		t.Errorf("err = %v", err)
+	_, err = Load(Sources{StateDir: "testdata/logs"})
+	if assert.Error(t, err, "state directory without state files") {
+		assert.Contains(t, err.Error(), "/var/lib/kubelet", "the error says where the state files are")
 	}
 }
 
@@ -125,16 +112,20 @@ func TestSimulationDisagreesWithLog(t *testing.T) {
 		`I1129 10:00:00.000003 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="ns/p" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"`,
 	}
 	var ev Evidence
-	if err := ev.AddLog("k.log", []byte(strings.Join(lines, "\n"))); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, ev.AddLog("k.log", []byte(strings.Join(lines, "\n"))))
 	rep, err := Run(context.Background(), &ev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings, "findings")
 	a := rep.Findings[0].TopologyAffinityError
-	if a == nil || a.Agree == nil || *a.Agree || a.SimulatedBestHint == nil || a.SimulatedBestHint.NUMANodes != nil || *a.SimulatedAdmit {
-		t.Fatalf("analysis = %+v", a)
+	require.NotNil(t, a, "TopologyAffinityError analysis")
+	if assert.NotNil(t, a.Agree, "agree") {
+		assert.False(t, *a.Agree, "the simulation agrees with the log")
+	}
+	if assert.NotNil(t, a.SimulatedBestHint, "simulated best hint") {
+		assert.Nil(t, a.SimulatedBestHint.NUMANodes, "nodes of the simulated best hint")
+	}
+	if assert.NotNil(t, a.SimulatedAdmit, "simulated admit") {
+		assert.False(t, *a.SimulatedAdmit, "simulated admit")
 	}
 	if !strings.Contains(rep.Findings[0].Explanation, "do not match single-numa-node") {
 		t.Errorf("explanation = %s", rep.Findings[0].Explanation)
@@ -146,18 +137,13 @@ func TestSimulationDisagreesWithLog(t *testing.T) {
 func TestSimulatedHintsMatchLoggedHints(t *testing.T) {
 	t.Chdir("testdata/troubleshooting-page")
 	src, err := SourcesFromDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ev, err := Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d := &diagnosis{ev: ev, report: &Report{}}
 	adm, err := d.simulateAdmission(ev.Pods[0], "single-numa-node", "container")
-	if err != nil || adm == nil {
-		t.Fatalf("simulation: %v %v", adm, err)
-	}
+	require.NoError(t, err, "simulation")
+	require.NotNil(t, adm, "simulation")
 	if adm.Admit {
 		t.Fatal("the model admits the pod")
 	}

@@ -19,9 +19,7 @@ var update = flag.Bool("update", false, "rewrite the expected reports of the sce
 func scenarioDirs(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -39,17 +37,11 @@ func runScenario(t *testing.T, dir string) Report {
 	t.Helper()
 	t.Chdir(dir)
 	src, err := SourcesFromDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ev, err := Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rep, err := Run(context.Background(), ev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rep
 }
 
@@ -65,33 +57,23 @@ func TestScenarios(t *testing.T) {
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			abs, err := filepath.Abs(dir)
 			require.NoError(t, err)
 			rep := runScenario(t, dir)
 			var got bytes.Buffer
-			if err := rep.WriteJSON(&got); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, rep.WriteJSON(&got))
 			// Every rendering must work on every scenario.
 			var text, md bytes.Buffer
-			if err := rep.WriteText(&text); err != nil || text.Len() == 0 {
-				t.Fatalf("text rendering: %v", err)
-			}
-			if err := rep.WriteMarkdown(&md); err != nil || !strings.HasPrefix(md.String(), "## numascope diagnosis") {
-				t.Fatalf("markdown rendering: %v", err)
-			}
+			require.NoError(t, rep.WriteText(&text), "text rendering")
+			require.NotZero(t, text.Len(), "length of the text rendering")
+			require.NoError(t, rep.WriteMarkdown(&md), "markdown rendering")
+			require.True(t, strings.HasPrefix(md.String(), "## numascope diagnosis"), "markdown heading: %q", md.String())
 			checkReadmeClaims(t, string(readme), rep)
 			want := filepath.Join(abs, "expected.json")
 			if *update {
-				if err := os.WriteFile(want, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(abs, "expected.txt"), text.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(want, got.Bytes(), 0o644))
+				require.NoError(t, os.WriteFile(filepath.Join(abs, "expected.txt"), text.Bytes(), 0o644))
 				return
 			}
 			exp, err := os.ReadFile(want)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources"
 )
@@ -15,13 +17,10 @@ import (
 func TestPerNUMA(t *testing.T) {
 	snap := load(t, "numascope")
 	cpus, err := podresources.ParseCPULists(map[int]string{0: "0-7", 1: "8-15"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	v := snap.PerNUMA(cpus)
-	if len(v.Nodes) != 2 || !v.HasAllocatable {
-		t.Fatalf("view has %d nodes", len(v.Nodes))
-	}
+	require.Len(t, v.Nodes, 2, "NUMA nodes of the view")
+	require.True(t, v.HasAllocatable, "the view has the allocatable answer")
 	n0, n1 := v.Nodes[0], v.Nodes[1]
 	want0 := podresources.CPUUse{Allocatable: []int{1, 2, 3, 4, 5, 6, 7}, Taken: []int{2, 3}, Free: []int{1, 4, 5, 6, 7}}
 	if d := cmp.Diff(want0, n0.CPUs); d != "" {
@@ -45,14 +44,19 @@ func TestPerNUMA(t *testing.T) {
 	if d := cmp.Diff(wantDev1, n1.Devices); d != "" {
 		t.Errorf("node 1 devices (-want +got):\n%s", d)
 	}
-	if len(n0.Holders) != 2 || n0.Holders[0].Pod != "default/web" || n0.Holders[1].Pod != "shop/db" {
-		t.Errorf("node 0 holders = %+v", n0.Holders)
+	if assert.Len(t, n0.Holders, 2, "holders on node 0") {
+		assert.Equal(t, "default/web", n0.Holders[0].Pod, "pod of holder 0 on node 0")
+		assert.Equal(t, "shop/db", n0.Holders[1].Pod, "pod of holder 1 on node 0")
 	}
-	if u := v.Unplaced; len(u.Devices) != 1 || u.Devices[0].ResourceName != "example.com/fpga" || len(u.Holders) != 1 || len(u.Holders[0].DynamicResources) != 1 {
-		t.Errorf("unplaced = %+v", u)
+	u := v.Unplaced
+	if assert.Len(t, u.Devices, 1, "unplaced devices") {
+		assert.Equal(t, "example.com/fpga", u.Devices[0].ResourceName, "resource of the unplaced device")
 	}
-	if len(v.Shared) != 2 || v.Shared[1].CPUStatus != podresources.NotReportedForQOSClass {
-		t.Errorf("shared = %+v", v.Shared)
+	if assert.Len(t, u.Holders, 1, "unplaced holders") {
+		assert.Len(t, u.Holders[0].DynamicResources, 1, "dynamic resources of the unplaced holder")
+	}
+	if assert.Len(t, v.Shared, 2, "shared-pool containers") {
+		assert.Equal(t, podresources.NotReportedForQOSClass, v.Shared[1].CPUStatus, "CPU status of shared container 1")
 	}
 }
 
@@ -68,13 +72,11 @@ func TestPerNUMAWithoutMapOrAllocatable(t *testing.T) {
 	if d := cmp.Diff([]int{2, 3, 8, 9, 10, 11}, v.Unplaced.CPUs.Taken); d != "" {
 		t.Errorf("unplaced CPUs (-want +got):\n%s", d)
 	}
-	if len(v.Nodes) != 2 || len(v.Nodes[0].CPUs.Taken) != 0 {
-		t.Errorf("nodes = %+v", v.Nodes)
+	if assert.Len(t, v.Nodes, 2, "NUMA nodes") {
+		assert.Empty(t, v.Nodes[0].CPUs.Taken, "CPUs taken on node 0 without a CPU map")
 	}
 	var b bytes.Buffer
-	if err := v.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, v.WriteText(&b))
 	for _, want := range []string{"no allocatable answer", "cpus  taken 2-3,8-11 (6)", "shared CPU pool: 2 containers"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
@@ -107,11 +109,14 @@ func TestPerNUMAPodLevelResources(t *testing.T) {
 			pod = &n.Holders[i]
 		}
 	}
-	if pod == nil || !cmp.Equal(pod.CPUIDs, []int{2, 3}) {
-		t.Errorf("pod-level holder = %+v", pod)
+	if assert.NotNil(t, pod, "pod-level holder in %+v", n.Holders) {
+		if d := cmp.Diff([]int{2, 3}, pod.CPUIDs); d != "" {
+			t.Errorf("CPUs of the pod-level holder (-want +got):\n%s", d)
+		}
 	}
-	if len(v.Shared) != 1 || v.Shared[0].Container != "shared" || v.Shared[0].CPUStatus != podresources.None {
-		t.Errorf("shared = %+v", v.Shared)
+	if assert.Len(t, v.Shared, 1, "shared-pool containers") {
+		assert.Equal(t, "shared", v.Shared[0].Container, "shared container")
+		assert.Equal(t, podresources.None, v.Shared[0].CPUStatus, "CPU status of the shared container")
 	}
 }
 
@@ -122,17 +127,14 @@ func TestSharedListIsBounded(t *testing.T) {
 	}
 	v := snap.PerNUMA(nil)
 	var b bytes.Buffer
-	v.WriteText(&b)
-	if !strings.Contains(b.String(), "... and 10 more") || !strings.Contains(b.String(), "30 none reported (QoS class unknown)") {
-		t.Errorf("text:\n%s", b.String())
-	}
+	require.NoError(t, v.WriteText(&b))
+	assert.Contains(t, b.String(), "... and 10 more", "the list is cut")
+	assert.Contains(t, b.String(), "30 none reported (QoS class unknown)", "the count of the whole list")
 }
 
 func TestParseCPULists(t *testing.T) {
 	m, err := podresources.ParseCPULists(map[int]string{0: "0-1,4\n", 1: "2-3"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d := cmp.Diff(podresources.CPUMap{0: 0, 1: 0, 4: 0, 2: 1, 3: 1}, m); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -147,23 +149,18 @@ func TestReadSysfsCPUMap(t *testing.T) {
 	root := t.TempDir()
 	for node, list := range map[string]string{"node0": "0-3\n", "node1": "4-7\n"} {
 		dir := filepath.Join(root, "devices", "system", "node", node)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cpulist"), []byte(list), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "cpulist"), []byte(list), 0o644))
 	}
-	os.WriteFile(filepath.Join(root, "devices", "system", "node", "possible"), []byte("0-1\n"), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "devices", "system", "node", "possible"), []byte("0-1\n"), 0o644))
 	m, err := podresources.ReadSysfsCPUMap(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m) != 8 || m[5] != 1 || m[0] != 0 {
-		t.Errorf("map = %v", m)
-	}
-	if _, err := podresources.ReadSysfsCPUMap(t.TempDir()); err == nil || !strings.Contains(err.Error(), "host's sysfs root") {
-		t.Errorf("ReadSysfsCPUMap(empty) = %v", err)
+	require.NoError(t, err)
+	assert.Len(t, m, 8, "CPUs in the map")
+	assert.Equal(t, 1, m[5], "node of CPU 5")
+	assert.Equal(t, 0, m[0], "node of CPU 0")
+	_, err = podresources.ReadSysfsCPUMap(t.TempDir())
+	if assert.Error(t, err, "ReadSysfsCPUMap(empty)") {
+		assert.Contains(t, err.Error(), "host's sysfs root", "the error says what the directory should be")
 	}
 }
 

@@ -28,9 +28,7 @@ var equateEmpty = cmpopts.EquateEmpty()
 func load(t *testing.T, form string) *podresources.Snapshot {
 	t.Helper()
 	s, err := podresources.LoadDir(filepath.Join("testdata", "offline", form))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -59,9 +57,7 @@ func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
 		}},
 	}}}
 	data, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := string(data)
 	for _, want := range []string{
 		`"numaNodes":[0]`, `"cpuIds":[]`, `"devices":[{"resourceName":"r","deviceIds":["d"],"numaNodes":[]}]`,
@@ -71,13 +67,12 @@ func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
 			t.Errorf("JSON %s lacks %s", got, want)
 		}
 	}
-	if strings.Contains(got, "null,") || strings.Contains(got, ":null}") && !strings.Contains(got, `"allocatable":null}`) {
-		t.Errorf("JSON has a null list: %s", got)
+	assert.NotContains(t, got, "null,", "JSON has a null list")
+	if !strings.Contains(got, `"allocatable":null}`) {
+		assert.NotContains(t, got, ":null}", "JSON has a null list")
 	}
 	back, err := podresources.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d := cmp.Diff(&s, back, equateEmpty); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
@@ -86,13 +81,9 @@ func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
 func TestRoundTripSample(t *testing.T) {
 	want := load(t, "numascope")
 	data, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got podresources.Snapshot
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &got))
 	if d := cmp.Diff(want, &got, equateEmpty); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
@@ -122,9 +113,9 @@ func TestStatus(t *testing.T) {
 		if got := p.MemoryStatus(&p.Containers[0]); got != tc.mem {
 			t.Errorf("%q %v: MemoryStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.mem)
 		}
-		if q, inf := p.EffectiveQOSClass(); q != tc.inferQ || inf != tc.inferFl {
-			t.Errorf("%q %v: EffectiveQOSClass = %s %t", tc.q, tc.c.CPUIDs, q, inf)
-		}
+		q, inf := p.EffectiveQOSClass()
+		assert.Equal(t, tc.inferQ, q, "%q %v: EffectiveQOSClass class", tc.q, tc.c.CPUIDs)
+		assert.Equal(t, tc.inferFl, inf, "%q %v: EffectiveQOSClass inferred", tc.q, tc.c.CPUIDs)
 	}
 	if got := podresources.NotReportedForQOSClass.Describe(); got != "not reported for this QoS class" {
 		t.Errorf("Describe = %q", got)
@@ -133,9 +124,7 @@ func TestStatus(t *testing.T) {
 
 func TestSetQOSClasses(t *testing.T) {
 	s := load(t, "rte")
-	if err := s.SetQOSClasses(map[string]podresources.QOSClass{"kube-system/coredns-7d8f": podresources.BestEffort}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SetQOSClasses(map[string]podresources.QOSClass{"kube-system/coredns-7d8f": podresources.BestEffort}))
 	p := s.Pod("kube-system", "coredns-7d8f")
 	if p.CPUStatus(&p.Containers[0]) != podresources.NotReportedForQOSClass {
 		t.Errorf("status after SetQOSClasses = %s", p.CPUStatus(&p.Containers[0]))
@@ -213,9 +202,7 @@ func TestDecodeErrorsAreBounded(t *testing.T) {
 
 func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 	a, err := podresources.DecodeAllocatable([]byte(`{"allocatable":{"cpu_ids":[0,"1"],"memory":[{"memory_type":"memory","size":"1024","topology":{"nodes":[{},{"ID":1}]}}],"devices":[{"resourceName":"r","deviceIds":["a"],"topology":null}]}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := &podresources.Allocatable{
 		CPUIDs:  []int{0, 1},
 		Memory:  []podresources.Memory{{Type: "memory", Size: 1024, NUMANodes: []int{0, 1}}},
@@ -225,13 +212,14 @@ func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	p, err := podresources.DecodePod([]byte(`{"name":"a","namespace":"b","containers":[{"name":"c","dynamic_resources":[{"claim_name":"x","claim_namespace":"b","claim_resources":[{"cdi_devices":[{"name":"v/g=0"}],"driver_name":"d","pool_name":"p","device_name":"g","share_id":"s"}]}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.Len(t, p.Containers, 1, "containers")
+	require.Len(t, p.Containers[0].DynamicResources, 1, "dynamic resources")
+	require.Len(t, p.Containers[0].DynamicResources[0].ClaimResources, 1, "claim resources")
 	cr := p.Containers[0].DynamicResources[0].ClaimResources[0]
-	if cr.CDIDevices[0] != "v/g=0" || cr.ShareID != "s" || cr.DriverName != "d" {
-		t.Errorf("claim resource = %+v", cr)
-	}
+	assert.Equal(t, []string{"v/g=0"}, cr.CDIDevices, "CDI devices")
+	assert.Equal(t, "s", cr.ShareID, "share ID")
+	assert.Equal(t, "d", cr.DriverName, "driver name")
 }
 
 func TestLoadDirErrorsAndNotes(t *testing.T) {
@@ -245,44 +233,41 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
 	write("list.json", `{"podResources":[{"name":"a","namespace":"n","containers":[{"name":"c","cpuIds":["1"]}]}]}`)
 	s, err := podresources.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Allocatable != nil || len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "no allocatable.json") {
-		t.Errorf("notes = %q", s.Notes)
+	require.NoError(t, err)
+	assert.Nil(t, s.Allocatable, "allocatable without allocatable.json")
+	if assert.Len(t, s.Notes, 1, "notes") {
+		assert.Contains(t, s.Notes[0], "no allocatable.json", "the note says what is missing")
 	}
 	write("get-n-b.json", `{"podResources":{"name":"b","namespace":"n"}}`)
 	write("get-wrong-name.json", `{"podResources":{"name":"a","namespace":"n","containers":[{"name":"c","cpuIds":["2"]}]}}`)
 	s, err = podresources.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	notes := strings.Join(s.Notes, "\n")
 	for _, w := range []string{"pod n/b is in get-n-b.json but not in list.json", "get-wrong-name.json holds pod n/a", "differs between list.json and get-wrong-name.json"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes %q lack %q", notes, w)
 		}
 	}
-	if len(s.Pods) != 2 || s.Pod("n", "a").Containers[0].CPUIDs[0] != 2 {
-		t.Errorf("pods = %+v", s.Pods)
+	assert.Len(t, s.Pods, 2, "pods")
+	if a := s.Pod("n", "a"); assert.NotNil(t, a, "pod n/a") && assert.NotEmpty(t, a.Containers, "containers of n/a") {
+		assert.Equal(t, []int{2}, a.Containers[0].CPUIDs, "CPUs of n/a from get-wrong-name.json")
 	}
 
 	write("allocatable.json", `{"cpuIds":[1]}`)
 	write("get_allocatable_resources.json", `{"cpu_ids":[1]}`)
-	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), "both present") {
-		t.Errorf("two allocatable files: %v", err)
+	_, err = podresources.LoadDir(dir)
+	if assert.Error(t, err, "two allocatable files") {
+		assert.Contains(t, err.Error(), "both present")
 	}
 	require.NoError(t, os.Remove(filepath.Join(dir, "get_allocatable_resources.json")))
 	write("allocatable.json", `{"cpuIds":[1],}`)
 	_, err = podresources.LoadDir(dir)
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "allocatable.json")+": (document): not valid JSON at line 1, column 15: invalid character '}'") {
-		t.Errorf("bad allocatable.json: %v", err)
+	if assert.Error(t, err, "bad allocatable.json") {
+		assert.Contains(t, err.Error(), filepath.Join(dir, "allocatable.json")+": (document): not valid JSON at line 1, column 15: invalid character '}'")
 	}
 }
 
@@ -343,24 +328,22 @@ func TestQOSClassesFromPods(t *testing.T) {
 	  {"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Guaranteed"}},
 	  {"metadata":{"name":"b","namespace":"n"},"status":{}}]}`
 	got, err := podresources.QOSClassesFromPods([]byte(list))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d := cmp.Diff(map[string]podresources.QOSClass{"n/a": podresources.Guaranteed}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	one, err := podresources.QOSClassesFromPods([]byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"BestEffort"}}`))
-	if err != nil || one["n/a"] != podresources.BestEffort {
-		t.Errorf("single pod: %v %v", one, err)
-	}
+	require.NoError(t, err, "single pod")
+	assert.Equal(t, podresources.BestEffort, one["n/a"], "QoS class of the single pod")
 	for in, want := range map[string]string{
 		`{"kind":"Node"}`: `kind "Node"`,
 		`{"kind":"List","items":[{"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Gold"}}]}`: `/items/0/status/qosClass "Gold"`,
 		`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`:                                              "/items/0 has no metadata.name or metadata.namespace",
 		"{\n\"kind\": }": "line 2, column 9",
 	} {
-		if _, err := podresources.QOSClassesFromPods([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("QOSClassesFromPods(%s) = %v, want %q", in, err, want)
+		_, err := podresources.QOSClassesFromPods([]byte(in))
+		if assert.Error(t, err, "QOSClassesFromPods(%s)", in) {
+			assert.Contains(t, err.Error(), want, "QOSClassesFromPods(%s)", in)
 		}
 	}
 }
@@ -369,22 +352,19 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"list.json", "get_allocatable_resources.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "offline", "rte", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
 	s, err := podresources.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if p := s.Pod("kube-system", "coredns-7d8f"); p.QOSClass != podresources.BestEffort {
 		t.Errorf("QoS class = %q", p.QOSClass)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644))
-	if _, err := podresources.LoadDir(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pods.json")) {
-		t.Errorf("bad pods.json: %v", err)
+	_, err = podresources.LoadDir(dir)
+	if assert.Error(t, err, "bad pods.json") {
+		assert.Contains(t, err.Error(), filepath.Join(dir, "pods.json"), "the error names the file")
 	}
 }
 

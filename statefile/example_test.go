@@ -21,7 +21,11 @@ func ExampleDecode() {
 
 func ExampleDecode_policyMismatch() {
 	data := []byte(`{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`)
-	f, _ := statefile.Decode(data, statefile.Options{Name: "cpu_manager_state", Policy: "static"})
+	f, err := statefile.Decode(data, statefile.Options{Name: "cpu_manager_state", Policy: "static"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(f.KubeletAccepts, f.OnReject)
 	fmt.Println(f.Reason)
 	// Output:
@@ -49,7 +53,11 @@ func ExampleMemoryState_Groups() {
 	  "0":{"numberOfAssignments":1,"memoryMap":{"memory":{"total":100,"systemReserved":10,"allocatable":90,"reserved":90,"free":0}},"cells":[0,1]},
 	  "1":{"numberOfAssignments":1,"memoryMap":{"memory":{"total":100,"systemReserved":0,"allocatable":100,"reserved":30,"free":70}},"cells":[0,1]}},
 	  "checksum":0}`)
-	f, _ := statefile.Decode(data, statefile.Options{Name: "memory_manager_state"})
+	f, err := statefile.Decode(data, statefile.Options{Name: "memory_manager_state"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, g := range f.Memory.Groups() {
 		for _, r := range g.Resources {
 			fmt.Printf("group %v %s: allocatable %d, reserved %d, free %d\n", g.Nodes, r.Name, r.Sum.Allocatable, r.Sum.Reserved, r.Sum.Free)

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 )
 
@@ -101,8 +102,10 @@ func hugeRange(s string) bool {
 // FuzzVerifyFast holds the fast path to the exact path: whenever it answers,
 // the exact path must accept the file with the same checksum.
 func FuzzVerifyFast(f *testing.F) {
-	cpu, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
-	mem, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	cpu, err := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	require.NoError(f, err)
+	mem, err := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	require.NoError(f, err)
 	f.Add(cpu, true, "")
 	f.Add(mem, false, "")
 	f.Add(mem, false, "Static")
@@ -146,12 +149,12 @@ func FuzzVerifyFast(f *testing.F) {
 			fast, ok := verifyFast(data, opts)
 			// reading the data section first, or alongside its scan, changes
 			// the order of work, not the answer
-			if inOrder, ok2 := verifyFastAt(data, opts, -1); ok != ok2 || !reflect.DeepEqual(fast, inOrder) {
-				t.Fatalf("data section read first: %v %+v; in file order: %v %+v", ok, fast, ok2, inOrder)
-			}
-			if along, ok2 := withTinyFeed(func() (*Verdict, bool) { return verifyFast(data, opts) }); ok != ok2 || !reflect.DeepEqual(fast, along) {
-				t.Fatalf("data section read first: %v %+v; read alongside: %v %+v", ok, fast, ok2, along)
-			}
+			inOrder, ok2 := verifyFastAt(data, opts, -1)
+			require.Equal(t, ok, ok2, "fast path taken with the data section read first / in file order")
+			require.Equal(t, fast, inOrder, "verdict with the data section read first / in file order")
+			along, ok2 := withTinyFeed(func() (*Verdict, bool) { return verifyFast(data, opts) })
+			require.Equal(t, ok, ok2, "fast path taken with the data section read first / alongside")
+			require.Equal(t, fast, along, "verdict with the data section read first / alongside")
 			if !ok {
 				return
 			}
@@ -159,9 +162,10 @@ func FuzzVerifyFast(f *testing.F) {
 			if err != nil {
 				t.Fatalf("fast path accepts, Decode fails: %v", err)
 			}
-			if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored || !file.Checksum.Valid {
-				t.Fatalf("fast path accepts; exact path: accepts=%v format=%s stored=%d reason=%q", file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Reason)
-			}
+			require.True(t, file.KubeletAccepts, "fast path accepts; exact path refuses: %s", file.Reason)
+			require.Equal(t, fast.Format, file.Format, "format of the fast and exact paths")
+			require.Equal(t, fast.Checksum.Stored, file.Checksum.Stored, "stored checksum of the fast and exact paths")
+			require.True(t, file.Checksum.Valid, "fast path accepts; exact path finds the checksum invalid")
 		})
 	})
 }
@@ -290,8 +294,10 @@ func FuzzSkipPlain(f *testing.F) {
 // copy the kubelet cannot read. Verify must agree with Decode on each, and
 // with the fast path taken in file order.
 func TestVerifyDataFirst(t *testing.T) {
-	cpu, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
-	mem, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	cpu, err := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	require.NoError(t, err)
+	mem, err := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV3)
+	require.NoError(t, err)
 	for _, c := range []struct {
 		name      string
 		kind      Kind
@@ -319,19 +325,16 @@ func TestVerifyDataFirst(t *testing.T) {
 			}
 			opts := Options{Name: "f", Kind: c.kind}
 			f, err := Decode(data, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			v, err := Verify(data, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			fast, ok := verifyFast(data, opts)
 			inOrder, ok2 := verifyFastAt(data, opts, -1)
-			if f.KubeletAccepts != c.accepts || v.KubeletAccepts != c.accepts || ok != c.fastTaken || ok2 != ok || !reflect.DeepEqual(fast, inOrder) {
-				t.Fatalf("Decode accepts=%v (%s), Verify accepts=%v, fast path %v, in file order %v; want accepts=%v fast=%v",
-					f.KubeletAccepts, f.Reason, v.KubeletAccepts, ok, ok2, c.accepts, c.fastTaken)
-			}
+			assert.Equal(t, c.accepts, f.KubeletAccepts, "Decode accepts (%s)", f.Reason)
+			assert.Equal(t, c.accepts, v.KubeletAccepts, "Verify accepts")
+			assert.Equal(t, c.fastTaken, ok, "fast path taken")
+			assert.Equal(t, ok, ok2, "fast path taken in file order")
+			assert.Equal(t, fast, inOrder, "verdict of the fast path / in file order")
 		})
 	}
 }
@@ -361,9 +364,7 @@ func TestVerifyAlongside(t *testing.T) {
 	}
 	big.Entries["pod-big"] = map[string]cpuset.CPUSet{"wide": cpuset.New(every...)}
 	bigData, err := Encode(&File{Kind: KindCPU, CPU: big}, FormatV4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range []struct {
 		name string
 		kind Kind
@@ -386,27 +387,22 @@ func TestVerifyAlongside(t *testing.T) {
 				t.Fatalf("%d bytes: too small to be read alongside", len(c.data))
 			}
 			k := bytes.Index(c.data, dataKey)
+			// the second result is the reader's buffer, for reuse; no error
 			p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil)
-			if c.alongside != "either" && (p != nil) != (c.alongside == "yes") {
-				t.Fatalf("read alongside: %v, want %s", p != nil, c.alongside)
+			if c.alongside != "either" {
+				require.Equal(t, c.alongside == "yes", p != nil, "read alongside (want %s)", c.alongside)
 			}
 			opts := Options{Name: "f", Kind: c.kind}
 			along, ok := verifyFast(c.data, opts)
 			inOrder, ok2 := verifyFastAt(c.data, opts, -1)
-			if ok != ok2 || !reflect.DeepEqual(along, inOrder) {
-				t.Fatalf("read alongside: %v %+v; in file order: %v %+v", ok, along, ok2, inOrder)
-			}
+			require.Equal(t, ok2, ok, "fast path taken alongside / in file order")
+			require.Equal(t, inOrder, along, "verdict read alongside / in file order")
 			v, err := Verify(c.data, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f, err := Decode(c.data, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v.KubeletAccepts != f.KubeletAccepts || v.Checksum.Valid != f.Checksum.Valid {
-				t.Fatalf("Verify accepts=%v valid=%v, Decode accepts=%v valid=%v (%s)", v.KubeletAccepts, v.Checksum.Valid, f.KubeletAccepts, f.Checksum.Valid, f.Reason)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, f.KubeletAccepts, v.KubeletAccepts, "accepts for Verify and Decode (%s)", f.Reason)
+			assert.Equal(t, f.Checksum.Valid, v.Checksum.Valid, "checksum valid for Verify and Decode")
 			t.Logf("%d bytes, fast path %v, accepts %v", len(c.data), ok, v.KubeletAccepts)
 		})
 	}
@@ -448,9 +444,8 @@ func TestFeedWindow(t *testing.T) {
 	if _, _, ok := s.innerSpans(KindCPU, nil); ok {
 		t.Fatal("the scan read a section that was read only up to the middle of a value")
 	}
-	if s.final || len(s.b) != inValue {
-		t.Fatalf("the scan saw %d bytes (final %v), the reader published %d", len(s.b), s.final, inValue)
-	}
+	assert.False(t, s.final, "the scan saw the section as final")
+	assert.Len(t, s.b, inValue, "bytes the scan saw, against those the reader published")
 	// once the reader is done, the same section reads
 	f.n, f.ok = len(section), true
 	f.publish(len(section))
@@ -472,12 +467,9 @@ func TestSpewLongAffinity(t *testing.T) {
 	m.Entries["pod-wide"] = map[string][]Block{"app": {{NUMAAffinity: nodes, Type: "memory", Size: 1 << 62}, {NUMAAffinity: []int{}, Type: "hugepages-1Gi", Size: 0}}}
 	for _, format := range []Format{FormatV1, FormatV2} {
 		data, err := Encode(&File{Kind: KindMemory, Memory: m}, format)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		v, ok := verifyFastSpew(data, Options{Name: "m", Kind: KindMemory})
-		if !ok || v.Format != format {
-			t.Fatalf("%s: the fast path does not accept the kubelet's own checksum: %v %+v", format, ok, v)
-		}
+		require.True(t, ok, "%s: the fast path does not accept the kubelet's own checksum", format)
+		assert.Equal(t, format, v.Format, "%s: format of the fast path", format)
 	}
 }

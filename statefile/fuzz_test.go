@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/require"
 )
 
 // decodes is the budget of a fuzz body that decodes its input n times.
@@ -29,7 +30,8 @@ func addSeeds(f *testing.F) {
 	if sample, err := os.ReadFile(filepath.Join("..", "examples", "inspect", "memory_manager_state.sample.json")); err == nil {
 		f.Add(sample)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "kubelet", "*", "*.json"))
+	files, err := filepath.Glob(filepath.Join("testdata", "kubelet", "*", "*.json"))
+	require.NoError(f, err)
 	for i, name := range files {
 		if i%7 != 0 { // a spread of the kubelet's own files keeps the corpus small
 			continue
@@ -65,9 +67,9 @@ func FuzzDecode(f *testing.F) {
 				t.Fatal(err)
 			}
 			v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
-			if err != nil || v.KubeletAccepts != file.KubeletAccepts || v.Reason != file.Reason {
-				t.Fatalf("Verify disagrees with Decode: %+v, %v", v, err)
-			}
+			require.NoError(t, err, "Verify of a file Decode reads")
+			require.Equal(t, file.KubeletAccepts, v.KubeletAccepts, "accepts for Verify and Decode")
+			require.Equal(t, file.Reason, v.Reason, "reason for Verify and Decode")
 			if !file.KubeletAccepts || file.Kind == KindDRA && file.Format == FormatSpewV1 {
 				return
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestKubeletGolden checks numascope's verdict on every file the kubelet's own
@@ -15,9 +17,7 @@ func TestKubeletGolden(t *testing.T) {
 	if os.IsNotExist(err) {
 		t.Skip("no kubelet golden files")
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var m struct {
 		Cases []struct {
 			File           string `json:"file"`
@@ -35,17 +35,13 @@ func TestKubeletGolden(t *testing.T) {
 			} `json:"checksums"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &m))
 	names := map[Kind]string{KindCPU: "/var/lib/kubelet/cpu_manager_state", KindMemory: "/var/lib/kubelet/memory_manager_state",
 		KindDevice: "/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint", KindDRA: "/var/lib/kubelet/dra_manager_state"}
 	for _, c := range m.Cases {
 		t.Run(c.File, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "kubelet", c.File))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f, err := Decode(data, Options{Name: names[c.Kind], Policy: c.Policy, Kind: c.Kind})
 			if err != nil {
 				if c.KubeletAccepts {

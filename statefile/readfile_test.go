@@ -100,14 +100,12 @@ func FuzzReadFile(f *testing.F) {
 			case 3:
 				err = os.Mkdir(path, 0o700)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, gerr := ReadFile(path, opts)
 			if odd%4 != 0 {
-				if !errors.Is(gerr, ErrNotRegular) || got != nil || !strings.Contains(gerr.Error(), path) {
-					t.Fatalf("ReadFile of an odd file: %v, %v", got, gerr)
-				}
+				require.ErrorIs(t, gerr, ErrNotRegular, "ReadFile of an odd file")
+				require.Nil(t, got, "file from ReadFile of an odd file")
+				require.Contains(t, gerr.Error(), path, "the error names the file")
 				return
 			}
 			opts.Name = path
@@ -117,17 +115,16 @@ func FuzzReadFile(f *testing.F) {
 			}
 			if gerr != nil {
 				if errors.Is(werr, ErrTooLarge) {
-					if !errors.Is(gerr, ErrTooLarge) || !strings.Contains(gerr.Error(), path) {
-						t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
-					}
+					require.ErrorIs(t, gerr, ErrTooLarge, "ReadFile of a file Decode finds too large (%v)", werr)
+					require.Contains(t, gerr.Error(), path, "the error names the file")
 				} else if gerr.Error() != werr.Error() {
 					t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
 				}
 				return
 			}
-			if got.KubeletAccepts != want.KubeletAccepts || got.Reason != want.Reason || len(got.Problems) != len(want.Problems) {
-				t.Fatalf("ReadFile and Decode disagree: %+v / %+v", got, want)
-			}
+			require.Equal(t, want.KubeletAccepts, got.KubeletAccepts, "accepts for ReadFile and Decode")
+			require.Equal(t, want.Reason, got.Reason, "reason for ReadFile and Decode")
+			require.Len(t, got.Problems, len(want.Problems), "problems of ReadFile, against Decode's %+v", want.Problems)
 		})
 	})
 }

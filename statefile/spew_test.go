@@ -176,6 +176,7 @@ func TestPrinterMatchesSpewCPU(t *testing.T) {
 		want := dump.ForHash(&state.CPUManagerCheckpoint{PolicyName: policy, DefaultCPUSet: def, Entries: entries})
 		compare(t, "cpu v2", want, got, sum)
 
+		// the raw layout's checksum is taken over got below; render's sum is not needed
 		got, _ = render(func() uint64 { return cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries) })
 		want = dump.ForHash(&state.CPUManagerCheckpointV2{PolicyName: policy, DefaultCPUSet: def, Entries: entries})
 		compare(t, "cpu v2 raw", want, got, fnv32a(got))

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 )
 
 func mustDecode(t *testing.T, data []byte, opts Options) *File {
 	t.Helper()
 	f, err := Decode(data, opts)
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
+	require.NoError(t, err, "Decode")
 	return f
 }
 
@@ -74,13 +74,10 @@ func TestRoundTripEveryFormat(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.kind)+"-"+string(c.format), func(t *testing.T) {
 			data, err := Encode(c.file, c.format)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f := mustDecode(t, data, Options{Name: "x"})
-			if f.Kind != c.kind || f.Format != c.format {
-				t.Fatalf("detected %s/%s, want %s/%s\n%s", f.Kind, f.Format, c.kind, c.format, data)
-			}
+			require.Equal(t, c.kind, f.Kind, "detected kind of\n%s", data)
+			require.Equal(t, c.format, f.Format, "detected format of\n%s", data)
 			if f.KubeletAccepts != c.accepts {
 				t.Fatalf("KubeletAccepts = %v (%s), want %v", f.KubeletAccepts, f.Reason, c.accepts)
 			}
@@ -88,14 +85,14 @@ func TestRoundTripEveryFormat(t *testing.T) {
 				t.Fatalf("matched layout %q, want %q: %+v", f.Checksum.Matched, c.layout, f.Checksum.Layouts)
 			}
 			again, err := Encode(f, c.format)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !bytes.Equal(again, data) {
 				t.Fatalf("re-encoding differs:\n%s\n%s", data, again)
 			}
-			if !c.accepts && f.OnReject == "" || c.accepts && f.OnReject != "" {
-				t.Fatalf("OnReject %q with accepts %v", f.OnReject, f.KubeletAccepts)
+			if c.accepts {
+				assert.Empty(t, f.OnReject, "OnReject of an accepted file")
+			} else {
+				assert.NotEmpty(t, f.OnReject, "OnReject of a refused file")
 			}
 		})
 	}
@@ -128,59 +125,60 @@ func TestUpstreamVectors(t *testing.T) {
 		t.Errorf("cpu v1 vector: %d", got)
 	}
 	f := mustDecode(t, []byte(`{"policyName":"static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":2048,"systemReserved":512,"allocatable":1536,"reserved":512,"free":1024}},"cells":[]}},"entries":{"pod":{"container1":[{"numaAffinity":[0],"type":"memory","size":512}]}},"checksum":4215593881}`), Options{Name: "m", Kind: KindMemory})
-	if !f.KubeletAccepts || f.Checksum.Matched != layoutMemV1 {
-		t.Errorf("memory vector: accepts=%v matched=%q %s", f.KubeletAccepts, f.Checksum.Matched, f.Reason)
-	}
+	assert.True(t, f.KubeletAccepts, "memory vector accepted: %s", f.Reason)
+	assert.EqualValues(t, layoutMemV1, f.Checksum.Matched, "memory vector layout")
 	// DRA crc32 vector from checkpointer_test.go
 	dra := `{"Data":"{\"kind\":\"DRACheckpoint\",\"apiVersion\":\"checkpoint.dra.kubelet.k8s.io/v1\",\"ClaimInfoStateList\":[{\"ClaimUID\":\"067798be-454e-4be4-9047-1aa06aea63f7\",\"ClaimName\":\"example\",\"Namespace\":\"default\",\"PodUIDs\":{\"139cdb46-f989-4f17-9561-ca10cfb509a6\":{}},\"DriverState\":{\"test-driver.cdi.k8s.io\":{\"Devices\":[{\"PoolName\":\"worker-1\",\"DeviceName\":\"dev-1\",\"ShareID\":null,\"RequestNames\":[\"test request\"],\"CDIDeviceIDs\":[\"example.com/example=cdi-example\"]}]}}}]}","Checksum":2570581864}`
 	f = mustDecode(t, []byte(dra), Options{Name: "dra_manager_state"})
-	if f.Kind != KindDRA || !f.KubeletAccepts || len(f.DRA.Claims) != 1 {
-		t.Fatalf("dra vector: %+v", f)
-	}
+	require.Equal(t, KindDRA, f.Kind, "dra vector kind")
+	require.True(t, f.KubeletAccepts, "dra vector accepted: %s", f.Reason)
+	require.NotNil(t, f.DRA, "dra vector state")
+	require.Len(t, f.DRA.Claims, 1, "dra vector claims")
 	again, err := Encode(f, FormatCRC32)
-	if err != nil || string(again) != dra {
-		t.Fatalf("dra re-encode differs:\n%s\n%s (%v)", dra, again, err)
-	}
+	require.NoError(t, err, "dra re-encode")
+	assert.Equal(t, dra, string(again), "dra re-encode")
 }
 
 func TestCPURestoreOrder(t *testing.T) {
-	good, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	good, err := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV4)
+	require.NoError(t, err)
 	var m map[string]any
-	_ = json.Unmarshal(good, &m)
+	require.NoError(t, json.Unmarshal(good, &m))
 
 	// corrupt data section: refused, no fallback to the (valid) outer copy
 	m["dataChecksum"] = 12345
-	bad, _ := json.Marshal(m)
+	bad, err := json.Marshal(m)
+	require.NoError(t, err)
 	f := mustDecode(t, bad, Options{Name: "/var/lib/kubelet/cpu_manager_state"})
 	want := `could not restore state from checkpoint: could not load v4 checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file "/var/lib/kubelet/cpu_manager_state" before restarting Kubelet`
-	if f.KubeletAccepts || f.Reason != want || f.OnReject != RefusesToStart {
-		t.Fatalf("got accepts=%v reason %q", f.KubeletAccepts, f.Reason)
-	}
+	require.False(t, f.KubeletAccepts, "corrupt data section accepted")
+	require.Equal(t, want, f.Reason, "reason")
+	require.Equal(t, RefusesToStart, f.OnReject, "OnReject")
 
 	// v2 with checksum 0: accepted without checking
 	v2 := []byte(`{"policyName":"none","defaultCpuSet":"0-7","checksum":0}`)
 	f = mustDecode(t, v2, Options{Name: "c"})
-	if !f.KubeletAccepts || !f.Checksum.ZeroSkipped || f.Format != FormatV2 {
-		t.Fatalf("zero checksum: %+v", f)
-	}
+	require.True(t, f.KubeletAccepts, "zero checksum accepted: %s", f.Reason)
+	require.True(t, f.Checksum.ZeroSkipped, "zero checksum skipped")
+	require.Equal(t, FormatV2, f.Format, "format of the zero-checksum file")
 	// policy mismatch
 	f = mustDecode(t, v2, Options{Name: "c", Policy: "static"})
-	if f.KubeletAccepts || !strings.Contains(f.Reason, `configured policy "static" differs from state checkpoint policy "none"`) {
-		t.Fatalf("policy: %q", f.Reason)
-	}
+	require.False(t, f.KubeletAccepts, "policy mismatch accepted")
+	require.Contains(t, f.Reason, `configured policy "static" differs from state checkpoint policy "none"`, "policy mismatch reason")
 	// bad cpuset
-	v2bad, _ := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV2)
+	v2bad, err := Encode(&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV2)
+	require.NoError(t, err)
 	v2bad = bytes.Replace(v2bad, []byte(`"0-1,6-7"`), []byte(`"7-1"`), 1)
 	f = mustDecode(t, v2bad, Options{Name: "c"})
-	if f.KubeletAccepts || f.Checksum.Valid {
-		t.Fatalf("edited file accepted: %+v", f)
-	}
+	assert.False(t, f.KubeletAccepts, "edited file accepted")
+	assert.False(t, f.Checksum.Valid, "checksum of the edited file valid")
 }
 
 func TestCPUOverlapProblems(t *testing.T) {
 	s := sampleCPU()
 	s.Entries["pod-b"]["db"] = cpuset.New(1, 2)
-	data, _ := Encode(&File{Kind: KindCPU, CPU: s}, FormatV4)
+	data, err := Encode(&File{Kind: KindCPU, CPU: s}, FormatV4)
+	require.NoError(t, err)
 	f := mustDecode(t, data, Options{Name: "c"})
 	if !f.KubeletAccepts {
 		t.Fatalf("restore itself does not check overlaps: %s", f.Reason)
@@ -190,21 +188,21 @@ func TestCPUOverlapProblems(t *testing.T) {
 		overlapsDefault = overlapsDefault || strings.Contains(p.Message, "also in the default")
 		overlapsOther = overlapsOther || strings.Contains(p.Message, "assigned to both")
 	}
-	if !overlapsDefault || !overlapsOther {
-		t.Fatalf("missing overlap problems: %+v", f.Problems)
-	}
+	assert.True(t, overlapsDefault, "a problem says a CPU is also in the default set: %+v", f.Problems)
+	assert.True(t, overlapsOther, "a problem says a CPU is assigned to both containers: %+v", f.Problems)
 }
 
 func TestMemoryZeroChecksumAndReplay(t *testing.T) {
-	data, _ := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV1)
+	data, err := Encode(&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV1)
+	require.NoError(t, err)
 	var m map[string]any
-	_ = json.Unmarshal(data, &m)
+	require.NoError(t, json.Unmarshal(data, &m))
 	m["checksum"] = 0
-	zero, _ := json.Marshal(m)
+	zero, err := json.Marshal(m)
+	require.NoError(t, err)
 	f := mustDecode(t, zero, Options{Name: "m"})
-	if !f.KubeletAccepts || !f.Checksum.ZeroSkipped {
-		t.Fatalf("memory v1 zero checksum: %+v", f.Checksum)
-	}
+	require.True(t, f.KubeletAccepts, "memory v1 zero checksum accepted: %s", f.Reason)
+	require.True(t, f.Checksum.ZeroSkipped, "memory v1 zero checksum skipped: %+v", f.Checksum)
 	for _, p := range f.Problems {
 		if p.Severity == SeverityError {
 			t.Fatalf("consistent file has error %+v", p)
@@ -214,39 +212,38 @@ func TestMemoryZeroChecksumAndReplay(t *testing.T) {
 	s := sampleMemory()
 	s.MachineState[0].MemoryMap["memory"].Reserved = 3 << 30
 	s.MachineState[0].MemoryMap["memory"].Free = 4 << 30
-	data, _ = Encode(&File{Kind: KindMemory, Memory: s}, FormatV3)
+	data, err = Encode(&File{Kind: KindMemory, Memory: s}, FormatV3)
+	require.NoError(t, err)
 	f = mustDecode(t, data, Options{Name: "m"})
 	found := false
 	for _, p := range f.Problems {
 		found = found || strings.Contains(p.Message, "expected machine state is different")
 	}
-	if !f.KubeletAccepts || !found {
-		t.Fatalf("replay: accepts=%v problems %+v", f.KubeletAccepts, f.Problems)
-	}
+	assert.True(t, f.KubeletAccepts, "inconsistent machine state accepted at restore: %s", f.Reason)
+	assert.True(t, found, "a problem predicts the failed start: %+v", f.Problems)
 }
 
 func TestDocumentationSample(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "examples", "inspect", "memory_manager_state.sample.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f := mustDecode(t, data, Options{Name: "sample"})
-	if f.Kind != KindMemory || f.KubeletAccepts || f.Checksum.Matched != "" {
-		t.Fatalf("sample: %+v", f.Checksum)
-	}
+	require.Equal(t, KindMemory, f.Kind, "sample kind")
+	require.False(t, f.KubeletAccepts, "sample accepted")
+	require.Empty(t, f.Checksum.Matched, "sample checksum layout: %+v", f.Checksum)
 	groups := f.Memory.Groups()
-	if len(groups) != 1 || len(groups[0].Nodes) != 2 {
-		t.Fatalf("groups %+v", groups)
-	}
+	require.Len(t, groups, 1, "groups")
+	require.Len(t, groups[0].Nodes, 2, "nodes of group 0")
 	var mem *GroupResource
 	for i := range groups[0].Resources {
 		if groups[0].Resources[i].Name == "memory" {
 			mem = &groups[0].Resources[i]
 		}
 	}
-	if mem == nil || mem.Sum.Free != 103739236352 || mem.PerNode[0].Table.Free != 0 || mem.PerNode[0].Table.SystemReserved != 3<<30 {
-		t.Fatalf("memory group %+v", mem)
-	}
+	require.NotNil(t, mem, "memory resource of group 0")
+	assert.EqualValues(t, 103739236352, mem.Sum.Free, "free memory of the group")
+	require.NotEmpty(t, mem.PerNode, "per-node memory")
+	assert.EqualValues(t, 0, mem.PerNode[0].Table.Free, "free memory of node 0")
+	assert.EqualValues(t, 3<<30, mem.PerNode[0].Table.SystemReserved, "system-reserved memory of node 0")
 	alias := 0
 	for _, p := range f.Problems {
 		if p.Severity == SeverityInfo && strings.Contains(p.Path, "/nodes") {
@@ -260,9 +257,8 @@ func TestDocumentationSample(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	_, err := Decode(bytes.Repeat([]byte(" "), 100), Options{Name: "big", MaxSize: 10})
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big") {
-		t.Fatalf("size: %v", err)
-	}
+	require.ErrorIs(t, err, ErrTooLarge, "size")
+	assert.Contains(t, err.Error(), "big", "the error names the file")
 	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
 	if _, err := Decode([]byte(`{"a":`+deep+`}`), Options{Name: "deep"}); !errors.Is(err, ErrTooDeep) {
 		t.Fatalf("depth: %v", err)
@@ -281,27 +277,18 @@ func TestLimits(t *testing.T) {
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out")
-	if err := WriteFile(path, []byte("one")); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFile(path, []byte("two")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFile(path, []byte("one")))
+	require.NoError(t, WriteFile(path, []byte("two")))
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != "two" || len(entries) != 1 {
-		t.Fatalf("content %q, %d entries", b, len(entries))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(b), "content")
+	assert.Len(t, entries, 1, "entries in the directory (no temporary file left)")
 	f, err := ReadFile(path, Options{})
-	if err == nil || f != nil || !strings.Contains(err.Error(), path) {
-		t.Fatalf("ReadFile of non-JSON: %v", err)
-	}
+	require.Error(t, err, "ReadFile of non-JSON")
+	assert.Nil(t, f, "file from ReadFile of non-JSON")
+	assert.Contains(t, err.Error(), path, "the error names the file")
 }
 
 // A zero checksum on a cpu v3 / memory v2 file fails the kubelet's check for
@@ -319,12 +306,16 @@ func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
 	for _, c := range cases {
 		opts := Options{Name: string(c.kind) + "_state", Kind: c.kind}
 		f := mustDecode(t, []byte(c.blob), opts)
-		if f.Format != c.format || !f.KubeletAccepts || f.Checksum.Valid || !f.Checksum.ZeroSkipped || f.Checksum.Matched != "" {
-			t.Errorf("%s: format %s accepts %v valid %v zeroSkipped %v matched %q; want %s, accepted through the fallback, not valid",
-				c.kind, f.Format, f.KubeletAccepts, f.Checksum.Valid, f.Checksum.ZeroSkipped, f.Checksum.Matched, c.format)
+		assert.Equal(t, c.format, f.Format, "%s: format", c.kind)
+		assert.True(t, f.KubeletAccepts, "%s: accepted through the fallback: %s", c.kind, f.Reason)
+		assert.False(t, f.Checksum.Valid, "%s: checksum valid", c.kind)
+		assert.True(t, f.Checksum.ZeroSkipped, "%s: zero checksum skipped", c.kind)
+		assert.Empty(t, f.Checksum.Matched, "%s: matched layout", c.kind)
+		if f.CPU != nil {
+			assert.Empty(t, f.CPU.PodEntries, "%s: the restored state keeps podEntries the kubelet's fallback drops", c.kind)
 		}
-		if (f.CPU != nil && len(f.CPU.PodEntries) != 0) || (f.Memory != nil && len(f.Memory.PodEntries) != 0) {
-			t.Errorf("%s: the restored state keeps podEntries the kubelet's fallback drops", c.kind)
+		if f.Memory != nil {
+			assert.Empty(t, f.Memory.PodEntries, "%s: the restored state keeps podEntries the kubelet's fallback drops", c.kind)
 		}
 		found := false
 		for _, p := range f.Problems {
@@ -334,8 +325,10 @@ func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
 			t.Errorf("%s: no problem explains the fallback: %+v", c.kind, f.Problems)
 		}
 		v, err := Verify([]byte(c.blob), opts)
-		if err != nil || v.Format != f.Format || v.Checksum.Valid != f.Checksum.Valid || v.KubeletAccepts != f.KubeletAccepts {
-			t.Errorf("%s: Verify %+v, %v disagrees with Decode", c.kind, v, err)
+		if assert.NoError(t, err, "%s: Verify", c.kind) {
+			assert.Equal(t, f.Format, v.Format, "%s: format of Verify and Decode", c.kind)
+			assert.Equal(t, f.Checksum.Valid, v.Checksum.Valid, "%s: checksum valid for Verify and Decode", c.kind)
+			assert.Equal(t, f.KubeletAccepts, v.KubeletAccepts, "%s: accepts for Verify and Decode", c.kind)
 		}
 	}
 }
@@ -347,13 +340,12 @@ func TestCPUV1WithoutEntriesSameFormatInVerify(t *testing.T) {
 	opts := Options{Name: "cpu_manager_state", Kind: KindCPU, Policy: "none"}
 	f := mustDecode(t, blob, opts)
 	v, err := Verify(blob, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Format != FormatV1 || v.Format != FormatV1 || f.Checksum.Matched != layoutCPUV1 || v.KubeletAccepts || f.KubeletAccepts {
-		t.Errorf("Decode format %s matched %q accepts %v, Verify format %s accepts %v; want v1, v1 layout, refused by both",
-			f.Format, f.Checksum.Matched, f.KubeletAccepts, v.Format, v.KubeletAccepts)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, FormatV1, f.Format, "Decode format")
+	assert.Equal(t, FormatV1, v.Format, "Verify format")
+	assert.EqualValues(t, layoutCPUV1, f.Checksum.Matched, "Decode matched layout")
+	assert.False(t, f.KubeletAccepts, "Decode accepts")
+	assert.False(t, v.KubeletAccepts, "Verify accepts")
 }
 
 // A spew-era DRA file without Data and Checksum members leaves kubelet
@@ -361,9 +353,9 @@ func TestCPUV1WithoutEntriesSameFormatInVerify(t *testing.T) {
 func TestDRASpewWithoutChecksumRestoresNoClaim(t *testing.T) {
 	blob := []byte(`{"version":"v1","entries":[{"DriverName":"d.example.com","ClassName":"c","ClaimUID":"u1","ClaimName":"n","Namespace":"default","PodUIDs":{"p":{}}}]}`)
 	f := mustDecode(t, blob, Options{Name: "dra_manager_state", Kind: KindDRA})
-	if !f.KubeletAccepts || f.DRA == nil || len(f.DRA.Claims) != 0 {
-		t.Fatalf("accepts %v, DRA %+v; want accepted with no claim", f.KubeletAccepts, f.DRA)
-	}
+	require.True(t, f.KubeletAccepts, "accepted: %s", f.Reason)
+	require.NotNil(t, f.DRA, "DRA state")
+	require.Empty(t, f.DRA.Claims, "restored claims")
 	found := false
 	for _, p := range f.Problems {
 		found = found || strings.Contains(p.Message, "forgets its 1 claims")
@@ -382,14 +374,10 @@ func TestProblemsOrderIsDeterministic(t *testing.T) {
 	for _, kind := range []Kind{KindCPU, KindMemory, KindDevice, KindDRA} {
 		dir := filepath.Join("testdata", "kubelet", string(kind))
 		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, e := range entries {
 			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			opts := Options{Name: e.Name(), Kind: kind}
 			first, err := Decode(data, opts)
 			if err != nil {

@@ -4,9 +4,11 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
 	"syscall/js"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type envelope struct {
@@ -48,9 +50,8 @@ func TestInstall(t *testing.T) {
 func TestCallCapabilities(t *testing.T) {
 	install(js.Global())
 	e := callJS(t, "capabilities", "")
-	if !e.OK || !strings.Contains(string(e.Result), `"capabilities"`) {
-		t.Fatalf("capabilities: %+v %s", e, e.Result)
-	}
+	require.True(t, e.OK, "capabilities: %+v", e.Error)
+	require.Contains(t, string(e.Result), `"capabilities"`, "capabilities result")
 }
 
 func TestCallErrorsAreValues(t *testing.T) {
@@ -67,9 +68,9 @@ func TestCallErrorsAreValues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := callJS(t, tc.args...)
-			if e.OK || e.Error == nil || e.Error.Code != tc.code {
-				t.Fatalf("got %+v, want error code %q", e, tc.code)
-			}
+			require.False(t, e.OK, "OK")
+			require.NotNil(t, e.Error, "error")
+			require.Equal(t, tc.code, e.Error.Code, "error code")
 		})
 	}
 }
@@ -101,21 +102,22 @@ func TestInspectUnderWasm(t *testing.T) {
 			} `json:"checksum"`
 		} `json:"files"`
 	}
-	if err := json.Unmarshal(e.Result, &r); err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Files) != 1 || r.Files[0].Kind != "cpu" || !r.Files[0].KubeletAccepts || !r.Files[0].Checksum.Valid {
-		t.Fatalf("got %s", e.Result)
-	}
+	require.NoError(t, json.Unmarshal(e.Result, &r))
+	require.Len(t, r.Files, 1, "files in %s", e.Result)
+	assert.Equal(t, "cpu", r.Files[0].Kind, "kind")
+	assert.True(t, r.Files[0].KubeletAccepts, "accepted")
+	assert.True(t, r.Files[0].Checksum.Valid, "checksum valid")
 }
 
 func TestDiagnoseAndMergeUnderWasm(t *testing.T) {
 	install(js.Global())
-	if e := callJS(t, "diagnose", `{"files":[{"name":"cpu_manager_state","content":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-3\",\"checksum\":1}"}]}`); !e.OK || !strings.Contains(string(e.Result), "CorruptCheckpoint") {
-		t.Errorf("diagnose: %+v %s", e.Error, e.Result)
+	e := callJS(t, "diagnose", `{"files":[{"name":"cpu_manager_state","content":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-3\",\"checksum\":1}"}]}`)
+	if assert.True(t, e.OK, "diagnose: %+v", e.Error) {
+		assert.Contains(t, string(e.Result), "CorruptCheckpoint", "diagnose finding")
 	}
-	if e := callJS(t, "merge", `{"numaNodes":[0,1],"policy":"single-numa-node","providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}]},{"memory":[{"numaAffinity":[1],"preferred":true}]}]}`); !e.OK || !strings.Contains(string(e.Result), `"admit":false`) {
-		t.Errorf("merge: %+v %s", e.Error, e.Result)
+	e = callJS(t, "merge", `{"numaNodes":[0,1],"policy":"single-numa-node","providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}]},{"memory":[{"numaAffinity":[1],"preferred":true}]}]}`)
+	if assert.True(t, e.OK, "merge: %+v", e.Error) {
+		assert.Contains(t, string(e.Result), `"admit":false`, "merge decision")
 	}
 }
 
@@ -127,7 +129,8 @@ func TestSimulateUnderWasm(t *testing.T) {
 		`"files":[{"name":"machine-info.json","content":"{\"topology\":[{\"node_id\":0,\"memory\":1073741824,\"cores\":[{\"core_id\":0,\"thread_ids\":[0],\"socket_id\":0},{\"core_id\":1,\"thread_ids\":[1],\"socket_id\":0}]}]}"},` +
 		`{"name":"cpu_manager_state","content":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-1\"}"}],"policy":"single-numa-node"}`
 	e := callJS(t, "simulate", req)
-	if !e.OK || !strings.Contains(string(e.Result), `"admit":false`) || !strings.Contains(string(e.Result), "TopologyAffinityError") {
-		t.Errorf("simulate: %+v %s", e.Error, e.Result)
+	if assert.True(t, e.OK, "simulate: %+v", e.Error) {
+		assert.Contains(t, string(e.Result), `"admit":false`, "simulate decision")
+		assert.Contains(t, string(e.Result), "TopologyAffinityError", "simulate reason")
 	}
 }

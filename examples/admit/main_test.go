@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -25,9 +28,8 @@ func TestHintsJSON(t *testing.T) {
 		if strings.Contains(want, `"admit":true`) {
 			wantCode = 0
 		}
-		if code != wantCode || strings.TrimSpace(out) != want {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %s", file, code, out, errs, want)
-		}
+		assert.Equal(t, wantCode, code, "%s: exit code (stderr %q)", file, errs)
+		assert.Equal(t, want, strings.TrimSpace(out), "%s: stdout", file)
 	}
 }
 
@@ -54,15 +56,13 @@ func TestHintsHuman(t *testing.T) {
 func TestHintsErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"numaNodes":[0,1],"policy":"restricted","providers":[{"cpu":[{"numaAffinity":[0],"preferred":"yes"}]}]}`), 0o644)
+	require.NoError(t, os.WriteFile(bad, []byte(`{"numaNodes":[0,1],"policy":"restricted","providers":[{"cpu":[{"numaAffinity":[0],"preferred":"yes"}]}]}`), 0o644))
 	code, _, errs := runCmd("--hints", bad)
-	if code != 2 || !strings.Contains(errs, "bad.json: /providers/0/cpu/0/preferred: must be true or false") {
-		t.Errorf("exit %d, stderr %q", code, errs)
-	}
+	assert.Equal(t, 2, code, "exit code for a bad file")
+	assert.Contains(t, errs, "bad.json: /providers/0/cpu/0/preferred: must be true or false", "stderr for a bad file")
 	code, _, errs = runCmd("--hints", filepath.Join(dir, "missing.json"))
-	if code != 2 || !strings.Contains(errs, "missing.json") {
-		t.Errorf("exit %d, stderr %q", code, errs)
-	}
+	assert.Equal(t, 2, code, "exit code for a missing file")
+	assert.Contains(t, errs, "missing.json", "stderr for a missing file")
 	if code, _, _ := runCmd(); code != 2 {
 		t.Errorf("no input: exit %d, want 2", code)
 	}

@@ -23,6 +23,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/podresourcestest"
@@ -55,9 +57,7 @@ func (s *syncBuffer) String() string {
 func startServer(t *testing.T, snap *podresources.Snapshot) *podresourcestest.Server {
 	t.Helper()
 	s, err := podresourcestest.StartInDir(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -67,9 +67,8 @@ func runOnce(t *testing.T, args ...string) (*Report, int, string) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), append([]string{"--once", "--node", "node-a"}, args...), &out, &errb)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 1 || lines[0] == "" {
-		t.Fatalf("--once printed %d lines, want 1:\n%s\nstderr: %s", len(lines), out.String(), errb.String())
-	}
+	require.Len(t, lines, 1, "--once printed:\n%s\nstderr: %s", out.String(), errb.String())
+	require.NotEmpty(t, lines[0], "--once printed an empty line; stderr: %s", errb.String())
 	var rep Report
 	dec := json.NewDecoder(strings.NewReader(lines[0]))
 	dec.DisallowUnknownFields()
@@ -100,22 +99,28 @@ func TestOnceHealthyNode(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr in --once mode: %s", stderr)
 	}
-	if rep.Schema != Schema || rep.Node != "node-a" || rep.Round != 1 || rep.Time.IsZero() {
-		t.Errorf("header = %q %q round %d time %v", rep.Schema, rep.Node, rep.Round, rep.Time)
-	}
+	assert.Equal(t, Schema, rep.Schema, "schema")
+	assert.Equal(t, "node-a", rep.Node, "node")
+	assert.EqualValues(t, 1, rep.Round, "round")
+	assert.False(t, rep.Time.IsZero(), "time is set")
 	var kinds []string
 	for _, c := range rep.Checkpoints {
 		kinds = append(kinds, string(c.Kind))
-		if !c.Present || c.Checksum == nil || !c.Checksum.Valid || c.KubeletAccepts == nil || !*c.KubeletAccepts || c.Error != "" {
-			t.Errorf("checkpoint %s: %+v", c.File, c)
+		assert.True(t, c.Present, "checkpoint %s: present", c.File)
+		if assert.NotNil(t, c.Checksum, "checkpoint %s: checksum", c.File) {
+			assert.True(t, c.Checksum.Valid, "checkpoint %s: checksum valid", c.File)
 		}
+		if assert.NotNil(t, c.KubeletAccepts, "checkpoint %s: kubeletAccepts", c.File) {
+			assert.True(t, *c.KubeletAccepts, "checkpoint %s: kubeletAccepts", c.File)
+		}
+		assert.Empty(t, c.Error, "checkpoint %s: error", c.File)
 	}
 	if got := strings.Join(kinds, ","); got != "cpu,memory,device,dra" {
 		t.Errorf("checkpoint kinds = %s", got)
 	}
-	if !rep.PodResources.Available || rep.PodResources.Pods != 3 || rep.NUMA == nil {
-		t.Errorf("podResources = %+v", rep.PodResources)
-	}
+	assert.True(t, rep.PodResources.Available, "podResources available: %+v", rep.PodResources)
+	assert.EqualValues(t, 3, rep.PodResources.Pods, "podResources pods")
+	assert.NotNil(t, rep.NUMA, "NUMA view")
 	// Sysfs: 16 CPUs per node. cpu_manager_state (v4-static): exclusive
 	// 3,6,12,15,17,21,23,27,28,33,34,36,37,38,43,47,53,58. PodResources
 	// (Sample): allocatable 1-15, taken 2,3 and 8-11.
@@ -123,13 +128,15 @@ func TestOnceHealthyNode(t *testing.T) {
 	if got := cpuTable(rep.CPUs); got != want {
 		t.Errorf("cpus (node:cpus/exclusive/shared/allocatable/taken/free)\n got %s\nwant %s", got, want)
 	}
-	if len(rep.Memory) != 4 || rep.Memory[1].NUMANode != 1 || rep.Memory[1].Free != 119235674112 ||
-		rep.Memory[1].Reserved != 1023410176 || fmt.Sprint(rep.Memory[1].Group) != "[1 2]" {
-		t.Errorf("memory = %+v", rep.Memory)
+	if assert.Len(t, rep.Memory, 4, "memory rows") {
+		m := rep.Memory[1]
+		assert.EqualValues(t, 1, m.NUMANode, "NUMA node of memory row 1")
+		assert.EqualValues(t, 119235674112, m.Free, "free memory of row 1")
+		assert.EqualValues(t, 1023410176, m.Reserved, "reserved memory of row 1")
+		assert.Equal(t, "[1 2]", fmt.Sprint(m.Group), "group of memory row 1")
 	}
-	if rep.Summary.Errors != 0 || code != 0 {
-		t.Errorf("exit %d with findings %+v", code, rep.Findings)
-	}
+	assert.EqualValues(t, 0, rep.Summary.Errors, "error findings: %+v", rep.Findings)
+	assert.Equal(t, 0, code, "exit code")
 	kindsRead := map[string]bool{}
 	for _, e := range rep.Evidence {
 		kindsRead[e.Kind] = true
@@ -142,9 +149,8 @@ func TestOnceHealthyNode(t *testing.T) {
 	if len(rep.Errors) != 0 {
 		t.Errorf("errors = %+v", rep.Errors)
 	}
-	if srv.Calls(podresourcestest.List) != 1 || srv.Calls(podresourcestest.GetAllocatableResources) != 1 {
-		t.Errorf("calls: List %d, GetAllocatableResources %d", srv.Calls(podresourcestest.List), srv.Calls(podresourcestest.GetAllocatableResources))
-	}
+	assert.EqualValues(t, 1, srv.Calls(podresourcestest.List), "List calls")
+	assert.EqualValues(t, 1, srv.Calls(podresourcestest.GetAllocatableResources), "GetAllocatableResources calls")
 }
 
 func TestOnceCorruptCheckpointExits1(t *testing.T) {
@@ -152,22 +158,29 @@ func TestOnceCorruptCheckpointExits1(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
+	require.NotEmpty(t, rep.Checkpoints, "checkpoints")
 	c := rep.Checkpoints[0]
-	if !c.Present || c.Checksum == nil || c.Checksum.Valid || *c.KubeletAccepts || c.OnReject != "refuses-to-start" {
-		t.Errorf("cpu checkpoint = %+v", c)
+	assert.True(t, c.Present, "cpu checkpoint present")
+	if assert.NotNil(t, c.Checksum, "cpu checkpoint checksum") {
+		assert.False(t, c.Checksum.Valid, "cpu checkpoint checksum valid")
 	}
+	if assert.NotNil(t, c.KubeletAccepts, "cpu checkpoint kubeletAccepts") {
+		assert.False(t, *c.KubeletAccepts, "cpu checkpoint kubeletAccepts")
+	}
+	assert.Equal(t, "refuses-to-start", c.OnReject, "cpu checkpoint onReject")
 	for _, c := range rep.Checkpoints[1:] {
-		if c.Present || c.KubeletAccepts != nil || c.Checksum != nil {
-			t.Errorf("missing file reported as %+v", c)
-		}
+		assert.False(t, c.Present, "missing %s: present", c.File)
+		assert.Nil(t, c.KubeletAccepts, "missing %s: kubeletAccepts", c.File)
+		assert.Nil(t, c.Checksum, "missing %s: checksum", c.File)
 	}
-	if len(rep.Findings) == 0 || rep.Findings[0].Code != "CorruptCheckpoint" || rep.Findings[0].Severity != "error" {
-		t.Errorf("findings = %+v", rep.Findings)
+	if assert.NotEmpty(t, rep.Findings, "findings") {
+		assert.Equal(t, "CorruptCheckpoint", rep.Findings[0].Code, "code of finding 0")
+		assert.EqualValues(t, "error", rep.Findings[0].Severity, "severity of finding 0")
 	}
 	// A state the kubelet refuses has no CPU figures to show.
-	if !rep.PodResources.Disabled || rep.NUMA != nil || len(rep.CPUs) != 0 {
-		t.Errorf("socket=none, sysfs=none: podResources %+v cpus %+v", rep.PodResources, rep.CPUs)
-	}
+	assert.True(t, rep.PodResources.Disabled, "socket=none: podResources disabled")
+	assert.Nil(t, rep.NUMA, "socket=none, sysfs=none: NUMA view")
+	assert.Empty(t, rep.CPUs, "socket=none, sysfs=none: CPUs")
 }
 
 func TestOnceToleratesMissingSocket(t *testing.T) {
@@ -176,11 +189,10 @@ func TestOnceToleratesMissingSocket(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d: a missing socket is a warning, not a failure", code)
 	}
-	if rep.PodResources.Available || !strings.Contains(rep.PodResources.Error, sock) {
-		t.Errorf("podResources = %+v", rep.PodResources)
-	}
-	if len(rep.Errors) != 1 || rep.Errors[0].Source != "podresources" {
-		t.Errorf("errors = %+v", rep.Errors)
+	assert.False(t, rep.PodResources.Available, "podResources available")
+	assert.Contains(t, rep.PodResources.Error, sock, "podResources error names the socket")
+	if assert.Len(t, rep.Errors, 1, "errors") {
+		assert.Equal(t, "podresources", rep.Errors[0].Source, "source of error 0")
 	}
 	found := false
 	for _, f := range rep.Findings {
@@ -200,9 +212,12 @@ func TestOnceToleratesMissingSocket(t *testing.T) {
 func TestOnceSnapshot(t *testing.T) {
 	snap := filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")
 	rep, code, _ := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--snapshot", snap)
-	if code != 0 || !rep.PodResources.Available || rep.PodResources.Pods != 3 || rep.PodResources.Snapshot != snap || rep.PodResources.Socket != "" {
-		t.Fatalf("exit %d, podResources %+v", code, rep.PodResources)
-	}
+	require.Equal(t, 0, code, "exit code")
+	require.True(t, rep.PodResources.Available, "podResources available: %+v", rep.PodResources)
+	require.EqualValues(t, 3, rep.PodResources.Pods, "podResources pods")
+	require.Equal(t, snap, rep.PodResources.Snapshot, "podResources snapshot")
+	require.Empty(t, rep.PodResources.Socket, "podResources socket")
+	require.NotNil(t, rep.NUMA, "NUMA view")
 	var pinned []string
 	for _, n := range rep.NUMA.Nodes {
 		for _, h := range n.Holders {
@@ -210,12 +225,13 @@ func TestOnceSnapshot(t *testing.T) {
 		}
 	}
 	// web/app holds CPUs 2-3 (node 0); db/postgres CPUs 8-11 (node 1) and memory on both.
-	if got := strings.Join(pinned, " "); !strings.Contains(got, "0:default/web/app") || !strings.Contains(got, "1:shop/db/postgres") {
-		t.Errorf("holders = %s", got)
-	}
+	got := strings.Join(pinned, " ")
+	assert.Contains(t, got, "0:default/web/app", "holders")
+	assert.Contains(t, got, "1:shop/db/postgres", "holders")
 	rep, _, _ = runOnce(t, "--state-dir", nodeDir, "--sysfs", "none", "--snapshot", "no/such/dir")
-	if rep.PodResources.Available || len(rep.Errors) != 1 || rep.Errors[0].Source != "podresources" {
-		t.Errorf("missing snapshot: %+v %+v", rep.PodResources, rep.Errors)
+	assert.False(t, rep.PodResources.Available, "missing snapshot: podResources available")
+	if assert.Len(t, rep.Errors, 1, "missing snapshot: errors") {
+		assert.Equal(t, "podresources", rep.Errors[0].Source, "missing snapshot: source of error 0")
 	}
 }
 
@@ -223,22 +239,31 @@ func TestReportForms(t *testing.T) {
 	args := []string{"--state-dir", nodeDir, "--sysfs", sysDir, "--snapshot", filepath.Join("..", "..", "podresources", "testdata", "offline", "numascope")}
 	full, _, _ := runOnce(t, args...)
 	sum, code, _ := runOnce(t, append(args, "--report", "summary")...)
-	if code != 0 || sum.NUMA != nil || len(sum.Evidence) != 0 || sum.Summary != full.Summary || len(sum.Findings) != len(full.Findings) ||
-		len(sum.Checkpoints) != 4 || sum.Checkpoints[0].Checksum.Layouts != nil || !sum.Checkpoints[0].Checksum.Valid ||
-		sum.Findings[0].Code != full.Findings[0].Code || sum.Findings[0].Explanation != "" || cpuTable(sum.CPUs) != cpuTable(full.CPUs) {
-		t.Errorf("summary form = %+v", sum)
+	assert.Equal(t, 0, code, "summary form: exit code")
+	assert.Nil(t, sum.NUMA, "summary form: NUMA view")
+	assert.Empty(t, sum.Evidence, "summary form: evidence")
+	assert.Equal(t, full.Summary, sum.Summary, "summary form: summary")
+	assert.Equal(t, cpuTable(full.CPUs), cpuTable(sum.CPUs), "summary form: CPUs")
+	if assert.Len(t, sum.Checkpoints, 4, "summary form: checkpoints") && assert.NotNil(t, sum.Checkpoints[0].Checksum, "summary form: checksum of checkpoint 0") {
+		assert.Nil(t, sum.Checkpoints[0].Checksum.Layouts, "summary form: checksum layouts of checkpoint 0")
+		assert.True(t, sum.Checkpoints[0].Checksum.Valid, "summary form: checksum of checkpoint 0 valid")
+	}
+	if assert.Len(t, sum.Findings, len(full.Findings), "summary form: findings") && assert.NotEmpty(t, sum.Findings, "summary form: findings") {
+		assert.Equal(t, full.Findings[0].Code, sum.Findings[0].Code, "summary form: code of finding 0")
+		assert.Empty(t, sum.Findings[0].Explanation, "summary form: explanation of finding 0")
 	}
 	var out bytes.Buffer
-	if code := run(context.Background(), append([]string{"--once", "--report", "none"}, args...), &out, io.Discard); code != 0 || out.Len() != 0 {
-		t.Errorf("--report none: exit %d, %q", code, out.String())
-	}
+	code = run(context.Background(), append([]string{"--once", "--report", "none"}, args...), &out, io.Discard)
+	assert.Equal(t, 0, code, "--report none: exit code")
+	assert.Empty(t, out.String(), "--report none: output")
 }
 
 func TestOnceWrongStateDir(t *testing.T) {
 	dir := t.TempDir()
 	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
-	if code != 0 || len(rep.Findings) != 1 || rep.Findings[0].Code != CodeNoCheckpoints {
-		t.Errorf("exit %d, findings %+v", code, rep.Findings)
+	assert.Equal(t, 0, code, "exit code")
+	if assert.Len(t, rep.Findings, 1, "findings") {
+		assert.Equal(t, CodeNoCheckpoints, rep.Findings[0].Code, "code of finding 0")
 	}
 }
 
@@ -246,26 +271,24 @@ func TestOnceUnreadableStateFile(t *testing.T) {
 	dir := t.TempDir()
 	// A directory where a file is expected: opening works, reading fails,
 	// for root as for anyone.
-	if err := os.Mkdir(filepath.Join(dir, "cpu_manager_state"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "dra_manager_state"), []byte("not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "cpu_manager_state"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dra_manager_state"), []byte("not json"), 0o600))
 	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
+	require.Len(t, rep.Checkpoints, 4, "checkpoints")
 	cpu, dra := rep.Checkpoints[0], rep.Checkpoints[3]
-	if !cpu.Present || cpu.Error == "" || cpu.KubeletAccepts != nil {
-		t.Errorf("unreadable cpu_manager_state = %+v", cpu)
+	assert.True(t, cpu.Present, "unreadable cpu_manager_state: present")
+	assert.NotEmpty(t, cpu.Error, "unreadable cpu_manager_state: error")
+	assert.Nil(t, cpu.KubeletAccepts, "unreadable cpu_manager_state: kubeletAccepts")
+	assert.True(t, dra.Present, "undecodable dra_manager_state: present")
+	assert.NotEmpty(t, dra.Error, "undecodable dra_manager_state: error")
+	if assert.NotNil(t, dra.KubeletAccepts, "undecodable dra_manager_state: kubeletAccepts") {
+		assert.False(t, *dra.KubeletAccepts, "undecodable dra_manager_state: kubeletAccepts")
 	}
-	if !dra.Present || dra.Error == "" || dra.KubeletAccepts == nil || *dra.KubeletAccepts {
-		t.Errorf("undecodable dra_manager_state = %+v", dra)
-	}
-	if rep.Summary.Errors != 2 || len(rep.Errors) != 2 {
-		t.Errorf("summary %+v, errors %+v", rep.Summary, rep.Errors)
-	}
+	assert.EqualValues(t, 2, rep.Summary.Errors, "error findings in the summary")
+	assert.Len(t, rep.Errors, 2, "errors")
 }
 
 func TestFlags(t *testing.T) {
@@ -278,41 +301,40 @@ func TestFlags(t *testing.T) {
 		{"--report", "short"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 || out.Len() != 0 {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
-		}
+		code := run(context.Background(), args, &out, &errb)
+		assert.Equal(t, 2, code, "%v: exit code", args)
+		assert.NotEmpty(t, errb.String(), "%v: stderr", args)
+		assert.Empty(t, out.String(), "%v: stdout", args)
 	}
 	var errb bytes.Buffer
-	if code := run(context.Background(), []string{"-h"}, io.Discard, &errb); code != 0 || !strings.Contains(errb.String(), "--state-dir") {
-		t.Errorf("-h: exit %d, %s", code, errb.String())
-	}
+	code := run(context.Background(), []string{"-h"}, io.Discard, &errb)
+	assert.Equal(t, 0, code, "-h: exit code")
+	assert.Contains(t, errb.String(), "--state-dir", "-h: usage")
 }
 
 func TestOnceInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"--once", "--state-dir", nodeDir, "--sysfs", "none", "--socket", "none"}, &out, &errb); code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
-	}
+	code := run(ctx, []string{"--once", "--state-dir", nodeDir, "--sysfs", "none", "--socket", "none"}, &out, &errb)
+	assert.Equal(t, 1, code, "exit code")
+	assert.Empty(t, out.String(), "stdout")
+	assert.Contains(t, errb.String(), "interrupted", "stderr")
 }
 
 func TestListenInUse(t *testing.T) {
 	busy := httpListener(t)
 	var errb bytes.Buffer
 	code := run(context.Background(), []string{"--listen", busy, "--state-dir", nodeDir, "--socket", "none"}, io.Discard, &errb)
-	if code != 2 || !strings.Contains(errb.String(), busy) {
-		t.Errorf("exit %d, stderr %s", code, errb.String())
-	}
+	assert.Equal(t, 2, code, "exit code")
+	assert.Contains(t, errb.String(), busy, "stderr names the address")
 }
 
 // httpListener returns the address of a port in use for the test's duration.
 func httpListener(t *testing.T) string {
 	srv := &http.Server{}
 	ln, err := listenLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
@@ -339,11 +361,10 @@ func waitAddress(t *testing.T, stderr interface{ String() string }) string {
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "reading the body of %s", url)
 	return resp.StatusCode, string(b)
 }
 
@@ -395,7 +416,7 @@ func TestIntervalServesMetrics(t *testing.T) {
 
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		code, _ := get(t, base+"/readyz")
+		code, _ := get(t, base+"/readyz") // only the status tells readiness
 		if code == 200 {
 			break
 		}
@@ -404,9 +425,9 @@ func TestIntervalServesMetrics(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if code, body := get(t, base+"/healthz"); code != 200 || body != "ok\n" {
-		t.Errorf("/healthz = %d %q", code, body)
-	}
+	code, body := get(t, base+"/healthz")
+	assert.Equal(t, 200, code, "/healthz status")
+	assert.Equal(t, "ok\n", body, "/healthz body")
 	if code, _ := get(t, base+"/nothing"); code != 404 {
 		t.Errorf("/nothing = %d", code)
 	}
@@ -507,9 +528,8 @@ func TestIntervalServesMetrics(t *testing.T) {
 			t.Fatalf("stdout line %d is not a report: %v", n+1, err)
 		}
 		n++
-		if r.Round != n || r.Schema != Schema {
-			t.Errorf("line %d: round %d schema %q", n, r.Round, r.Schema)
-		}
+		assert.EqualValues(t, n, r.Round, "line %d: round", n)
+		assert.Equal(t, Schema, r.Schema, "line %d: schema", n)
 	}
 	if n < 2 {
 		t.Errorf("%d reports, want several", n)
@@ -525,8 +545,9 @@ func TestHealthzFailsWhenRoundsStall(t *testing.T) {
 	if err := a.healthy(now); err != nil {
 		t.Errorf("healthy one minute after start: %v", err)
 	}
-	if err := a.healthy(a.started.Add(10 * time.Minute)); err == nil || !strings.Contains(err.Error(), "no round finished") {
-		t.Errorf("healthy ten minutes after start with no round: %v", err)
+	err := a.healthy(a.started.Add(10 * time.Minute))
+	if assert.Error(t, err, "healthy ten minutes after start with no round") {
+		assert.Contains(t, err.Error(), "no round finished", "healthy ten minutes after start with no round")
 	}
 }
 
@@ -575,9 +596,7 @@ func TestSIGTERM(t *testing.T) {
 	var stdout, stderr syncBuffer
 	cmd := exec.Command(bin, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", srv.Socket(), "--listen", "127.0.0.1:0", "--interval", "1h")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()
 	base := waitAddress(t, &stderr)
 	deadline := time.Now().Add(10 * time.Second)
@@ -588,9 +607,7 @@ func TestSIGTERM(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	select {

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const scenario = "../../diagnose/testdata/troubleshooting-page"
@@ -25,9 +28,7 @@ func TestRunOnScenarioDirectory(t *testing.T) {
 			TopologyAffinityError *struct{ Cause string }
 		}
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
 	if rep.Schema != "numascope.diagnose/v1" || len(rep.Findings) == 0 || rep.Findings[0].Code != "TopologyAffinityError" ||
 		rep.Findings[0].TopologyAffinityError.Cause != "policy-constraint" {
 		t.Errorf("report = %s", out.String())
@@ -45,17 +46,15 @@ func TestRunWithExplicitFlags(t *testing.T) {
 		"--topology", filepath.Join(scenario, "machine-info.json"),
 		"--markdown",
 	}, &out, &errOut)
-	if code != 1 || !strings.Contains(out.String(), "### Error `TopologyAffinityError`") || !strings.Contains(out.String(), "| memory | 0,1 |") {
-		t.Fatalf("exit %d, stderr %s, out:\n%s", code, errOut.String(), out.String())
-	}
+	require.Equal(t, 1, code, "exit code (stderr %s)", errOut.String())
+	assert.Contains(t, out.String(), "### Error `TopologyAffinityError`", "markdown heading of the finding")
+	assert.Contains(t, out.String(), "| memory | 0,1 |", "memory row of the markdown table")
 }
 
 func TestRunTextAndCleanExit(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(cfg, []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"), 0o644))
 	var out, errOut bytes.Buffer
 	if code := run([]string{"--kubelet-config", cfg}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
@@ -68,13 +67,11 @@ func TestRunTextAndCleanExit(t *testing.T) {
 func TestRunBadEvidence(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "pod.yaml")
-	if err := os.WriteFile(p, []byte("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: {cpu: x}}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: {cpu: x}}\n"), 0o644))
 	var out, errOut bytes.Buffer
-	if code := run([]string{"--pod", p}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "/spec/containers/0/resources/limits/cpu") {
-		t.Fatalf("exit %d, stderr %q", code, errOut.String())
-	}
+	code := run([]string{"--pod", p}, &out, &errOut)
+	require.Equal(t, 2, code, "exit code for a bad pod (stderr %q)", errOut.String())
+	require.Contains(t, errOut.String(), "/spec/containers/0/resources/limits/cpu", "stderr names the field")
 	if code := run([]string{"--json", "--markdown"}, &out, &errOut); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
@@ -120,9 +117,7 @@ func TestRunOnNodeDirectory(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
 	kinds := map[string]bool{}
 	for _, e := range rep.Evidence {
 		kinds[e.Kind] = true
@@ -136,18 +131,19 @@ func TestRunOnNodeDirectory(t *testing.T) {
 	for _, f := range rep.Findings {
 		got[f.Code] = f.Pod
 	}
-	if got["TopologyAffinityError"] != "ml/infer-7" || got["CPUsHeldByCompletedPod"] != "batch/nightly-28391" || got["TerminatedPodHoldsResources"] != "batch/nightly-28391" {
-		t.Fatalf("findings = %v", got)
-	}
+	require.Equal(t, "ml/infer-7", got["TopologyAffinityError"], "pod of TopologyAffinityError in %v", got)
+	require.Equal(t, "batch/nightly-28391", got["CPUsHeldByCompletedPod"], "pod of CPUsHeldByCompletedPod in %v", got)
+	require.Equal(t, "batch/nightly-28391", got["TerminatedPodHoldsResources"], "pod of TerminatedPodHoldsResources in %v", got)
 	tae := rep.Findings[0]
-	if tae.TopologyAffinityError.Cause != "policy-constraint" || !strings.Contains(tae.Explanation, "CPUs 8-11 on NUMA node(s) 1 are still held by finished pod batch/nightly-28391") {
-		t.Errorf("explanation = %s", tae.Explanation)
-	}
+	require.NotNil(t, tae.TopologyAffinityError, "TopologyAffinityError analysis of finding 0")
+	assert.Equal(t, "policy-constraint", tae.TopologyAffinityError.Cause, "cause")
+	assert.Contains(t, tae.Explanation, "CPUs 8-11 on NUMA node(s) 1 are still held by finished pod batch/nightly-28391", "explanation")
 	free := map[string]string{}
 	for _, r := range tae.TopologyAffinityError.Resources {
 		free[r.Resource+"@"+fmt.Sprint(r.NUMANodes)] = r.Free
 	}
-	if free["cpu@[0]"] != "3" || free["cpu@[1]"] != "4" || free["nvidia.com/gpu@[1]"] != "1" || free["nvidia.com/gpu@[0]"] != "0" {
-		t.Errorf("free table = %v", free)
-	}
+	assert.Equal(t, "3", free["cpu@[0]"], "free CPUs on node 0 in %v", free)
+	assert.Equal(t, "4", free["cpu@[1]"], "free CPUs on node 1 in %v", free)
+	assert.Equal(t, "1", free["nvidia.com/gpu@[1]"], "free GPUs on node 1 in %v", free)
+	assert.Equal(t, "0", free["nvidia.com/gpu@[0]"], "free GPUs on node 0 in %v", free)
 }

@@ -35,9 +35,7 @@ func writeFixtures(t *testing.T) (good, bad, junk string) {
 	f := &statefile.File{Kind: statefile.KindCPU, CPU: &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(0, 1),
 		Entries: map[string]map[string]cpuset.CPUSet{"pod": {"app": cpuset.New(2, 3)}}}}
 	data, err := statefile.Encode(f, statefile.FormatV4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	good = filepath.Join(dir, "cpu_manager_state")
 	bad = filepath.Join(dir, "tampered")
 	junk = filepath.Join(dir, "junk")
@@ -73,23 +71,27 @@ func TestJSONContract(t *testing.T) {
 	var ls []line
 	for _, l := range lines {
 		var x line
-		if err := json.Unmarshal([]byte(l), &x); err != nil {
-			t.Fatal(err)
-		}
-		if x.Checksum.Stored == nil || x.Checksum.Valid == nil || x.KubeletAccepts == nil || x.OnReject == nil || x.Problems == nil {
-			t.Fatalf("missing contract field in %s", l)
-		}
+		require.NoError(t, json.Unmarshal([]byte(l), &x))
+		require.NotNil(t, x.Checksum.Stored, "checksum.stored in %s", l)
+		require.NotNil(t, x.Checksum.Valid, "checksum.valid in %s", l)
+		require.NotNil(t, x.KubeletAccepts, "kubeletAccepts in %s", l)
+		require.NotNil(t, x.OnReject, "onReject in %s", l)
+		require.NotNil(t, x.Problems, "problems in %s", l)
 		ls = append(ls, x)
 	}
-	if ls[0].File != good || !*ls[0].KubeletAccepts || ls[0].Kind != "cpu" || ls[0].Format != "v4" || *ls[0].OnReject != "" {
-		t.Errorf("good: %+v", ls[0])
-	}
-	if ls[1].File != bad || *ls[1].KubeletAccepts || *ls[1].OnReject != "refuses-to-start" || *ls[1].Checksum.Valid {
-		t.Errorf("bad: %+v", ls[1])
-	}
-	if ls[2].File != junk || *ls[2].KubeletAccepts || len(ls[2].Problems) != 1 {
-		t.Errorf("junk: %+v", ls[2])
-	}
+	require.Len(t, ls, 3, "lines")
+	assert.Equal(t, good, ls[0].File, "good: file")
+	assert.True(t, *ls[0].KubeletAccepts, "good: kubeletAccepts")
+	assert.Equal(t, "cpu", ls[0].Kind, "good: kind")
+	assert.Equal(t, "v4", ls[0].Format, "good: format")
+	assert.Empty(t, *ls[0].OnReject, "good: onReject")
+	assert.Equal(t, bad, ls[1].File, "bad: file")
+	assert.False(t, *ls[1].KubeletAccepts, "bad: kubeletAccepts")
+	assert.Equal(t, "refuses-to-start", *ls[1].OnReject, "bad: onReject")
+	assert.False(t, *ls[1].Checksum.Valid, "bad: checksum.valid")
+	assert.Equal(t, junk, ls[2].File, "junk: file")
+	assert.False(t, *ls[2].KubeletAccepts, "junk: kubeletAccepts")
+	assert.Len(t, ls[2].Problems, 1, "junk: problems")
 }
 
 func TestPolicyFlag(t *testing.T) {
@@ -99,9 +101,9 @@ func TestPolicyFlag(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 	out.Reset()
-	if code := run([]string{"--policy", "none", good}, &out, &errb); code != 1 || !strings.Contains(out.String(), `configured policy "none" differs`) {
-		t.Fatalf("exit %d: %s", code, out.String())
-	}
+	code := run([]string{"--policy", "none", good}, &out, &errb)
+	assert.Equal(t, 1, code, "exit code with a mismatched policy")
+	assert.Contains(t, out.String(), `configured policy "none" differs`, "output with a mismatched policy")
 }
 
 // TestHostileInputs runs inspect on inputs that once hung it or took

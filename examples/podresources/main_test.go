@@ -29,9 +29,7 @@ func runArgs(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func start(t *testing.T, opts ...podresourcestest.Option) *podresourcestest.Server {
 	t.Helper()
 	s, err := podresourcestest.StartInDir(podresourcestest.Sample(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -41,12 +39,8 @@ func fakeSysfs(t *testing.T, root string) {
 	t.Helper()
 	for node, list := range podresourcestest.SampleCPULists {
 		dir := filepath.Join(root, "devices", "system", "node", "node"+string(rune('0'+node)))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cpulist"), []byte(list+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "cpulist"), []byte(list+"\n"), 0o644))
 	}
 }
 
@@ -97,12 +91,14 @@ func TestLiveJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(got.Pods) != 3 || got.Allocatable == nil || len(got.Allocatable.CPUIDs) != 15 {
-		t.Fatalf("JSON = %+v", got)
-	}
+	require.Len(t, got.Pods, 3, "pods in the JSON")
+	require.NotNil(t, got.Allocatable, "allocatable in the JSON")
+	require.Len(t, got.Allocatable.CPUIDs, 15, "allocatable CPUs in the JSON")
+	require.GreaterOrEqual(t, len(got.Pods[0].Containers), 2, "containers of pod 0")
+	require.NotEmpty(t, got.Pods[0].Containers[1].Devices, "devices of container 1")
 	dev := got.Pods[0].Containers[1].Devices[0]
-	if dev.NUMANodes == nil || dev.NUMANodes[0] != 0 {
-		t.Errorf("NUMA node 0 lost: %+v", dev)
+	if assert.NotEmpty(t, dev.NUMANodes, "NUMA node 0 lost: %+v", dev) {
+		assert.Equal(t, 0, dev.NUMANodes[0], "NUMA node of the device")
 	}
 	// The JSON output is an offline snapshot in its own right.
 	dir := t.TempDir()
@@ -119,15 +115,13 @@ func TestLivePod(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	snap, err := podresources.Decode([]byte(out))
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	if assert.Len(t, snap.Pods, 1, "pods from --pod") {
+		assert.Equal(t, "db", snap.Pods[0].Name, "pod from --pod")
 	}
-	if len(snap.Pods) != 1 || snap.Pods[0].Name != "db" || snap.Allocatable == nil {
-		t.Errorf("--pod output = %+v", snap)
-	}
-	if s.Calls(podresourcestest.Get) != 1 || s.Calls(podresourcestest.List) != 0 {
-		t.Errorf("--pod used List %d times and Get %d times", s.Calls(podresourcestest.List), s.Calls(podresourcestest.Get))
-	}
+	assert.NotNil(t, snap.Allocatable, "allocatable from --pod")
+	assert.EqualValues(t, 1, s.Calls(podresourcestest.Get), "Get calls for --pod")
+	assert.EqualValues(t, 0, s.Calls(podresourcestest.List), "List calls for --pod")
 }
 
 func TestOffline(t *testing.T) {
@@ -139,32 +133,26 @@ func TestOffline(t *testing.T) {
 		}
 		// Only the numascope form comes with a copy of the node's sysfs.
 		if form == "numascope" {
-			if errOut != "" || !strings.Contains(out, "NUMA node 1\n  cpus             allocatable 8-15 (8)") {
-				t.Errorf("%s: output:\n%s\nstderr:\n%s", form, out, errOut)
-			}
+			assert.Empty(t, errOut, "%s: stderr", form)
+			assert.Contains(t, out, "NUMA node 1\n  cpus             allocatable 8-15 (8)", "%s: output", form)
 			continue
 		}
-		if !strings.Contains(out, "3 pods from") || !strings.Contains(errOut, "CPUs are shown without NUMA node: "+dir+" has no sys/devices/system/node") {
-			t.Errorf("%s: output:\n%s\nstderr:\n%s", form, out, errOut)
-		}
+		assert.Contains(t, out, "3 pods from", "%s: output", form)
+		assert.Contains(t, errOut, "CPUs are shown without NUMA node: "+dir+" has no sys/devices/system/node", "%s: stderr", form)
 	}
 	// A copy of the node's sysfs next to the answers gives the CPU map.
 	dir := t.TempDir()
 	for _, f := range []string{"list.json", "allocatable.json", "get-shop-db.json"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "podresources", "testdata", "offline", "protojson", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
 	fakeSysfs(t, filepath.Join(dir, "sys"))
 	code, out, errOut := runArgs(t, "--from", dir, "--pod", "default/web")
-	if code != 0 || errOut != "" {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(out, "1 pod from") || !strings.Contains(out, "default/web app  cpus 2-3") {
-		t.Errorf("output:\n%s", out)
-	}
+	require.Equal(t, 0, code, "exit code (stderr %s)", errOut)
+	require.Empty(t, errOut, "stderr")
+	assert.Contains(t, out, "1 pod from", "output")
+	assert.Contains(t, out, "default/web app  cpus 2-3", "output")
 }
 
 func TestErrors(t *testing.T) {
@@ -200,9 +188,8 @@ func TestErrors(t *testing.T) {
 	// Unknown pod, the kubelet's way.
 	s2 := start(t)
 	code, _, errOut := runArgs(t, "--socket", s2.Socket(), "--pod", "default/gone")
-	if code != 1 || !strings.Contains(errOut, "pod not found on this node: pod default/gone") {
-		t.Errorf("unknown pod: exit %d: %s", code, errOut)
-	}
+	assert.Equal(t, 1, code, "unknown pod: exit code")
+	assert.Contains(t, errOut, "pod not found on this node: pod default/gone", "unknown pod: stderr")
 }
 
 func TestQOSFromKubectl(t *testing.T) {
@@ -218,9 +205,9 @@ func TestQOSFromKubectl(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 	require.NoError(t, os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644))
-	if code, _, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods); code != 1 || !strings.Contains(errOut, `kind "Deployment"`) {
-		t.Errorf("bad --qos file: exit %d: %s", code, errOut)
-	}
+	code, _, errOut = runArgs(t, "--socket", s.Socket(), "--qos", pods)
+	assert.Equal(t, 1, code, "bad --qos file: exit code")
+	assert.Contains(t, errOut, `kind "Deployment"`, "bad --qos file: stderr")
 }
 
 // Every flag that names a file refuses a hostile one quickly, with the

@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
@@ -27,9 +29,7 @@ var noQOS = cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")
 func serve(t testing.TB, snap *podresources.Snapshot, opts ...podresourcestest.Option) *podresourcestest.Server {
 	t.Helper()
 	s, err := podresourcestest.StartInDir(snap, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -37,9 +37,7 @@ func serve(t testing.TB, snap *podresources.Snapshot, opts ...podresourcestest.O
 func dial(t testing.TB, socket string, opts ...client.Option) *client.Client {
 	t.Helper()
 	c, err := client.Dial(context.Background(), socket, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -52,30 +50,22 @@ func TestEveryRPC(t *testing.T) {
 			c := dial(t, socket)
 			ctx := context.Background()
 			pods, err := c.List(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if d := cmp.Diff(want.Pods, pods, equateEmpty, noQOS); d != "" {
 				t.Errorf("List (-want +got):\n%s", d)
 			}
 			alloc, err := c.GetAllocatableResources(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if d := cmp.Diff(want.Allocatable, alloc, equateEmpty, noQOS); d != "" {
 				t.Errorf("GetAllocatableResources (-want +got):\n%s", d)
 			}
 			pod, err := c.Get(ctx, "shop", "db")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if d := cmp.Diff(&want.Pods[1], pod, equateEmpty, noQOS); d != "" {
 				t.Errorf("Get (-want +got):\n%s", d)
 			}
 			snap, err := c.Snapshot(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
 				t.Errorf("Snapshot (-want +got):\n%s", d)
 			}
@@ -95,8 +85,8 @@ func TestSocketPath(t *testing.T) {
 		"relative/kubelet.sock": "relative/kubelet.sock",
 	} {
 		got, err := client.SocketPath(in)
-		if err != nil || got != want {
-			t.Errorf("SocketPath(%q) = %q, %v; want %q", in, got, err, want)
+		if assert.NoError(t, err, "SocketPath(%q)", in) {
+			assert.Equal(t, want, got, "SocketPath(%q)", in)
 		}
 	}
 	for _, bad := range []string{"tcp://127.0.0.1:10250", "unix://"} {
@@ -110,40 +100,33 @@ func TestSocketMissing(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kubelet.sock")
 	_, err := client.Dial(context.Background(), path)
-	if !errors.Is(err, client.ErrSocketNotFound) || !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("Dial(missing) = %v", err)
-	}
+	require.ErrorIs(t, err, client.ErrSocketNotFound, "Dial(missing)")
+	require.ErrorIs(t, err, os.ErrNotExist, "Dial(missing)")
 	for _, want := range []string{path, "kubelet must be running", "hostPath"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
 	// A regular file where the socket should be.
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
 	_, err = client.Dial(context.Background(), path)
-	if !errors.Is(err, client.ErrSocketNotFound) || !strings.Contains(err.Error(), "not a unix socket") {
-		t.Errorf("Dial(regular file) = %v", err)
+	if assert.ErrorIs(t, err, client.ErrSocketNotFound, "Dial(regular file)") {
+		assert.Contains(t, err.Error(), "not a unix socket", "Dial(regular file)")
 	}
 }
 
 func TestStaleSocket(t *testing.T) {
 	dir, err := os.MkdirTemp("", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "kubelet.sock")
 	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l.(*net.UnixListener).SetUnlinkOnClose(false)
 	l.Close()
 	_, err = client.Dial(context.Background(), path, client.WithConnectTimeout(300*time.Millisecond))
-	if !errors.Is(err, client.ErrNotServing) || !strings.Contains(err.Error(), "connection refused") {
-		t.Errorf("Dial(stale socket) = %v", err)
+	if assert.ErrorIs(t, err, client.ErrNotServing, "Dial(stale socket)") {
+		assert.Contains(t, err.Error(), "connection refused", "Dial(stale socket)")
 	}
 }
 
@@ -153,9 +136,8 @@ func TestGetUnknownPod(t *testing.T) {
 	if !errors.Is(err, client.ErrPodNotFound) {
 		t.Fatalf("Get(unknown) = %v", err)
 	}
-	if !strings.Contains(err.Error(), "default/gone") || !strings.Contains(err.Error(), "pod gone in namespace default not found") {
-		t.Errorf("error %q should name the pod and keep the kubelet's words", err)
-	}
+	assert.Contains(t, err.Error(), "default/gone", "the error names the pod")
+	assert.Contains(t, err.Error(), "pod gone in namespace default not found", "the error keeps the kubelet's words")
 	if _, err := c.Get(context.Background(), "", "x"); err == nil {
 		t.Error("Get without a namespace succeeded")
 	}
@@ -181,8 +163,10 @@ func TestUnimplemented(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Snapshot without GetAllocatableResources: %v", err)
 		}
-		if snap.Allocatable != nil || len(snap.Pods) != 3 || len(snap.Notes) != 1 || !strings.Contains(snap.Notes[0], "KubeletPodResourcesGetAllocatable") {
-			t.Errorf("Snapshot = %+v", snap)
+		assert.Nil(t, snap.Allocatable, "allocatable without GetAllocatableResources")
+		assert.Len(t, snap.Pods, 3, "pods")
+		if assert.Len(t, snap.Notes, 1, "notes") {
+			assert.Contains(t, snap.Notes[0], "KubeletPodResourcesGetAllocatable", "the note names the feature gate")
 		}
 	})
 	t.Run("GetAllocatableResources disabled", func(t *testing.T) {
@@ -217,9 +201,8 @@ func TestRateLimitRetried(t *testing.T) {
 	c := dial(t, s.Socket())
 	s.FailNext(podresourcestest.List, 3, podresourcestest.ErrRateLimited)
 	pods, err := c.List(context.Background())
-	if err != nil || len(pods) != 3 {
-		t.Fatalf("List after 3 rejections = %d pods, %v", len(pods), err)
-	}
+	require.NoError(t, err, "List after 3 rejections")
+	require.Len(t, pods, 3, "pods from List after 3 rejections")
 	if n := s.Calls(podresourcestest.List); n != 4 {
 		t.Errorf("server saw %d calls, want 4", n)
 	}
@@ -268,8 +251,8 @@ func TestCallTimeout(t *testing.T) {
 	s.Delay(podresourcestest.List, time.Minute)
 	c := dial(t, s.Socket(), client.WithCallTimeout(100*time.Millisecond))
 	_, err := c.List(context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "WithCallTimeout") {
-		t.Errorf("slow List = %v", err)
+	if assert.ErrorIs(t, err, context.DeadlineExceeded, "slow List") {
+		assert.Contains(t, err.Error(), "WithCallTimeout", "the error names the option")
 	}
 	// A caller's deadline shorter than the call timeout wins.
 	c2 := dial(t, s.Socket())
@@ -290,15 +273,11 @@ func TestConnectTimeout(t *testing.T) {
 	// A listener that never speaks gRPC: the HTTP/2 handshake never
 	// completes, so only the connect timeout ends Dial.
 	dir, err := os.MkdirTemp("", "pr")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "mute.sock")
 	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer l.Close()
 	var conns []net.Conn
 	var mu sync.Mutex
@@ -321,34 +300,31 @@ func TestConnectTimeout(t *testing.T) {
 		}
 	}()
 	_, err = client.Dial(context.Background(), path, client.WithConnectTimeout(200*time.Millisecond))
-	if !errors.Is(err, client.ErrNotServing) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 200ms") || !strings.Contains(err.Error(), "gRPC handshake") {
-		t.Errorf("Dial(mute listener) = %v", err)
-	}
+	require.Error(t, err, "Dial(mute listener)")
+	assert.ErrorIs(t, err, client.ErrNotServing, "Dial(mute listener)")
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "Dial(mute listener)")
+	assert.Contains(t, err.Error(), "within 200ms", "the error gives the timeout")
+	assert.Contains(t, err.Error(), "gRPC handshake", "the error says what did not complete")
 }
 
 func TestServerGoneAfterDial(t *testing.T) {
 	s, err := podresourcestest.StartInDir(podresourcestest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := dial(t, s.Socket())
 	if _, err := c.List(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	_, err = c.List(context.Background())
-	if !errors.Is(err, client.ErrSocketNotFound) && !errors.Is(err, client.ErrNotServing) {
-		t.Errorf("List after the server left = %v", err)
-	}
+	assert.True(t, errors.Is(err, client.ErrSocketNotFound) || errors.Is(err, client.ErrNotServing),
+		"List after the server left = %v, want ErrSocketNotFound or ErrNotServing", err)
 }
 
 func TestTenThousandPods(t *testing.T) {
 	want := podresourcestest.Generate(10000)
 	c := dial(t, serve(t, want).Socket())
 	snap, err := c.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
 		t.Errorf("Snapshot of 10,000 pods (-want +got):\n%s", d)
 	}

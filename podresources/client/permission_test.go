@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources/client"
 	"github.com/numascope/numascope/podresources/podresourcestest"
@@ -24,18 +25,12 @@ const childSocketEnv = "NUMASCOPE_PODRESOURCES_CHILD_SOCKET"
 func TestPermissionDenied(t *testing.T) {
 	s := serve(t, podresourcestest.Sample())
 	dir := filepath.Dir(s.Socket())
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(dir, 0o755))
 	// Readable and searchable by everyone, writable only by the owner: the
 	// mode people expect to be enough for reading.
-	if err := os.Chmod(s.Socket(), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(s.Socket(), 0o755))
 	if os.Geteuid() != 0 {
-		if err := os.Chmod(s.Socket(), 0o500); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Chmod(s.Socket(), 0o500))
 		checkPermissionDenied(t, s.Socket())
 		return
 	}
@@ -44,15 +39,11 @@ func TestPermissionDenied(t *testing.T) {
 		t.Skip(err)
 	}
 	bin, err := os.MkdirTemp("", "prbin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer os.RemoveAll(bin)
 	os.Chmod(bin, 0o755)
 	copyExe := filepath.Join(bin, "client.test")
-	if err := copyFile(exe, copyExe); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, copyFile(exe, copyExe))
 	cmd := exec.Command(copyExe, "-test.run=^TestPermissionDeniedChild$", "-test.v")
 	cmd.Dir = bin
 	cmd.Env = append(os.Environ(), childSocketEnv+"="+s.Socket())
@@ -82,9 +73,8 @@ func TestPermissionDeniedChild(t *testing.T) {
 func checkPermissionDenied(t *testing.T, socket string) {
 	t.Helper()
 	_, err := client.Dial(context.Background(), socket)
-	if !errors.Is(err, client.ErrPermissionDenied) || !errors.Is(err, syscall.EACCES) {
-		t.Fatalf("Dial without write access = %v", err)
-	}
+	require.ErrorIs(t, err, client.ErrPermissionDenied, "Dial without write access")
+	require.ErrorIs(t, err, syscall.EACCES, "Dial without write access")
 	for _, w := range []string{socket, "needs write permission on the socket file", "run as root", "readOnly works"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q lacks %q", err, w)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -22,9 +24,7 @@ import (
 func rawClient(t *testing.T, s *podresourcestest.Server) v1.PodResourcesListerClient {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+s.Socket(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	return v1.NewPodResourcesListerClient(conn)
 }
@@ -32,9 +32,7 @@ func rawClient(t *testing.T, s *podresourcestest.Server) v1.PodResourcesListerCl
 func start(t *testing.T, opts ...podresourcestest.Option) *podresourcestest.Server {
 	t.Helper()
 	s, err := podresourcestest.StartInDir(podresourcestest.Sample(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -44,31 +42,28 @@ func TestServesSnapshot(t *testing.T) {
 	c := rawClient(t, s)
 	ctx := context.Background()
 	list, err := c.List(ctx, &v1.ListPodResourcesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := len(list.PodResources); got != 3 {
 		t.Fatalf("List: %d pods, want 3", got)
 	}
 	web := list.PodResources[0]
-	if web.Name != "web" || web.Containers[1].CpuIds[0] != 2 {
-		t.Errorf("List: first pod %v", web)
+	assert.Equal(t, "web", web.Name, "name of the first pod")
+	require.GreaterOrEqual(t, len(web.Containers), 2, "containers of %s", web.Name)
+	if assert.NotEmpty(t, web.Containers[1].CpuIds, "CPUs of container 1") {
+		assert.EqualValues(t, 2, web.Containers[1].CpuIds[0], "first CPU of container 1")
 	}
 	// NUMA node 0 travels as an explicit node with ID 0.
-	if n := web.Containers[1].Devices[0].Topology.Nodes; len(n) != 1 || n[0].ID != 0 {
-		t.Errorf("device topology = %v, want node 0", n)
+	require.NotEmpty(t, web.Containers[1].Devices, "devices of container 1")
+	require.NotNil(t, web.Containers[1].Devices[0].Topology, "topology of device 0")
+	if n := web.Containers[1].Devices[0].Topology.Nodes; assert.Len(t, n, 1, "NUMA nodes of device 0") {
+		assert.EqualValues(t, 0, n[0].ID, "NUMA node of device 0")
 	}
 	alloc, err := c.GetAllocatableResources(ctx, &v1.AllocatableResourcesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(alloc.CpuIds) != 15 || len(alloc.Devices) != 5 {
-		t.Errorf("allocatable: %d CPUs %d devices", len(alloc.CpuIds), len(alloc.Devices))
-	}
+	require.NoError(t, err)
+	assert.Len(t, alloc.CpuIds, 15, "allocatable CPUs")
+	assert.Len(t, alloc.Devices, 5, "allocatable devices")
 	got, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "shop", PodName: "db"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got.PodResources.Containers[0].DynamicResources[0].ClaimName != "fast-disk" {
 		t.Errorf("Get: %v", got)
 	}
@@ -82,23 +77,25 @@ func TestServesSnapshot(t *testing.T) {
 func TestGetUnknownPodAnswersLikeTheKubelet(t *testing.T) {
 	c := rawClient(t, start(t))
 	_, err := c.Get(context.Background(), &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "nope"})
-	st, _ := status.FromError(err)
-	if st.Code() != codes.Unknown || st.Message() != "pod nope in namespace default not found" {
-		t.Errorf("Get(unknown) = %v", err)
-	}
+	st, ok := status.FromError(err)
+	require.True(t, ok, "Get(unknown) = %v, want a gRPC status", err)
+	assert.Equal(t, codes.Unknown, st.Code(), "code of Get(unknown)")
+	assert.Equal(t, "pod nope in namespace default not found", st.Message(), "message of Get(unknown)")
 }
 
 func TestMissingAndDisabledMethods(t *testing.T) {
 	ctx := context.Background()
 	c := rawClient(t, start(t, podresourcestest.WithoutMethod(podresourcestest.Get), podresourcestest.WithMethodDisabled(podresourcestest.GetAllocatableResources)))
 	_, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "web"})
-	if st, _ := status.FromError(err); st.Code() != codes.Unimplemented || st.Message() != "unknown method Get for service v1.PodResourcesLister" {
-		t.Errorf("Get on a server without it = %v", err)
-	}
+	st, ok := status.FromError(err)
+	require.True(t, ok, "Get on a server without it = %v, want a gRPC status", err)
+	assert.Equal(t, codes.Unimplemented, st.Code(), "code of Get on a server without it")
+	assert.Equal(t, "unknown method Get for service v1.PodResourcesLister", st.Message(), "message of Get on a server without it")
 	_, err = c.GetAllocatableResources(ctx, &v1.AllocatableResourcesRequest{})
-	if st, _ := status.FromError(err); st.Code() != codes.Unknown || st.Message() != "PodResources API GetAllocatableResources disabled" {
-		t.Errorf("GetAllocatableResources disabled = %v", err)
-	}
+	st, ok = status.FromError(err)
+	require.True(t, ok, "GetAllocatableResources disabled = %v, want a gRPC status", err)
+	assert.Equal(t, codes.Unknown, st.Code(), "code of GetAllocatableResources disabled")
+	assert.Equal(t, "PodResources API GetAllocatableResources disabled", st.Message(), "message of GetAllocatableResources disabled")
 	if _, err := c.List(ctx, &v1.ListPodResourcesRequest{}); err != nil {
 		t.Errorf("List = %v", err)
 	}
@@ -144,15 +141,13 @@ func TestRateLimitLikeTheKubelet(t *testing.T) {
 	rejected := 0
 	for range 30 {
 		if _, err := c.List(context.Background(), &v1.ListPodResourcesRequest{}); err != nil {
-			if status.Code(err) != codes.ResourceExhausted || status.Convert(err).Message() != "rejected by rate limit" {
-				t.Fatalf("unexpected error %v", err)
-			}
+			require.Equal(t, codes.ResourceExhausted, status.Code(err), "code of a rejected List: %v", err)
+			require.Equal(t, "rejected by rate limit", status.Convert(err).Message(), "message of a rejected List")
 			rejected++
 		}
 	}
-	if rejected == 0 || int64(rejected) != s.RateLimited() {
-		t.Errorf("rejected %d, server counted %d", rejected, s.RateLimited())
-	}
+	assert.NotZero(t, rejected, "rejected calls")
+	assert.Equal(t, int64(rejected), s.RateLimited(), "rejections the server counted")
 }
 
 func TestSocketPathTooLong(t *testing.T) {
@@ -164,9 +159,7 @@ func TestSocketPathTooLong(t *testing.T) {
 
 func TestCloseRemovesSocket(t *testing.T) {
 	s, err := podresourcestest.StartInDir(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := s.Socket()
 	s.Close()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func init() {
@@ -37,9 +40,7 @@ func callT(t *testing.T, method, req string) envelope {
 func TestCapabilitiesListsEveryMethodSorted(t *testing.T) {
 	e := callT(t, "capabilities", "")
 	var caps CapabilityList
-	if err := json.Unmarshal(e.Result, &caps); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(e.Result, &caps))
 	if caps.Version != Version {
 		t.Errorf("version %q, want %q", caps.Version, Version)
 	}
@@ -71,8 +72,10 @@ func TestErrorsAreValues(t *testing.T) {
 		{"test-panic", "{}", "panic", "assignment to entry in nil map"},
 	} {
 		e := callT(t, tc.method, tc.req)
-		if e.OK || e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.mention) {
-			t.Errorf("Call(%q, %q) = %+v, want code %q mentioning %q", tc.method, tc.req, e.Error, tc.code, tc.mention)
+		assert.False(t, e.OK, "Call(%q, %q) OK", tc.method, tc.req)
+		if assert.NotNil(t, e.Error, "Call(%q, %q) error", tc.method, tc.req) {
+			assert.Equal(t, tc.code, e.Error.Code, "Call(%q, %q) error code", tc.method, tc.req)
+			assert.Contains(t, e.Error.Message, tc.mention, "Call(%q, %q) error message", tc.method, tc.req)
 		}
 	}
 }
@@ -80,9 +83,9 @@ func TestErrorsAreValues(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	big := `"` + strings.Repeat("x", MaxRequestBytes) + `"`
 	e := callT(t, "capabilities", big)
-	if e.OK || e.Error.Code != "too-large" {
-		t.Fatalf("got %+v, want too-large", e.Error)
-	}
+	require.False(t, e.OK, "OK")
+	require.NotNil(t, e.Error, "error")
+	require.Equal(t, "too-large", e.Error.Code, "error code")
 }
 
 func TestPanicDoesNotPoisonLaterCalls(t *testing.T) {
@@ -94,9 +97,7 @@ func TestPanicDoesNotPoisonLaterCalls(t *testing.T) {
 
 func TestExamplesAreComplete(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ids := map[string]bool{}
 	for _, ex := range list.Examples {
 		if ids[ex.ID] {

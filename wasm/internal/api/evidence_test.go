@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDiagnoseAgreesWithTheScenarios feeds every diagnose scenario to the
@@ -19,9 +21,7 @@ import (
 func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "diagnose", "testdata")
 	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ran := 0
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
@@ -40,9 +40,7 @@ func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
 					return nil
 				}
 				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				rel, err := filepath.Rel(dir, p)
 				if err != nil {
 					return err
@@ -54,18 +52,14 @@ func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
 				t.Skip("a sysfs snapshot is a directory tree, which a paste cannot carry")
 			}
 			res, err := Diagnose(&DiagnoseRequest{Files: files})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var want struct {
 				Findings []struct {
 					Code     string `json:"code"`
 					Severity string `json:"severity"`
 				} `json:"findings"`
 			}
-			if err := json.Unmarshal(expected, &want); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(expected, &want))
 			var got, exp []string
 			for _, f := range res.Report.Findings {
 				got = append(got, f.Code+"/"+string(f.Severity))
@@ -88,9 +82,7 @@ func TestDiagnoseAgreesWithTheScenarios(t *testing.T) {
 
 func TestScenarioExamplesDiagnose(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]string{
 		"troubleshooting-page":     "TopologyAffinityError",
 		"tae-cpu-memory-split":     "TopologyAffinityError",
@@ -104,16 +96,13 @@ func TestScenarioExamplesDiagnose(t *testing.T) {
 		}
 		delete(want, ex.ID)
 		res, err := Diagnose(&DiagnoseRequest{Files: ex.Files})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		found := false
 		for _, f := range res.Report.Findings {
 			found = found || f.Code == code
 		}
-		if !found || len(res.Skipped) > 0 {
-			t.Errorf("example %s: want finding %s and nothing skipped, got %+v skipped %+v", ex.ID, code, res.Report.Findings, res.Skipped)
-		}
+		assert.True(t, found, "example %s: want finding %s, got %+v", ex.ID, code, res.Report.Findings)
+		assert.Empty(t, res.Skipped, "example %s: skipped files", ex.ID)
 	}
 	if len(want) > 0 {
 		t.Errorf("examples missing: %v", want)
@@ -139,9 +128,7 @@ func TestClassify(t *testing.T) {
 
 func TestInspectPlacesCPUsWithMachineInfo(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var files []InputFile
 	for _, ex := range list.Examples {
 		if ex.ID == "troubleshooting-page" {

@@ -57,7 +57,6 @@ func FuzzCall(f *testing.F) {
 // TestFuzzSeedsAreCommitted keeps the committed seed corpus in place.
 func TestFuzzSeedsAreCommitted(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("testdata", "fuzz", "FuzzCall"))
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("testdata/fuzz/FuzzCall needs its seed corpus: %v", err)
-	}
+	require.NoError(t, err, "testdata/fuzz/FuzzCall needs its seed corpus")
+	require.NotEmpty(t, entries, "testdata/fuzz/FuzzCall needs its seed corpus")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,9 +19,7 @@ func inspectJSON(t *testing.T, files ...InputFile) *InspectResult {
 		Result *InspectResult `json:"result"`
 		Error  *Error         `json:"error"`
 	}
-	if err := json.Unmarshal(Call("inspect", req), &e); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(Call("inspect", req), &e))
 	if !e.OK {
 		t.Fatalf("inspect failed: %+v", e.Error)
 	}
@@ -39,10 +38,12 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := inspectJSON(t, InputFile{Name: "x_state", Content: tc.content})
+			require.NotEmpty(t, r.Files, "files")
 			f := r.Files[0]
-			if f.KubeletAccepts || len(f.Problems) == 0 || !strings.Contains(f.Problems[0].Message, tc.mention) || f.Problems[0].Remedy == "" {
-				t.Fatalf("got %+v, want a refusal mentioning %q with a remedy", f, tc.mention)
-			}
+			require.False(t, f.KubeletAccepts, "accepted")
+			require.NotEmpty(t, f.Problems, "problems")
+			require.Contains(t, f.Problems[0].Message, tc.mention, "the first problem")
+			require.NotEmpty(t, f.Problems[0].Remedy, "remedy of the first problem")
 			if !strings.Contains(f.Problems[0].Message, "x_state") {
 				t.Errorf("the problem %q does not name the file", f.Problems[0].Message)
 			}
@@ -52,9 +53,11 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 
 func TestInspectNamesUnnamedFiles(t *testing.T) {
 	r := inspectJSON(t, InputFile{Content: "{"}, InputFile{Content: "{"}, InputFile{Content: `{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`})
-	if r.Files[0].File != "file 1" || r.Files[1].File != "file 2" || r.Files[2].File != "cpu_manager_state" {
-		t.Fatalf("names %q %q %q", r.Files[0].File, r.Files[1].File, r.Files[2].File)
-	}
+	require.Len(t, r.Files, 3, "files")
+	assert.Equal(t, "file 1", r.Files[0].File, "name of file 0")
+	assert.Equal(t, "file 2", r.Files[1].File, "name of file 1")
+	assert.Equal(t, "cpu_manager_state", r.Files[2].File, "name of file 2")
+	require.NotEmpty(t, r.Files[0].Problems, "problems of file 0")
 	if !strings.Contains(r.Files[0].Problems[0].Message, "file 1") {
 		t.Errorf("the problem does not name the file: %+v", r.Files[0].Problems)
 	}
@@ -69,21 +72,19 @@ func TestInspectTooLarge(t *testing.T) {
 
 func TestInspectStrictRequest(t *testing.T) {
 	out := string(Call("inspect", []byte(`{"files": [], "bogus": 1}`)))
-	if !strings.Contains(out, `"bad-request"`) || !strings.Contains(out, "bogus") {
-		t.Fatalf("an unknown request field must be refused by name: %s", out)
-	}
+	assert.Contains(t, out, `"bad-request"`, "an unknown request field must be refused")
+	assert.Contains(t, out, "bogus", "an unknown request field must be refused by name")
 }
 
 func TestInspectPodResources(t *testing.T) {
 	b, err := json.Marshal(podresourcestest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := inspectJSON(t, InputFile{Name: "list.json", Content: string(b)})
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if f.Kind != "podresources" || !f.KubeletAccepts || f.Checksum != nil {
-		t.Fatalf("%+v", f)
-	}
+	require.Equal(t, "podresources", f.Kind, "kind")
+	require.True(t, f.KubeletAccepts, "accepted: %s", f.Reason)
+	require.Nil(t, f.Checksum, "checksum of a PodResources answer")
 	var gpu, cpus bool
 	for _, a := range f.Assignments {
 		if a.Pod == "default/web" && a.Container == "app" && a.Resource == "example.com/gpu" && a.Amount == "gpu0" && len(a.NUMA) == 1 && a.NUMA[0] == 0 {
@@ -93,9 +94,8 @@ func TestInspectPodResources(t *testing.T) {
 			cpus = true
 		}
 	}
-	if !gpu || !cpus {
-		t.Errorf("assignments lack web/app's gpu0 on node 0 or CPUs 2-3: %+v", f.Assignments)
-	}
+	assert.True(t, gpu, "assignments lack web/app's gpu0 on node 0: %+v", f.Assignments)
+	assert.True(t, cpus, "assignments lack web/app's CPUs 2-3: %+v", f.Assignments)
 	if r.NUMA == nil {
 		t.Fatal("no NUMA view")
 	}
@@ -119,8 +119,10 @@ func TestInspectPodResources(t *testing.T) {
 
 func TestInspectPodResourcesProblemsHavePointers(t *testing.T) {
 	r := inspectJSON(t, InputFile{Name: "list.json", Content: `{"pods": [{"name": 3, "containers": []}]}`})
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if f.KubeletAccepts || len(f.Problems) == 0 || f.Problems[0].Path == "" {
-		t.Fatalf("want a problem with a JSON pointer, got %+v", f)
+	assert.False(t, f.KubeletAccepts, "accepted")
+	if assert.NotEmpty(t, f.Problems, "problems") {
+		assert.NotEmpty(t, f.Problems[0].Path, "JSON pointer of the first problem")
 	}
 }

@@ -2,23 +2,19 @@ package api
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func mergeCall(t *testing.T, req string) (envelope, MergeResult) {
 	t.Helper()
 	var e envelope
-	if err := json.Unmarshal(Call("merge", []byte(req)), &e); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(Call("merge", []byte(req)), &e))
 	var r MergeResult
 	if e.OK {
-		if err := json.Unmarshal(e.Result, &r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(e.Result, &r))
 	}
 	return e, r
 }
@@ -32,19 +28,16 @@ func TestMergeContractExample(t *testing.T) {
 	}
 	b, err := json.Marshal(map[string]any{"bestHint": r.BestHint, "admit": r.Admit})
 	require.NoError(t, err)
-	if string(b) != `{"admit":true,"bestHint":{"numaAffinity":[0],"preferred":true}}` {
-		t.Fatalf("got %s", b)
+	require.Equal(t, `{"admit":true,"bestHint":{"numaAffinity":[0],"preferred":true}}`, string(b))
+	if assert.NotNil(t, r.Report, "report") {
+		assert.NotEmpty(t, r.Report.Rule, "rule of the report")
 	}
-	if r.Report == nil || r.Report.Rule == "" || r.Why == "" {
-		t.Errorf("no explanation: %+v", r.Report)
-	}
+	assert.NotEmpty(t, r.Why, "explanation")
 }
 
 func TestMergeExamples(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string]bool{"single-numa-node-rejection": false, "restricted-wide": false}
 	for _, ex := range list.Examples {
 		admit, ok := want[ex.ID]
@@ -52,15 +45,13 @@ func TestMergeExamples(t *testing.T) {
 			continue
 		}
 		var req map[string]any
-		if err := json.Unmarshal(ex.Admission.Hints, &req); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(ex.Admission.Hints, &req))
 		req["policy"] = ex.Admission.Policy
 		b, err := json.Marshal(req)
 		require.NoError(t, err)
 		e, r := mergeCall(t, string(b))
-		if !e.OK || r.Admit != admit {
-			t.Errorf("example %s: admit %v (error %+v), want %v", ex.ID, r.Admit, e.Error, admit)
+		if assert.True(t, e.OK, "example %s: error %+v", ex.ID, e.Error) {
+			assert.Equal(t, admit, r.Admit, "example %s: admit", ex.ID)
 		}
 		delete(want, ex.ID)
 	}
@@ -79,9 +70,11 @@ func TestMergeRejectsBadRequests(t *testing.T) {
 		{`{"numaNodes":[0,1],"policy":"restricted","options":{"bogus":"true"},"providers":[]}`, "/options"},
 		{`{"numaNodes":[0,1],"policy":"restricted","providers":[],"extra":1}`, "extra"},
 	} {
-		e, _ := mergeCall(t, tc.req)
-		if e.OK || e.Error.Code != "bad-request" || !strings.Contains(e.Error.Message, tc.mention) {
-			t.Errorf("%s: got %+v, want a bad-request naming %q", tc.req, e.Error, tc.mention)
+		e, _ := mergeCall(t, tc.req) // the result of a refused request is empty; only the error counts
+		assert.False(t, e.OK, "%s: OK", tc.req)
+		if assert.NotNil(t, e.Error, "%s: error", tc.req) {
+			assert.Equal(t, "bad-request", e.Error.Code, "%s: error code", tc.req)
+			assert.Contains(t, e.Error.Message, tc.mention, "%s: error message", tc.req)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,9 +17,7 @@ func simulateFiles(t *testing.T, names ...string) []InputFile {
 	var out []InputFile
 	for _, n := range names {
 		b, err := examplesFS.ReadFile("examples/scenarios/simulate/" + n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, InputFile{Name: n, Content: string(b)})
 	}
 	return out
@@ -58,15 +57,11 @@ func TestSimulate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Simulate(&SimulateRequest{Pod: simulatePod(t, tc.pod), Files: simulateFiles(t, tc.files...), Policy: tc.policy, Scope: tc.scope, Options: tc.options})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Admit != tc.admit || res.Reason != tc.reason {
-				t.Errorf("admit %v reason %q, want %v %q", res.Admit, res.Reason, tc.admit, tc.reason)
-			}
-			if len(res.Steps) == 0 || len(res.Account) == 0 {
-				t.Errorf("no steps or account: %+v", res)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.admit, res.Admit, "admit")
+			assert.Equal(t, tc.reason, res.Reason, "reason")
+			assert.NotEmpty(t, res.Steps, "steps")
+			assert.NotEmpty(t, res.Account, "account")
 			b, err := json.Marshal(res)
 			require.NoError(t, err)
 			for _, w := range tc.want {
@@ -99,11 +94,11 @@ func TestSimulateErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var resp Response
-			if err := json.Unmarshal(Call("simulate", []byte(tc.req)), &resp); err != nil {
-				t.Fatal(err)
-			}
-			if resp.OK || resp.Error == nil || resp.Error.Code != "bad-request" || !strings.Contains(resp.Error.Message, tc.want) {
-				t.Errorf("got %+v %+v, want a bad-request error with %q", resp.OK, resp.Error, tc.want)
+			require.NoError(t, json.Unmarshal(Call("simulate", []byte(tc.req)), &resp))
+			assert.False(t, resp.OK, "OK")
+			if assert.NotNil(t, resp.Error, "error") {
+				assert.Equal(t, "bad-request", resp.Error.Code, "error code")
+				assert.Contains(t, resp.Error.Message, tc.want, "error message")
 			}
 		})
 	}
@@ -111,28 +106,22 @@ func TestSimulateErrors(t *testing.T) {
 
 func jsonReq(t *testing.T, r SimulateRequest) string {
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
 func TestSimulateExample(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, ex := range list.Examples {
 		if ex.ID != "simulate-single-numa-node" {
 			continue
 		}
 		res, err := Simulate(&SimulateRequest{Pod: ex.Admission.Pod, Files: ex.Files, Policy: ex.Admission.Policy, Scope: ex.Admission.Scope})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Admit || res.Reason != "TopologyAffinityError" || len(res.Skipped) != 0 {
-			t.Errorf("example: admit %v reason %q skipped %v", res.Admit, res.Reason, res.Skipped)
-		}
+		require.NoError(t, err)
+		assert.False(t, res.Admit, "example: admit")
+		assert.Equal(t, "TopologyAffinityError", res.Reason, "example: reason")
+		assert.Empty(t, res.Skipped, "example: skipped files")
 		return
 	}
 	t.Fatal("no simulate-single-numa-node example")

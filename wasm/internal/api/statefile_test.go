@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func exampleFile(t *testing.T, id string) InputFile {
 	t.Helper()
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, ex := range list.Examples {
 		if ex.ID == id {
 			return ex.Files[0]
@@ -23,60 +24,61 @@ func exampleFile(t *testing.T, id string) InputFile {
 
 func TestInspectTroubleshootingSampleGroups(t *testing.T) {
 	r := inspectJSON(t, exampleFile(t, "troubleshooting"))
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if f.Kind != "memory" || f.Checksum == nil {
-		t.Fatalf("%+v", f)
-	}
-	if r.NUMA == nil || len(r.NUMA.Nodes) != 2 {
-		t.Fatalf("want two NUMA nodes, got %+v", r.NUMA)
-	}
+	require.Equal(t, "memory", f.Kind, "kind")
+	require.NotNil(t, f.Checksum, "checksum")
+	require.NotNil(t, r.NUMA, "NUMA view")
+	require.Len(t, r.NUMA.Nodes, 2, "NUMA nodes")
 	var group *GroupView
 	for i, g := range r.NUMA.Groups {
 		if len(g.Nodes) == 2 && g.Nodes[0] == 0 && g.Nodes[1] == 1 {
 			group = &r.NUMA.Groups[i]
 		}
 	}
-	if group == nil || len(r.NUMA.Groups) != 1 {
-		t.Fatalf("want exactly the group [0 1], got %+v", r.NUMA.Groups)
-	}
+	require.Len(t, r.NUMA.Groups, 1, "groups")
+	require.NotNil(t, group, "the group [0 1] in %+v", r.NUMA.Groups)
 	var mem *Resource
 	for i, res := range group.Resources {
 		if res.Name == "memory" {
 			mem = &group.Resources[i]
 		}
 	}
-	if mem == nil || group.Resources[0].Name != "memory" {
-		t.Fatalf("memory must come first in the group: %+v", group.Resources)
-	}
+	require.NotNil(t, mem, "memory in the group: %+v", group.Resources)
+	require.Equal(t, "memory", group.Resources[0].Name, "memory must come first in the group")
 	// Node 0: free 0, reserved 131766128640; node 1: free 103739236352, reserved 29295144960.
-	if mem.Free != 103739236352 || mem.Reserved != 131766128640+29295144960 || mem.Total != 134987354112+135286722560 {
-		t.Errorf("group [0 1] memory = %+v", *mem)
-	}
+	assert.EqualValues(t, 103739236352, mem.Free, "free memory of the group [0 1]")
+	assert.EqualValues(t, 131766128640+29295144960, mem.Reserved, "reserved memory of the group [0 1]")
+	assert.EqualValues(t, 134987354112+135286722560, mem.Total, "total memory of the group [0 1]")
 	for _, n := range r.NUMA.Nodes {
-		if n.Assignments == nil || *n.Assignments != 1 || len(n.Group) != 2 {
-			t.Errorf("node %d: %+v", n.ID, n)
+		if assert.NotNil(t, n.Assignments, "assignments on node %d", n.ID) {
+			assert.Equal(t, 1, *n.Assignments, "assignments on node %d", n.ID)
 		}
+		assert.Len(t, n.Group, 2, "group of node %d", n.ID)
 	}
-	if len(f.Assignments) != 1 || f.Assignments[0].Bytes != 161061273600 || len(f.Assignments[0].NUMA) != 2 {
-		t.Errorf("assignments %+v", f.Assignments)
+	if assert.Len(t, f.Assignments, 1, "assignments") {
+		assert.EqualValues(t, 161061273600, f.Assignments[0].Bytes, "bytes of assignment 0")
+		assert.Len(t, f.Assignments[0].NUMA, 2, "NUMA nodes of assignment 0")
 	}
 }
 
 func TestInspectCorruptCPUState(t *testing.T) {
 	r := inspectJSON(t, exampleFile(t, "corrupt-cpu"))
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if f.Kind != "cpu" || f.KubeletAccepts || f.Checksum == nil || f.Checksum.Valid || f.Checksum.Stored != 1234567890 {
-		t.Fatalf("a checksum mismatch must be refused: %+v %+v", f, f.Checksum)
+	require.Equal(t, "cpu", f.Kind, "kind")
+	require.False(t, f.KubeletAccepts, "a checksum mismatch must be refused")
+	require.NotNil(t, f.Checksum, "checksum")
+	require.False(t, f.Checksum.Valid, "checksum valid")
+	require.EqualValues(t, 1234567890, f.Checksum.Stored, "stored checksum")
+	assert.Equal(t, "refuses-to-start", f.OnReject, "onReject")
+	assert.NotEmpty(t, f.Reason, "reason")
+	if assert.NotEmpty(t, f.Problems, "problems") {
+		assert.NotEmpty(t, f.Problems[0].Remedy, "remedy of the first problem")
+		assert.Contains(t, strings.ToLower(f.Problems[0].Message), "checksum", "the first problem must explain the checksum")
 	}
-	if f.OnReject != "refuses-to-start" || f.Reason == "" {
-		t.Errorf("onReject %q reason %q", f.OnReject, f.Reason)
-	}
-	if len(f.Problems) == 0 || f.Problems[0].Remedy == "" || !strings.Contains(strings.ToLower(f.Problems[0].Message), "checksum") {
-		t.Errorf("the first problem must explain the checksum: %+v", f.Problems)
-	}
-	if len(f.Assignments) != 0 || !strings.Contains(f.Summary, "nothing is restored") {
-		t.Errorf("a refused CPU state restores nothing: summary %q assignments %+v", f.Summary, f.Assignments)
-	}
+	assert.Empty(t, f.Assignments, "a refused CPU state restores no assignment")
+	assert.Contains(t, f.Summary, "nothing is restored", "summary of a refused CPU state")
 	if r.NUMA != nil {
 		t.Errorf("a CPU state alone knows no NUMA nodes: %+v", r.NUMA)
 	}
@@ -84,10 +86,12 @@ func TestInspectCorruptCPUState(t *testing.T) {
 
 func TestInspectIntactCPUState(t *testing.T) {
 	r := inspectJSON(t, exampleFile(t, "cpu-none"))
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if !f.KubeletAccepts || !f.Checksum.Valid || f.Checksum.Stored != 354655845 {
-		t.Fatalf("%+v %+v", f, f.Checksum)
-	}
+	assert.True(t, f.KubeletAccepts, "accepted: %s", f.Reason)
+	require.NotNil(t, f.Checksum, "checksum")
+	assert.True(t, f.Checksum.Valid, "checksum valid")
+	assert.EqualValues(t, 354655845, f.Checksum.Stored, "stored checksum")
 }
 
 func TestInspectPolicyOverride(t *testing.T) {
@@ -100,22 +104,19 @@ func TestInspectPolicyOverride(t *testing.T) {
 
 func TestInspectSeveralFiles(t *testing.T) {
 	r := inspectJSON(t, exampleFile(t, "troubleshooting"), exampleFile(t, "corrupt-cpu"), InputFile{Name: "junk", Content: "{"})
-	if r.Files[0].Kind != "memory" || r.Files[1].Kind != "cpu" || r.Files[2].Kind != "" {
-		t.Fatalf("kinds %q %q %q", r.Files[0].Kind, r.Files[1].Kind, r.Files[2].Kind)
-	}
-	if r.NUMA == nil || len(r.NUMA.Groups) != 1 {
-		t.Fatalf("the memory file's group must survive the other files: %+v", r.NUMA)
-	}
-	if !strings.Contains(r.Files[2].Problems[0].Message, "junk") {
-		t.Errorf("the JSON error does not name the file: %+v", r.Files[2].Problems)
-	}
+	require.Len(t, r.Files, 3, "files")
+	assert.Equal(t, "memory", r.Files[0].Kind, "kind of file 0")
+	assert.Equal(t, "cpu", r.Files[1].Kind, "kind of file 1")
+	assert.Empty(t, r.Files[2].Kind, "kind of file 2")
+	require.NotNil(t, r.NUMA, "the memory file's NUMA view must survive the other files")
+	require.Len(t, r.NUMA.Groups, 1, "the memory file's group must survive the other files")
+	require.NotEmpty(t, r.Files[2].Problems, "problems of the junk file")
+	assert.Contains(t, r.Files[2].Problems[0].Message, "junk", "the JSON error names the file")
 }
 
 func TestEveryExampleFileIsUnderstood(t *testing.T) {
 	list, err := Examples()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, ex := range list.Examples {
 		if len(ex.Files) == 0 {
 			continue
@@ -142,18 +143,18 @@ func TestInspectIsDeterministic(t *testing.T) {
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
 func TestInspectDeviceCheckpoint(t *testing.T) {
 	r := inspectJSON(t, exampleFile(t, "device-checkpoint"))
+	require.NotEmpty(t, r.Files, "files")
 	f := r.Files[0]
-	if f.Kind != "device" || !f.KubeletAccepts || !f.Checksum.Valid {
-		t.Fatalf("%+v %+v", f, f.Checksum)
-	}
+	require.Equal(t, "device", f.Kind, "kind")
+	require.True(t, f.KubeletAccepts, "accepted: %s", f.Reason)
+	require.NotNil(t, f.Checksum, "checksum")
+	require.True(t, f.Checksum.Valid, "checksum valid")
 	if r.NUMA == nil {
 		t.Fatal("no NUMA view")
 	}
@@ -163,9 +164,8 @@ func TestInspectDeviceCheckpoint(t *testing.T) {
 			perNode[n.ID] = append(perNode[n.ID], d.ID)
 		}
 	}
-	if len(perNode[0]) == 0 || len(perNode[1]) == 0 {
-		t.Errorf("devices per node: %v", perNode)
-	}
+	assert.NotEmpty(t, perNode[0], "devices on node 0")
+	assert.NotEmpty(t, perNode[1], "devices on node 1")
 	var noTopology bool
 	for _, a := range f.Assignments {
 		noTopology = noTopology || strings.Contains(a.Amount, "(no NUMA node)")
