@@ -144,7 +144,6 @@ func TestParseKubeletConfigErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"kind: Pod\n": "/kind",
 		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: [a]\n":                            "/topologyManagerPolicy",
-		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- limits: {memory: 1Gi}\n":              "/reservedMemory/0/numaNode",
 		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedMemory:\n- numaNode: 0\n  limits: {memory: x}\n": "/reservedMemory/0/limits/memory",
 		"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates: {A: maybe}\n":                              "/featureGates/A",
 		"- a\n": "mapping",

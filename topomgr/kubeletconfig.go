@@ -189,12 +189,7 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 				if err := json.Unmarshal(v, &node); err != nil {
 					return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: %s is not a NUMA node (an int32): the kubelet refuses to start", prefix, i, cutBytes(v))
 				}
-			} else {
-				// The kubelet's decoder reads a missing numaNode as node 0;
-				// numascope asks for it (a known difference, named in
-				// internal/conformance).
-				return nil, fmt.Errorf("%s/reservedMemory/%d/numaNode: missing (each entry names a NUMA node)", prefix, i)
-			}
+			} // a missing numaNode (or a null entry) is NUMA node 0, as the kubelet reads it
 			var limits map[string]json.RawMessage
 			if v, ok := r["limits"]; ok {
 				if err := json.Unmarshal(v, &limits); err != nil {
