@@ -327,7 +327,17 @@ func (q Quantity) Add(o Quantity) Quantity { return Quantity{new(big.Rat).Add(q.
 func (q Quantity) String() string {
 	r := q.rat()
 	if r.IsInt() {
-		return r.Num().String()
+		s := r.Num().String()
+		// Past 30 digits (no real request or limit), an exponent keeps the
+		// text short enough for ParseQuantity to read back: 1e1000, not a
+		// thousand zeros.
+		if len(s) > 30 {
+			mant := strings.TrimRight(s, "0")
+			if zeros := len(s) - len(mant); zeros > 0 {
+				return mant + "e" + strconv.Itoa(zeros)
+			}
+		}
+		return s
 	}
 	// Every quantity is a multiple of 1n, so nine decimals are exact.
 	s := strings.TrimRight(r.FloatString(9), "0")
