@@ -2,11 +2,12 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/numascope/numascope/topomgr"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/statefile"
@@ -18,7 +19,7 @@ const rejectedNote = "A pod rejected at admission stays Failed: the scheduler do
 func (d *diagnosis) topologyAffinity(r *rejection) {
 	policy, scope, pref := d.policy()
 	a := &AffinityAnalysis{Policy: policy, Scope: scope, Cause: CauseUnknown}
-	f := Finding{Code: CodeTopologyAffinityError, Severity: SeverityError, Pod: r.pod, Evidence: append([]Ref{}, r.refs...), TopologyAffinityError: a,
+	f := Finding{Code: CodeTopologyAffinityError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: append([]Ref{}, r.refs...), TopologyAffinityError: a,
 		Title: fmt.Sprintf("Pod %s was rejected with TopologyAffinityError", r.pod)}
 	if pref != nil {
 		f.Evidence = append(f.Evidence, *pref)
@@ -187,7 +188,7 @@ func affinityRemedy(a *AffinityAnalysis) string {
 type resourceView struct {
 	name      string
 	provider  string
-	hints     []Hint
+	hints     []ReportHint
 	impossib  bool
 	singles   []int // nodes n with a hint {n}
 	prefSingl []int // nodes n with a preferred hint {n}
@@ -338,7 +339,7 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 
 // hintRows builds the per-resource, per-NUMA table from the logged hints and
 // the pod's requests.
-func hintRows(c *ContainerAdmission, pod *topomgr.Pod, m *Machine) []ResourceRow {
+func hintRows(c *ContainerAdmission, pod *topomgr.Pod, m *topomgr.Machine) []ResourceRow {
 	views := resourceViews(c)
 	nodes := map[int]bool{}
 	if m != nil {
@@ -641,7 +642,7 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				}
 			}
 		}
-		f := Finding{Code: CodePodAdmitted, Severity: SeverityInfo, Pod: p.Ref(), Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}}}
+		f := Finding{Code: CodePodAdmitted, Severity: statefile.SeverityInfo, Pod: p.Ref(), Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}}}
 		if pref != nil {
 			f.Evidence = append(f.Evidence, *pref)
 		}
@@ -676,7 +677,7 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				if *sim.agree && sim.admit {
 					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives the same best hint %s for %s and admits it", policy, sim.best, orDefault(c.Container, "the pod")))
 				} else {
-					f.Severity = SeverityWarning
+					f.Severity = statefile.SeverityWarning
 					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives %s for %s (admit: %v), which does not match the log: the policy or options in effect differ from the evidence", policy, sim.best, orDefault(c.Container, "the pod"), sim.admit))
 				}
 			}

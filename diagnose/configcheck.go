@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -24,7 +25,7 @@ func (d *diagnosis) configChecks() {
 	ref := func(path, quote string) Ref { return Ref{File: c.Source, Path: path, Quote: quote} }
 	for _, w := range c.Warnings {
 		path, _, _ := strings.Cut(w, ":")
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityWarning,
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityWarning,
 			Title:       "The kubelet ignores a key of the configuration: " + w,
 			Evidence:    []Ref{ref(path, "")},
 			Explanation: "The kubelet decodes its configuration case-sensitively: a key spelled in another case is an unknown field, which the kubelet drops (with only a log warning), so the setting takes its default.",
@@ -35,14 +36,14 @@ func (d *diagnosis) configChecks() {
 	valid := map[string]bool{"none": true, "best-effort": true, "restricted": true, "single-numa-node": true}
 	switch {
 	case !valid[policy]:
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityError,
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 			Title:       fmt.Sprintf("topologyManagerPolicy %q is not a policy: the kubelet will not start", policy),
 			Evidence:    []Ref{ref("/topologyManagerPolicy", policy)},
 			Explanation: fmt.Sprintf("The kubelet validates its configuration at start-up and stops with \"topologyManagerPolicy (--topology-manager-policy) %q must be one of: [none best-effort restricted single-numa-node]\". Names are lower case with dashes.", policy),
 			Remedy:      "Set topologyManagerPolicy to none, best-effort, restricted or single-numa-node and restart the kubelet.",
 		})
 	case c.EffectiveTopologyScope() != "container" && c.EffectiveTopologyScope() != "pod":
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityError,
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 			Title:       fmt.Sprintf("topologyManagerScope %q is not a scope: the kubelet will not start", c.EffectiveTopologyScope()),
 			Evidence:    []Ref{ref("/topologyManagerScope", c.TopologyManagerScope)},
 			Explanation: "The kubelet validates its configuration at start-up and accepts only the scopes container and pod.",
@@ -57,7 +58,7 @@ func (d *diagnosis) configChecks() {
 			gates.TopologyManagerPolicyBetaOptions = v
 		}
 		if _, err := topomgr.NewPolicyOptions(c.TopologyManagerPolicyOptions, gates); err != nil {
-			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: SeverityError,
+			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 				Title:       "topologyManagerPolicyOptions are refused: the kubelet will not start",
 				Evidence:    []Ref{ref("/topologyManagerPolicyOptions", fmt.Sprint(c.TopologyManagerPolicyOptions))},
 				Explanation: fmt.Sprintf("The Topology Manager parses its policy options when the kubelet starts and stops on the first bad one: %v.", err),
@@ -68,7 +69,7 @@ func (d *diagnosis) configChecks() {
 	if c.EffectiveCPUManagerPolicy() == "static" && c.ReservedSystemCPUs == "" && reservedCPU(c.SystemReserved)+reservedCPU(c.KubeReserved) == 0 {
 		// Warnings, not errors: command-line flags (--reserved-cpus,
 		// --system-reserved, --kube-reserved, --reserved-memory) override the file.
-		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityWarning,
+		d.add(Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
 			Title:    "cpuManagerPolicy static without any reserved CPU: the kubelet will not start",
 			Evidence: []Ref{ref("/cpuManagerPolicy", c.CPUManagerPolicy)},
 			Explanation: "The static CPU manager keeps reserved CPUs out of exclusive assignment and refuses to start with none: \"[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu " +
@@ -113,7 +114,7 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 	}
 	reserved = byType["memory"]
 	if reserved == 0 {
-		d.add(Finding{Code: CodeReservationMissing, Severity: SeverityWarning,
+		d.add(Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
 			Title:       "memoryManagerPolicy Static without reservedMemory: the kubelet will not start",
 			Evidence:    []Ref{ref("/memoryManagerPolicy", c.MemoryManagerPolicy)},
 			Explanation: "The static memory manager needs to know how much memory of each NUMA node is reserved for the system and stops with \"[memorymanager] you should specify the system reserved memory\" when reservedMemory has none (unless --reserved-memory is set on the command line).",
@@ -140,7 +141,7 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 		per = append(per, fmt.Sprintf("NUMA node %d: %s", r.NumaNode, r.Limits["memory"]))
 	}
 	sort.Strings(per)
-	d.add(Finding{Code: CodeReservedMemoryMismatch, Severity: SeverityWarning,
+	d.add(Finding{Code: CodeReservedMemoryMismatch, Severity: statefile.SeverityWarning,
 		Title:    fmt.Sprintf("reservedMemory adds up to %s but Node Allocatable reserves %s: the kubelet will not start", formatBytes(reserved), formatBytes(want)),
 		Evidence: []Ref{ref("/reservedMemory", strings.Join(per, ", ")), ref("/systemReserved", c.SystemReserved["memory"])},
 		Explanation: fmt.Sprintf("With the Static memory manager the reservedMemory of all NUMA nodes must equal, per memory type, the memory Node Allocatable keeps back: systemReserved (%s) + kubeReserved (%s) + %s = %s. "+

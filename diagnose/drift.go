@@ -2,12 +2,13 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/numascope/numascope/internal/jsonptr"
-	"github.com/numascope/numascope/topomgr"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -50,7 +51,7 @@ func (d *diagnosis) drift() {
 					if pod != nil {
 						who = "pod " + pod.Ref()
 					}
-					d.add(Finding{Code: CodeStaleStateEntry, Severity: SeverityWarning, Pod: refOrEmpty(pod),
+					d.add(Finding{Code: CodeStaleStateEntry, Severity: statefile.SeverityWarning, Pod: refOrEmpty(pod),
 						Title:    fmt.Sprintf("cpu_manager_state assigns CPUs %s to container %q of %s, which PodResources does not list", cpus, cname, who),
 						Evidence: []Ref{ref, {File: d.ev.podResourcesName, Quote: "no container " + cname + " with cpuIds " + cpus.String()}},
 						Explanation: fmt.Sprintf("The CPU manager still records CPUs %s as exclusive to container %q, but the kubelet's PodResources API reports no running container holding them. "+
@@ -78,7 +79,7 @@ func (d *diagnosis) drift() {
 					if pod != nil {
 						who = "pod " + pod.Ref()
 					}
-					d.add(Finding{Code: CodeStaleStateEntry, Severity: SeverityWarning, Pod: refOrEmpty(pod),
+					d.add(Finding{Code: CodeStaleStateEntry, Severity: statefile.SeverityWarning, Pod: refOrEmpty(pod),
 						Title:    fmt.Sprintf("memory_manager_state pins %s to container %q of %s, which PodResources does not list", blocksText(blocks), cname, who),
 						Evidence: []Ref{ref, {File: d.ev.podResourcesName, Quote: "no container " + cname + " with these memory blocks"}},
 						Explanation: "The memory manager still reserves this memory for a container the PodResources API no longer reports. Until the entry is removed the memory counts as reserved " +
@@ -95,7 +96,7 @@ func (d *diagnosis) drift() {
 			pp := &pr.Pods[i]
 			for _, p := range d.ev.Pods {
 				if p.Name == pp.Name && p.Namespace == pp.Namespace && terminal(p) && pp.HasExclusive() {
-					d.add(Finding{Code: CodeTerminatedPodHoldsResources, Severity: SeverityWarning, Pod: p.Ref(),
+					d.add(Finding{Code: CodeTerminatedPodHoldsResources, Severity: statefile.SeverityWarning, Pod: p.Ref(),
 						Title:    fmt.Sprintf("Pod %s has finished (%s) but PodResources still reports exclusive resources for it", p.Ref(), p.Phase),
 						Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}, {File: d.ev.podResourcesName, Quote: "pod " + pp.Ref() + " with exclusive resources"}},
 						Explanation: "The kubelet reports terminated pods in PodResources List and keeps their CPUs and memory assigned until the pod object is deleted (kubernetes/kubernetes#119423, #132020). " +
@@ -139,7 +140,7 @@ func (d *diagnosis) heldByFinished(pod *topomgr.Pod, cname string, cpus cpuset.C
 		if held.Size() == 0 {
 			return true
 		}
-		d.add(Finding{Code: CodeCPUsHeldByFinishedInit, Severity: SeverityWarning, Pod: pod.Ref(),
+		d.add(Finding{Code: CodeCPUsHeldByFinishedInit, Severity: statefile.SeverityWarning, Pod: pod.Ref(),
 			Title: fmt.Sprintf("Init container %q of pod %s has finished but still holds exclusive CPUs %s", cname, pod.Ref(), held),
 			Evidence: []Ref{ref, {File: pod.Source, Path: c.Path, Quote: "terminated init container " + cname},
 				{File: pod.Source, Path: pod.Path + "/status/initContainerStatuses", Quote: "terminated"}},
@@ -165,7 +166,7 @@ func (d *diagnosis) completedPod(pod *topomgr.Pod, what string, ref Ref) {
 			return
 		}
 	}
-	d.add(Finding{Code: CodeCPUsHeldByCompletedPod, Severity: SeverityWarning, Pod: pod.Ref(),
+	d.add(Finding{Code: CodeCPUsHeldByCompletedPod, Severity: statefile.SeverityWarning, Pod: pod.Ref(),
 		Title:    fmt.Sprintf("Pod %s has %s but its exclusive resources are still assigned (%s)", pod.Ref(), strings.ToLower(pod.Phase), what),
 		Evidence: []Ref{ref, {File: pod.Source, Path: pod.Path + "/status/phase", Quote: pod.Phase}},
 		Explanation: fmt.Sprintf("Pod %s is %s, yet the kubelet's state still assigns it exclusive resources. The CPU and memory managers release a container's resources when the container is "+
@@ -258,7 +259,7 @@ func (d *diagnosis) unexplainedGroups(f *statefile.File) {
 		if explained {
 			continue
 		}
-		d.add(Finding{Code: CodeUnexplainedNUMAGroup, Severity: SeverityWarning,
+		d.add(Finding{Code: CodeUnexplainedNUMAGroup, Severity: statefile.SeverityWarning,
 			Title:    fmt.Sprintf("NUMA nodes %s are tied into a memory group that no current assignment explains", intsString(g.Nodes)),
 			Evidence: []Ref{{File: f.Name, Path: fmt.Sprintf("/machineState/%d/cells", g.Nodes[0]), Quote: fmt.Sprint(g.Nodes)}},
 			Explanation: fmt.Sprintf("memory_manager_state groups NUMA nodes %s (each lists the others in its cells), but no entry has a memory block spanning exactly these nodes. "+

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/numascope/numascope/topomgr"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
@@ -24,7 +25,7 @@ type Evidence struct {
 	Pods    []*topomgr.Pod
 	Events  []*Events
 	Config  *KubeletConfig
-	Machine *Machine
+	Machine *topomgr.Machine
 	// States are decoded kubelet checkpoint files.
 	States []*statefile.File
 	// PodResources is a PodResources snapshot (List and GetAllocatableResources).
@@ -116,7 +117,7 @@ func (e *Evidence) SetMachineInfo(name string, data []byte) error {
 
 // SetMachine sets the machine topology, the one the admission simulation
 // runs on too.
-func (e *Evidence) SetMachine(m *Machine) {
+func (e *Evidence) SetMachine(m *topomgr.Machine) {
 	e.Machine = m
 	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
 }
@@ -185,7 +186,7 @@ func Load(src Sources) (*Evidence, error) {
 		if err != nil {
 			return nil, fmt.Errorf("evidence %s: %w", src.Topology, err)
 		}
-		var m *Machine
+		var m *topomgr.Machine
 		if st.IsDir() {
 			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
 		} else {

@@ -3,26 +3,19 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+
+	"github.com/numascope/numascope/statefile"
 )
 
-// Severity ranks a finding.
-type Severity string
-
-// Severities, from the most to the least serious.
-const (
-	// SeverityError: a pod was rejected, the kubelet will not start, or data is lost.
-	SeverityError Severity = "error"
-	// SeverityWarning: something will go wrong, or resources are held for nothing.
-	SeverityWarning Severity = "warning"
-	// SeverityInfo: context that explains other findings.
-	SeverityInfo Severity = "info"
-)
-
-func (s Severity) rank() int {
+// severityRank orders severities from the most serious: error (a pod was
+// rejected, the kubelet will not start, or data is lost), warning
+// (something will go wrong, or resources are held for nothing), info
+// (context that explains other findings).
+func severityRank(s statefile.Severity) int {
 	switch s {
-	case SeverityError:
+	case statefile.SeverityError:
 		return 0
-	case SeverityWarning:
+	case statefile.SeverityWarning:
 		return 1
 	}
 	return 2
@@ -78,8 +71,8 @@ func (r Ref) String() string {
 
 // Finding is one conclusion drawn from the evidence.
 type Finding struct {
-	Code     string   `json:"code"`
-	Severity Severity `json:"severity"`
+	Code     string             `json:"code"`
+	Severity statefile.Severity `json:"severity"`
 	// Title is one line.
 	Title string `json:"title"`
 	// Pod is "namespace/name" when the finding is about one pod.
@@ -118,16 +111,16 @@ type AffinityAnalysis struct {
 	// Resources has one row per requested resource and NUMA node.
 	Resources []ResourceRow `json:"resources,omitempty"`
 	// Hints as the kubelet logged them for the failing container.
-	LoggedHints    []ProviderHints `json:"loggedHints,omitempty"`
-	LoggedBestHint *Hint           `json:"loggedBestHint,omitempty"`
+	LoggedHints    []ReportProviderHints `json:"loggedHints,omitempty"`
+	LoggedBestHint *ReportHint           `json:"loggedBestHint,omitempty"`
 	// SimulatedHints are the hints numascope computes from the state files
 	// when the log has none for this pod.
-	SimulatedHints []ProviderHints `json:"simulatedHints,omitempty"`
+	SimulatedHints []ReportProviderHints `json:"simulatedHints,omitempty"`
 	// SimulatedBestHint is the merge of the logged (or computed) hints by
 	// numascope's Topology Manager model; Agree compares it with the log.
-	SimulatedBestHint *Hint `json:"simulatedBestHint,omitempty"`
-	SimulatedAdmit    *bool `json:"simulatedAdmit,omitempty"`
-	Agree             *bool `json:"agree,omitempty"`
+	SimulatedBestHint *ReportHint `json:"simulatedBestHint,omitempty"`
+	SimulatedAdmit    *bool       `json:"simulatedAdmit,omitempty"`
+	Agree             *bool       `json:"agree,omitempty"`
 }
 
 // ResourceRow is requested against free for one resource on one NUMA node (or group).
@@ -184,8 +177,8 @@ func (r *Report) HasErrors() bool { return r.Summary.Errors > 0 }
 func (r *Report) finish() {
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
-		if a.Severity.rank() != b.Severity.rank() {
-			return a.Severity.rank() < b.Severity.rank()
+		if severityRank(a.Severity) != severityRank(b.Severity) {
+			return severityRank(a.Severity) < severityRank(b.Severity)
 		}
 		if a.Code != b.Code {
 			return a.Code < b.Code
@@ -195,9 +188,9 @@ func (r *Report) finish() {
 	r.Summary = Summary{}
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case SeverityError:
+		case statefile.SeverityError:
 			r.Summary.Errors++
-		case SeverityWarning:
+		case statefile.SeverityWarning:
 			r.Summary.Warnings++
 		default:
 			r.Summary.Infos++

@@ -393,7 +393,7 @@ func TestParseKubeletGeneratedLogs(t *testing.T) {
 	}
 }
 
-func checkAnswer(t *testing.T, where string, want genAnswer, got ProviderHints) {
+func checkAnswer(t *testing.T, where string, want genAnswer, got ReportProviderHints) {
 	t.Helper()
 	if want.Nil || len(want.Resources) == 0 {
 		assert.True(t, got.NoPreference, "%s: no preference: %+v", where, got)

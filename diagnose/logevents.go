@@ -10,15 +10,16 @@ import (
 	"strings"
 )
 
-// Hint is a Topology Manager hint as the kubelet logs it: the NUMA nodes of
-// the affinity mask (nil for "any NUMA node") and whether it is preferred.
-type Hint struct {
+// ReportHint is a Topology Manager hint as a report shows it (logged by the
+// kubelet or computed by numascope; topomgr.TopologyHint is the merge's own
+// form): the NUMA nodes of the affinity mask (nil for "any NUMA node") and whether it is preferred.
+type ReportHint struct {
 	NUMANodes []int `json:"numaNodes"`
 	Preferred bool  `json:"preferred"`
 }
 
 // String renders the hint as "{0,1 preferred}" or "{any non-preferred}".
-func (h Hint) String() string {
+func (h ReportHint) String() string {
 	p := "preferred"
 	if !h.Preferred {
 		p = "non-preferred"
@@ -42,8 +43,8 @@ type loggedHint struct {
 	Preferred        bool
 }
 
-func (l loggedHint) hint() Hint {
-	h := Hint{Preferred: l.Preferred}
+func (l loggedHint) hint() ReportHint {
+	h := ReportHint{Preferred: l.Preferred}
 	if l.NUMANodeAffinity != nil {
 		h.NUMANodes = maskBits(*l.NUMANodeAffinity)
 	}
@@ -60,7 +61,7 @@ func maskBits(m uint64) []int {
 	return out
 }
 
-func decodeHint(raw string) (*Hint, error) {
+func decodeHint(raw string) (*ReportHint, error) {
 	var l loggedHint
 	if err := json.Unmarshal([]byte(raw), &l); err != nil {
 		return nil, err
@@ -69,9 +70,9 @@ func decodeHint(raw string) (*Hint, error) {
 	return &h, nil
 }
 
-// ProviderHints is one hint provider's answer for one container (or pod), as
-// logged in a "TopologyHints" record.
-type ProviderHints struct {
+// ReportProviderHints is one hint provider's answer for one container (or
+// pod), as logged in a "TopologyHints" record or as simulated.
+type ReportProviderHints struct {
 	// Provider is "device", "cpu" or "memory": taken from the resource names
 	// when there are any, otherwise from the kubelet's fixed provider order.
 	Provider string `json:"provider"`
@@ -85,25 +86,25 @@ type ProviderHints struct {
 	// Resources lists, per resource, the hints; a resource whose list is
 	// Impossible could not be placed anywhere ("[]"), one with NoPreference
 	// accepted any NUMA node ("null").
-	Resources []ResourceHints `json:"resources,omitempty"`
+	Resources []ReportResourceHints `json:"resources,omitempty"`
 }
 
-// ResourceHints are the hints one provider gave for one resource.
-type ResourceHints struct {
-	Resource     string `json:"resource"`
-	Hints        []Hint `json:"hints"`
-	NoPreference bool   `json:"noPreference,omitempty"`
-	Impossible   bool   `json:"impossible,omitempty"`
+// ReportResourceHints are the hints one provider gave for one resource.
+type ReportResourceHints struct {
+	Resource     string       `json:"resource"`
+	Hints        []ReportHint `json:"hints"`
+	NoPreference bool         `json:"noPreference,omitempty"`
+	Impossible   bool         `json:"impossible,omitempty"`
 }
 
 // ContainerAdmission is what the logs say about one container's (or, in pod
 // scope, the pod's) pass through the Topology Manager.
 type ContainerAdmission struct {
 	// Container is empty in pod scope.
-	Container string          `json:"container,omitempty"`
-	Providers []ProviderHints `json:"providers"`
-	BestHint  *Hint           `json:"bestHint,omitempty"`
-	BestLine  int             `json:"bestLine,omitempty"`
+	Container string                `json:"container,omitempty"`
+	Providers []ReportProviderHints `json:"providers"`
+	BestHint  *ReportHint           `json:"bestHint,omitempty"`
+	BestLine  int                   `json:"bestLine,omitempty"`
 	// Aligned is set when the "Topology Affinity" record shows the container passed the policy.
 	Aligned bool `json:"aligned"`
 }
@@ -338,9 +339,9 @@ func (l *Log) interpret() *KubeletLog {
 	return k
 }
 
-func decodeProviderHints(raw string, line, index int) ProviderHints {
+func decodeProviderHints(raw string, line, index int) ReportProviderHints {
 	order := []string{"device", "cpu", "memory"}
-	p := ProviderHints{Line: line}
+	p := ReportProviderHints{Line: line}
 	if index < len(order) {
 		p.Provider = order[index]
 	} else {
@@ -358,13 +359,13 @@ func decodeProviderHints(raw string, line, index int) ProviderHints {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		rh := ResourceHints{Resource: name}
+		rh := ReportResourceHints{Resource: name}
 		var list []loggedHint
 		v := strings.TrimSpace(string(m[name]))
 		if v == "null" {
 			rh.NoPreference = true
 		} else if err := json.Unmarshal(m[name], &list); err == nil {
-			rh.Hints = make([]Hint, 0, len(list))
+			rh.Hints = make([]ReportHint, 0, len(list))
 			for _, h := range list {
 				rh.Hints = append(rh.Hints, h.hint())
 			}

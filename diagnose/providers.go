@@ -18,7 +18,7 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
-	in := nodeconfig.Input{Machine: d.ev.Machine.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
+	in := nodeconfig.Input{Machine: d.ev.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
 	states := 0
 	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil {
 		in.CPU = f.CPU
@@ -49,16 +49,16 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
 	c := &ContainerAdmission{Container: step.Container}
 	for _, a := range step.Answers {
-		ph := ProviderHints{Provider: a.Provider}
+		ph := ReportProviderHints{Provider: a.Provider}
 		if len(a.Hints) == 0 {
 			ph.NoPreference = true
 			ph.EmptyMap = a.Hints != nil
 		}
 		for _, res := range slices.Sorted(maps.Keys(a.Hints)) {
 			list := a.Hints[res]
-			rh := ResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
+			rh := ReportResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
 			for _, h := range list {
-				hh := Hint{Preferred: h.Preferred}
+				hh := ReportHint{Preferred: h.Preferred}
 				if h.HasAffinity {
 					hh.NUMANodes = h.NUMANodeAffinity.Bits()
 				}
@@ -69,7 +69,7 @@ func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
 		c.Providers = append(c.Providers, ph)
 	}
 	if step.Merge != nil {
-		b := Hint{Preferred: step.Merge.BestHint.Preferred}
+		b := ReportHint{Preferred: step.Merge.BestHint.Preferred}
 		if step.Merge.BestHint.HasAffinity {
 			b.NUMANodes = step.Merge.BestHint.NUMANodeAffinity.Bits()
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func TestConfigKeyInAnotherCase(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, rep.Findings)
 	assert.Equal(t, CodeInvalidTopologyConfig, rep.Findings[0].Code)
-	assert.Equal(t, SeverityWarning, rep.Findings[0].Severity)
+	assert.Equal(t, statefile.SeverityWarning, rep.Findings[0].Severity)
 	assert.Contains(t, rep.Findings[0].Title, "/TopologyManagerPolicy")
 	assert.Equal(t, []Ref{{File: "config.yaml", Path: "/TopologyManagerPolicy"}}, rep.Findings[0].Evidence)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/numascope/numascope/statefile"
 )
 
 // WriteJSON writes the report as indented JSON (schema numascope.diagnose/v1).
@@ -129,24 +131,24 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-func severityIcon(s Severity) string {
+func severityIcon(s statefile.Severity) string {
 	switch s {
-	case SeverityError:
+	case statefile.SeverityError:
 		return "Error"
-	case SeverityWarning:
+	case statefile.SeverityWarning:
 		return "Warning"
 	}
 	return "Note"
 }
 
-func hintText(h *Hint) string {
+func hintText(h *ReportHint) string {
 	if h == nil {
 		return "-"
 	}
 	return h.String()
 }
 
-func providerText(p ProviderHints) string {
+func providerText(p ReportProviderHints) string {
 	if p.NoPreference {
 		if p.EmptyMap {
 			return "{} (no hints: no preference)"

@@ -3,10 +3,12 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"github.com/numascope/numascope/topomgr"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // Run draws every finding the evidence supports and returns the report. It
@@ -210,7 +212,7 @@ func (d *diagnosis) admissions() {
 var reSMTMessage = regexp.MustCompile(`(?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
 
 func (d *diagnosis) smtAlignment(r *rejection) {
-	f := Finding{Code: CodeSMTAlignmentError, Severity: SeverityError, Pod: r.pod, Evidence: r.refs,
+	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs,
 		Title: fmt.Sprintf("Pod %s was rejected with SMTAlignmentError (CPU manager option full-pcpus-only)", r.pod)}
 	m := reSMTMessage.FindStringSubmatch(r.message)
 	cfgRef := d.cpuOptionRef("full-pcpus-only")
@@ -262,7 +264,7 @@ func atoi(s string) int {
 
 func (d *diagnosis) unexpectedAdmission(r *rejection) {
 	msg := r.message
-	base := Finding{Severity: SeverityError, Pod: r.pod, Evidence: r.refs}
+	base := Finding{Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs}
 	switch {
 	case strings.Contains(msg, "failed to find NUMA nodes to extend the current topology hint"):
 		f := base

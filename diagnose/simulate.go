@@ -11,7 +11,7 @@ import (
 // simulation is numascope's Topology Manager model run on the hints the
 // kubelet logged for one container (or pod).
 type simulation struct {
-	best     Hint
+	best     ReportHint
 	admit    bool
 	agree    *bool // nil when the log has no best hint to compare with
 	inferred bool  // NUMA nodes taken from the hints, not from the machine
@@ -127,7 +127,7 @@ func (d *diagnosis) simulate(policy string, c *ContainerAdmission) (*simulation,
 	}
 	rep := pol.Explain(providers)
 	s := &simulation{admit: rep.Admit, inferred: inferred, report: rep}
-	s.best = Hint{Preferred: rep.BestHint.Preferred}
+	s.best = ReportHint{Preferred: rep.BestHint.Preferred}
 	if rep.BestHint.HasAffinity {
 		s.best.NUMANodes = rep.BestHint.NUMANodeAffinity.Bits()
 		if s.best.NUMANodes == nil {

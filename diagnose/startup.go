@@ -3,9 +3,11 @@ package diagnose
 import (
 	"errors"
 	"fmt"
-	"github.com/numascope/numascope/topomgr"
 	"strconv"
 	"strings"
+
+	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/cpulist"
 )
@@ -40,7 +42,7 @@ func (d *diagnosis) startup() {
 			if s.Fields["manager"] == "memory" {
 				file, field = "/var/lib/kubelet/memory_manager_state", "memoryManagerPolicy"
 			}
-			d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: SeverityError,
+			d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
 				Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
@@ -70,7 +72,7 @@ func (d *diagnosis) startup() {
 					detailText = append(detailText, strings.ToLower(dd.Text[:1])+dd.Text[1:])
 				}
 			}
-			f := Finding{Severity: SeverityError, Evidence: refs,
+			f := Finding{Severity: statefile.SeverityError, Evidence: refs,
 				Remedy: "Drain the node, stop the kubelet, move /var/lib/kubelet/memory_manager_state away (keep a copy), start the kubelet and uncordon. " +
 					"If reservedMemory or the hugepage configuration changed, make them match the machine first."}
 			if total {
@@ -109,7 +111,7 @@ func (d *diagnosis) startup() {
 			if added.Size() > 0 {
 				parts = append(parts, fmt.Sprintf("CPUs %s are online now but missing from the state file", added))
 			}
-			d.add(Finding{Code: CodeOfflineCPUs, Severity: SeverityError,
+			d.add(Finding{Code: CodeOfflineCPUs, Severity: statefile.SeverityError,
 				Title:    "The kubelet will not start: cpu_manager_state covers other CPUs than the ones online",
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs (%s); the file covers %s. %s. "+
@@ -133,7 +135,7 @@ func (d *diagnosis) startup() {
 			if !once("corrupt") {
 				continue
 			}
-			d.add(Finding{Code: CodeCorruptCheckpoint, Severity: SeverityError,
+			d.add(Finding{Code: CodeCorruptCheckpoint, Severity: statefile.SeverityError,
 				Title:    "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)",
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
@@ -151,7 +153,7 @@ func (d *diagnosis) startup() {
 			if !once("devcp") {
 				continue
 			}
-			d.add(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: SeverityWarning,
+			d.add(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
 				Title:    "The device manager could not read kubelet_internal_checkpoint and started without its device assignments",
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
@@ -162,7 +164,7 @@ func (d *diagnosis) startup() {
 		if !specific {
 			for _, s := range l.Signals {
 				if (s.Kind == signalContainerManager || s.Kind == signalRestoreFailed || s.Kind == signalInvalidState) && once("start") {
-					d.add(Finding{Code: CodeKubeletStartFailed, Severity: SeverityError,
+					d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
 						Title:       "The kubelet failed to start its container manager",
 						Evidence:    []Ref{logRef(l, s)},
 						Explanation: "The kubelet stopped while starting the CPU, memory, device or DRA manager: " + s.Text,
@@ -182,7 +184,7 @@ func tooManyNUMA(limit, nodes string, refs []Ref) Finding {
 	if n == "" {
 		n = "more than " + limit
 	}
-	return Finding{Code: CodeTooManyNUMANodes, Severity: SeverityError,
+	return Finding{Code: CodeTooManyNUMANodes, Severity: statefile.SeverityError,
 		Title:    fmt.Sprintf("The Topology Manager refuses to start on a machine with %s NUMA nodes", n),
 		Evidence: refs,
 		Explanation: fmt.Sprintf("Merging hints costs one step per combination of NUMA nodes, so the Topology Manager refuses machines with more than %s NUMA nodes unless the policy option "+
@@ -202,7 +204,7 @@ func policyCase(value, field string, refs []Ref) Finding {
 			field = "cpuManagerPolicy"
 		}
 	}
-	return Finding{Code: CodePolicyNameCase, Severity: SeverityError,
+	return Finding{Code: CodePolicyNameCase, Severity: statefile.SeverityError,
 		Title:    fmt.Sprintf("%s %q is not a policy name the kubelet knows; the kubelet will not start", field, value),
 		Evidence: refs,
 		Explanation: fmt.Sprintf("Policy names are case-sensitive and the managers disagree: the memory manager's policies are `None` and `Static` (capitalised), the CPU manager's are `none` and `static`. "+
@@ -249,7 +251,7 @@ func (d *diagnosis) configTraps() {
 				if !ok || q.IsInteger() {
 					continue
 				}
-				d.add(Finding{Code: CodeFractionalCPU, Severity: SeverityWarning, Pod: p.Ref(),
+				d.add(Finding{Code: CodeFractionalCPU, Severity: statefile.SeverityWarning, Pod: p.Ref(),
 					Title:    fmt.Sprintf("Container %q of Guaranteed pod %s asks for %s CPUs: it gets no exclusive CPUs and no CPU alignment", ct.Name, p.Ref(), q),
 					Evidence: []Ref{{File: p.Source, Path: ct.Path + "/resources/requests/cpu", Quote: q.String()}, {File: c.Source, Path: "/cpuManagerPolicy", Quote: c.CPUManagerPolicy}},
 					Explanation: "The static CPU manager gives exclusive CPUs only to containers of Guaranteed pods whose CPU request is a whole number. A fractional request runs in the shared pool, " +
@@ -267,7 +269,7 @@ func (d *diagnosis) configTraps() {
 				continue
 			}
 			seenDev[res] = true
-			d.add(Finding{Code: CodeDeviceWithoutNUMA, Severity: SeverityWarning,
+			d.add(Finding{Code: CodeDeviceWithoutNUMA, Severity: statefile.SeverityWarning,
 				Title:    fmt.Sprintf("Device resource %s has no NUMA topology: it is never aligned", res),
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("The device plugin for %s reports its devices without NUMA nodes, so the device manager gives the Topology Manager no preference for them "+

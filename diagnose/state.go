@@ -145,7 +145,7 @@ func (d *diagnosis) stateVerdicts() {
 		if !f.KubeletAccepts {
 			switch {
 			case f.Kind == statefile.KindDevice:
-				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: SeverityWarning,
+				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
 					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),
 					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
 					Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it starts empty. Running pods keep their devices, " +
@@ -158,7 +158,7 @@ func (d *diagnosis) stateVerdicts() {
 				if f.Kind == statefile.KindMemory {
 					field = "memoryManagerPolicy"
 				}
-				d.merge(Finding{Code: CodeCheckpointPolicyMismatch, Severity: SeverityError,
+				d.merge(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
 					Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, m[1], f.Name, m[2]),
 					Evidence: []Ref{ref, {File: f.Name, Path: "/policyName", Quote: m[2]}},
 					Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
@@ -198,7 +198,7 @@ func (d *diagnosis) stateVerdicts() {
 					refs = append(refs, Ref{File: f.Name, Path: p.Path, Quote: p.Message})
 					msgs = append(msgs, p.Message)
 				}
-				d.merge(Finding{Code: CodeMemoryStateReplay, Severity: SeverityError,
+				d.merge(Finding{Code: CodeMemoryStateReplay, Severity: statefile.SeverityError,
 					Title:    fmt.Sprintf("%s does not agree with itself: the kubelet will not start after its next restart", f.Name),
 					Evidence: refs,
 					Explanation: "At start-up the static memory manager replays the entries of memory_manager_state onto a fresh machine state and compares the result with the stored one. " +
@@ -211,11 +211,11 @@ func (d *diagnosis) stateVerdicts() {
 	}
 }
 
-func severityOnReject(f *statefile.File) Severity {
+func severityOnReject(f *statefile.File) statefile.Severity {
 	if f.OnReject == statefile.RefusesToStart || f.OnReject == "" {
-		return SeverityError
+		return statefile.SeverityError
 	}
-	return SeverityWarning
+	return statefile.SeverityWarning
 }
 
 func rejectWords(f *statefile.File) string {
@@ -262,7 +262,7 @@ func (d *diagnosis) machineVsState() {
 			if added.Size() > 0 {
 				parts = append(parts, fmt.Sprintf("CPUs %s are online but missing from the state file", added))
 			}
-			d.merge(Finding{Code: CodeOfflineCPUs, Severity: SeverityError,
+			d.merge(Finding{Code: CodeOfflineCPUs, Severity: statefile.SeverityError,
 				Title: "cpu_manager_state covers other CPUs than the ones online: the kubelet will not start (again)",
 				Evidence: []Ref{{File: f.Name, Path: "/defaultCpuSet", Quote: f.CPU.DefaultCPUSet.String()},
 					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs.String()}},
@@ -312,7 +312,7 @@ func (d *diagnosis) machineVsState() {
 		if len(diffs) > 0 {
 			sort.Strings(diffs)
 			refs = append(refs, Ref{File: m.Source, Quote: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
-			d.merge(Finding{Code: CodeNUMATotalsChanged, Severity: SeverityError,
+			d.merge(Finding{Code: CodeNUMATotalsChanged, Severity: statefile.SeverityError,
 				Title:    "The NUMA memory totals in memory_manager_state no longer match the machine: the kubelet will not start (again)",
 				Evidence: refs,
 				Explanation: "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays memory_manager_state onto it; any difference in the totals stops the kubelet " +

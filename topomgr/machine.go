@@ -29,6 +29,16 @@ type Machine struct {
 	// OnlineCPUs are the CPUs the kernel reports online; for machine-info,
 	// the CPUs of the topology.
 	OnlineCPUs cpuset.CPUSet `json:"-"`
+
+	// Evidence: where the machine was read and how.
+
+	// Source is the file or directory it was read from (set by the caller).
+	Source string `json:"source,omitempty"`
+	// Format is what it was read from: "machine-info" (cAdvisor JSON) or
+	// "sysfs".
+	Format string `json:"format,omitempty"`
+	// Warnings are what the reader could not take at face value.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Bounds on a machine description.
@@ -200,7 +210,7 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 	if len(*doc.Topology) > maxMachineNodes {
 		return nil, fmt.Errorf("/topology: %d NUMA nodes, more than %d", len(*doc.Topology), maxMachineNodes)
 	}
-	m := &Machine{}
+	m := &Machine{Format: "machine-info"}
 	for i, n := range *doc.Topology {
 		if n.NodeID == nil {
 			return nil, fmt.Errorf("/topology/%d/node_id: missing", i)
@@ -259,7 +269,7 @@ func ReadSysfsFS(fsys fs.FS, name string) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Machine{}
+	m := &Machine{Format: "sysfs"}
 	cpus := map[int]sysfs.CPU{}
 	for _, c := range t.CPUs {
 		cpus[c.ID] = c

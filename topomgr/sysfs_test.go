@@ -49,6 +49,7 @@ func TestReadSysfsFS(t *testing.T) {
 			{ID: 0, Core: 0, NUMA: 0}, {ID: 1, Core: 1, NUMA: 0}, {ID: 2, Core: 2, Socket: 1, NUMA: 1}, {ID: 3, Core: 3, Socket: 1, NUMA: 1},
 			{ID: 4, Core: 0, NUMA: 0}, {ID: 5, Core: 1, NUMA: 0}, {ID: 6, Core: 2, Socket: 1, NUMA: 1}, {ID: 7, Core: 3, Socket: 1, NUMA: 1},
 		},
+		Format: "sysfs",
 	}
 	assert.Empty(t, cmp.Diff(want, m, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "OnlineCPUs" }, cmp.Ignore())))
 	assert.Equal(t, "0-7", m.OnlineCPUs.String())

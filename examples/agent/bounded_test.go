@@ -20,6 +20,7 @@ import (
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/numascope/numascope/statefile"
 )
 
 // copyDir copies the regular files of a fixture tree into a new directory.
@@ -101,7 +102,7 @@ func TestStateFileLimits(t *testing.T) {
 				}
 			}
 			require.NotNil(t, found, "no EvidenceUnreadable finding for %s: %+v", p, rep.Findings)
-			assert.Equal(t, diagnose.SeverityError, found.Severity)
+			assert.Equal(t, statefile.SeverityError, found.Severity)
 			assert.NotEmpty(t, found.Remedy)
 			for _, c := range rep.Checkpoints {
 				if c.File == p {

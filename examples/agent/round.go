@@ -352,7 +352,7 @@ func gather(ctx context.Context, c config) *Report {
 			}
 		}
 		if err != nil && !(errors.Is(err, fs.ErrNotExist) && !explicit) {
-			fail("kubelet-config", cfgPath, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityWarning,
+			fail("kubelet-config", cfgPath, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: statefile.SeverityWarning,
 				Title:       "The kubelet configuration " + cfgPath + " cannot be used",
 				Explanation: "Without it the state files are judged under the policies they name themselves, and configuration findings are not drawn: " + err.Error(),
 				Remedy:      "Pass --kubelet-config with the file given to the kubelet's --config (see `ps -o args -C kubelet`), mounted read-only, or --kubelet-config=none.",
@@ -394,7 +394,7 @@ func gather(ctx context.Context, c config) *Report {
 				remedy = "The kubelet writes its checkpoints as regular files: something else is at this path; check the mount and --state-dir."
 			}
 			// Not readable at all: the kubelet may well read it, the agent cannot.
-			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
+			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: statefile.SeverityError,
 				Title:       "The agent cannot read " + p,
 				Explanation: "The file exists but opening or reading it failed, so its checksum and contents are not checked: " + err.Error(),
 				Remedy:      remedy,
@@ -408,7 +408,7 @@ func gather(ctx context.Context, c config) *Report {
 			cp.Error = err.Error()
 			no := false
 			cp.KubeletAccepts = &no
-			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityError,
+			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: statefile.SeverityError,
 				Title:       p + " cannot be decoded: the kubelet cannot read it either",
 				Explanation: err.Error(),
 				Remedy:      "Run `go run ./examples/inspect " + p + "` on a copy for every problem; drain the node and move the file away before the kubelet restarts.",
@@ -433,7 +433,7 @@ func gather(ctx context.Context, c config) *Report {
 		}
 	}
 	if present == 0 {
-		own = append(own, diagnose.Finding{Code: CodeNoCheckpoints, Severity: diagnose.SeverityWarning,
+		own = append(own, diagnose.Finding{Code: CodeNoCheckpoints, Severity: statefile.SeverityWarning,
 			Title:       "No kubelet checkpoint file in " + c.stateDir,
 			Explanation: "None of cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint and dra_manager_state exists there: the directory is not the kubelet's root directory, or the host path is not mounted.",
 			Evidence:    []diagnose.Ref{{File: c.stateDir}},
@@ -448,7 +448,7 @@ func gather(ctx context.Context, c config) *Report {
 		var sysfs fs.FS
 		if cpus, sysfs, err = readSysfs(c.sysfs); err != nil {
 			cpus = nil
-			fail("sysfs", c.sysfs, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: diagnose.SeverityInfo,
+			fail("sysfs", c.sysfs, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: statefile.SeverityInfo,
 				Title:       "The NUMA layout cannot be read from " + c.sysfs,
 				Explanation: "CPUs are counted without their NUMA node: " + err.Error(),
 				Remedy:      "Pass --sysfs with the root of the host's sysfs (the container's /sys shows the host's NUMA nodes), or --sysfs=none.",
@@ -485,7 +485,7 @@ func gather(ctx context.Context, c config) *Report {
 		}
 		src := c.socket + c.snapshot
 		rep.PodResources.Error = err.Error()
-		fail("podresources", src, err, &diagnose.Finding{Code: CodePodResourcesUnavailable, Severity: diagnose.SeverityWarning,
+		fail("podresources", src, err, &diagnose.Finding{Code: CodePodResourcesUnavailable, Severity: statefile.SeverityWarning,
 			Title:       "The PodResources API cannot be read at " + src,
 			Explanation: "Without it the report has no pod names, no allocatable CPUs and no per-NUMA holders; the state files are still checked. " + err.Error(),
 			Remedy:      podResourcesRemedy(err),
@@ -533,9 +533,9 @@ func gather(ctx context.Context, c config) *Report {
 	})
 	for _, f := range rep.Findings {
 		switch f.Severity {
-		case diagnose.SeverityError:
+		case statefile.SeverityError:
 			rep.Summary.Errors++
-		case diagnose.SeverityWarning:
+		case statefile.SeverityWarning:
 			rep.Summary.Warnings++
 		default:
 			rep.Summary.Infos++
@@ -544,11 +544,11 @@ func gather(ctx context.Context, c config) *Report {
 	return rep
 }
 
-func rank(s diagnose.Severity) int {
+func rank(s statefile.Severity) int {
 	switch s {
-	case diagnose.SeverityError:
+	case statefile.SeverityError:
 		return 0
-	case diagnose.SeverityWarning:
+	case statefile.SeverityWarning:
 		return 1
 	}
 	return 2
