@@ -52,8 +52,10 @@ type Sources struct {
 	Pods []string
 	// Events are `kubectl describe pod`, `kubectl get events [-o yaml]` outputs.
 	Events []string
-	// KubeletConfig is the KubeletConfiguration file.
-	KubeletConfig string
+	// KubeletConfig are the kubelet's configuration sources, applied in
+	// order as the kubelet layers them (a KubeletConfiguration file, then
+	// command-line flags over it).
+	KubeletConfig []string
 	// Topology is a cAdvisor machine-info JSON file or a sysfs snapshot directory.
 	Topology string
 }
@@ -99,7 +101,7 @@ func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	e.Config = c
+	e.Config = mergeKubeletConfig(e.Config, c)
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-config"})
 	return nil
 }
@@ -126,12 +128,12 @@ func (e *Evidence) SetMachine(m *topomgr.Machine) {
 // cannot be read or parsed, with an error that names it.
 func Load(src Sources) (*Evidence, error) {
 	e := &Evidence{}
-	if src.KubeletConfig != "" {
-		b, err := input.ReadFile(src.KubeletConfig, "--kubelet-config", input.MaxDocument)
+	for _, p := range src.KubeletConfig {
+		b, err := input.ReadFile(p, "--kubelet-config", input.MaxDocument)
 		if err != nil {
 			return nil, err
 		}
-		if err := e.SetKubeletConfig(src.KubeletConfig, b); err != nil {
+		if err := e.SetKubeletConfig(p, b); err != nil {
 			return nil, err
 		}
 	}
@@ -205,10 +207,11 @@ func Load(src Sources) (*Evidence, error) {
 
 // SourcesFromDir finds evidence in a directory by file name: the kubelet's
 // state files (cpu_manager_state, memory_manager_state, dra_manager_state,
-// device-plugins/), podresources*.json or a podresources/ directory, *.log
-// (kubelet logs), pod*.yaml|json (pods), events*|describe* (events),
-// kubelet-config*.yaml|json or config.yaml (kubelet configuration),
-// machine-info*.json or a sys/ directory (topology). Other files are ignored.
+// device-plugins/), podresources*.json or a podresources/ directory, *.log,
+// journal* or kubelet-log* (kubelet logs), pod* (pods), events* or
+// describe* (events), kubelet-config* or config.yaml then kubelet-flags*
+// (kubelet configuration, flags layered last), machine-info*, topology* or
+// a sys/ directory (topology). Other files are ignored.
 //
 // The directory is read one level deep (the sys/, podresources/ and
 // device-plugins/ directories are read by their own readers) and may hold
@@ -220,6 +223,7 @@ func SourcesFromDir(dir string) (Sources, error) {
 		return Sources{}, fmt.Errorf("evidence directory %s: %w", dir, err)
 	}
 	var s Sources
+	var flagFiles []string
 	for _, e := range entries {
 		n := e.Name()
 		p := filepath.Join(dir, n)
@@ -236,18 +240,22 @@ func SourcesFromDir(dir string) (Sources, error) {
 		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
 			s.PodResources = p
 		case e.IsDir():
-		case strings.HasSuffix(lower, ".log") || strings.HasPrefix(lower, "journal"):
+		case strings.HasSuffix(lower, ".log") || strings.HasPrefix(lower, "journal") || strings.HasPrefix(lower, "kubelet-log"):
 			s.Logs = append(s.Logs, p)
-		case strings.HasPrefix(lower, "pod") && hasExt(lower, ".yaml", ".yml", ".json"):
+		case strings.HasPrefix(lower, "pod"):
 			s.Pods = append(s.Pods, p)
 		case strings.HasPrefix(lower, "events") || strings.HasPrefix(lower, "describe"):
 			s.Events = append(s.Events, p)
-		case (strings.HasPrefix(lower, "kubelet-config") || lower == "config.yaml") && hasExt(lower, ".yaml", ".yml", ".json"):
-			s.KubeletConfig = p
-		case strings.HasPrefix(lower, "machine-info") && hasExt(lower, ".json"):
+		case strings.HasPrefix(lower, "kubelet-config") || lower == "config.yaml":
+			s.KubeletConfig = append(s.KubeletConfig, p)
+		case strings.HasPrefix(lower, "kubelet-flags"):
+			flagFiles = append(flagFiles, p)
+		case strings.HasPrefix(lower, "machine-info") || strings.HasPrefix(lower, "topology"):
 			s.Topology = p
 		}
 	}
+	// Flags are layered over the configuration files, as the kubelet does.
+	s.KubeletConfig = append(s.KubeletConfig, flagFiles...)
 	return s, nil
 }
 

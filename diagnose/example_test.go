@@ -13,7 +13,7 @@ func Example() {
 	src := diagnose.Sources{
 		Logs:          []string{"testdata/tae-gpu-taken-restricted/kubelet.log"},
 		Pods:          []string{"testdata/tae-gpu-taken-restricted/pod.yaml"},
-		KubeletConfig: "testdata/tae-gpu-taken-restricted/kubelet-config.yaml",
+		KubeletConfig: []string{"testdata/tae-gpu-taken-restricted/kubelet-config.yaml"},
 	}
 	ev, err := diagnose.Load(src)
 	if err != nil {

@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagnose", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var src diagnose.Sources
-	var logs, pods, events, states list
+	var logs, pods, events, states, configs list
 	dir := fs.String("dir", "", "read every evidence file found in `DIR` by name")
 	fs.StringVar(&src.StateDir, "state-dir", "", "kubelet root `DIR` with cpu_manager_state, memory_manager_state, device-plugins/, dra_manager_state")
 	fs.Var(&states, "state", "a single kubelet checkpoint `FILE` (repeatable)")
@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&logs, "log", "kubelet log `FILE`: journalctl -u kubelet, klog text or JSON (repeatable)")
 	fs.Var(&pods, "pod", "`FILE` with kubectl get pod -o yaml|json (repeatable)")
 	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
-	fs.StringVar(&src.KubeletConfig, "kubelet-config", "", "KubeletConfiguration `FILE`")
+	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema numascope.diagnose/v1)")
 	asMarkdown := fs.Bool("markdown", false, "print the report as Markdown")
@@ -62,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagnose: --json and --markdown exclude each other")
 		return 2
 	}
+	src.KubeletConfig = configs
 	if *dir != "" {
 		d, err := diagnose.SourcesFromDir(*dir)
 		if err != nil {
@@ -110,7 +111,7 @@ func mergeSources(d, flags diagnose.Sources) diagnose.Sources {
 	if flags.PodResources != "" {
 		d.PodResources = flags.PodResources
 	}
-	if flags.KubeletConfig != "" {
+	if len(flags.KubeletConfig) > 0 {
 		d.KubeletConfig = flags.KubeletConfig
 	}
 	if flags.Topology != "" {
