@@ -133,7 +133,7 @@ func DecodeAllocatable(data []byte) (*Allocatable, error) { return decodeAllocat
 
 // DecodePod reads a Get answer: protobuf-JSON of a GetPodResourcesResponse
 // ({"podResources":{…}}) or one pod in either JSON form.
-func DecodePod(data []byte) (*Pod, error) { return decodePod(data, "") }
+func DecodePod(data []byte) (*PodResources, error) { return decodePod(data, "") }
 
 // start checks the document's size in values and its syntax, and readies
 // the token stream over it.
@@ -709,7 +709,7 @@ var getKeys = func() map[string]string {
 	return m
 }()
 
-func decodePod(data []byte, file string) (*Pod, error) {
+func decodePod(data []byte, file string) (*PodResources, error) {
 	d := &decoder{file: file}
 	if !d.start(data) {
 		return nil, d.err()
@@ -728,7 +728,7 @@ type dupContainer struct {
 
 // pod reads one pod. With wrapper, the object may instead be a Get answer
 // that wraps the pod as {"podResources":{…}}.
-func (d *decoder) pod(ptr string, t json.Token, wrapper bool) (p Pod, wrapped bool) {
+func (d *decoder) pod(ptr string, t json.Token, wrapper bool) (p PodResources, wrapped bool) {
 	known := podKeys
 	if wrapper {
 		known = getKeys
@@ -736,7 +736,7 @@ func (d *decoder) pod(ptr string, t json.Token, wrapper bool) (p Pod, wrapped bo
 	var inferred bool
 	var dups []dupContainer
 	var outer []member
-	var inner Pod
+	var inner PodResources
 	ok := d.object(ptr, t, known, func(m member) {
 		if m.norm == "podresources" {
 			wrapped = true
@@ -833,8 +833,8 @@ var containerKeys = map[string]string{
 	"dynamicresources": "dynamicResources", "cpuidsstatus": "cpuIdsStatus", "memorystatus": "memoryStatus",
 }
 
-func (d *decoder) container(ptr string, t json.Token) Container {
-	var c Container
+func (d *decoder) container(ptr string, t json.Token) ContainerResources {
+	var c ContainerResources
 	ok := d.object(ptr, t, containerKeys, func(m member) {
 		switch m.norm {
 		case "name":
@@ -864,12 +864,12 @@ func (d *decoder) container(ptr string, t json.Token) Container {
 
 var memoryKeys = map[string]string{"type": "type", "memorytype": "memoryType", "size": "size", "numanodes": "numaNodes", "topology": "topology"}
 
-func (d *decoder) memories(m member) []Memory {
-	var out []Memory
+func (d *decoder) memories(m member) []ContainerMemory {
+	var out []ContainerMemory
 	mptr := m.P()
 	d.array(mptr, d.value(), func(i int, t json.Token) {
 		ptr := elem(mptr, i)
-		var mem Memory
+		var mem ContainerMemory
 		var typ, memType member
 		var numa numaReader
 		ok := d.object(ptr, t, memoryKeys, func(m member) {
@@ -904,12 +904,12 @@ func (d *decoder) memories(m member) []Memory {
 
 var deviceKeys = map[string]string{"resourcename": "resourceName", "deviceids": "deviceIds", "numanodes": "numaNodes", "topology": "topology"}
 
-func (d *decoder) devices(m member) []Device {
-	var out []Device
+func (d *decoder) devices(m member) []ContainerDevices {
+	var out []ContainerDevices
 	dptr := m.P()
 	d.array(dptr, d.value(), func(i int, t json.Token) {
 		ptr := elem(dptr, i)
-		var dev Device
+		var dev ContainerDevices
 		var numa numaReader
 		ok := d.object(ptr, t, deviceKeys, func(m member) {
 			switch m.norm {

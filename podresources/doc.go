@@ -15,18 +15,18 @@
 // memory blocks only for containers pinned by the static Memory Manager policy
 // (again Guaranteed pods). For every other container those lists are empty even
 // though the container runs somewhere: on the shared CPU pool and on any NUMA
-// node's memory. The model keeps this visible: [Pod.CPUStatus] and
-// [Pod.MemoryStatus] tell "assigned" from "none" (a Guaranteed pod with
+// node's memory. The model keeps this visible: [PodResources.CPUStatus] and
+// [PodResources.MemoryStatus] tell "assigned" from "none" (a Guaranteed pod with
 // nothing exclusive) from "notReportedForQOSClass" (a Burstable or BestEffort
 // pod) from "unknown" (an empty list and no QoS class known). The PodResources
-// API does not carry the QoS class; set [Pod.QOSClass] from the pod's status
+// API does not carry the QoS class; set [PodResources.QOSClass] from the pod's status
 // when you have it, for example with [QOSClassesFromPods] and
 // [Snapshot.SetQOSClasses]. A pod that holds exclusive CPUs or memory is Guaranteed, so
 // the class is inferred in that case.
 //
 // Since Kubernetes 1.37 (KEP-5526, feature gate PodLevelResourceManagers) the
 // kubelet can also report exclusive CPUs and memory for the pod as a whole in
-// [Pod.CPUIDs] and [Pod.Memory]; these overlap the container lists by design.
+// [PodResources.CPUIDs] and [PodResources.Memory]; these overlap the container lists by design.
 //
 // # JSON form
 //

@@ -77,11 +77,11 @@ func ExampleDecode() {
 
 // The JSON form writes every list, NUMA node 0, and what an empty list means.
 func ExampleSnapshot_MarshalJSON() {
-	snap := podresources.Snapshot{Pods: []podresources.Pod{{
+	snap := podresources.Snapshot{Pods: []podresources.PodResources{{
 		Name: "batch", Namespace: "default", QOSClass: podresources.Burstable,
-		Containers: []podresources.Container{{
+		Containers: []podresources.ContainerResources{{
 			Name:    "worker",
-			Devices: []podresources.Device{{ResourceName: "example.com/nic", DeviceIDs: []string{"vf3"}, NUMANodes: []int{0}}},
+			Devices: []podresources.ContainerDevices{{ResourceName: "example.com/nic", DeviceIDs: []string{"vf3"}, NUMANodes: []int{0}}},
 		}},
 	}}}
 	out, err := json.Marshal(snap)

@@ -7,9 +7,9 @@ import "encoding/json"
 // consumer, and adds the derived status fields to containers.
 
 type jsonSnapshot struct {
-	Pods        []Pod        `json:"pods"`
-	Allocatable *Allocatable `json:"allocatable"`
-	Notes       []string     `json:"notes,omitempty"`
+	Pods        []PodResources `json:"pods"`
+	Allocatable *Allocatable   `json:"allocatable"`
+	Notes       []string       `json:"notes,omitempty"`
 }
 
 // MarshalJSON writes the documented JSON form.
@@ -29,28 +29,28 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 }
 
 type jsonContainer struct {
-	Name             string            `json:"name"`
-	CPUIDs           []int             `json:"cpuIds"`
-	CPUStatus        Status            `json:"cpuIdsStatus"`
-	Memory           []Memory          `json:"memory"`
-	MemoryStatus     Status            `json:"memoryStatus"`
-	Devices          []Device          `json:"devices"`
-	DynamicResources []DynamicResource `json:"dynamicResources"`
+	Name             string             `json:"name"`
+	CPUIDs           []int              `json:"cpuIds"`
+	CPUStatus        Status             `json:"cpuIdsStatus"`
+	Memory           []ContainerMemory  `json:"memory"`
+	MemoryStatus     Status             `json:"memoryStatus"`
+	Devices          []ContainerDevices `json:"devices"`
+	DynamicResources []DynamicResource  `json:"dynamicResources"`
 }
 
 type jsonPod struct {
-	Name             string          `json:"name"`
-	Namespace        string          `json:"namespace"`
-	QOSClass         QOSClass        `json:"qosClass,omitempty"`
-	QOSClassInferred bool            `json:"qosClassInferred,omitempty"`
-	Containers       []jsonContainer `json:"containers"`
-	CPUIDs           []int           `json:"cpuIds,omitempty"`
-	Memory           []Memory        `json:"memory,omitempty"`
+	Name             string            `json:"name"`
+	Namespace        string            `json:"namespace"`
+	QOSClass         QOSClass          `json:"qosClass,omitempty"`
+	QOSClassInferred bool              `json:"qosClassInferred,omitempty"`
+	Containers       []jsonContainer   `json:"containers"`
+	CPUIDs           []int             `json:"cpuIds,omitempty"`
+	Memory           []ContainerMemory `json:"memory,omitempty"`
 }
 
 // MarshalJSON writes the pod with its effective QoS class and each
 // container's cpuIdsStatus and memoryStatus.
-func (p Pod) MarshalJSON() ([]byte, error) {
+func (p PodResources) MarshalJSON() ([]byte, error) {
 	q, inferred := p.EffectiveQOSClass()
 	jp := jsonPod{
 		Name: p.Name, Namespace: p.Namespace, QOSClass: q, QOSClassInferred: inferred,
@@ -74,7 +74,7 @@ func (p Pod) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads one pod in numascope's JSON form or a protobuf-JSON
 // Get answer; see DecodePod.
-func (p *Pod) UnmarshalJSON(data []byte) error {
+func (p *PodResources) UnmarshalJSON(data []byte) error {
 	pod, err := DecodePod(data)
 	if err != nil {
 		return err
@@ -101,19 +101,19 @@ func (a *Allocatable) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-type jsonMemory Memory
+type jsonMemory ContainerMemory
 
 // MarshalJSON writes numaNodes as an array, so node 0 and "no nodes" stay
 // visible.
-func (m Memory) MarshalJSON() ([]byte, error) {
+func (m ContainerMemory) MarshalJSON() ([]byte, error) {
 	m.NUMANodes = nonNil(m.NUMANodes)
 	return json.Marshal(jsonMemory(m))
 }
 
-type jsonDevice Device
+type jsonDevice ContainerDevices
 
 // MarshalJSON writes deviceIds and numaNodes as arrays.
-func (d Device) MarshalJSON() ([]byte, error) {
+func (d ContainerDevices) MarshalJSON() ([]byte, error) {
 	d.DeviceIDs = nonNil(d.DeviceIDs)
 	d.NUMANodes = nonNil(d.NUMANodes)
 	return json.Marshal(jsonDevice(d))

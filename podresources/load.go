@@ -273,8 +273,8 @@ func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]by
 
 // normalized copies p with sorted lists, empty lists as nil and no QoS class,
 // for comparing two answers about the same pod.
-func normalized(p Pod) Pod {
-	s := Snapshot{Pods: []Pod{clonePod(p)}}
+func normalized(p PodResources) PodResources {
+	s := Snapshot{Pods: []PodResources{clonePod(p)}}
 	s.Sort()
 	q := s.Pods[0]
 	q.QOSClass = ""
@@ -302,15 +302,15 @@ func normalized(p Pod) Pod {
 	return q
 }
 
-func clonePod(p Pod) Pod {
+func clonePod(p PodResources) PodResources {
 	q := p
 	q.CPUIDs = append([]int(nil), p.CPUIDs...)
 	q.Memory = cloneMemory(p.Memory)
-	q.Containers = make([]Container, len(p.Containers))
+	q.Containers = make([]ContainerResources, len(p.Containers))
 	for i, c := range p.Containers {
 		c.CPUIDs = append([]int(nil), c.CPUIDs...)
 		c.Memory = cloneMemory(c.Memory)
-		devs := make([]Device, len(c.Devices))
+		devs := make([]ContainerDevices, len(c.Devices))
 		for j, d := range c.Devices {
 			d.DeviceIDs = append([]string(nil), d.DeviceIDs...)
 			d.NUMANodes = append([]int(nil), d.NUMANodes...)
@@ -322,11 +322,11 @@ func clonePod(p Pod) Pod {
 	return q
 }
 
-func cloneMemory(m []Memory) []Memory {
+func cloneMemory(m []ContainerMemory) []ContainerMemory {
 	if m == nil {
 		return nil
 	}
-	out := make([]Memory, len(m))
+	out := make([]ContainerMemory, len(m))
 	for i, b := range m {
 		b.NUMANodes = append([]int(nil), b.NUMANodes...)
 		out[i] = b

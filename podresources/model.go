@@ -9,7 +9,7 @@ import (
 // answer and, when the kubelet serves it, the GetAllocatableResources answer.
 type Snapshot struct {
 	// Pods is the List answer (or the pods loaded from Get answers offline).
-	Pods []Pod `json:"pods"`
+	Pods []PodResources `json:"pods"`
 	// Allocatable is the GetAllocatableResources answer, nil when it was not
 	// available (see Notes).
 	Allocatable *Allocatable `json:"allocatable"`
@@ -18,8 +18,9 @@ type Snapshot struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Pod is the resources the kubelet assigned to one pod.
-type Pod struct {
+// PodResources is the resources the kubelet assigned to one pod (the
+// PodResources API's message of the same name; topomgr.Pod is the pod's spec).
+type PodResources struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
 	// QOSClass is the pod's QoS class when the caller knows it; the
@@ -27,32 +28,34 @@ type Pod struct {
 	QOSClass QOSClass `json:"qosClass,omitempty"`
 	// Containers lists the app containers and the restartable init
 	// (sidecar) containers, in the order the kubelet reports them.
-	Containers []Container `json:"containers"`
+	Containers []ContainerResources `json:"containers"`
 	// CPUIDs are exclusive CPUs allocated at pod level (KEP-5526, feature gate
 	// PodLevelResourceManagers). They include the containers' exclusive CPUs.
 	CPUIDs []int `json:"cpuIds,omitempty"`
 	// Memory is memory allocated at pod level, with the same overlap as CPUIDs.
-	Memory []Memory `json:"memory,omitempty"`
+	Memory []ContainerMemory `json:"memory,omitempty"`
 }
 
-// Container is the resources the kubelet assigned to one container.
-type Container struct {
+// ContainerResources is the resources the kubelet assigned to one container
+// (the PodResources API's message of the same name).
+type ContainerResources struct {
 	Name string `json:"name"`
 	// CPUIDs are the container's exclusive CPUs; empty when it has none or the
 	// kubelet does not report them (see CPUStatus).
 	CPUIDs []int `json:"cpuIds"`
 	// Memory is the memory and hugepages pinned by the Memory Manager.
-	Memory []Memory `json:"memory"`
+	Memory []ContainerMemory `json:"memory"`
 	// Devices are the device-plugin devices, usually one entry per device and
 	// NUMA node.
-	Devices []Device `json:"devices"`
+	Devices []ContainerDevices `json:"devices"`
 	// DynamicResources are the DRA claims prepared for the container.
 	DynamicResources []DynamicResource `json:"dynamicResources"`
 }
 
-// Memory is a block of memory or hugepages of one type and size with the NUMA
-// nodes it is allowed on.
-type Memory struct {
+// ContainerMemory is a block of memory or hugepages of one type and size
+// with the NUMA nodes it is allowed on (the PodResources API's
+// ContainerMemory).
+type ContainerMemory struct {
 	// Type is "memory" or a hugepages resource such as "hugepages-1Gi".
 	Type string `json:"type"`
 	// Size is in bytes.
@@ -61,9 +64,9 @@ type Memory struct {
 	NUMANodes []int `json:"numaNodes"`
 }
 
-// Device is one or more device-plugin device ids of one resource with their
-// NUMA nodes.
-type Device struct {
+// ContainerDevices is one or more device-plugin device ids of one resource
+// with their NUMA nodes (the PodResources API's ContainerDevices).
+type ContainerDevices struct {
 	ResourceName string   `json:"resourceName"`
 	DeviceIDs    []string `json:"deviceIds"`
 	// NUMANodes is empty when the device plugin reports no topology.
@@ -96,8 +99,8 @@ type Allocatable struct {
 	// CPUIDs is empty when the CPU manager policy is "none".
 	CPUIDs []int `json:"cpuIds"`
 	// Memory is empty unless the Memory Manager policy is "Static".
-	Memory  []Memory `json:"memory"`
-	Devices []Device `json:"devices"`
+	Memory  []ContainerMemory  `json:"memory"`
+	Devices []ContainerDevices `json:"devices"`
 }
 
 // QOSClass is a pod's Kubernetes QoS class.
@@ -153,11 +156,11 @@ func (s Status) Describe() string {
 }
 
 // Ref returns "namespace/name".
-func (p *Pod) Ref() string { return p.Namespace + "/" + p.Name }
+func (p *PodResources) Ref() string { return p.Namespace + "/" + p.Name }
 
 // HasExclusive reports whether the kubelet reported exclusive CPUs or memory
 // for the pod or any of its containers.
-func (p *Pod) HasExclusive() bool {
+func (p *PodResources) HasExclusive() bool {
 	if len(p.CPUIDs) > 0 || len(p.Memory) > 0 {
 		return true
 	}
@@ -172,7 +175,7 @@ func (p *Pod) HasExclusive() bool {
 // EffectiveQOSClass returns QOSClass when it is set; otherwise Guaranteed
 // with inferred true when the pod holds exclusive CPUs or memory (only
 // Guaranteed pods get them), and "" when the class cannot be known.
-func (p *Pod) EffectiveQOSClass() (class QOSClass, inferred bool) {
+func (p *PodResources) EffectiveQOSClass() (class QOSClass, inferred bool) {
 	if p.QOSClass != "" {
 		return p.QOSClass, false
 	}
@@ -183,12 +186,12 @@ func (p *Pod) EffectiveQOSClass() (class QOSClass, inferred bool) {
 }
 
 // CPUStatus says how to read c.CPUIDs, given that c belongs to p.
-func (p *Pod) CPUStatus(c *Container) Status { return p.status(len(c.CPUIDs) > 0) }
+func (p *PodResources) CPUStatus(c *ContainerResources) Status { return p.status(len(c.CPUIDs) > 0) }
 
 // MemoryStatus says how to read c.Memory, given that c belongs to p.
-func (p *Pod) MemoryStatus(c *Container) Status { return p.status(len(c.Memory) > 0) }
+func (p *PodResources) MemoryStatus(c *ContainerResources) Status { return p.status(len(c.Memory) > 0) }
 
-func (p *Pod) status(nonEmpty bool) Status {
+func (p *PodResources) status(nonEmpty bool) Status {
 	if nonEmpty {
 		return Assigned
 	}
@@ -202,7 +205,7 @@ func (p *Pod) status(nonEmpty bool) Status {
 }
 
 // Container returns the named container, or nil.
-func (p *Pod) Container(name string) *Container {
+func (p *PodResources) Container(name string) *ContainerResources {
 	for i := range p.Containers {
 		if p.Containers[i].Name == name {
 			return &p.Containers[i]
@@ -212,7 +215,7 @@ func (p *Pod) Container(name string) *Container {
 }
 
 // Pod returns the pod with the given namespace and name, or nil.
-func (s *Snapshot) Pod(namespace, name string) *Pod {
+func (s *Snapshot) Pod(namespace, name string) *PodResources {
 	for i := range s.Pods {
 		if s.Pods[i].Namespace == namespace && s.Pods[i].Name == name {
 			return &s.Pods[i]
@@ -242,7 +245,7 @@ func (s *Snapshot) SetQOSClasses(classes map[string]QOSClass) error {
 // that two snapshots of the same state compare equal. Containers keep the
 // kubelet's order.
 func (s *Snapshot) Sort() {
-	slices.SortStableFunc(s.Pods, func(a, b Pod) int {
+	slices.SortStableFunc(s.Pods, func(a, b PodResources) int {
 		if a.Namespace != b.Namespace {
 			if a.Namespace < b.Namespace {
 				return -1
@@ -275,11 +278,11 @@ func (s *Snapshot) Sort() {
 	}
 }
 
-func sortMemory(m []Memory) {
+func sortMemory(m []ContainerMemory) {
 	for i := range m {
 		slices.Sort(m[i].NUMANodes)
 	}
-	slices.SortStableFunc(m, func(a, b Memory) int {
+	slices.SortStableFunc(m, func(a, b ContainerMemory) int {
 		if a.Type != b.Type {
 			if a.Type < b.Type {
 				return -1
@@ -290,12 +293,12 @@ func sortMemory(m []Memory) {
 	})
 }
 
-func sortDevices(d []Device) {
+func sortDevices(d []ContainerDevices) {
 	for i := range d {
 		slices.Sort(d[i].NUMANodes)
 		slices.Sort(d[i].DeviceIDs)
 	}
-	slices.SortStableFunc(d, func(a, b Device) int {
+	slices.SortStableFunc(d, func(a, b ContainerDevices) int {
 		if a.ResourceName != b.ResourceName {
 			if a.ResourceName < b.ResourceName {
 				return -1

@@ -125,12 +125,12 @@ type DeviceUse struct {
 // Holder is what one container (or, with Container empty, the pod itself)
 // holds on one node.
 type Holder struct {
-	Pod              string            `json:"pod"`
-	Container        string            `json:"container"`
-	CPUIDs           []int             `json:"cpuIds"`
-	Memory           []Memory          `json:"memory"`
-	Devices          []Device          `json:"devices"`
-	DynamicResources []DynamicResource `json:"dynamicResources,omitempty"`
+	Pod              string             `json:"pod"`
+	Container        string             `json:"container"`
+	CPUIDs           []int              `json:"cpuIds"`
+	Memory           []ContainerMemory  `json:"memory"`
+	Devices          []ContainerDevices `json:"devices"`
+	DynamicResources []DynamicResource  `json:"dynamicResources,omitempty"`
 }
 
 // SharedContainer is a container without exclusive CPUs.
@@ -309,7 +309,7 @@ func (s *Snapshot) PerNUMA(cpus CPUMap) NUMAView {
 	return v
 }
 
-func (b *viewBuilder) addMemory(ref, container string, blocks []Memory, count bool) {
+func (b *viewBuilder) addMemory(ref, container string, blocks []ContainerMemory, count bool) {
 	for _, m := range blocks {
 		nodes := m.NUMANodes
 		if len(nodes) == 0 {

@@ -86,12 +86,12 @@ func TestPerNUMAWithoutMapOrAllocatable(t *testing.T) {
 
 func TestPerNUMAPodLevelResources(t *testing.T) {
 	// KEP-5526: pod-level CPUs and memory include the containers' own.
-	snap := &podresources.Snapshot{Pods: []podresources.Pod{{
+	snap := &podresources.Snapshot{Pods: []podresources.PodResources{{
 		Name: "p", Namespace: "n",
 		CPUIDs: []int{0, 1, 2, 3},
-		Memory: []podresources.Memory{{Type: "memory", Size: 4096, NUMANodes: []int{0}}},
-		Containers: []podresources.Container{
-			{Name: "big", CPUIDs: []int{0, 1}, Memory: []podresources.Memory{{Type: "memory", Size: 1024, NUMANodes: []int{0}}}},
+		Memory: []podresources.ContainerMemory{{Type: "memory", Size: 4096, NUMANodes: []int{0}}},
+		Containers: []podresources.ContainerResources{
+			{Name: "big", CPUIDs: []int{0, 1}, Memory: []podresources.ContainerMemory{{Type: "memory", Size: 1024, NUMANodes: []int{0}}}},
 			{Name: "shared"},
 		},
 	}}}
@@ -123,7 +123,7 @@ func TestPerNUMAPodLevelResources(t *testing.T) {
 func TestSharedListIsBounded(t *testing.T) {
 	snap := &podresources.Snapshot{}
 	for i := range 30 {
-		snap.Pods = append(snap.Pods, podresources.Pod{Name: strings.Repeat("p", i+1), Namespace: "n", Containers: []podresources.Container{{Name: "c"}}})
+		snap.Pods = append(snap.Pods, podresources.PodResources{Name: strings.Repeat("p", i+1), Namespace: "n", Containers: []podresources.ContainerResources{{Name: "c"}}})
 	}
 	v := snap.PerNUMA(nil)
 	var b bytes.Buffer

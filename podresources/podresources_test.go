@@ -38,7 +38,7 @@ func TestOfflineFormsAgree(t *testing.T) {
 	want := load(t, "numascope")
 	for _, form := range []string{"protojson", "protonames", "rte"} {
 		got := load(t, form)
-		if d := cmp.Diff(want, got, equateEmpty, cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+		if d := cmp.Diff(want, got, equateEmpty, cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
 			t.Errorf("%s differs from numascope's form (-numascope +%s):\n%s", form, form, d)
 		}
 		if got.Pods[0].Containers[1].Devices[0].NUMANodes[0] != 0 {
@@ -48,12 +48,12 @@ func TestOfflineFormsAgree(t *testing.T) {
 }
 
 func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
-	s := podresources.Snapshot{Pods: []podresources.Pod{{
+	s := podresources.Snapshot{Pods: []podresources.PodResources{{
 		Name: "p", Namespace: "ns",
-		Containers: []podresources.Container{{
+		Containers: []podresources.ContainerResources{{
 			Name:    "c",
-			Memory:  []podresources.Memory{{Type: "memory", Size: 1, NUMANodes: []int{0}}},
-			Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"d"}}},
+			Memory:  []podresources.ContainerMemory{{Type: "memory", Size: 1, NUMANodes: []int{0}}},
+			Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"d"}}},
 		}},
 	}}}
 	data, err := json.Marshal(s)
@@ -90,11 +90,11 @@ func TestRoundTripSample(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	c := podresources.Container{Name: "c"}
-	withCPU := podresources.Container{Name: "c", CPUIDs: []int{1}}
+	c := podresources.ContainerResources{Name: "c"}
+	withCPU := podresources.ContainerResources{Name: "c", CPUIDs: []int{1}}
 	for _, tc := range []struct {
 		q       podresources.QOSClass
-		c       podresources.Container
+		c       podresources.ContainerResources
 		cpu     podresources.Status
 		mem     podresources.Status
 		inferQ  podresources.QOSClass
@@ -106,7 +106,7 @@ func TestStatus(t *testing.T) {
 		{podresources.Guaranteed, c, podresources.None, podresources.None, podresources.Guaranteed, false},
 		{"", withCPU, podresources.Assigned, podresources.None, podresources.Guaranteed, true},
 	} {
-		p := podresources.Pod{Name: "p", Namespace: "n", QOSClass: tc.q, Containers: []podresources.Container{tc.c}}
+		p := podresources.PodResources{Name: "p", Namespace: "n", QOSClass: tc.q, Containers: []podresources.ContainerResources{tc.c}}
 		if got := p.CPUStatus(&p.Containers[0]); got != tc.cpu {
 			t.Errorf("%q %v: CPUStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.cpu)
 		}
@@ -205,8 +205,8 @@ func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 	require.NoError(t, err)
 	want := &podresources.Allocatable{
 		CPUIDs:  []int{0, 1},
-		Memory:  []podresources.Memory{{Type: "memory", Size: 1024, NUMANodes: []int{0, 1}}},
-		Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"a"}}},
+		Memory:  []podresources.ContainerMemory{{Type: "memory", Size: 1024, NUMANodes: []int{0, 1}}},
+		Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"a"}}},
 	}
 	if d := cmp.Diff(want, a, equateEmpty); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -280,21 +280,21 @@ func TestLoadDirAcceptsAFile(t *testing.T) {
 
 func TestSort(t *testing.T) {
 	s := &podresources.Snapshot{
-		Pods: []podresources.Pod{
-			{Name: "b", Namespace: "x", Containers: []podresources.Container{{Name: "c", CPUIDs: []int{3, 1}}}},
+		Pods: []podresources.PodResources{
+			{Name: "b", Namespace: "x", Containers: []podresources.ContainerResources{{Name: "c", CPUIDs: []int{3, 1}}}},
 			{Name: "a", Namespace: "x"},
 			{Name: "z", Namespace: "a"},
 		},
-		Allocatable: &podresources.Allocatable{CPUIDs: []int{2, 0}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"b", "a"}}}},
+		Allocatable: &podresources.Allocatable{CPUIDs: []int{2, 0}, Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"b", "a"}}}},
 	}
 	s.Sort()
 	want := &podresources.Snapshot{
-		Pods: []podresources.Pod{
+		Pods: []podresources.PodResources{
 			{Name: "z", Namespace: "a"},
 			{Name: "a", Namespace: "x"},
-			{Name: "b", Namespace: "x", Containers: []podresources.Container{{Name: "c", CPUIDs: []int{1, 3}}}},
+			{Name: "b", Namespace: "x", Containers: []podresources.ContainerResources{{Name: "c", CPUIDs: []int{1, 3}}}},
 		},
-		Allocatable: &podresources.Allocatable{CPUIDs: []int{0, 2}, Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"a", "b"}}}},
+		Allocatable: &podresources.Allocatable{CPUIDs: []int{0, 2}, Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"a", "b"}}}},
 	}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("sorted (-want +got):\n%s", d)

@@ -166,7 +166,7 @@ func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	snap := &podresources.Snapshot{Pods: []podresources.Pod{*p}}
+	snap := &podresources.Snapshot{Pods: []podresources.PodResources{*p}}
 	a, err := c.GetAllocatableResources(ctx)
 	switch {
 	case errors.Is(err, client.ErrUnimplemented):
@@ -235,7 +235,7 @@ func offline(dir, ns, name string) (*podresources.Snapshot, error) {
 	if p == nil {
 		return nil, fmt.Errorf("pod %s/%s is not in %s (%s)", ns, name, dir, someNames(snap))
 	}
-	return &podresources.Snapshot{Pods: []podresources.Pod{*p}, Allocatable: snap.Allocatable, Notes: snap.Notes}, nil
+	return &podresources.Snapshot{Pods: []podresources.PodResources{*p}, Allocatable: snap.Allocatable, Notes: snap.Notes}, nil
 }
 
 func someNames(s *podresources.Snapshot) string {

@@ -132,9 +132,9 @@ func providersFor(t *testing.T, sample *podresources.Snapshot) *providers {
 }
 
 // podWire fetches one pod's API form by asking podresourcestest.
-func podWire(t *testing.T, pod *podresources.Pod) *podresourcesapi.PodResources {
+func podWire(t *testing.T, pod *podresources.PodResources) *podresourcesapi.PodResources {
 	t.Helper()
-	srv, err := podresourcestest.StartInDir(&podresources.Snapshot{Pods: []podresources.Pod{*pod}})
+	srv, err := podresourcestest.StartInDir(&podresources.Snapshot{Pods: []podresources.PodResources{*pod}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func podWire(t *testing.T, pod *podresources.Pod) *podresourcesapi.PodResources 
 }
 
 // toWire fetches one container's API form by asking podresourcestest.
-func toWire(t *testing.T, pod *podresources.Pod, container string) *podresourcesapi.ContainerResources {
+func toWire(t *testing.T, pod *podresources.PodResources, container string) *podresourcesapi.ContainerResources {
 	t.Helper()
 	for _, c := range podWire(t, pod).Containers {
 		if c.Name == container {
@@ -228,7 +228,7 @@ func TestPodResourcesAgainstTheKubeletServer(t *testing.T) {
 		t.Errorf("kubelet server and podresourcestest disagree (-test +kubelet):\n%s", d)
 	}
 	want := podresourcestest.Sample()
-	if d := cmp.Diff(want, fromKubelet, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+	if d := cmp.Diff(want, fromKubelet, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
 		t.Errorf("kubelet server vs the sample (-sample +kubelet):\n%s", d)
 	}
 
@@ -236,7 +236,7 @@ func TestPodResourcesAgainstTheKubeletServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(&want.Pods[1], kp, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")); d != "" {
+	if d := cmp.Diff(&want.Pods[1], kp, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
 		t.Errorf("Get (-want +got):\n%s", d)
 	}
 
@@ -304,7 +304,7 @@ func TestPodResourcesPodLevelAgainstTheKubeletServer(t *testing.T) {
 	sample := podresourcestest.Sample()
 	db := &sample.Pods[1]
 	db.CPUIDs = []int{8, 9, 10, 11, 12, 13}
-	db.Memory = []podresources.Memory{{Type: "memory", Size: 6 << 30, NUMANodes: []int{0, 1}}}
+	db.Memory = []podresources.ContainerMemory{{Type: "memory", Size: 6 << 30, NUMANodes: []int{0, 1}}}
 	p := providersFor(t, sample)
 
 	for _, on := range []bool{false, true} {

@@ -16,9 +16,9 @@ import (
 // An answer over the bounds is refused before it is unmarshalled, over
 // real gRPC, with an error that says what to do.
 func TestAnswerBounds(t *testing.T) {
-	wide := &podresources.Snapshot{Pods: []podresources.Pod{{Name: "wide", Namespace: "n"}}}
+	wide := &podresources.Snapshot{Pods: []podresources.PodResources{{Name: "wide", Namespace: "n"}}}
 	for i := range 11 {
-		wide.Pods[0].Containers = append(wide.Pods[0].Containers, podresources.Container{Name: fmt.Sprintf("c%d", i)})
+		wide.Pods[0].Containers = append(wide.Pods[0].Containers, podresources.ContainerResources{Name: fmt.Sprintf("c%d", i)})
 	}
 	tests := []struct {
 		name    string
@@ -41,13 +41,13 @@ func TestAnswerBounds(t *testing.T) {
 			var err error
 			var n int
 			if tt.get {
-				var p *podresources.Pod
+				var p *podresources.PodResources
 				p, err = c.Get(context.Background(), "n", "wide")
 				if p != nil {
 					n = 1
 				}
 			} else {
-				var pods []podresources.Pod
+				var pods []podresources.PodResources
 				pods, err = c.List(context.Background())
 				n = len(pods)
 			}

@@ -405,7 +405,7 @@ func getTarget(ctx context.Context) string {
 // List returns the pods the kubelet reports with their containers'
 // resources. Kubelets before 1.34 (and newer ones with the feature gate
 // KubeletPodResourcesListUseActivePods off) also list terminated pods.
-func (c *Client) List(ctx context.Context) ([]podresources.Pod, error) {
+func (c *Client) List(ctx context.Context) ([]podresources.PodResources, error) {
 	var resp *v1.ListPodResourcesResponse
 	err := c.call(ctx, "List", func(ctx context.Context) error {
 		var err error
@@ -442,7 +442,7 @@ func (c *Client) GetAllocatableResources(ctx context.Context) (*podresources.All
 }
 
 // Get returns one pod's resources.
-func (c *Client) Get(ctx context.Context, namespace, name string) (*podresources.Pod, error) {
+func (c *Client) Get(ctx context.Context, namespace, name string) (*podresources.PodResources, error) {
 	if namespace == "" || name == "" {
 		return nil, fmt.Errorf("podresources: Get needs a namespace and a name, got %q/%q", namespace, name)
 	}
@@ -486,7 +486,7 @@ func (c *Client) Snapshot(ctx context.Context) (*podresources.Snapshot, error) {
 
 // FromList converts a List answer obtained elsewhere into the model. The
 // pods' device id lists share memory with resp.
-func FromList(resp *v1.ListPodResourcesResponse) ([]podresources.Pod, error) {
+func FromList(resp *v1.ListPodResourcesResponse) ([]podresources.PodResources, error) {
 	return protoconv.Pods(resp.GetPodResources())
 }
 
@@ -496,7 +496,7 @@ func FromAllocatable(resp *v1.AllocatableResourcesResponse) (*podresources.Alloc
 }
 
 // FromGet converts a Get answer into the model.
-func FromGet(resp *v1.GetPodResourcesResponse) (*podresources.Pod, error) {
+func FromGet(resp *v1.GetPodResourcesResponse) (*podresources.PodResources, error) {
 	return protoconv.Pod(resp.GetPodResources())
 }
 

@@ -24,7 +24,7 @@ import (
 var equateEmpty = cmpopts.EquateEmpty()
 
 // noQOS drops the QoS classes, which the PodResources API does not carry.
-var noQOS = cmpopts.IgnoreFields(podresources.Pod{}, "QOSClass")
+var noQOS = cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")
 
 func serve(t testing.TB, snap *podresources.Snapshot, opts ...podresourcestest.Option) *podresourcestest.Server {
 	t.Helper()

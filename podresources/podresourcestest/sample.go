@@ -19,27 +19,27 @@ const gib = 1 << 30
 // FPGA is reported without topology.
 func Sample() *podresources.Snapshot {
 	return &podresources.Snapshot{
-		Pods: []podresources.Pod{
+		Pods: []podresources.PodResources{
 			{
 				Name: "web", Namespace: "default", QOSClass: podresources.Guaranteed,
-				Containers: []podresources.Container{
+				Containers: []podresources.ContainerResources{
 					{Name: "proxy"},
 					{
 						Name: "app", CPUIDs: []int{2, 3},
-						Memory: []podresources.Memory{
+						Memory: []podresources.ContainerMemory{
 							{Type: "memory", Size: 1 * gib, NUMANodes: []int{0}},
 							{Type: "hugepages-1Gi", Size: 2 * gib, NUMANodes: []int{0}},
 						},
-						Devices: []podresources.Device{{ResourceName: "example.com/gpu", DeviceIDs: []string{"gpu0"}, NUMANodes: []int{0}}},
+						Devices: []podresources.ContainerDevices{{ResourceName: "example.com/gpu", DeviceIDs: []string{"gpu0"}, NUMANodes: []int{0}}},
 					},
 				},
 			},
 			{
 				Name: "db", Namespace: "shop",
-				Containers: []podresources.Container{{
+				Containers: []podresources.ContainerResources{{
 					Name: "postgres", CPUIDs: []int{8, 9, 10, 11},
-					Memory:  []podresources.Memory{{Type: "memory", Size: 4 * gib, NUMANodes: []int{0, 1}}},
-					Devices: []podresources.Device{{ResourceName: "example.com/nic", DeviceIDs: []string{"nic1"}, NUMANodes: []int{1}}},
+					Memory:  []podresources.ContainerMemory{{Type: "memory", Size: 4 * gib, NUMANodes: []int{0, 1}}},
+					Devices: []podresources.ContainerDevices{{ResourceName: "example.com/nic", DeviceIDs: []string{"nic1"}, NUMANodes: []int{1}}},
 					DynamicResources: []podresources.DynamicResource{{
 						ClaimName: "fast-disk", ClaimNamespace: "shop",
 						ClaimResources: []podresources.ClaimResource{{
@@ -51,18 +51,18 @@ func Sample() *podresources.Snapshot {
 			},
 			{
 				Name: "coredns-7d8f", Namespace: "kube-system", QOSClass: podresources.BestEffort,
-				Containers: []podresources.Container{{Name: "coredns"}},
+				Containers: []podresources.ContainerResources{{Name: "coredns"}},
 			},
 		},
 		Allocatable: &podresources.Allocatable{
 			CPUIDs: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-			Memory: []podresources.Memory{
+			Memory: []podresources.ContainerMemory{
 				{Type: "memory", Size: 30 * gib, NUMANodes: []int{0}},
 				{Type: "memory", Size: 31 * gib, NUMANodes: []int{1}},
 				{Type: "hugepages-1Gi", Size: 4 * gib, NUMANodes: []int{0}},
 				{Type: "hugepages-1Gi", Size: 4 * gib, NUMANodes: []int{1}},
 			},
-			Devices: []podresources.Device{
+			Devices: []podresources.ContainerDevices{
 				{ResourceName: "example.com/gpu", DeviceIDs: []string{"gpu0"}, NUMANodes: []int{0}},
 				{ResourceName: "example.com/gpu", DeviceIDs: []string{"gpu1"}, NUMANodes: []int{1}},
 				{ResourceName: "example.com/nic", DeviceIDs: []string{"nic0"}, NUMANodes: []int{0}},
@@ -79,7 +79,7 @@ func Sample() *podresources.Snapshot {
 // around, so with large n the same CPU is listed for several pods, which the
 // API never does but which costs the same to convert.
 func Generate(n int) *podresources.Snapshot {
-	s := &podresources.Snapshot{Pods: make([]podresources.Pod, n)}
+	s := &podresources.Snapshot{Pods: make([]podresources.PodResources, n)}
 	for i := range n {
 		p := &s.Pods[i]
 		p.Name = fmt.Sprintf("pod-%05d", i)
@@ -87,24 +87,24 @@ func Generate(n int) *podresources.Snapshot {
 		if i%4 == 0 {
 			node := (i / 4) % 2
 			cpu := node*64 + (i/8)%32*2
-			p.Containers = []podresources.Container{{
+			p.Containers = []podresources.ContainerResources{{
 				Name:   "main",
 				CPUIDs: []int{cpu, cpu + 1},
-				Memory: []podresources.Memory{{Type: "memory", Size: gib, NUMANodes: []int{node}}},
-				Devices: []podresources.Device{{
+				Memory: []podresources.ContainerMemory{{Type: "memory", Size: gib, NUMANodes: []int{node}}},
+				Devices: []podresources.ContainerDevices{{
 					ResourceName: "example.com/vf", DeviceIDs: []string{fmt.Sprintf("vf-%d", i)}, NUMANodes: []int{node},
 				}},
 			}}
 			continue
 		}
-		p.Containers = []podresources.Container{{Name: "main"}, {Name: "sidecar"}}
+		p.Containers = []podresources.ContainerResources{{Name: "main"}, {Name: "sidecar"}}
 	}
 	s.Allocatable = &podresources.Allocatable{}
 	for c := range 128 {
 		s.Allocatable.CPUIDs = append(s.Allocatable.CPUIDs, c)
 	}
 	for node := range 2 {
-		s.Allocatable.Memory = append(s.Allocatable.Memory, podresources.Memory{Type: "memory", Size: 256 * gib, NUMANodes: []int{node}})
+		s.Allocatable.Memory = append(s.Allocatable.Memory, podresources.ContainerMemory{Type: "memory", Size: 256 * gib, NUMANodes: []int{node}})
 	}
 	return s
 }

@@ -63,11 +63,11 @@ func (c *converter) topology(t *v1.TopologyInfo) ([]int, error) {
 	return out, nil
 }
 
-func (c *converter) memory(in []*v1.ContainerMemory) ([]podresources.Memory, error) {
+func (c *converter) memory(in []*v1.ContainerMemory) ([]podresources.ContainerMemory, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	out := make([]podresources.Memory, len(in))
+	out := make([]podresources.ContainerMemory, len(in))
 	for i, m := range in {
 		if m == nil {
 			return nil, fmt.Errorf("memory entry %d is empty", i)
@@ -76,16 +76,16 @@ func (c *converter) memory(in []*v1.ContainerMemory) ([]podresources.Memory, err
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.MemoryType, err)
 		}
-		out[i] = podresources.Memory{Type: m.MemoryType, Size: m.Size, NUMANodes: nodes}
+		out[i] = podresources.ContainerMemory{Type: m.MemoryType, Size: m.Size, NUMANodes: nodes}
 	}
 	return out, nil
 }
 
-func (c *converter) devices(in []*v1.ContainerDevices) ([]podresources.Device, error) {
+func (c *converter) devices(in []*v1.ContainerDevices) ([]podresources.ContainerDevices, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	out := make([]podresources.Device, len(in))
+	out := make([]podresources.ContainerDevices, len(in))
 	for i, d := range in {
 		if d == nil {
 			return nil, fmt.Errorf("device entry %d is empty", i)
@@ -94,7 +94,7 @@ func (c *converter) devices(in []*v1.ContainerDevices) ([]podresources.Device, e
 		if err != nil {
 			return nil, fmt.Errorf("device %s: %w", d.ResourceName, err)
 		}
-		out[i] = podresources.Device{ResourceName: d.ResourceName, DeviceIDs: d.DeviceIds, NUMANodes: nodes}
+		out[i] = podresources.ContainerDevices{ResourceName: d.ResourceName, DeviceIDs: d.DeviceIds, NUMANodes: nodes}
 	}
 	return out, nil
 }
@@ -126,7 +126,7 @@ func dynamic(in []*v1.DynamicResource) []podresources.DynamicResource {
 	return out
 }
 
-func (c *converter) pod(p *v1.PodResources, out *podresources.Pod) error {
+func (c *converter) pod(p *v1.PodResources, out *podresources.PodResources) error {
 	out.Name, out.Namespace = p.Name, p.Namespace
 	var err error
 	if out.CPUIDs, err = c.ids("pod-level CPU id", p.CpuIds); err != nil {
@@ -135,7 +135,7 @@ func (c *converter) pod(p *v1.PodResources, out *podresources.Pod) error {
 	if out.Memory, err = c.memory(p.Memory); err != nil {
 		return fmt.Errorf("pod-level %w", err)
 	}
-	out.Containers = make([]podresources.Container, len(p.Containers))
+	out.Containers = make([]podresources.ContainerResources, len(p.Containers))
 	for i, ct := range p.Containers {
 		if ct == nil {
 			return fmt.Errorf("container entry %d is empty", i)
@@ -157,9 +157,9 @@ func (c *converter) pod(p *v1.PodResources, out *podresources.Pod) error {
 }
 
 // Pods converts a List answer. Device id lists share memory with in.
-func Pods(in []*v1.PodResources) ([]podresources.Pod, error) {
+func Pods(in []*v1.PodResources) ([]podresources.PodResources, error) {
 	c := &converter{}
-	out := make([]podresources.Pod, len(in))
+	out := make([]podresources.PodResources, len(in))
 	for i, p := range in {
 		if p == nil {
 			return nil, fmt.Errorf("pod entry %d is empty", i)
@@ -172,11 +172,11 @@ func Pods(in []*v1.PodResources) ([]podresources.Pod, error) {
 }
 
 // Pod converts a Get answer.
-func Pod(in *v1.PodResources) (*podresources.Pod, error) {
+func Pod(in *v1.PodResources) (*podresources.PodResources, error) {
 	if in == nil {
 		return nil, fmt.Errorf("the answer holds no pod")
 	}
-	out := &podresources.Pod{}
+	out := &podresources.PodResources{}
 	if err := (&converter{}).pod(in, out); err != nil {
 		return nil, fmt.Errorf("pod %s/%s: %w", in.Namespace, in.Name, err)
 	}
@@ -222,7 +222,7 @@ func topologyOf(nodes []int) *v1.TopologyInfo {
 	return t
 }
 
-func toMemory(in []podresources.Memory) []*v1.ContainerMemory {
+func toMemory(in []podresources.ContainerMemory) []*v1.ContainerMemory {
 	if len(in) == 0 {
 		return nil
 	}
@@ -238,7 +238,7 @@ func toMemory(in []podresources.Memory) []*v1.ContainerMemory {
 	return out
 }
 
-func toDevices(in []podresources.Device) []*v1.ContainerDevices {
+func toDevices(in []podresources.ContainerDevices) []*v1.ContainerDevices {
 	if len(in) == 0 {
 		return nil
 	}
@@ -250,7 +250,7 @@ func toDevices(in []podresources.Device) []*v1.ContainerDevices {
 }
 
 // ToPod converts a model pod into the API type.
-func ToPod(p *podresources.Pod) *v1.PodResources {
+func ToPod(p *podresources.PodResources) *v1.PodResources {
 	out := &v1.PodResources{
 		Name: p.Name, Namespace: p.Namespace,
 		CpuIds: int64s(p.CPUIDs), Memory: toMemory(p.Memory),

@@ -28,12 +28,12 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &podresources.Pod{
+	want := &podresources.PodResources{
 		Name: "p", Namespace: "n", CPUIDs: []int{4, 5},
-		Memory: []podresources.Memory{{Type: "memory", Size: 1 << 30, NUMANodes: []int{0, 1}}},
-		Containers: []podresources.Container{{
+		Memory: []podresources.ContainerMemory{{Type: "memory", Size: 1 << 30, NUMANodes: []int{0, 1}}},
+		Containers: []podresources.ContainerResources{{
 			Name: "c", CPUIDs: []int{4},
-			Devices: []podresources.Device{{ResourceName: "r", DeviceIDs: []string{"d"}}},
+			Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"d"}}},
 			DynamicResources: []podresources.DynamicResource{{ClaimName: "x", ClaimNamespace: "n", ClaimResources: []podresources.ClaimResource{{
 				DriverName: "drv", PoolName: "pool", DeviceName: "dev", ShareID: "share-1", CDIDevices: []string{"v/c=0"},
 			}}}},
