@@ -163,11 +163,3 @@ func TestReadSysfsCPUMap(t *testing.T) {
 		assert.Contains(t, err.Error(), "host's sysfs root", "the error says what the directory should be")
 	}
 }
-
-func TestQuantity(t *testing.T) {
-	for in, want := range map[uint64]string{0: "0", 1: "1", 1024: "1Ki", 3 << 20: "3Mi", 1 << 30: "1Gi", 1<<30 + 1: "1073741825", 2 << 40: "2Ti"} {
-		if got := podresources.Quantity(in); got != want {
-			t.Errorf("Quantity(%d) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -48,15 +48,15 @@ func writeNode(tw *tabwriter.Writer, title string, n *NodeView, hasAlloc bool) {
 		fmt.Fprintf(tw, "  cpus\ttaken %s\n", cpus(c.Taken))
 	}
 	for _, m := range n.Memory {
-		taken := Quantity(m.Taken)
+		taken := byteQuantity(m.Taken)
 		if m.Spanning > 0 {
-			taken += " (+" + Quantity(m.Spanning) + " in multi-node blocks)"
+			taken += " (+" + byteQuantity(m.Spanning) + " in multi-node blocks)"
 		}
 		if !hasAlloc {
 			fmt.Fprintf(tw, "  %s\ttaken %s\n", m.Type, taken)
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\tallocatable %s\ttaken %s\tfree %s\n", m.Type, Quantity(m.Allocatable), taken, freeMemory(m))
+		fmt.Fprintf(tw, "  %s\tallocatable %s\ttaken %s\tfree %s\n", m.Type, byteQuantity(m.Allocatable), taken, freeMemory(m))
 	}
 	for _, d := range n.Devices {
 		if hasAlloc {
@@ -79,7 +79,7 @@ func writeNode(tw *tabwriter.Writer, title string, n *NodeView, hasAlloc bool) {
 			parts = append(parts, "cpus "+cpuset.New(h.CPUIDs...).String())
 		}
 		for _, m := range h.Memory {
-			parts = append(parts, m.Type+" "+Quantity(m.Size)+nodesSuffix(m.NUMANodes))
+			parts = append(parts, m.Type+" "+byteQuantity(m.Size)+nodesSuffix(m.NUMANodes))
 		}
 		for _, d := range h.Devices {
 			parts = append(parts, d.ResourceName+" "+strings.Join(d.DeviceIDs, ","))
@@ -107,9 +107,9 @@ func freeMemory(m MemoryUse) string {
 	}
 	hi := sub(m.Allocatable, m.Taken)
 	if m.Spanning == 0 {
-		return Quantity(hi)
+		return byteQuantity(hi)
 	}
-	return Quantity(sub(hi, m.Spanning)) + " to " + Quantity(hi)
+	return byteQuantity(sub(hi, m.Spanning)) + " to " + byteQuantity(hi)
 }
 
 func nodesSuffix(nodes []int) string {
@@ -172,9 +172,9 @@ func ids(list []string) string {
 	return fmt.Sprintf("%s (%d)", strings.Join(list, ","), len(list))
 }
 
-// Quantity formats a byte count the way Kubernetes writes quantities: "4Gi",
+// byteQuantity formats a byte count the way Kubernetes writes quantities: "4Gi",
 // "512Mi", or plain bytes when no binary suffix divides it.
-func Quantity(b uint64) string {
+func byteQuantity(b uint64) string {
 	if b == 0 {
 		return "0"
 	}

@@ -57,7 +57,7 @@ func SimulateAdmission(pod *Pod, cfg NodeConfig) (*NodeAdmission, error) {
 	if cfg.Policy == "" {
 		cfg.Policy = PolicyNone
 	}
-	m, err := NewManagerWithGates(cfg.Machine.Nodes, cfg.Policy, cfg.Scope, cfg.Options, cfg.Gates)
+	m, err := newManager(cfg.Machine.Nodes, cfg.Policy, cfg.Scope, cfg.Options, cfg.Gates)
 	if err != nil {
 		return nil, err
 	}

@@ -129,21 +129,19 @@ type admissionError interface {
 }
 
 // TopologyAffinityError is the kubelet's rejection when no acceptable NUMA
-// affinity exists.
-type TopologyAffinityError struct{}
-
-func (TopologyAffinityError) Error() string {
-	return "Resources cannot be allocated with Topology locality"
+// affinity exists. PodLevel marks the rejection of a pod with pod-level
+// resources (feature gate PodLevelResourceManagers), whose message starts
+// with "Pod Scope " and says which scope failed.
+type TopologyAffinityError struct {
+	PodLevel bool
+	// Msg replaces the standard text of a pod-level rejection.
+	Msg string
 }
 
-// Type returns "TopologyAffinityError".
-func (TopologyAffinityError) Type() string { return ReasonTopologyAffinity }
-
-// PodLevelTopologyAffinityError is the rejection of a pod with pod-level
-// resources (PodLevelResourceManagers).
-type PodLevelTopologyAffinityError struct{ Msg string }
-
-func (e PodLevelTopologyAffinityError) Error() string {
+func (e TopologyAffinityError) Error() string {
+	if !e.PodLevel {
+		return "Resources cannot be allocated with Topology locality"
+	}
 	if e.Msg != "" {
 		return "Pod Scope " + e.Msg
 	}
@@ -151,7 +149,7 @@ func (e PodLevelTopologyAffinityError) Error() string {
 }
 
 // Type returns "TopologyAffinityError".
-func (PodLevelTopologyAffinityError) Type() string { return ReasonTopologyAffinity }
+func (TopologyAffinityError) Type() string { return ReasonTopologyAffinity }
 
 // ProviderAnswer is one provider's hints in an admission.
 type ProviderAnswer struct {
@@ -196,13 +194,21 @@ type Manager struct {
 }
 
 // NewManager validates the configuration as the kubelet's NewManager does
-// and returns the manager. nodes is the machine's NUMA layout.
-func NewManager(nodes []NUMANode, policyName, scopeName string, options map[string]string) (*Manager, error) {
-	return NewManagerWithGates(nodes, policyName, scopeName, options, DefaultFeatureGates())
+// and returns the manager. nodes is the machine's NUMA layout. gates are
+// the kubelet's feature gates (at most one value; DefaultFeatureGates when
+// none is given).
+func NewManager(nodes []NUMANode, policyName, scopeName string, options map[string]string, gates ...FeatureGates) (*Manager, error) {
+	if len(gates) > 1 {
+		return nil, fmt.Errorf("NewManager: %d feature-gate sets given, want at most one", len(gates))
+	}
+	g := DefaultFeatureGates()
+	if len(gates) == 1 {
+		g = gates[0]
+	}
+	return newManager(nodes, policyName, scopeName, options, g)
 }
 
-// NewManagerWithGates is NewManager under the given feature gates.
-func NewManagerWithGates(nodes []NUMANode, policyName, scopeName string, options map[string]string, gates FeatureGates) (*Manager, error) {
+func newManager(nodes []NUMANode, policyName, scopeName string, options map[string]string, gates FeatureGates) (*Manager, error) {
 	m := &Manager{gates: gates, hints: map[string]map[string]TopologyHint{}}
 	if policyName == PolicyNone {
 		// The kubelet ignores scope and options under the none policy.
@@ -280,7 +286,7 @@ func (m *Manager) Admit(pod *Pod) *Admission {
 			if !step.Merge.Admit {
 				a.Steps = append(a.Steps, step)
 				if m.gates.PodLevelResourceManagers && pod.HasPodLevelResources() {
-					a.fail(PodLevelTopologyAffinityError{Msg: "pod with pod-level resources failed admission with a container-level topology manager"})
+					a.fail(TopologyAffinityError{PodLevel: true, Msg: "pod with pod-level resources failed admission with a container-level topology manager"})
 				} else {
 					a.fail(TopologyAffinityError{})
 				}
@@ -308,7 +314,7 @@ func (m *Manager) Admit(pod *Pod) *Admission {
 		last := &a.Steps[0]
 		if !step.Merge.Admit {
 			if podLevel {
-				a.fail(PodLevelTopologyAffinityError{Msg: "pod with pod-level resources failed admission under pod-scope topology manager"})
+				a.fail(TopologyAffinityError{PodLevel: true, Msg: "pod with pod-level resources failed admission under pod-scope topology manager"})
 			} else {
 				a.fail(TopologyAffinityError{})
 			}

@@ -167,7 +167,7 @@ func scopeCases(t *testing.T, r *rand.Rand, gates ns.FeatureGates) {
 			names = append(names, c.Name)
 		}
 		km, kerr := tm.NewManager(discard, cadvisorNodes(nodes), policy, scope, nil)
-		nm, nerr := ns.NewManagerWithGates(nodes, policy, scope, nil, gates)
+		nm, nerr := ns.NewManager(nodes, policy, scope, nil, gates)
 		if kerr != nil || nerr != nil {
 			t.Fatalf("NewManager: kubelet %v, numascope %v", kerr, nerr)
 		}
