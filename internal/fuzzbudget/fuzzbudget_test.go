@@ -25,7 +25,7 @@ func TestRunWith(t *testing.T) {
 		fail string
 	}{
 		{name: "fast and small", fn: func() { _ = make([]byte, 10) }},
-		{name: "too slow", fn: func() { time.Sleep(200 * time.Millisecond) }, fail: "input took longer than %s: a parser must end quickly on any input"},
+		{name: "blocked past the wall-time ceiling", fn: func() { time.Sleep(400 * time.Millisecond) }, fail: "input took longer than %s: a parser must end quickly on any input"},
 		{name: "too much", fn: func() {
 			var keep [][]byte
 			for range 64 {
@@ -41,4 +41,20 @@ func TestRunWith(t *testing.T) {
 			assert.Equal(t, tt.fail, r.failed)
 		})
 	}
+}
+
+func TestRunWithBusyLoop(t *testing.T) {
+	r := &recorder{TB: t}
+	stop := make(chan struct{})
+	defer close(stop)
+	RunWith(r, Budget{Time: 50 * time.Millisecond}, func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	})
+	assert.Equal(t, "input took longer than %s: a parser must end quickly on any input", r.failed, "a loop that burns CPU fails after the budget")
 }
