@@ -48,11 +48,13 @@ func TestRunWithBusyLoop(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	RunWith(r, Budget{Time: 50 * time.Millisecond}, func() {
+		n := 0
 		for {
 			select {
 			case <-stop:
 				return
-			default:
+			case <-time.After(0):
+				n++ // work: the loop burns CPU
 			}
 		}
 	})
