@@ -56,9 +56,7 @@ func TestPerNUMAWithoutMapOrAllocatable(t *testing.T) {
 	snap := load(t, "numascope")
 	snap.Allocatable = nil
 	v := snap.PerNUMA(nil)
-	if v.HasAllocatable {
-		t.Error("HasAllocatable without an allocatable answer")
-	}
+	assert.False(t, v.HasAllocatable, "HasAllocatable without an allocatable answer")
 	// Without a CPU map every CPU is unplaced; memory and devices still
 	// carry their NUMA nodes.
 	assert.Empty(t, cmp.Diff([]int{2, 3, 8, 9, 10, 11}, v.Unplaced.CPUs.Taken), "unplaced CPUs (-want +got)")

@@ -295,8 +295,11 @@ func TestVerifyDataFirst(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := []byte(c.data)
-			if c.data == string(cpu) && c.name != "cpu as written" || c.data == string(mem) && c.name != "memory as written" {
-				t.Fatal("the edit did not apply")
+			if c.name != "cpu as written" {
+				require.NotEqual(t, string(cpu), c.data, "the edit did not apply")
+			}
+			if c.name != "memory as written" {
+				require.NotEqual(t, string(mem), c.data, "the edit did not apply")
 			}
 			opts := Options{Name: "f", Kind: c.kind}
 			f, err := Decode(data, opts)
@@ -393,9 +396,8 @@ func lastReplace(t *testing.T, data []byte, old, new string) []byte {
 func resum(t *testing.T, data []byte) []byte {
 	k := bytes.LastIndex(data, []byte(`","dataChecksum":`))
 	d := bytes.Index(data, dataKey)
-	if k < 0 || d < 0 {
-		t.Fatal("not a v3/v4 file")
-	}
+	require.GreaterOrEqual(t, k, 0, "not a v3/v4 file: no dataChecksum")
+	require.GreaterOrEqual(t, d, 0, "not a v3/v4 file: no data")
 	sum := bytesStringChecksum(unquoteInto(nil, data[d+len(dataKey):k]))
 	return fmt.Appendf(append([]byte(nil), data[:k]...), `","dataChecksum":%d}`, sum)
 }
@@ -412,9 +414,8 @@ func TestFeedWindow(t *testing.T) {
 	inValue := bytes.Index(section, []byte(`1,1,`)) + 20
 	f.publish(inValue)
 	s := fastScanner{b: f.buf[:0], feed: f}
-	if _, _, ok := s.innerSpans(KindCPU, nil); ok {
-		t.Fatal("the scan read a section that was read only up to the middle of a value")
-	}
+	_, _, ok := s.innerSpans(KindCPU, nil)
+	require.False(t, ok, "the scan read a section that was read only up to the middle of a value")
 	assert.False(t, s.final, "the scan saw the section as final")
 	assert.Len(t, s.b, inValue, "bytes the scan saw, against those the reader published")
 	// once the reader is done, the same section reads
@@ -422,9 +423,8 @@ func TestFeedWindow(t *testing.T) {
 	f.publish(len(section))
 	close(f.done)
 	s = fastScanner{b: f.buf[:0], feed: f}
-	if _, _, ok := s.innerSpans(KindCPU, nil); !ok {
-		t.Fatal("the whole section does not read")
-	}
+	_, _, ok = s.innerSpans(KindCPU, nil)
+	require.True(t, ok, "the whole section does not read")
 }
 
 // TestSpewLongAffinity renders a block whose NUMA list does not fit the

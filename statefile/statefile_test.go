@@ -369,8 +369,6 @@ func TestProblemsOrderIsDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no test file has more than one problem; the order check checked nothing")
-	}
+	require.NotZero(t, checked, "no test file has more than one problem; the order check checked nothing")
 	t.Logf("%d files with several problems decode in one order", checked)
 }

@@ -17,9 +17,8 @@ func TestBitMaskString(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, mask(c.ids...).String(), "%v", c.ids)
 	}
-	if _, err := NewBitMask(64); err == nil {
-		t.Error("NUMA node 64 accepted")
-	}
+	_, err := NewBitMask(64)
+	assert.Error(t, err, "NUMA node 64 accepted")
 }
 
 func TestIterateBitMasksOrder(t *testing.T) {

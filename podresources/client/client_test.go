@@ -122,9 +122,8 @@ func TestGetUnknownPod(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrPodNotFound, "Get(unknown)")
 	assert.Contains(t, err.Error(), "default/gone", "the error names the pod")
 	assert.Contains(t, err.Error(), "pod gone in namespace default not found", "the error keeps the kubelet's words")
-	if _, err := c.Get(context.Background(), "", "x"); err == nil {
-		t.Error("Get without a namespace succeeded")
-	}
+	_, err = c.Get(context.Background(), "", "x")
+	assert.Error(t, err, "Get without a namespace succeeded")
 }
 
 func TestUnimplemented(t *testing.T) {
@@ -211,9 +210,7 @@ func TestMessageTooLarge(t *testing.T) {
 	c := dial(t, serve(t, podresourcestest.Generate(200)).Socket(), client.WithMaxMessageSize(1024))
 	_, err := c.List(context.Background())
 	wantErr(t, err, client.ErrMessageTooLarge, "WithMaxMessageSize", "1024")
-	if errors.Is(err, client.ErrRateLimited) {
-		t.Error("a too-large answer was taken for a rate-limit rejection")
-	}
+	assert.NotErrorIs(t, err, client.ErrRateLimited, "a too-large answer was taken for a rate-limit rejection")
 }
 
 func TestCallTimeout(t *testing.T) {
@@ -279,9 +276,8 @@ func TestServerGoneAfterDial(t *testing.T) {
 	s, err := podresourcestest.StartInDir(podresourcestest.Sample())
 	require.NoError(t, err)
 	c := dial(t, s.Socket())
-	if _, err := c.List(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.List(context.Background())
+	require.NoError(t, err)
 	s.Close()
 	_, err = c.List(context.Background())
 	assert.True(t, errors.Is(err, client.ErrSocketNotFound) || errors.Is(err, client.ErrNotServing),

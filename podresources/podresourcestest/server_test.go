@@ -138,9 +138,8 @@ func TestRateLimitLikeTheKubelet(t *testing.T) {
 
 func TestSocketPathTooLong(t *testing.T) {
 	long := filepath.Join(os.TempDir(), string(make([]byte, 0)), "a-very-long-directory-name-that-does-not-fit-into-sun-path-at-all-xxxxxxxxxxxxxxxxxxxxxxxx", "kubelet.sock")
-	if _, err := podresourcestest.Start(long, nil); err == nil {
-		t.Fatal("Start with a 120-byte path succeeded")
-	}
+	_, err := podresourcestest.Start(long, nil)
+	require.Error(t, err, "Start with a 120-byte path succeeded")
 }
 
 func TestCloseRemovesSocket(t *testing.T) {

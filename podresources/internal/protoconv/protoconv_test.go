@@ -67,10 +67,8 @@ func TestRejectsBadAnswers(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want, tc.name)
 		}
 	}
-	if _, err := Pod(nil); err == nil {
-		t.Error("Pod(nil) succeeded")
-	}
-	if _, err := Allocatable(&v1.AllocatableResourcesResponse{CpuIds: []int64{-3}}); err == nil {
-		t.Error("negative allocatable CPU accepted")
-	}
+	_, err := Pod(nil)
+	assert.Error(t, err, "Pod(nil) succeeded")
+	_, err = Allocatable(&v1.AllocatableResourcesResponse{CpuIds: []int64{-3}})
+	assert.Error(t, err, "negative allocatable CPU accepted")
 }
