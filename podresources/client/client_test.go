@@ -319,7 +319,7 @@ func TestConcurrentCallersUnderTheKubeletRateLimit(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Error(err)
+		assert.NoError(t, err)
 	}
 	total := s.Calls(podresourcestest.List) + s.Calls(podresourcestest.GetAllocatableResources) + s.Calls(podresourcestest.Get)
 	assert.Equal(t, callers*calls+s.RateLimited(), total, "calls the server saw: %d answered and %d rejected", callers*calls, s.RateLimited())
