@@ -101,9 +101,7 @@ func binaries(t *testing.T) string {
 			build.err = fmt.Errorf("go build ./examples/...: %v\n%s", err, out)
 		}
 	})
-	if build.err != nil {
-		t.Fatal(build.err)
-	}
+	require.NoError(t, build.err)
 	return build.dir
 }
 
@@ -130,9 +128,7 @@ func exampleDirs(t *testing.T) []string {
 		}
 	}
 	sort.Strings(dirs)
-	if len(dirs) == 0 {
-		t.Fatal("no example found")
-	}
+	require.NotEmpty(t, dirs, "no example found")
 	return dirs
 }
 
@@ -264,9 +260,7 @@ func cookbook(t *testing.T) []recipe {
 			attach = false // prose between a command and a text block
 		}
 	}
-	if len(out) == 0 {
-		t.Fatal("README.md has no ## Cookbook section with ```sh blocks")
-	}
+	require.NotEmpty(t, out, "README.md has no ## Cookbook section with ```sh blocks")
 	return out
 }
 
@@ -274,9 +268,7 @@ var reGoRun = regexp.MustCompile(`go run \./examples/([a-z]+)`)
 
 func TestCookbook(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
-		if os.Getenv("NUMASCOPE_REQUIRE_BROWSER") != "" {
-			t.Fatal("jq is not installed, and CI must run the cookbook recipes (.ci/run installs it)")
-		}
+		require.Empty(t, os.Getenv("NUMASCOPE_REQUIRE_BROWSER"), "jq is not installed, and CI must run the cookbook recipes (.ci/run installs it)")
 		t.Skip("jq is not installed (apt-get install jq)")
 	}
 	bin := binaries(t)
