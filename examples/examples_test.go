@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // root is the repository root: the examples run from there, as the READMEs show.
@@ -99,9 +101,7 @@ func binaries(t *testing.T) string {
 			build.err = fmt.Errorf("go build ./examples/...: %v\n%s", err, out)
 		}
 	})
-	if build.err != nil {
-		t.Fatal(build.err)
-	}
+	require.NoError(t, build.err)
 	return build.dir
 }
 
@@ -117,9 +117,7 @@ func TestMain(m *testing.M) {
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var dirs []string
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -130,38 +128,27 @@ func exampleDirs(t *testing.T) []string {
 		}
 	}
 	sort.Strings(dirs)
-	if len(dirs) == 0 {
-		t.Fatal("no example found")
-	}
+	require.NotEmpty(t, dirs, "no example found")
 	return dirs
 }
 
 func TestEveryExampleIsListedAndRun(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, d := range exampleDirs(t) {
-		if !bytes.Contains(readme, []byte("go run ./examples/"+d)) {
-			t.Errorf("examples/README.md does not list `go run ./examples/%s`", d)
-		}
-		if len(runs[d]) == 0 {
-			t.Errorf("examples/%s has no run in examples_test.go: add one with the fixtures it needs", d)
-		}
+		assert.True(t, bytes.Contains(readme, []byte("go run ./examples/"+d)), "examples/README.md does not list `go run ./examples/%s`", d)
+		assert.NotEmpty(t, runs[d], "examples/%s has no run in examples_test.go: add one with the fixtures it needs", d)
 	}
 	for d := range runs {
-		if _, err := os.Stat(filepath.Join(d, "main.go")); err != nil {
-			t.Errorf("runs lists %s, which is not an example", d)
-		}
+		_, err := os.Stat(filepath.Join(d, "main.go"))
+		assert.NoError(t, err, "runs lists %s, which is not an example", d)
 	}
 }
 
 func TestExamples(t *testing.T) {
 	bin := binaries(t)
 	srv, err := podresourcestest.StartInDir(podresourcestest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer srv.Close()
 	for _, d := range exampleDirs(t) {
 		for i, r := range runs[d] {
@@ -180,42 +167,36 @@ func TestExamples(t *testing.T) {
 				var exit *exec.ExitError
 				if errors.As(err, &exit) {
 					code = exit.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
+				} else {
+					require.NoError(t, err)
 				}
 				shown := fmt.Sprintf("go run ./examples/%s %s", d, strings.Join(r.args, " "))
-				if code != r.exit {
-					t.Errorf("%s: exit %d, want %d\nstdout: %.2000s\nstderr: %.2000s", shown, code, r.exit, stdout.String(), stderr.String())
-				}
+				assert.Equal(t, r.exit, code, "%s: exit code\nstdout: %.2000s\nstderr: %.2000s", shown, stdout.String(), stderr.String())
 				if r.exit == 2 {
-					if stderr.Len() == 0 {
-						t.Errorf("%s: exit 2 without a message on stderr", shown)
-					}
+					assert.NotZero(t, stderr.Len(), "%s: exit 2 without a message on stderr", shown)
 					return
 				}
-				if r.exit != 0 && stdout.Len() == 0 && stderr.Len() == 0 {
-					t.Errorf("%s: exit %d without saying why", shown, code)
+				if r.exit != 0 {
+					assert.NotZero(t, stdout.Len()+stderr.Len(), "%s: exit %d without saying why (no stdout, no stderr)", shown, code)
 				}
-				if r.want != "" && code != 2 && !strings.Contains(stdout.String(), r.want) {
-					t.Errorf("%s: stdout lacks %q:\n%.3000s", shown, r.want, stdout.String())
+				if r.want != "" && code != 2 {
+					assert.Contains(t, stdout.String(), r.want, "%s: stdout", shown)
 				}
 				if r.json {
 					n := 0
 					dec := json.NewDecoder(&stdout)
 					for {
 						var v map[string]any
-						if err := dec.Decode(&v); err == io.EOF {
+						err := dec.Decode(&v)
+						if err == io.EOF {
 							break
-						} else if err != nil {
-							t.Fatalf("%s: --json output is not a stream of JSON objects: %v", shown, err)
 						}
+						require.NoError(t, err, "%s: --json output is not a stream of JSON objects", shown)
 						n++
 					}
-					if n == 0 {
-						t.Errorf("%s: no JSON object printed", shown)
-					}
-				} else if code == 0 && stdout.Len() == 0 {
-					t.Errorf("%s: no output", shown)
+					assert.NotZero(t, n, "%s: no JSON object printed", shown)
+				} else if code == 0 {
+					assert.NotZero(t, stdout.Len(), "%s: no output", shown)
 				}
 			})
 		}
@@ -236,9 +217,7 @@ type recipe struct {
 func cookbook(t *testing.T) []recipe {
 	t.Helper()
 	f, err := os.Open(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var out []recipe
 	sc := bufio.NewScanner(f)
@@ -281,9 +260,7 @@ func cookbook(t *testing.T) []recipe {
 			attach = false // prose between a command and a text block
 		}
 	}
-	if len(out) == 0 {
-		t.Fatal("README.md has no ## Cookbook section with ```sh blocks")
-	}
+	require.NotEmpty(t, out, "README.md has no ## Cookbook section with ```sh blocks")
 	return out
 }
 
@@ -291,9 +268,7 @@ var reGoRun = regexp.MustCompile(`go run \./examples/([a-z]+)`)
 
 func TestCookbook(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
-		if os.Getenv("NUMASCOPE_REQUIRE_BROWSER") != "" {
-			t.Fatal("jq is not installed, and CI must run the cookbook recipes (.ci/run installs it)")
-		}
+		require.Empty(t, os.Getenv("NUMASCOPE_REQUIRE_BROWSER"), "jq is not installed, and CI must run the cookbook recipes (.ci/run installs it)")
 		t.Skip("jq is not installed (apt-get install jq)")
 	}
 	bin := binaries(t)
@@ -304,15 +279,11 @@ func TestCookbook(t *testing.T) {
 			cmd.Dir = root
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("README.md:%d: %v\n%s\nstderr: %s", r.line, err, r.script, stderr.String())
-			}
+			require.NoError(t, cmd.Run(), "README.md:%d:\n%s\nstderr: %s", r.line, r.script, stderr.String())
 			if r.hasWant {
-				if got := strings.TrimRight(stdout.String(), "\n"); got != strings.TrimRight(r.want, "\n") {
-					t.Errorf("README.md:%d prints\n%s\nthe README shows\n%s", r.line, got, r.want)
-				}
-			} else if stdout.Len() == 0 {
-				t.Errorf("README.md:%d prints nothing", r.line)
+				assert.Equal(t, strings.TrimRight(r.want, "\n"), strings.TrimRight(stdout.String(), "\n"), "README.md:%d prints what the README shows", r.line)
+			} else {
+				assert.NotZero(t, stdout.Len(), "README.md:%d prints nothing", r.line)
 			}
 		})
 	}

@@ -174,6 +174,6 @@ func withKubeletChecksum(t *testing.T, state string) string {
 			return strings.Replace(state, `"checksum":1}`, fmt.Sprintf(`"checksum":%d}`, l.Computed), 1)
 		}
 	}
-	t.Fatalf("no v2 checksum layout for %.100s", state)
+	require.FailNow(t, "no v2 checksum layout", "state: %.100s", state)
 	return ""
 }

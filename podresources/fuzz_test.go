@@ -2,7 +2,6 @@ package podresources_test
 
 import (
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/internal/input"
@@ -47,16 +47,10 @@ func FuzzDecode(f *testing.F) {
 				return
 			}
 			out, err := json.Marshal(s)
-			if err != nil {
-				t.Fatalf("Marshal of a decoded snapshot: %v", err)
-			}
+			require.NoError(t, err, "Marshal of a decoded snapshot")
 			back, err := podresources.Decode(out)
-			if err != nil {
-				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-			}
-			if d := cmp.Diff(s, back, equateEmpty); d != "" {
-				t.Fatalf("round trip changed the snapshot (-first +second):\n%s", d)
-			}
+			require.NoError(t, err, "numascope's own JSON does not decode:\n%s", out)
+			require.Empty(t, cmp.Diff(s, back, equateEmpty), "round trip changed the snapshot (-first +second)")
 			v := s.PerNUMA(podresources.CPUMap{0: 0, 1: 1})
 			v.WriteText(discard{})
 		})
@@ -73,16 +67,10 @@ func FuzzDecodeAllocatable(f *testing.F) {
 				return
 			}
 			out, err := json.Marshal(a)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			back, err := podresources.DecodeAllocatable(out)
-			if err != nil {
-				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-			}
-			if d := cmp.Diff(a, back, equateEmpty); d != "" {
-				t.Fatalf("round trip changed the answer (-first +second):\n%s", d)
-			}
+			require.NoError(t, err, "numascope's own JSON does not decode:\n%s", out)
+			require.Empty(t, cmp.Diff(a, back, equateEmpty), "round trip changed the answer (-first +second)")
 		})
 	})
 }
@@ -97,16 +85,10 @@ func FuzzDecodePod(f *testing.F) {
 				return
 			}
 			out, err := json.Marshal(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			back, err := podresources.DecodePod(out)
-			if err != nil {
-				t.Fatalf("numascope's own JSON does not decode: %v\n%s", err, out)
-			}
-			if d := cmp.Diff(p, back, equateEmpty); d != "" {
-				t.Fatalf("round trip changed the pod (-first +second):\n%s", d)
-			}
+			require.NoError(t, err, "numascope's own JSON does not decode:\n%s", out)
+			require.Empty(t, cmp.Diff(p, back, equateEmpty), "round trip changed the pod (-first +second)")
 		})
 	})
 }
@@ -125,9 +107,9 @@ func FuzzQOSClassesFromPods(f *testing.F) {
 				return
 			}
 			for ref, q := range classes {
-				if !q.Valid() || q == "" || !strings.Contains(ref, "/") {
-					t.Fatalf("entry %q: %q", ref, q)
-				}
+				require.True(t, q.Valid(), "entry %q: class %q is not valid", ref, q)
+				require.NotEmpty(t, q, "entry %q: empty class", ref)
+				require.Contains(t, ref, "/", "entry %q: not namespace/name", ref)
 			}
 		})
 	})
@@ -173,21 +155,18 @@ func FuzzLoadFS(f *testing.F) {
 				fsys[names[i]] = file
 			}
 			s, err := podresources.LoadFS(fsys)
-			if special && err == nil {
-				t.Fatalf("LoadFS accepted a snapshot holding a FIFO or a device")
+			if special {
+				require.Error(t, err, "LoadFS accepted a snapshot holding a FIFO or a device")
 			}
 			if err != nil {
-				if strings.Contains(err.Error(), "not a regular file") && !errors.Is(err, input.ErrNotRegular) {
-					t.Fatalf("a refusal of a special file does not wrap input.ErrNotRegular: %v", err)
+				if strings.Contains(err.Error(), "not a regular file") {
+					require.ErrorIs(t, err, input.ErrNotRegular, "a refusal of a special file")
 				}
 				return
 			}
-			if len(s.Pods) > podresources.MaxPods {
-				t.Fatalf("%d pods, over MaxPods", len(s.Pods))
-			}
-			if _, err := json.Marshal(s); err != nil {
-				t.Fatalf("Marshal of a loaded snapshot: %v", err)
-			}
+			require.LessOrEqual(t, len(s.Pods), podresources.MaxPods, "pods of a loaded snapshot")
+			_, err = json.Marshal(s)
+			require.NoError(t, err, "Marshal of a loaded snapshot")
 		})
 	})
 }

@@ -23,27 +23,19 @@ func TestPerNUMA(t *testing.T) {
 	require.True(t, v.HasAllocatable, "the view has the allocatable answer")
 	n0, n1 := v.Nodes[0], v.Nodes[1]
 	want0 := podresources.CPUUse{Allocatable: []int{1, 2, 3, 4, 5, 6, 7}, Taken: []int{2, 3}, Free: []int{1, 4, 5, 6, 7}}
-	if d := cmp.Diff(want0, n0.CPUs); d != "" {
-		t.Errorf("node 0 CPUs (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]int{12, 13, 14, 15}, n1.CPUs.Free); d != "" {
-		t.Errorf("node 1 free CPUs (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want0, n0.CPUs), "node 0 CPUs (-want +got)")
+	assert.Empty(t, cmp.Diff([]int{12, 13, 14, 15}, n1.CPUs.Free), "node 1 free CPUs (-want +got)")
 	const gib = 1 << 30
 	wantMem0 := []podresources.MemoryUse{
 		{Type: "hugepages-1Gi", Allocatable: 4 * gib, Taken: 2 * gib},
 		{Type: "memory", Allocatable: 30 * gib, Taken: 1 * gib, Spanning: 4 * gib},
 	}
-	if d := cmp.Diff(wantMem0, n0.Memory); d != "" {
-		t.Errorf("node 0 memory (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(wantMem0, n0.Memory), "node 0 memory (-want +got)")
 	wantDev1 := []podresources.DeviceUse{
 		{ResourceName: "example.com/gpu", Allocatable: []string{"gpu1"}, Taken: []string{}, Free: []string{"gpu1"}},
 		{ResourceName: "example.com/nic", Allocatable: []string{"nic1"}, Taken: []string{"nic1"}, Free: []string{}},
 	}
-	if d := cmp.Diff(wantDev1, n1.Devices); d != "" {
-		t.Errorf("node 1 devices (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(wantDev1, n1.Devices), "node 1 devices (-want +got)")
 	if assert.Len(t, n0.Holders, 2, "holders on node 0") {
 		assert.Equal(t, "default/web", n0.Holders[0].Pod, "pod of holder 0 on node 0")
 		assert.Equal(t, "shop/db", n0.Holders[1].Pod, "pod of holder 1 on node 0")
@@ -64,23 +56,17 @@ func TestPerNUMAWithoutMapOrAllocatable(t *testing.T) {
 	snap := load(t, "numascope")
 	snap.Allocatable = nil
 	v := snap.PerNUMA(nil)
-	if v.HasAllocatable {
-		t.Error("HasAllocatable without an allocatable answer")
-	}
+	assert.False(t, v.HasAllocatable, "HasAllocatable without an allocatable answer")
 	// Without a CPU map every CPU is unplaced; memory and devices still
 	// carry their NUMA nodes.
-	if d := cmp.Diff([]int{2, 3, 8, 9, 10, 11}, v.Unplaced.CPUs.Taken); d != "" {
-		t.Errorf("unplaced CPUs (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff([]int{2, 3, 8, 9, 10, 11}, v.Unplaced.CPUs.Taken), "unplaced CPUs (-want +got)")
 	if assert.Len(t, v.Nodes, 2, "NUMA nodes") {
 		assert.Empty(t, v.Nodes[0].CPUs.Taken, "CPUs taken on node 0 without a CPU map")
 	}
 	var b bytes.Buffer
 	require.NoError(t, v.WriteText(&b))
 	for _, want := range []string{"no allocatable answer", "cpus  taken 2-3,8-11 (6)", "shared CPU pool: 2 containers"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, b.String())
-		}
+		assert.Contains(t, b.String(), want, "text")
 	}
 }
 
@@ -97,12 +83,9 @@ func TestPerNUMAPodLevelResources(t *testing.T) {
 	}}}
 	v := snap.PerNUMA(podresources.CPUMap{0: 0, 1: 0, 2: 0, 3: 0})
 	n := v.Nodes[0]
-	if d := cmp.Diff([]int{0, 1, 2, 3}, n.CPUs.Taken); d != "" {
-		t.Errorf("taken (-want +got):\n%s", d)
-	}
-	if n.Memory[0].Taken != 4096 {
-		t.Errorf("memory counted %d bytes, want the pod's 4096 once", n.Memory[0].Taken)
-	}
+	assert.Empty(t, cmp.Diff([]int{0, 1, 2, 3}, n.CPUs.Taken), "taken (-want +got)")
+	require.NotEmpty(t, n.Memory, "memory of node 0")
+	assert.EqualValues(t, 4096, n.Memory[0].Taken, "memory counted: the pod's 4096 bytes once")
 	var pod *podresources.Holder
 	for i := range n.Holders {
 		if n.Holders[i].Container == "" {
@@ -110,9 +93,7 @@ func TestPerNUMAPodLevelResources(t *testing.T) {
 		}
 	}
 	if assert.NotNil(t, pod, "pod-level holder in %+v", n.Holders) {
-		if d := cmp.Diff([]int{2, 3}, pod.CPUIDs); d != "" {
-			t.Errorf("CPUs of the pod-level holder (-want +got):\n%s", d)
-		}
+		assert.Empty(t, cmp.Diff([]int{2, 3}, pod.CPUIDs), "CPUs of the pod-level holder (-want +got)")
 	}
 	if assert.Len(t, v.Shared, 1, "shared-pool containers") {
 		assert.Equal(t, "shared", v.Shared[0].Container, "shared container")
@@ -135,13 +116,10 @@ func TestSharedListIsBounded(t *testing.T) {
 func TestParseCPULists(t *testing.T) {
 	m, err := podresources.ParseCPULists(map[int]string{0: "0-1,4\n", 1: "2-3"})
 	require.NoError(t, err)
-	if d := cmp.Diff(podresources.CPUMap{0: 0, 1: 0, 4: 0, 2: 1, 3: 1}, m); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(podresources.CPUMap{0: 0, 1: 0, 4: 0, 2: 1, 3: 1}, m), "(-want +got)")
 	for _, bad := range []map[int]string{{0: "0-x"}, {0: "0-3", 1: "3"}, {-1: "0"}} {
-		if _, err := podresources.ParseCPULists(bad); err == nil {
-			t.Errorf("ParseCPULists(%v) succeeded", bad)
-		}
+		_, err := podresources.ParseCPULists(bad)
+		assert.Error(t, err, "ParseCPULists(%v)", bad)
 	}
 }
 

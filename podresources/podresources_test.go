@@ -38,12 +38,8 @@ func TestOfflineFormsAgree(t *testing.T) {
 	want := load(t, "numascope")
 	for _, form := range []string{"protojson", "protonames", "rte"} {
 		got := load(t, form)
-		if d := cmp.Diff(want, got, equateEmpty, cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
-			t.Errorf("%s differs from numascope's form (-numascope +%s):\n%s", form, form, d)
-		}
-		if got.Pods[0].Containers[1].Devices[0].NUMANodes[0] != 0 {
-			t.Errorf("%s: NUMA node 0 lost", form)
-		}
+		assert.Empty(t, cmp.Diff(want, got, equateEmpty, cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")), "%s differs from numascope's form (-numascope +%s)", form, form)
+		assert.Equal(t, []int{0}, got.Pods[0].Containers[1].Devices[0].NUMANodes[:1], "%s: NUMA node 0 lost", form)
 	}
 }
 
@@ -63,9 +59,7 @@ func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
 		`"numaNodes":[0]`, `"cpuIds":[]`, `"devices":[{"resourceName":"r","deviceIds":["d"],"numaNodes":[]}]`,
 		`"dynamicResources":[]`, `"allocatable":null`, `"cpuIdsStatus":"none"`, `"qosClass":"Guaranteed","qosClassInferred":true`,
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("JSON %s lacks %s", got, want)
-		}
+		assert.Contains(t, got, want, "JSON")
 	}
 	assert.NotContains(t, got, "null,", "JSON has a null list")
 	if !strings.Contains(got, `"allocatable":null}`) {
@@ -73,9 +67,7 @@ func TestJSONKeepsNUMANodeZeroAndEmptyLists(t *testing.T) {
 	}
 	back, err := podresources.Decode(data)
 	require.NoError(t, err)
-	if d := cmp.Diff(&s, back, equateEmpty); d != "" {
-		t.Errorf("round trip (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(&s, back, equateEmpty), "round trip (-want +got)")
 }
 
 func TestRoundTripSample(t *testing.T) {
@@ -84,9 +76,7 @@ func TestRoundTripSample(t *testing.T) {
 	require.NoError(t, err)
 	var got podresources.Snapshot
 	require.NoError(t, json.Unmarshal(data, &got))
-	if d := cmp.Diff(want, &got, equateEmpty); d != "" {
-		t.Errorf("round trip (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, &got, equateEmpty), "round trip (-want +got)")
 }
 
 func TestStatus(t *testing.T) {
@@ -107,28 +97,20 @@ func TestStatus(t *testing.T) {
 		{"", withCPU, podresources.Assigned, podresources.None, podresources.Guaranteed, true},
 	} {
 		p := podresources.PodResources{Name: "p", Namespace: "n", QOSClass: tc.q, Containers: []podresources.ContainerResources{tc.c}}
-		if got := p.CPUStatus(&p.Containers[0]); got != tc.cpu {
-			t.Errorf("%q %v: CPUStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.cpu)
-		}
-		if got := p.MemoryStatus(&p.Containers[0]); got != tc.mem {
-			t.Errorf("%q %v: MemoryStatus = %s, want %s", tc.q, tc.c.CPUIDs, got, tc.mem)
-		}
+		assert.Equal(t, tc.cpu, p.CPUStatus(&p.Containers[0]), "%q %v: CPUStatus", tc.q, tc.c.CPUIDs)
+		assert.Equal(t, tc.mem, p.MemoryStatus(&p.Containers[0]), "%q %v: MemoryStatus", tc.q, tc.c.CPUIDs)
 		q, inf := p.EffectiveQOSClass()
 		assert.Equal(t, tc.inferQ, q, "%q %v: EffectiveQOSClass class", tc.q, tc.c.CPUIDs)
 		assert.Equal(t, tc.inferFl, inf, "%q %v: EffectiveQOSClass inferred", tc.q, tc.c.CPUIDs)
 	}
-	if got := podresources.NotReportedForQOSClass.Describe(); got != "not reported for this QoS class" {
-		t.Errorf("Describe = %q", got)
-	}
+	assert.Equal(t, "not reported for this QoS class", podresources.NotReportedForQOSClass.Describe(), "Describe")
 }
 
 func TestSetQOSClasses(t *testing.T) {
 	s := load(t, "rte")
 	require.NoError(t, s.SetQOSClasses(map[string]podresources.QOSClass{"kube-system/coredns-7d8f": podresources.BestEffort}))
 	p := s.Pod("kube-system", "coredns-7d8f")
-	if p.CPUStatus(&p.Containers[0]) != podresources.NotReportedForQOSClass {
-		t.Errorf("status after SetQOSClasses = %s", p.CPUStatus(&p.Containers[0]))
-	}
+	assert.Equal(t, podresources.NotReportedForQOSClass, p.CPUStatus(&p.Containers[0]), "status after SetQOSClasses")
 	assert.Error(t, s.SetQOSClasses(map[string]podresources.QOSClass{"a/b": "Gold"}), "an invalid class")
 	assert.Nil(t, s.Pod("nope", "nope"))
 	assert.Nil(t, p.Container("nope"))
@@ -208,9 +190,7 @@ func TestDecodeAcceptsNumbersAndStrings(t *testing.T) {
 		Memory:  []podresources.ContainerMemory{{Type: "memory", Size: 1024, NUMANodes: []int{0, 1}}},
 		Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"a"}}},
 	}
-	if d := cmp.Diff(want, a, equateEmpty); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, a, equateEmpty), "(-want +got)")
 	p, err := podresources.DecodePod([]byte(`{"name":"a","namespace":"b","containers":[{"name":"c","dynamic_resources":[{"claim_name":"x","claim_namespace":"b","claim_resources":[{"cdi_devices":[{"name":"v/g=0"}],"driver_name":"d","pool_name":"p","device_name":"g","share_id":"s"}]}]}]}`))
 	require.NoError(t, err)
 	require.Len(t, p.Containers, 1, "containers")
@@ -248,9 +228,7 @@ func TestLoadDirErrorsAndNotes(t *testing.T) {
 	require.NoError(t, err)
 	notes := strings.Join(s.Notes, "\n")
 	for _, w := range []string{"pod n/b is in get-n-b.json but not in list.json", "get-wrong-name.json holds pod n/a", "differs between list.json and get-wrong-name.json"} {
-		if !strings.Contains(notes, w) {
-			t.Errorf("notes %q lack %q", notes, w)
-		}
+		assert.Contains(t, notes, w, "notes")
 	}
 	assert.Len(t, s.Pods, 2, "pods")
 	if a := s.Pod("n", "a"); assert.NotNil(t, a, "pod n/a") && assert.NotEmpty(t, a.Containers, "containers of n/a") {
@@ -296,9 +274,7 @@ func TestSort(t *testing.T) {
 		},
 		Allocatable: &podresources.Allocatable{CPUIDs: []int{0, 2}, Devices: []podresources.ContainerDevices{{ResourceName: "r", DeviceIDs: []string{"a", "b"}}}},
 	}
-	if d := cmp.Diff(want, s); d != "" {
-		t.Errorf("sorted (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, s), "sorted (-want +got)")
 }
 
 // The model must stay free of gRPC so that the browser build can use it.
@@ -313,13 +289,10 @@ func TestNoGRPCInTheModel(t *testing.T) {
 	cmd := exec.Command(goTool, "list", "-deps", ".")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list for js/wasm: %v\n%s", err, out)
-	}
+	require.NoError(t, err, "go list for js/wasm:\n%s", out)
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "google.golang.org/") || strings.HasPrefix(dep, "k8s.io/kubelet") {
-			t.Errorf("the model depends on %s", dep)
-		}
+		assert.False(t, strings.HasPrefix(dep, "google.golang.org/"), "the model depends on %s", dep)
+		assert.False(t, strings.HasPrefix(dep, "k8s.io/kubelet"), "the model depends on %s", dep)
 	}
 }
 
@@ -329,9 +302,7 @@ func TestQOSClassesFromPods(t *testing.T) {
 	  {"metadata":{"name":"b","namespace":"n"},"status":{}}]}`
 	got, err := podresources.QOSClassesFromPods([]byte(list))
 	require.NoError(t, err)
-	if d := cmp.Diff(map[string]podresources.QOSClass{"n/a": podresources.Guaranteed}, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(map[string]podresources.QOSClass{"n/a": podresources.Guaranteed}, got), "(-want +got)")
 	one, err := podresources.QOSClassesFromPods([]byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"BestEffort"}}`))
 	require.NoError(t, err, "single pod")
 	assert.Equal(t, podresources.BestEffort, one["n/a"], "QoS class of the single pod")
@@ -358,9 +329,7 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
 	s, err := podresources.LoadDir(dir)
 	require.NoError(t, err)
-	if p := s.Pod("kube-system", "coredns-7d8f"); p.QOSClass != podresources.BestEffort {
-		t.Errorf("QoS class = %q", p.QOSClass)
-	}
+	assert.Equal(t, podresources.BestEffort, s.Pod("kube-system", "coredns-7d8f").QOSClass, "QoS class")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644))
 	_, err = podresources.LoadDir(dir)
 	if assert.Error(t, err, "bad pods.json") {

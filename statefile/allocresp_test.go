@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 )
@@ -31,9 +32,7 @@ func FuzzAllocResp(f *testing.F) {
 		fuzzbudget.Run(t, func() {
 			want := proto.Unmarshal(b, &pluginapi.ContainerAllocateResponse{})
 			got := checkAllocResp(b)
-			if (got == nil) != (want == nil) {
-				t.Fatalf("checkAllocResp(%x) = %v, proto.Unmarshal: %v", b, got, want)
-			}
+			require.Equal(t, want == nil, got == nil, "checkAllocResp(%x) = %v, proto.Unmarshal: %v", b, got, want)
 		})
 	})
 }

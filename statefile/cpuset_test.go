@@ -212,15 +212,13 @@ func FuzzParseCPUSet(f *testing.F) {
 			if errors.Is(err, errHugeCPUSet) || errors.Is(err, errCPUBudget) {
 				return // cpuset.Parse would hang or take gigabytes
 			}
-			if got.Size() > MaxFileCPUs {
-				t.Fatalf("parseCPUSet(%q) built %d CPUs", s, got.Size())
-			}
+			require.LessOrEqual(t, got.Size(), MaxFileCPUs, "parseCPUSet(%q): CPUs built", s)
 			want, werr := cpuset.Parse(s)
-			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-				t.Fatalf("parseCPUSet(%q): %v; cpuset.Parse: %v", s, err, werr)
-			}
-			if err == nil && !want.Equals(got) {
-				t.Fatalf("parseCPUSet(%q) = %s, cpuset.Parse = %s", s, got, want)
+			if werr != nil {
+				require.EqualError(t, err, werr.Error(), "parseCPUSet(%q) against cpuset.Parse", s)
+			} else {
+				require.NoError(t, err, "parseCPUSet(%q), which cpuset.Parse accepts", s)
+				require.True(t, want.Equals(got), "parseCPUSet(%q) = %s, cpuset.Parse = %s", s, got, want)
 			}
 		})
 	})

@@ -21,9 +21,7 @@ func FuzzValidJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzbudget.Run(t, func() {
-			if got, want := validJSON(b), json.Valid(b); got != want {
-				t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
-			}
+			require.Equal(t, json.Valid(b), validJSON(b), "validJSON(%q) against encoding/json's Valid", b)
 		})
 	})
 }
@@ -39,23 +37,20 @@ func FuzzUnquote(f *testing.F) {
 			start, end, _, ok := s.str()
 			if !ok || s.i != len(b) {
 				d := fastScanner{b: b}
-				if _, _, ok := d.dataString(nil); ok && d.i == len(b) {
-					t.Fatalf("dataString accepts %q, the scanner does not", b)
+				if _, _, ok := d.dataString(nil); ok {
+					require.NotEqual(t, len(b), d.i, "dataString accepts all of %q, the scanner does not", b)
 				}
 				return
 			}
 			var want string
-			if err := json.Unmarshal(b, &want); err != nil {
-				t.Fatalf("scanner accepted %q, encoding/json: %v", b, err)
-			}
-			if got := unquoteInto(nil, b[start:end]); string(got) != want {
-				t.Fatalf("unquote(%q) = %q, encoding/json %q", b, got, want)
-			}
+			require.NoError(t, json.Unmarshal(b, &want), "scanner accepted %q, encoding/json", b)
+			require.Equal(t, want, string(unquoteInto(nil, b[start:end])), "unquote(%q) against encoding/json", b)
 			d := fastScanner{b: b}
 			got, sum, ok := d.dataString(nil)
-			if !ok || string(got) != want || sum != stringChecksum(want) || d.i != len(b) {
-				t.Fatalf("dataString(%q) = %q, %d, %v; encoding/json %q", b, got, sum, ok, want)
-			}
+			require.True(t, ok, "dataString(%q) refuses what the scanner and encoding/json read", b)
+			require.Equal(t, want, string(got), "dataString(%q) against encoding/json", b)
+			require.Equal(t, stringChecksum(want), sum, "dataString(%q): checksum", b)
+			require.Equal(t, len(b), d.i, "dataString(%q): bytes read", b)
 		})
 	})
 }
@@ -71,16 +66,13 @@ func FuzzCPUSet(f *testing.F) {
 			ok := validCPUSet([]byte(s))
 			if ok {
 				_, err := cpuset.Parse(s)
-				if err != nil {
-					t.Fatalf("validCPUSet(%q) = true, cpuset.Parse: %v", s, err)
-				}
+				require.NoError(t, err, "validCPUSet(%q) = true, cpuset.Parse", s)
 				return
 			}
 			// refused: either Parse refuses, or a range is wider than maxCPURange
 			if !hugeRange(s) {
-				if _, err := cpuset.Parse(s); err == nil {
-					t.Fatalf("validCPUSet(%q) = false, cpuset.Parse accepts it", s)
-				}
+				_, err := cpuset.Parse(s)
+				require.Error(t, err, "validCPUSet(%q) = false, cpuset.Parse accepts it", s)
 			}
 		})
 	})
@@ -122,9 +114,7 @@ func FuzzVerifyFast(f *testing.F) {
 			// encoding/json reads, and the data checksum is the same
 			if sum, ok := dataComputed(data, kind); ok {
 				file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
-				if err != nil {
-					t.Fatalf("fast scanner reads it, Decode fails: %v", err)
-				}
+				require.NoError(t, err, "fast scanner reads it, Decode fails")
 				want := layoutCPUV4
 				if kind == KindMemory {
 					want = layoutMemV3
@@ -133,17 +123,13 @@ func FuzzVerifyFast(f *testing.F) {
 				for _, l := range file.Checksum.Layouts {
 					if l.Name == want {
 						found = true
-						if l.Computed != sum {
-							t.Fatalf("data checksum: fast %d, exact %d", sum, l.Computed)
-						}
+						require.Equal(t, l.Computed, sum, "data checksum: fast path against exact path")
 					}
 				}
-				if !found {
-					t.Fatalf("exact path has no %s layout", want)
-				}
-				if !file.KubeletAccepts && !strings.Contains(file.Reason, "checkpoint is corrupted") && !strings.Contains(file.Reason, "policy") &&
-					!strings.Contains(file.Reason, "parse") {
-					t.Fatalf("fast scanner reads it, the kubelet cannot: %s", file.Reason)
+				require.True(t, found, "exact path has no %s layout", want)
+				if !file.KubeletAccepts {
+					// only a checksum, a policy or a value the kubelet cannot parse
+					require.Regexp(t, `checkpoint is corrupted|policy|parse`, file.Reason, "fast scanner reads it, the kubelet cannot")
 				}
 			}
 			fast, ok := verifyFast(data, opts)
@@ -159,9 +145,7 @@ func FuzzVerifyFast(f *testing.F) {
 				return
 			}
 			file, err := Decode(data, opts)
-			if err != nil {
-				t.Fatalf("fast path accepts, Decode fails: %v", err)
-			}
+			require.NoError(t, err, "fast path accepts, Decode fails")
 			require.True(t, file.KubeletAccepts, "fast path accepts; exact path refuses: %s", file.Reason)
 			require.Equal(t, fast.Format, file.Format, "format of the fast and exact paths")
 			require.Equal(t, fast.Checksum.Stored, file.Checksum.Stored, "stored checksum of the fast and exact paths")
@@ -200,35 +184,27 @@ func FuzzVerifyFastSpew(f *testing.F) {
 			// the rendering of every layout, whatever the stored checksum
 			if sums, ok := spewComputed(data, kind); ok {
 				file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
-				if err != nil {
-					t.Fatalf("fast scanner reads it, Decode fails: %v", err)
-				}
+				require.NoError(t, err, "fast scanner reads it, Decode fails")
 				seen := 0
 				for _, l := range file.Checksum.Layouts {
 					if want, ok := sums[l.Name]; ok {
 						seen++
-						if want != l.Computed {
-							t.Fatalf("layout %s: fast path computes %d, exact path %d", l.Name, want, l.Computed)
-						}
+						require.Equal(t, l.Computed, want, "layout %s: fast path against exact path", l.Name)
 					}
 				}
-				if seen < 2 {
-					t.Fatalf("exact path computed only %d of the layouts: %+v", seen, file.Checksum.Layouts)
-				}
+				require.GreaterOrEqual(t, seen, 2, "exact path computed too few of the layouts: %+v", file.Checksum.Layouts)
 			}
 			fast, ok := verifyFastSpew(data, opts)
 			if !ok {
 				return
 			}
 			file, err := Decode(data, opts)
-			if err != nil {
-				t.Fatalf("fast path accepts, Decode fails: %v", err)
-			}
-			if !file.KubeletAccepts || file.Format != fast.Format || file.Checksum.Stored != fast.Checksum.Stored ||
-				!file.Checksum.Valid || file.Checksum.Matched != fast.Checksum.Matched {
-				t.Fatalf("fast path: %s %s; exact path: accepts=%v format=%s stored=%d matched=%s reason=%q",
-					fast.Format, fast.Checksum.Matched, file.KubeletAccepts, file.Format, file.Checksum.Stored, file.Checksum.Matched, file.Reason)
-			}
+			require.NoError(t, err, "fast path accepts, Decode fails")
+			require.True(t, file.KubeletAccepts, "fast path accepts, exact path refuses: %s", file.Reason)
+			require.Equal(t, fast.Format, file.Format, "format: fast path against exact path")
+			require.Equal(t, fast.Checksum.Stored, file.Checksum.Stored, "stored checksum: fast path against exact path")
+			require.True(t, file.Checksum.Valid, "exact path: checksum valid")
+			require.Equal(t, fast.Checksum.Matched, file.Checksum.Matched, "matched layout: fast path against exact path")
 		})
 	})
 }
@@ -248,20 +224,21 @@ func FuzzTypedNumbers(f *testing.F) {
 			s := fastScanner{b: b}
 			v, ok := s.typedUint64()
 			whole := ok && s.i == len(b)
-			if whole && (errU != nil || v != u.U) {
-				t.Fatalf("typedUint64(%q) = %d, encoding/json %d, %v", b, v, u.U, errU)
+			if whole {
+				require.NoError(t, errU, "typedUint64 reads all of %q, encoding/json refuses it", b)
+				require.Equal(t, u.U, v, "typedUint64(%q) against encoding/json", b)
 			}
 			s = fastScanner{b: b}
 			iv, ok := s.parsedIntFast()
 			whole = ok && s.i == len(b)
-			if whole && (errI != nil || iv != int64(i.U)) {
-				t.Fatalf("parsedIntFast(%q) = %d, encoding/json %d, %v", b, iv, i.U, errI)
+			if whole {
+				require.NoError(t, errI, "parsedIntFast reads all of %q, encoding/json refuses it", b)
+				require.Equal(t, int64(i.U), iv, "parsedIntFast(%q) against encoding/json", b)
 			}
 			if errU == nil && b[0] != ' ' && b[0] != '\t' && b[0] != '\n' && b[0] != '\r' && b[len(b)-1] >= '0' && b[len(b)-1] <= '9' {
 				s = fastScanner{b: b}
-				if _, ok := s.typedUint64(); !ok {
-					t.Fatalf("typedUint64(%q) refuses what encoding/json accepts", b)
-				}
+				_, ok := s.typedUint64()
+				require.True(t, ok, "typedUint64(%q) refuses what encoding/json accepts", b)
 			}
 		})
 	})
@@ -281,9 +258,7 @@ func FuzzSkipPlain(f *testing.F) {
 			for want < len(b) && strPlain[b[want]] {
 				want++
 			}
-			if got := skipPlain(b, i); got != want {
-				t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
-			}
+			require.Equal(t, want, skipPlain(b, i), "skipPlain(%q, %d)", b, i)
 		})
 	})
 }
@@ -320,8 +295,11 @@ func TestVerifyDataFirst(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := []byte(c.data)
-			if c.data == string(cpu) && c.name != "cpu as written" || c.data == string(mem) && c.name != "memory as written" {
-				t.Fatal("the edit did not apply")
+			if c.name != "cpu as written" {
+				require.NotEqual(t, string(cpu), c.data, "the edit did not apply")
+			}
+			if c.name != "memory as written" {
+				require.NotEqual(t, string(mem), c.data, "the edit did not apply")
 			}
 			opts := Options{Name: "f", Kind: c.kind}
 			f, err := Decode(data, opts)
@@ -383,9 +361,7 @@ func TestVerifyAlongside(t *testing.T) {
 		{"cpu string over the window", KindCPU, bigData, "either"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if len(c.data) < feedMin {
-				t.Fatalf("%d bytes: too small to be read alongside", len(c.data))
-			}
+			require.GreaterOrEqual(t, len(c.data), feedMin, "too small to be read alongside")
 			k := bytes.Index(c.data, dataKey)
 			// the second result is the reader's buffer, for reuse; no error
 			p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil)
@@ -411,9 +387,7 @@ func TestVerifyAlongside(t *testing.T) {
 // lastReplace replaces the last old in data by new.
 func lastReplace(t *testing.T, data []byte, old, new string) []byte {
 	i := bytes.LastIndex(data, []byte(old))
-	if i < 0 {
-		t.Fatalf("no %q", old)
-	}
+	require.GreaterOrEqual(t, i, 0, "no %q", old)
 	return append(append(append([]byte(nil), data[:i]...), new...), data[i+len(old):]...)
 }
 
@@ -422,9 +396,8 @@ func lastReplace(t *testing.T, data []byte, old, new string) []byte {
 func resum(t *testing.T, data []byte) []byte {
 	k := bytes.LastIndex(data, []byte(`","dataChecksum":`))
 	d := bytes.Index(data, dataKey)
-	if k < 0 || d < 0 {
-		t.Fatal("not a v3/v4 file")
-	}
+	require.GreaterOrEqual(t, k, 0, "not a v3/v4 file: no dataChecksum")
+	require.GreaterOrEqual(t, d, 0, "not a v3/v4 file: no data")
 	sum := bytesStringChecksum(unquoteInto(nil, data[d+len(dataKey):k]))
 	return fmt.Appendf(append([]byte(nil), data[:k]...), `","dataChecksum":%d}`, sum)
 }
@@ -441,9 +414,8 @@ func TestFeedWindow(t *testing.T) {
 	inValue := bytes.Index(section, []byte(`1,1,`)) + 20
 	f.publish(inValue)
 	s := fastScanner{b: f.buf[:0], feed: f}
-	if _, _, ok := s.innerSpans(KindCPU, nil); ok {
-		t.Fatal("the scan read a section that was read only up to the middle of a value")
-	}
+	_, _, ok := s.innerSpans(KindCPU, nil)
+	require.False(t, ok, "the scan read a section that was read only up to the middle of a value")
 	assert.False(t, s.final, "the scan saw the section as final")
 	assert.Len(t, s.b, inValue, "bytes the scan saw, against those the reader published")
 	// once the reader is done, the same section reads
@@ -451,9 +423,8 @@ func TestFeedWindow(t *testing.T) {
 	f.publish(len(section))
 	close(f.done)
 	s = fastScanner{b: f.buf[:0], feed: f}
-	if _, _, ok := s.innerSpans(KindCPU, nil); !ok {
-		t.Fatal("the whole section does not read")
-	}
+	_, _, ok = s.innerSpans(KindCPU, nil)
+	require.True(t, ok, "the whole section does not read")
 }
 
 // TestSpewLongAffinity renders a block whose NUMA list does not fit the

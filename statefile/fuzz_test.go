@@ -1,7 +1,6 @@
 package statefile
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -52,20 +51,18 @@ func FuzzDecode(f *testing.F) {
 		fuzzbudget.RunWith(t, decodes(3), func() {
 			file, err := Decode(data, Options{Name: "fuzz"})
 			if err != nil {
-				if file != nil {
-					t.Fatal("error with a non-nil File")
-				}
+				require.Nil(t, file, "error with a non-nil File")
 				return
 			}
-			if file.KubeletAccepts == (file.OnReject != "") {
-				t.Fatalf("KubeletAccepts %v with OnReject %q", file.KubeletAccepts, file.OnReject)
+			if file.KubeletAccepts {
+				require.Empty(t, file.OnReject, "an accepted file has no OnReject")
+				require.Empty(t, file.Reason, "an accepted file has no Reason")
+			} else {
+				require.NotEmpty(t, file.OnReject, "a refused file says what the kubelet does (OnReject)")
+				require.NotEmpty(t, file.Reason, "a refused file has a Reason")
 			}
-			if file.KubeletAccepts != (file.Reason == "") {
-				t.Fatalf("KubeletAccepts %v with Reason %q", file.KubeletAccepts, file.Reason)
-			}
-			if _, err := json.Marshal(file); err != nil {
-				t.Fatal(err)
-			}
+			_, err = json.Marshal(file)
+			require.NoError(t, err, "JSON of the decoded File")
 			v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
 			require.NoError(t, err, "Verify of a file Decode reads")
 			require.Equal(t, file.KubeletAccepts, v.KubeletAccepts, "accepts for Verify and Decode")
@@ -78,15 +75,13 @@ func FuzzDecode(f *testing.F) {
 				return // e.g. a state with unparsable cpusets
 			}
 			again, err := Decode(out, Options{Name: "fuzz", Kind: file.Kind})
-			if err != nil {
-				t.Fatalf("re-encoded file does not decode: %v\n%s", err, out)
-			}
-			if file.Kind != KindCPU && !again.KubeletAccepts {
-				t.Fatalf("re-encoded file rejected: %s\n%s", again.Reason, out)
+			require.NoError(t, err, "re-encoded file does not decode:\n%s", out)
+			if file.Kind != KindCPU {
+				require.True(t, again.KubeletAccepts, "re-encoded file rejected: %s\n%s", again.Reason, out)
 			}
 			out2, err := Encode(again, file.Format)
-			if err == nil && again.KubeletAccepts && !bytes.Equal(out, out2) {
-				t.Fatalf("encoding is not stable:\n%s\n%s", out, out2)
+			if err == nil && again.KubeletAccepts {
+				require.Equal(t, string(out), string(out2), "encoding is not stable")
 			}
 		})
 	})
@@ -107,11 +102,11 @@ func FuzzDetect(f *testing.F) {
 			}
 			a, errA := Decode(data, Options{Name: "fuzz"})
 			b, errB := Decode(data, Options{Name: "fuzz", Kind: kind})
-			if (errA == nil) != (errB == nil) {
-				t.Fatalf("detected %s: %v / %v", kind, errA, errB)
-			}
-			if errA == nil && (a.Kind != b.Kind || a.KubeletAccepts != b.KubeletAccepts || a.Reason != b.Reason) {
-				t.Fatalf("detected %s: verdicts differ", kind)
+			require.Equal(t, errA == nil, errB == nil, "detected %s: detecting decode %v, forced decode %v", kind, errA, errB)
+			if errA == nil {
+				require.Equal(t, a.Kind, b.Kind, "detected %s: kind, detecting and forced decode", kind)
+				require.Equal(t, a.KubeletAccepts, b.KubeletAccepts, "detected %s: KubeletAccepts, detecting and forced decode", kind)
+				require.Equal(t, a.Reason, b.Reason, "detected %s: Reason, detecting and forced decode", kind)
 			}
 		})
 	})
@@ -124,9 +119,8 @@ func FuzzPrinterString(f *testing.F) {
 	f.Add("{\"a\":\"\\u00e9\"}\xff")
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzbudget.Run(t, func() {
-			if stringChecksum(s) != bytesStringChecksum([]byte(s)) || stringChecksum(s) != fnv32a("(string)"+s) {
-				t.Fatal("string checksum paths disagree")
-			}
+			require.Equal(t, fnv32a("(string)"+s), stringChecksum(s), "stringChecksum against FNV-32a of the spew text")
+			require.Equal(t, fnv32a("(string)"+s), bytesStringChecksum([]byte(s)), "bytesStringChecksum against FNV-32a of the spew text")
 		})
 	})
 }

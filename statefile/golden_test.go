@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,29 +45,19 @@ func TestKubeletGolden(t *testing.T) {
 			require.NoError(t, err)
 			f, err := Decode(data, Options{Name: names[c.Kind], Policy: c.Policy, Kind: c.Kind})
 			if err != nil {
-				if c.KubeletAccepts {
-					t.Fatalf("kubelet accepts, numascope cannot decode: %v", err)
-				}
+				require.False(t, c.KubeletAccepts, "kubelet accepts, numascope cannot decode: %v", err)
 				return
 			}
-			if f.Kind != c.Kind {
-				t.Errorf("kind %s, want %s", f.Kind, c.Kind)
-			}
-			if f.KubeletAccepts != c.KubeletAccepts {
-				t.Errorf("KubeletAccepts %v, kubelet %v (kubelet: %q, numascope: %q)", f.KubeletAccepts, c.KubeletAccepts, c.KubeletError, f.Reason)
-			}
-			if f.OnReject != c.OnReject {
-				t.Errorf("OnReject %q, kubelet %q", f.OnReject, c.OnReject)
-			}
+			assert.Equal(t, c.Kind, f.Kind, "kind")
+			assert.Equal(t, c.KubeletAccepts, f.KubeletAccepts, "KubeletAccepts (kubelet: %q, numascope: %q)", c.KubeletError, f.Reason)
+			assert.Equal(t, c.OnReject, f.OnReject, "OnReject")
 			if c.Tamper == "" && !strings.Contains(c.Writer, "hand") && !strings.Contains(c.File, "upstream") {
 				for _, p := range f.Problems {
-					if strings.Contains(p.Message, "does not match schema") {
-						t.Errorf("a kubelet-written file breaks its schema: %s %s", p.Path, p.Message)
-					}
+					assert.NotContains(t, p.Message, "does not match schema", "a kubelet-written file breaks its schema at %s", p.Path)
 				}
 			}
-			if c.KubeletError != "" && f.Reason != c.KubeletError {
-				t.Errorf("reason differs:\nkubelet:   %s\nnumascope: %s", c.KubeletError, f.Reason)
+			if c.KubeletError != "" {
+				assert.Equal(t, c.KubeletError, f.Reason, "reason: kubelet's, numascope's")
 			}
 			matched := 0
 			for _, l := range f.Checksum.Layouts {
@@ -75,8 +66,8 @@ func TestKubeletGolden(t *testing.T) {
 				}
 			}
 			// an empty device checkpoint is byte-identical in v1 and v2
-			if c.Format != "" && c.Tamper == "" && matched < 2 && f.Format != c.Format {
-				t.Errorf("format %s, want %s", f.Format, c.Format)
+			if c.Format != "" && c.Tamper == "" && matched < 2 {
+				assert.Equal(t, c.Format, f.Format, "format")
 			}
 		})
 	}

@@ -110,15 +110,13 @@ func FuzzReadFile(f *testing.F) {
 			}
 			opts.Name = path
 			want, werr := Decode(data, opts)
-			if (gerr == nil) != (werr == nil) {
-				t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
-			}
+			require.Equal(t, werr == nil, gerr == nil, "ReadFile: %v; Decode: %v", gerr, werr)
 			if gerr != nil {
 				if errors.Is(werr, ErrTooLarge) {
 					require.ErrorIs(t, gerr, ErrTooLarge, "ReadFile of a file Decode finds too large (%v)", werr)
 					require.Contains(t, gerr.Error(), path, "the error names the file")
-				} else if gerr.Error() != werr.Error() {
-					t.Fatalf("ReadFile: %v; Decode: %v", gerr, werr)
+				} else {
+					require.EqualError(t, gerr, werr.Error(), "ReadFile's error against Decode's")
 				}
 				return
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/numascope/numascope/statefile/internal/spewtypes/types"
 	v1 "github.com/numascope/numascope/statefile/internal/spewtypes/v1"
 	"github.com/numascope/numascope/statefile/internal/spewtypes/v1alpha2"
+	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 	"k8s.io/utils/dump"
 )
@@ -160,12 +161,8 @@ func (g gen) podUIDs() map[string]struct{} {
 
 func compare(t *testing.T, what, want, got string, sum uint64) {
 	t.Helper()
-	if want != got {
-		t.Fatalf("%s: printer differs from go-spew\nspew:    %q\nprinter: %q", what, want, got)
-	}
-	if fnv32a(want) != sum {
-		t.Fatalf("%s: hash %d differs from FNV-32a of the text %d", what, sum, fnv32a(want))
-	}
+	require.Equal(t, want, got, "%s: printer against go-spew", what)
+	require.Equal(t, fnv32a(want), sum, "%s: hash against FNV-32a of the text", what)
 }
 
 func TestPrinterMatchesSpewCPU(t *testing.T) {

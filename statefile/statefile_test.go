@@ -3,13 +3,12 @@ package statefile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
@@ -78,17 +77,11 @@ func TestRoundTripEveryFormat(t *testing.T) {
 			f := mustDecode(t, data, Options{Name: "x"})
 			require.Equal(t, c.kind, f.Kind, "detected kind of\n%s", data)
 			require.Equal(t, c.format, f.Format, "detected format of\n%s", data)
-			if f.KubeletAccepts != c.accepts {
-				t.Fatalf("KubeletAccepts = %v (%s), want %v", f.KubeletAccepts, f.Reason, c.accepts)
-			}
-			if f.Checksum.Matched != c.layout {
-				t.Fatalf("matched layout %q, want %q: %+v", f.Checksum.Matched, c.layout, f.Checksum.Layouts)
-			}
+			require.Equal(t, c.accepts, f.KubeletAccepts, "KubeletAccepts (reason %s)", f.Reason)
+			require.Equal(t, c.layout, f.Checksum.Matched, "matched layout: %+v", f.Checksum.Layouts)
 			again, err := Encode(f, c.format)
 			require.NoError(t, err)
-			if !bytes.Equal(again, data) {
-				t.Fatalf("re-encoding differs:\n%s\n%s", data, again)
-			}
+			require.Equal(t, string(data), string(again), "re-encoding differs")
 			if c.accepts {
 				assert.Empty(t, f.OnReject, "OnReject of an accepted file")
 			} else {
@@ -115,15 +108,9 @@ func sampleDRA() *DRAState {
 
 func TestUpstreamVectors(t *testing.T) {
 	// values from the kubelet's own unit tests
-	if got := cpuV2Sum("CPUManagerCheckpoint", "none", "4-6", map[string]map[string]string{}); got != 354655845 {
-		t.Errorf("cpu v2 vector: %d", got)
-	}
-	if got := cpuV2Sum("CPUManagerCheckpoint", "none", "1-3", map[string]map[string]string{"pod": {"container1": "4-6", "container2": "1-3"}}); got != 3610638499 {
-		t.Errorf("cpu v2 entries vector: %d", got)
-	}
-	if got := cpuV1Sum("none", "1-3", map[string]string{"containerID1": "4-6", "containerID2": "1-3"}); got != 3680390589 {
-		t.Errorf("cpu v1 vector: %d", got)
-	}
+	assert.EqualValues(t, 354655845, cpuV2Sum("CPUManagerCheckpoint", "none", "4-6", map[string]map[string]string{}), "cpu v2 vector")
+	assert.EqualValues(t, 3610638499, cpuV2Sum("CPUManagerCheckpoint", "none", "1-3", map[string]map[string]string{"pod": {"container1": "4-6", "container2": "1-3"}}), "cpu v2 entries vector")
+	assert.EqualValues(t, 3680390589, cpuV1Sum("none", "1-3", map[string]string{"containerID1": "4-6", "containerID2": "1-3"}), "cpu v1 vector")
 	f := mustDecode(t, []byte(`{"policyName":"static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":2048,"systemReserved":512,"allocatable":1536,"reserved":512,"free":1024}},"cells":[]}},"entries":{"pod":{"container1":[{"numaAffinity":[0],"type":"memory","size":512}]}},"checksum":4215593881}`), Options{Name: "m", Kind: KindMemory})
 	assert.True(t, f.KubeletAccepts, "memory vector accepted: %s", f.Reason)
 	assert.EqualValues(t, layoutMemV1, f.Checksum.Matched, "memory vector layout")
@@ -180,9 +167,7 @@ func TestCPUOverlapProblems(t *testing.T) {
 	data, err := Encode(&File{Kind: KindCPU, CPU: s}, FormatV4)
 	require.NoError(t, err)
 	f := mustDecode(t, data, Options{Name: "c"})
-	if !f.KubeletAccepts {
-		t.Fatalf("restore itself does not check overlaps: %s", f.Reason)
-	}
+	require.True(t, f.KubeletAccepts, "restore itself does not check overlaps: %s", f.Reason)
 	var overlapsDefault, overlapsOther bool
 	for _, p := range f.Problems {
 		overlapsDefault = overlapsDefault || strings.Contains(p.Message, "also in the default")
@@ -204,9 +189,7 @@ func TestMemoryZeroChecksumAndReplay(t *testing.T) {
 	require.True(t, f.KubeletAccepts, "memory v1 zero checksum accepted: %s", f.Reason)
 	require.True(t, f.Checksum.ZeroSkipped, "memory v1 zero checksum skipped: %+v", f.Checksum)
 	for _, p := range f.Problems {
-		if p.Severity == SeverityError {
-			t.Fatalf("consistent file has error %+v", p)
-		}
+		require.NotEqual(t, SeverityError, p.Severity, "consistent file has error %+v", p)
 	}
 	// an inconsistent machine state: the replay predicts a failed start
 	s := sampleMemory()
@@ -250,9 +233,7 @@ func TestDocumentationSample(t *testing.T) {
 			alias++
 		}
 	}
-	if alias != 2 {
-		t.Fatalf("want 2 alias notes: %+v", f.Problems)
-	}
+	require.Equal(t, 2, alias, "alias notes (info problems at /nodes): %+v", f.Problems)
 }
 
 func TestLimits(t *testing.T) {
@@ -260,18 +241,14 @@ func TestLimits(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge, "size")
 	assert.Contains(t, err.Error(), "big", "the error names the file")
 	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
-	if _, err := Decode([]byte(`{"a":`+deep+`}`), Options{Name: "deep"}); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("depth: %v", err)
-	}
-	if _, err := Decode([]byte(`{"policyName":`), Options{Name: "trunc"}); !errors.Is(err, ErrNotJSON) {
-		t.Fatalf("syntax: %v", err)
-	}
-	if _, err := Decode([]byte(`{"hello":1}`), Options{Name: "other"}); !errors.Is(err, ErrUnknownKind) {
-		t.Fatalf("kind: %v", err)
-	}
-	if _, err := Decode([]byte(`[]`), Options{Name: "arr"}); !errors.Is(err, ErrUnknownKind) {
-		t.Fatalf("array: %v", err)
-	}
+	_, err = Decode([]byte(`{"a":`+deep+`}`), Options{Name: "deep"})
+	require.ErrorIs(t, err, ErrTooDeep, "depth")
+	_, err = Decode([]byte(`{"policyName":`), Options{Name: "trunc"})
+	require.ErrorIs(t, err, ErrNotJSON, "syntax")
+	_, err = Decode([]byte(`{"hello":1}`), Options{Name: "other"})
+	require.ErrorIs(t, err, ErrUnknownKind, "kind")
+	_, err = Decode([]byte(`[]`), Options{Name: "arr"})
+	require.ErrorIs(t, err, ErrUnknownKind, "array")
 }
 
 func TestWriteFileAtomic(t *testing.T) {
@@ -321,9 +298,7 @@ func TestZeroChecksumFallbackDropsPodEntries(t *testing.T) {
 		for _, p := range f.Problems {
 			found = found || strings.Contains(p.Message, "falls back") && strings.Contains(p.Message, "podEntries")
 		}
-		if !found {
-			t.Errorf("%s: no problem explains the fallback: %+v", c.kind, f.Problems)
-		}
+		assert.True(t, found, "%s: no problem explains the fallback (falls back ... podEntries): %+v", c.kind, f.Problems)
 		v, err := Verify([]byte(c.blob), opts)
 		if assert.NoError(t, err, "%s: Verify", c.kind) {
 			assert.Equal(t, f.Format, v.Format, "%s: format of Verify and Decode", c.kind)
@@ -360,9 +335,7 @@ func TestDRASpewWithoutChecksumRestoresNoClaim(t *testing.T) {
 	for _, p := range f.Problems {
 		found = found || strings.Contains(p.Message, "forgets its 1 claims")
 	}
-	if !found {
-		t.Errorf("no problem says the claim is forgotten: %+v", f.Problems)
-	}
+	assert.True(t, found, "no problem says the claim is forgotten: %+v", f.Problems)
 }
 
 // Problems come out in one order (worst first, then as found) however the
@@ -385,23 +358,17 @@ func TestProblemsOrderIsDeterministic(t *testing.T) {
 			}
 			ps := first.Problems
 			for i := 1; i < len(ps); i++ {
-				if rank[ps[i-1].Severity] > rank[ps[i].Severity] {
-					t.Errorf("%s/%s: problem %d (%s) comes before a worse one (%s)", kind, e.Name(), i-1, ps[i-1].Severity, ps[i].Severity)
-				}
+				assert.LessOrEqual(t, rank[ps[i-1].Severity], rank[ps[i].Severity], "%s/%s: problem %d (%s) comes before a worse one (%s)", kind, e.Name(), i-1, ps[i-1].Severity, ps[i].Severity)
 			}
 			for run := 0; run < 10; run++ {
 				again := mustDecode(t, data, opts)
-				if !slices.Equal(again.Problems, first.Problems) {
-					t.Fatalf("%s/%s: decode %d lists the problems in another order:\n%v\nfirst:\n%v", kind, e.Name(), run+2, again.Problems, first.Problems)
-				}
+				require.Empty(t, cmp.Diff(first.Problems, again.Problems), "%s/%s: decode %d lists the problems in another order", kind, e.Name(), run+2)
 			}
 			if len(ps) > 1 {
 				checked++
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no test file has more than one problem; the order check checked nothing")
-	}
+	require.NotZero(t, checked, "no test file has more than one problem; the order check checked nothing")
 	t.Logf("%d files with several problems decode in one order", checked)
 }

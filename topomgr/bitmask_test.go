@@ -1,6 +1,11 @@
 package topomgr
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestBitMaskString(t *testing.T) {
 	for _, c := range []struct {
@@ -10,27 +15,17 @@ func TestBitMaskString(t *testing.T) {
 		{nil, "00"}, {[]int{0}, "01"}, {[]int{1}, "10"}, {[]int{0, 1}, "11"}, {[]int{2}, "100"}, {[]int{0, 2}, "0101"},
 		{[]int{63}, "1000000000000000000000000000000000000000000000000000000000000000"},
 	} {
-		if got := mask(c.ids...).String(); got != c.want {
-			t.Errorf("%v: %q, want %q", c.ids, got, c.want)
-		}
+		assert.Equal(t, c.want, mask(c.ids...).String(), "%v", c.ids)
 	}
-	if _, err := NewBitMask(64); err == nil {
-		t.Error("NUMA node 64 accepted")
-	}
+	_, err := NewBitMask(64)
+	assert.Error(t, err, "NUMA node 64 accepted")
 }
 
 func TestIterateBitMasksOrder(t *testing.T) {
 	var got []BitMask
 	IterateBitMasks([]int{0, 1, 2}, func(m BitMask) { got = append(got, m) })
 	want := []BitMask{mask(0), mask(1), mask(2), mask(0, 1), mask(0, 2), mask(1, 2), mask(0, 1, 2)}
-	if len(got) != len(want) {
-		t.Fatalf("%v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("%v, want %v", got, want)
-		}
-	}
+	assert.Equal(t, want, got, "masks in the kubelet's order")
 }
 
 func TestPolicyOptionsErrors(t *testing.T) {
@@ -48,8 +43,8 @@ func TestPolicyOptionsErrors(t *testing.T) {
 			}
 		}
 		_, err := NewPolicyOptions(map[string]string{k: v})
-		if err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
-			t.Errorf("%s: %v, want %q", opts, err, want)
+		if assert.Error(t, err, "%s", opts) {
+			assert.True(t, strings.HasPrefix(err.Error(), want), "%s: %v, want %q...", opts, err, want)
 		}
 	}
 }

@@ -13,10 +13,10 @@ import (
 // node 1, the static CPU manager has handed out 0-2 and 4-6, and the pod
 // asks for 2 exclusive CPUs under single-numa-node.
 func ExampleSimulateAdmission() {
-	machine, _ := topomgr.ParseMachineInfo([]byte(`{"topology":[
+	machine := orPanic(topomgr.ParseMachineInfo([]byte(`{"topology":[
 	  {"node_id":0,"cores":[{"core_id":0,"thread_ids":[0]},{"core_id":1,"thread_ids":[1]},{"core_id":2,"thread_ids":[2]},{"core_id":3,"thread_ids":[3]}]},
-	  {"node_id":1,"cores":[{"core_id":4,"thread_ids":[4]},{"core_id":5,"thread_ids":[5]},{"core_id":6,"thread_ids":[6]},{"core_id":7,"thread_ids":[7]}]}]}`))
-	pod, _ := topomgr.ParsePod([]byte(`
+	  {"node_id":1,"cores":[{"core_id":4,"thread_ids":[4]},{"core_id":5,"thread_ids":[5]},{"core_id":6,"thread_ids":[6]},{"core_id":7,"thread_ids":[7]}]}]}`)))
+	pod := orPanic(topomgr.ParsePod([]byte(`
 kind: Pod
 metadata: {name: web, namespace: shop}
 spec:
@@ -24,13 +24,13 @@ spec:
   - name: app
     resources:
       limits: {cpu: "2", memory: 1Gi}
-`))
-	res, _ := topomgr.SimulateAdmission(pod, topomgr.NodeConfig{
+`)))
+	res := orPanic(topomgr.SimulateAdmission(pod, topomgr.NodeConfig{
 		Machine: machine,
 		CPU:     &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(3, 7)},
 		Policy:  topomgr.PolicySingleNumaNode,
 		Scope:   topomgr.ScopeContainer,
-	})
+	}))
 	for _, line := range res.Account {
 		fmt.Println(line)
 	}

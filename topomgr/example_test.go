@@ -6,14 +6,23 @@ import (
 	"github.com/numascope/numascope/topomgr"
 )
 
+// orPanic returns v, and panics with a message naming the error if err is
+// not nil: an example's inputs are fixed, so an error is a bug in it.
+func orPanic[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("example input refused: %v", err))
+	}
+	return v
+}
+
 // The common case: merge the hints of the device, CPU and memory managers
 // for one container on a two-node machine under the restricted policy.
 func Example() {
-	numa, _ := topomgr.NewNUMAInfo([]topomgr.NUMANode{{ID: 0}, {ID: 1}}, topomgr.PolicyOptions{})
-	policy, _ := topomgr.NewPolicy(topomgr.PolicyRestricted, numa, topomgr.PolicyOptions{})
-	node0, _ := topomgr.NewBitMask(0)
-	node1, _ := topomgr.NewBitMask(1)
-	both, _ := topomgr.NewBitMask(0, 1)
+	numa := orPanic(topomgr.NewNUMAInfo([]topomgr.NUMANode{{ID: 0}, {ID: 1}}, topomgr.PolicyOptions{}))
+	policy := orPanic(topomgr.NewPolicy(topomgr.PolicyRestricted, numa, topomgr.PolicyOptions{}))
+	node0 := orPanic(topomgr.NewBitMask(0))
+	node1 := orPanic(topomgr.NewBitMask(1))
+	both := orPanic(topomgr.NewBitMask(0, 1))
 	best, admit := policy.Merge([]topomgr.ProviderHints{
 		{"nvidia.com/gpu": {topomgr.NewHint(node1, true), topomgr.NewHint(both, false)}},
 		{"cpu": {topomgr.NewHint(node0, true), topomgr.NewHint(node1, true), topomgr.NewHint(both, false)}},
@@ -25,10 +34,10 @@ func Example() {
 
 // Explain shows which rule picked the answer when no placement is aligned.
 func ExamplePolicy_Explain() {
-	numa, _ := topomgr.NewNUMAInfo([]topomgr.NUMANode{{ID: 0}, {ID: 1}}, topomgr.PolicyOptions{})
-	policy, _ := topomgr.NewPolicy(topomgr.PolicyRestricted, numa, topomgr.PolicyOptions{})
-	node0, _ := topomgr.NewBitMask(0)
-	node1, _ := topomgr.NewBitMask(1)
+	numa := orPanic(topomgr.NewNUMAInfo([]topomgr.NUMANode{{ID: 0}, {ID: 1}}, topomgr.PolicyOptions{}))
+	policy := orPanic(topomgr.NewPolicy(topomgr.PolicyRestricted, numa, topomgr.PolicyOptions{}))
+	node0 := orPanic(topomgr.NewBitMask(0))
+	node1 := orPanic(topomgr.NewBitMask(1))
 	r := policy.Explain([]topomgr.ProviderHints{
 		{"cpu": {topomgr.NewHint(node1, true)}},
 		{"memory": {topomgr.NewHint(node0, true)}},
@@ -39,7 +48,7 @@ func ExamplePolicy_Explain() {
 
 // String renders masks as the kubelet's logs do.
 func ExampleBitMask_String() {
-	m, _ := topomgr.NewBitMask(0, 2)
+	m := orPanic(topomgr.NewBitMask(0, 2))
 	fmt.Println(m.String(), uint64(m), m.List())
 	// Output: 0101 5 0,2
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseHintsFileErrors(t *testing.T) {
@@ -31,28 +33,33 @@ func TestParseHintsFileErrors(t *testing.T) {
 		{`{"numaNodes":[0],"policy":"restricted","providers":[]} x`, `/: not a JSON object`},
 	} {
 		_, err := ParseHintsFile([]byte(c.in))
-		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("%s:\n got %v\nwant %s...", c.in, err, c.want)
+		if assert.Error(t, err, "%s", c.in) {
+			assert.True(t, strings.HasPrefix(err.Error(), c.want), "%s:\n got %v\nwant %s...", c.in, err, c.want)
 		}
 	}
 }
 
 func TestParseHintsFileSemantics(t *testing.T) {
 	f, err := ParseHintsFile([]byte(`{"numaNodes":[0,1],"policy":"best-effort","providers":[null,{},{"cpu":null,"memory":[],"gpu":[{"numaAffinity":null,"preferred":true},{"numaAffinity":[],"preferred":false},{"numaAffinity":[1]}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Providers[0] != nil || f.Providers[1] == nil || len(f.Providers[1]) != 0 {
-		t.Fatalf("providers 0/1: %#v", f.Providers[:2])
+	require.NoError(t, err)
+	require.Len(t, f.Providers, 3, "providers")
+	assert.Nil(t, f.Providers[0], "provider 0 (null)")
+	if assert.NotNil(t, f.Providers[1], "provider 1 ({})") {
+		assert.Empty(t, f.Providers[1], "provider 1 ({})")
 	}
 	p := f.Providers[2]
-	if p["cpu"] != nil || p["memory"] == nil || len(p["memory"]) != 0 {
-		t.Fatalf("null vs []: %#v", p)
+	assert.Nil(t, p["cpu"], "cpu: null")
+	if assert.NotNil(t, p["memory"], "memory: []") {
+		assert.Empty(t, p["memory"], "memory: []")
 	}
 	g := p["gpu"]
-	if g[0].HasAffinity || !g[0].Preferred || !g[1].HasAffinity || g[1].NUMANodeAffinity != 0 || g[2].NUMANodeAffinity != mask(1) || g[2].Preferred {
-		t.Fatalf("hints: %#v", g)
-	}
+	require.Len(t, g, 3, "gpu hints")
+	assert.False(t, g[0].HasAffinity, "gpu hint 0 (numaAffinity null): has affinity")
+	assert.True(t, g[0].Preferred, "gpu hint 0: preferred")
+	assert.True(t, g[1].HasAffinity, "gpu hint 1 (numaAffinity []): has affinity")
+	assert.Equal(t, BitMask(0), g[1].NUMANodeAffinity, "gpu hint 1: affinity")
+	assert.Equal(t, mask(1), g[2].NUMANodeAffinity, "gpu hint 2: affinity")
+	assert.False(t, g[2].Preferred, "gpu hint 2 (preferred missing): preferred")
 }
 
 // FuzzParseHintsFile: the parser never panics; whatever it accepts merges
@@ -67,9 +74,7 @@ func FuzzParseHintsFile(f *testing.F) {
 				return
 			}
 			p, err := hf.PolicyFor()
-			if err != nil {
-				t.Fatalf("accepted file has no policy: %v", err)
-			}
+			require.NoError(t, err, "accepted file has no policy")
 			combos := 1
 			for _, l := range filterProvidersHints(hf.Providers) {
 				combos *= len(l.Hints)
@@ -79,9 +84,8 @@ func FuzzParseHintsFile(f *testing.F) {
 			}
 			got, gotAdmit := p.Merge(hf.Providers)
 			want, wantAdmit := referencePolicyMerge(p.NUMAInfo(), hf.Policy, p.Options(), hf.Providers)
-			if !got.IsEqual(want) || gotAdmit != wantAdmit {
-				t.Fatalf("merge %v/%v, reference %v/%v", got, gotAdmit, want, wantAdmit)
-			}
+			require.True(t, got.IsEqual(want), "best hint: merge %v, reference %v", got, want)
+			require.Equal(t, wantAdmit, gotAdmit, "admit: merge, reference")
 		})
 	})
 }

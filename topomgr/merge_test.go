@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 )
 
 func mask(ids ...int) BitMask {
@@ -93,14 +96,11 @@ func TestMergeMatchesReference(t *testing.T) {
 	for i := 0; i < cases; i++ {
 		numa, policy, opts, providers := randomCase(r, 6)
 		p, err := NewPolicy(policy, numa, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, gotAdmit := p.Merge(providers)
 		want, wantAdmit := referencePolicyMerge(numa, policy, opts, providers)
-		if !got.IsEqual(want) || gotAdmit != wantAdmit {
-			t.Fatalf("case %d: nodes %v policy %s opts %+v providers %v:\n got %v admit %v\nwant %v admit %v", i, numa.Nodes, policy, opts, providers, got, gotAdmit, want, wantAdmit)
-		}
+		require.True(t, got.IsEqual(want), "case %d: nodes %v policy %s opts %+v providers %v: best hint %v, reference %v", i, numa.Nodes, policy, opts, providers, got, want)
+		require.Equal(t, wantAdmit, gotAdmit, "case %d: nodes %v policy %s opts %+v providers %v: admit", i, numa.Nodes, policy, opts, providers)
 	}
 }
 
@@ -132,13 +132,9 @@ func TestConvolutionMatchesPairs(t *testing.T) {
 			}
 		}
 		got := andConvolution(n, as, bs, make([]uint64, size), make([]uint64, size))
-		if len(got) != len(want) {
-			t.Fatalf("n=%d: convolution finds %d masks, pairs %d", n, len(got), len(want))
-		}
+		require.Len(t, got, len(want), "n=%d: masks the convolution finds, against the pairs'", n)
 		for _, x := range got {
-			if !want[x] {
-				t.Fatalf("convolution invents %b", x)
-			}
+			require.True(t, want[x], "n=%d: convolution invents %b", n, x)
 		}
 	}
 }
@@ -167,13 +163,8 @@ func TestSparseAndDensePathsAgree(t *testing.T) {
 		for _, x := range sparse {
 			b[x] = true
 		}
-		if len(a) != len(b) || len(a) != len(dense) || len(b) != len(sparse) {
-			t.Fatalf("dense %v sparse %v", dense, sparse)
-		}
-		for x := range a {
-			if !b[x] {
-				t.Fatalf("dense %v sparse %v", dense, sparse)
-			}
-		}
+		require.Len(t, dense, len(a), "dense search repeats a mask: %v", dense)
+		require.Len(t, sparse, len(b), "sparse search repeats a mask: %v", sparse)
+		require.Empty(t, cmp.Diff(a, b), "dense search %v, sparse search %v", dense, sparse)
 	}
 }

@@ -1,9 +1,10 @@
 package topomgr
 
 import (
-	"github.com/numascope/numascope/podresources"
 	"strings"
 	"testing"
+
+	"github.com/numascope/numascope/podresources"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/internal/fuzzbudget"
@@ -131,8 +132,8 @@ func TestParsePodErrors(t *testing.T) {
 		"{": "not YAML or JSON",
 	} {
 		_, err := ParsePod([]byte(in))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: %v, want %q", in, err, want)
+		if assert.Error(t, err, "%q", in) {
+			assert.Contains(t, err.Error(), want, "%q", in)
 		}
 	}
 }
@@ -146,12 +147,11 @@ func FuzzParsePod(f *testing.F) {
 			if err != nil {
 				return
 			}
-			_ = p.QOS()
+			_ = p.QOS() // must not panic
 			for _, c := range p.AllContainers() {
 				for k := range c.Resources.Requests {
-					if _, err := ParseQuantity(c.Resources.Requests[k]); err != nil {
-						t.Fatalf("accepted pod has a bad quantity %q", c.Resources.Requests[k])
-					}
+					_, err := ParseQuantity(c.Resources.Requests[k])
+					require.NoError(t, err, "accepted pod has a bad quantity %q", c.Resources.Requests[k])
 				}
 			}
 		})
@@ -167,13 +167,10 @@ func FuzzParseMachineInfo(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if err := m.check(); err != nil {
-				t.Fatalf("accepted machine fails its check: %v", err)
-			}
+			require.NoError(t, m.check(), "accepted machine fails its check")
 			for _, n := range m.CPUNUMANodes() {
-				if n < 0 || n > maxNUMANodeID {
-					t.Fatalf("NUMA node %d accepted", n)
-				}
+				require.GreaterOrEqual(t, n, 0, "NUMA node accepted")
+				require.LessOrEqual(t, n, maxNUMANodeID, "NUMA node accepted")
 			}
 		})
 	})
@@ -189,8 +186,8 @@ func FuzzParseQuantity(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if q.MilliValue() < q.Value() && q.Value() > 0 {
-				t.Fatalf("%q: milli %d below value %d", s, q.MilliValue(), q.Value())
+			if q.Value() > 0 {
+				require.GreaterOrEqual(t, q.MilliValue(), q.Value(), "%q: milli value below value", s)
 			}
 			back, err := ParseQuantity(q.String())
 			require.NoError(t, err, "%q prints as %q", s, q.String())
@@ -201,16 +198,15 @@ func FuzzParseQuantity(f *testing.F) {
 
 func TestParseKubeletConfig(t *testing.T) {
 	c, err := ParseKubeletConfig([]byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\ntopologyManagerPolicy: restricted\ntopologyManagerPolicyOptions:\n  prefer-closest-numa-nodes: \"true\"\nreservedSystemCPUs: \"0-1\"\nfeatureGates: {PodLevelResourceManagers: true}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.TopologyManagerPolicy != "restricted" || c.TopologyManagerScope != "container" || c.MemoryManagerPolicy != "None" ||
-		c.TopologyManagerPolicyOptions[PreferClosestNUMANodes] != "true" || c.ReservedSystemCPUs != "0-1" || !c.Gates().PodLevelResourceManagers {
-		t.Fatalf("%+v", c)
-	}
-	if _, err := ParseKubeletConfig([]byte("kind: Pod\n")); err == nil {
-		t.Fatal("a Pod accepted as a KubeletConfiguration")
-	}
+	require.NoError(t, err)
+	assert.EqualValues(t, "restricted", c.TopologyManagerPolicy, "topologyManagerPolicy")
+	assert.EqualValues(t, "container", c.TopologyManagerScope, "topologyManagerScope (default)")
+	assert.EqualValues(t, "None", c.MemoryManagerPolicy, "memoryManagerPolicy (default)")
+	assert.Equal(t, "true", c.TopologyManagerPolicyOptions[PreferClosestNUMANodes], "topologyManagerPolicyOptions")
+	assert.Equal(t, "0-1", c.ReservedSystemCPUs, "reservedSystemCPUs")
+	assert.True(t, c.Gates().PodLevelResourceManagers, "featureGates: PodLevelResourceManagers")
+	_, err = ParseKubeletConfig([]byte("kind: Pod\n"))
+	assert.Error(t, err, "a Pod accepted as a KubeletConfiguration")
 }
 
 func FuzzParseKubeletConfig(f *testing.F) {
@@ -221,9 +217,8 @@ func FuzzParseKubeletConfig(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if c.TopologyManagerPolicy == "" || c.TopologyManagerScope == "" {
-				t.Fatal("defaults not filled in")
-			}
+			require.NotEmpty(t, c.TopologyManagerPolicy, "default topologyManagerPolicy not filled in")
+			require.NotEmpty(t, c.TopologyManagerScope, "default topologyManagerScope not filled in")
 		})
 	})
 }

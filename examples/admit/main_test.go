@@ -34,10 +34,8 @@ func TestHintsJSON(t *testing.T) {
 }
 
 func TestHintsHuman(t *testing.T) {
-	code, out, _ := runCmd("--hints", "testdata/needs-two-nodes.json")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (not admitted)", code)
-	}
+	code, out, errs := runCmd("--hints", "testdata/needs-two-nodes.json")
+	require.Equal(t, 1, code, "exit code, want 1 (not admitted); stderr: %s", errs)
 	for _, want := range []string{
 		"provider 0   nvidia.com/gpu: {1}* {0,1}",
 		"provider 1   cpu: {0,1}*",
@@ -47,9 +45,7 @@ func TestHintsHuman(t *testing.T) {
 		"restricted rejects it (TopologyAffinityError)",
 		"admit        no",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "output")
 	}
 }
 
@@ -63,7 +59,6 @@ func TestHintsErrors(t *testing.T) {
 	code, _, errs = runCmd("--hints", filepath.Join(dir, "missing.json"))
 	assert.Equal(t, 2, code, "exit code for a missing file")
 	assert.Contains(t, errs, "missing.json", "stderr for a missing file")
-	if code, _, _ := runCmd(); code != 2 {
-		t.Errorf("no input: exit %d, want 2", code)
-	}
+	code, _, errs = runCmd()
+	assert.Equal(t, 2, code, "no input: exit code; stderr: %s", errs)
 }

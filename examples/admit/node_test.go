@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/numascope/numascope/statefile"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 )
@@ -34,14 +34,10 @@ func writeNode(t *testing.T, dir string) {
 	dev := &statefile.DeviceState{RegisteredDevices: map[string][]string{"nvidia.com/gpu": {"GPU-a"}}}
 	write := func(name string, f *statefile.File, format statefile.Format) {
 		data, err := statefile.Encode(f, format)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		path := filepath.Join(dir, "state", name)
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, data, 0o644))
 	}
 	write("cpu_manager_state", &statefile.File{Kind: statefile.KindCPU, CPU: cpu}, statefile.FormatV2)
 	write("memory_manager_state", &statefile.File{Kind: statefile.KindMemory, Memory: mem}, statefile.FormatV1)
@@ -70,9 +66,9 @@ func writeNode(t *testing.T, dir string) {
 	}
 	js, err := json.Marshal(map[string]any{"topology": topo})
 	require.NoError(t, err)
-	os.WriteFile(filepath.Join(dir, "machine.json"), js, 0o644)
-	os.WriteFile(filepath.Join(dir, "allocatable.json"), []byte(`{"devices":[{"resourceName":"nvidia.com/gpu","deviceIds":["GPU-a"],"numaNodes":[1]}]}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(`apiVersion: v1
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "machine.json"), js, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "allocatable.json"), []byte(`{"devices":[{"resourceName":"nvidia.com/gpu","deviceIds":["GPU-a"],"numaNodes":[1]}]}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(`apiVersion: v1
 kind: Pod
 metadata: {name: trainer, namespace: ml, uid: "1111"}
 spec:
@@ -83,7 +79,7 @@ spec:
   - name: sidecar
     resources:
       limits: {cpu: "2", memory: 1Gi}
-`), 0o644)
+`), 0o644))
 }
 
 func TestNodeMode(t *testing.T) {
@@ -97,9 +93,7 @@ func TestNodeMode(t *testing.T) {
 	// Container scope: worker needs 4 CPUs + the GPU, both only on node 1
 	// (node 0 has 2 free CPUs); sidecar then needs 2 CPUs: node 0 has 2 free.
 	code, out, errs := runCmd(append(args("single-numa-node", "container"), "--json")...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	require.Equal(t, 0, code, "exit code; stderr: %s", errs)
 	var res struct {
 		Admit      bool
 		Affinities map[string]struct{ NumaAffinity []int }
@@ -114,42 +108,40 @@ func TestNodeMode(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if !res.Admit || len(res.Affinities["worker"].NumaAffinity) != 1 || res.Affinities["worker"].NumaAffinity[0] != 1 ||
-		len(res.Affinities["sidecar"].NumaAffinity) != 1 {
-		t.Fatalf("container scope: %s", out)
-	}
-	if len(res.Steps) != 2 || res.Steps[0].Answers[0].Provider != "device" || res.Steps[0].Answers[1].Provider != "cpu" || res.Steps[0].Answers[2].Provider != "memory" {
-		t.Fatalf("steps: %s", out)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "the --json output:\n%s", out)
+	require.True(t, res.Admit, "container scope: admit; output:\n%s", out)
+	require.Equal(t, []int{1}, res.Affinities["worker"].NumaAffinity, "container scope: worker's NUMA affinity")
+	require.Len(t, res.Affinities["sidecar"].NumaAffinity, 1, "container scope: sidecar's NUMA affinity")
+	require.Len(t, res.Steps, 2, "steps; output:\n%s", out)
+	require.GreaterOrEqual(t, len(res.Steps[0].Answers), 3, "answers of step 0; output:\n%s", out)
+	require.Equal(t, "device", res.Steps[0].Answers[0].Provider, "provider of step 0, answer 0")
+	require.Equal(t, "cpu", res.Steps[0].Answers[1].Provider, "provider of step 0, answer 1")
+	require.Equal(t, "memory", res.Steps[0].Answers[2].Provider, "provider of step 0, answer 2")
 	cpuHints := res.Steps[0].Answers[1].Hints["cpu"]
 	// node 0 has only 2 free CPUs: hints {1} (preferred) and {0,1}.
-	if len(cpuHints) != 2 || cpuHints[0].NumaAffinity[0] != 1 || !cpuHints[0].Preferred || cpuHints[1].Preferred {
-		t.Fatalf("cpu hints for worker: %+v", cpuHints)
-	}
+	require.Len(t, cpuHints, 2, "cpu hints for worker: %+v", cpuHints)
+	require.NotEmpty(t, cpuHints[0].NumaAffinity, "cpu hint 0 for worker")
+	require.Equal(t, 1, cpuHints[0].NumaAffinity[0], "first NUMA node of cpu hint 0 for worker")
+	require.True(t, cpuHints[0].Preferred, "cpu hint 0 for worker is preferred")
+	require.False(t, cpuHints[1].Preferred, "cpu hint 1 for worker is preferred")
 	// Pod scope: 6 CPUs + GPU: node 1 has 8 free CPUs, so single-numa-node admits on node 1.
-	code, out, _ = runCmd(append(args("single-numa-node", "pod"), "--json")...)
-	if code != 0 || !strings.Contains(out, `"admit":true`) {
-		t.Fatalf("pod scope: %s", out)
-	}
+	code, out, errs = runCmd(append(args("single-numa-node", "pod"), "--json")...)
+	require.Equal(t, 0, code, "pod scope: exit code; stderr: %s", errs)
+	require.Contains(t, out, `"admit":true`, "pod scope")
 	// Human output shows the work and the verdict.
-	code, out, _ = runCmd(args("restricted", "container")...)
+	code, out, errs = runCmd(args("restricted", "container")...)
+	assert.Equal(t, 0, code, "human output: exit code; stderr: %s", errs)
 	for _, want := range []string{"==           worker", "device       nvidia.com/gpu: {1}*", "verdict      admitted under restricted/container", "container worker: best hint NUMA node 1, preferred", "cpu          cpu: {1}* {0,1}"} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("human output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "human output")
 	}
 	// A rejection with its account: a pod needing 10 CPUs and 60 GiB on one node.
-	os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(`{"kind":"Pod","metadata":{"name":"big","namespace":"ml"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"10","memory":"60Gi"}}}]}}`), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(`{"kind":"Pod","metadata":{"name":"big","namespace":"ml"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"10","memory":"60Gi"}}}]}}`), 0o644))
 	a := args("single-numa-node", "container")
 	a[1] = filepath.Join(dir, "big.yaml")
-	code, out, _ = runCmd(a...)
+	code, out, errs = runCmd(a...)
+	assert.Equal(t, 1, code, "rejection: exit code; stderr: %s", errs)
 	for _, want := range []string{"rejected: TopologyAffinityError", "cpu/cpu: no preferred single-NUMA-node placement"} {
-		if code != 1 || !strings.Contains(out, want) {
-			t.Errorf("rejection lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "rejection")
 	}
 }
 
@@ -157,39 +149,40 @@ func TestNodeModeErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeNode(t, dir)
 	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json")}
-	if code, _, errs := runCmd(append(base, "--policy", "strict")...); code != 2 || !strings.Contains(errs, `unknown policy: "strict"`) {
-		t.Errorf("bad policy: %d %s", code, errs)
-	}
-	if code, _, errs := runCmd(append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2")...); code != 2 || !strings.Contains(errs, "should not be less than 8") {
-		t.Errorf("bad option: %d %s", code, errs)
-	}
-	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "--policy") {
-		t.Errorf("no policy: %d %s", code, errs)
-	}
-	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("kind: Pod\nspec:\n  containers:\n  - name: c\n    resources: {limits: {cpu: two}}\n"), 0o644))
 	b := append([]string(nil), base...)
 	b[1] = filepath.Join(dir, "bad.yaml")
-	if code, _, errs := runCmd(append(b, "--policy", "restricted")...); code != 2 || !strings.Contains(errs, "/spec/containers/0/resources/limits/cpu") {
-		t.Errorf("bad pod: %d %s", code, errs)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"bad policy", append(base, "--policy", "strict"), `unknown policy: "strict"`},
+		{"bad option", append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2"), "should not be less than 8"},
+		{"no policy", base, "--policy"},
+		{"bad pod", append(b, "--policy", "restricted"), "/spec/containers/0/resources/limits/cpu"},
+	} {
+		code, _, errs := runCmd(tt.args...)
+		assert.Equal(t, 2, code, "%s: exit code", tt.name)
+		assert.Contains(t, errs, tt.want, "%s: stderr", tt.name)
 	}
 }
 
 func TestNodeModeKubeletConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeNode(t, dir)
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n"), 0o644))
 	base := []string{"--pod", filepath.Join(dir, "pod.yaml"), "--state-dir", filepath.Join(dir, "state"), "--topology", filepath.Join(dir, "machine.json"), "--allocatable", filepath.Join(dir, "allocatable.json")}
 	code, out, errs := runCmd(base...)
-	if code != 0 || !strings.Contains(out, "single-numa-node  scope: pod") || !strings.Contains(out, "==           whole pod") {
-		t.Fatalf("config not used: %d %s %s", code, out, errs)
-	}
-	code, out, _ = runCmd(append(base, "--policy", "restricted")...)
-	if code != 0 || !strings.Contains(out, "restricted  scope: pod") {
-		t.Fatalf("flag does not override the config: %s", out)
-	}
+	require.Equal(t, 0, code, "config: exit code; stderr: %s", errs)
+	require.Contains(t, out, "single-numa-node  scope: pod", "config not used")
+	require.Contains(t, out, "==           whole pod", "config not used")
+	code, out, errs = runCmd(append(base, "--policy", "restricted")...)
+	require.Equal(t, 0, code, "--policy over the config: exit code; stderr: %s", errs)
+	require.Contains(t, out, "restricted  scope: pod", "flag does not override the config")
 	// The config says the CPU manager runs policy none: the kubelet would refuse the static state.
-	os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644)
-	if code, _, errs := runCmd(base...); code != 2 || !strings.Contains(errs, "cpu_manager_state: the kubelet would not restore this file") {
-		t.Fatalf("policy mismatch: %d %s", code, errs)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "state", "config.yaml"), []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n"), 0o644))
+	code, _, errs = runCmd(base...)
+	require.Equal(t, 2, code, "policy mismatch: exit code; stderr: %s", errs)
+	require.Contains(t, errs, "cpu_manager_state: the kubelet would not restore this file", "policy mismatch")
 }

@@ -33,18 +33,14 @@ func manifest(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Servi
 func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.ServiceAccount, *networkingv1.NetworkPolicy) {
 	t.Helper()
 	data, err := os.ReadFile("daemonset.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ds *appsv1.DaemonSet
 	var ns *corev1.Namespace
 	var sa *corev1.ServiceAccount
 	var np *networkingv1.NetworkPolicy
 	for i, doc := range bytes.Split(data, []byte("\n---\n")) {
 		var head struct{ APIVersion, Kind string }
-		if err := yaml.Unmarshal(doc, &head); err != nil {
-			t.Fatalf("document %d: %v", i, err)
-		}
+		require.NoError(t, yaml.Unmarshal(doc, &head), "document %d", i)
 		var into any
 		switch head.APIVersion + " " + head.Kind {
 		case "apps/v1 DaemonSet":
@@ -60,15 +56,15 @@ func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Se
 			np = &networkingv1.NetworkPolicy{}
 			into = np
 		default:
-			t.Fatalf("document %d: unexpected %s %s", i, head.APIVersion, head.Kind)
+			require.Failf(t, "unexpected document", "document %d: unexpected %s %s", i, head.APIVersion, head.Kind)
 		}
-		if err := yaml.UnmarshalStrict(doc, into); err != nil {
-			t.Fatalf("document %d (%s): %v", i, head.Kind, err)
-		}
+		require.NoError(t, yaml.UnmarshalStrict(doc, into), "document %d (%s)", i, head.Kind)
 	}
-	if ds == nil || ns == nil || sa == nil || np == nil {
-		t.Fatalf("daemonset.yaml must hold a Namespace, a ServiceAccount, a DaemonSet and a NetworkPolicy")
-	}
+	const want = "daemonset.yaml must hold a Namespace, a ServiceAccount, a DaemonSet and a NetworkPolicy"
+	require.NotNil(t, ds, "%s: no DaemonSet", want)
+	require.NotNil(t, ns, "%s: no Namespace", want)
+	require.NotNil(t, sa, "%s: no ServiceAccount", want)
+	require.NotNil(t, np, "%s: no NetworkPolicy", want)
 	return ds, ns, sa, np
 }
 
@@ -86,33 +82,28 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	ds, ns, sa := manifest(t)
 	spec := ds.Spec.Template.Spec
 
-	if ds.Namespace != ns.Name || sa.Namespace != ns.Name || spec.ServiceAccountName != sa.Name {
-		t.Errorf("namespace/service account mismatch: ds %s, ns %s, sa %s/%s, uses %s", ds.Namespace, ns.Name, sa.Namespace, sa.Name, spec.ServiceAccountName)
-	}
+	assert.Equal(t, ns.Name, ds.Namespace, "the DaemonSet's namespace")
+	assert.Equal(t, ns.Name, sa.Namespace, "the ServiceAccount's namespace")
+	assert.Equal(t, sa.Name, spec.ServiceAccountName, "the pod's service account")
 	// hostPath volumes need the privileged Pod Security level.
-	if ns.Labels["pod-security.kubernetes.io/enforce"] != "privileged" {
-		t.Errorf("namespace labels = %v", ns.Labels)
-	}
+	assert.Equal(t, "privileged", ns.Labels["pod-security.kubernetes.io/enforce"], "namespace labels %v", ns.Labels)
 	sel := ds.Spec.Selector.MatchLabels
-	if len(sel) == 0 {
-		t.Fatal("no selector")
-	}
+	require.NotEmpty(t, sel, "no selector")
 	for k, v := range sel {
-		if ds.Spec.Template.Labels[k] != v {
-			t.Errorf("selector %s=%s does not match the template labels %v", k, v, ds.Spec.Template.Labels)
-		}
+		assert.Equal(t, v, ds.Spec.Template.Labels[k], "selector %s=%s does not match the template labels %v", k, v, ds.Spec.Template.Labels)
 	}
-	if sel["app"] != "numascope-agent" {
-		t.Errorf("the guide's `kubectl logs -l app=numascope-agent` needs label app=numascope-agent, have %v", sel)
-	}
+	assert.Equal(t, "numascope-agent", sel["app"], "the guide's `kubectl logs -l app=numascope-agent` needs label app=numascope-agent, have %v", sel)
 
 	// No host namespaces, no API access.
-	if spec.HostNetwork || spec.HostPID || spec.HostIPC {
-		t.Errorf("host namespaces: network %v, pid %v, ipc %v", spec.HostNetwork, spec.HostPID, spec.HostIPC)
+	assert.False(t, spec.HostNetwork, "hostNetwork")
+	assert.False(t, spec.HostPID, "hostPID")
+	assert.False(t, spec.HostIPC, "hostIPC")
+	const noToken = "the service account token must not be mounted: the agent never calls the API server"
+	if assert.NotNil(t, spec.AutomountServiceAccountToken, "pod automountServiceAccountToken unset: %s", noToken) {
+		assert.False(t, *spec.AutomountServiceAccountToken, "pod automountServiceAccountToken: %s", noToken)
 	}
-	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken ||
-		sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken {
-		t.Errorf("the service account token must not be mounted: the agent never calls the API server")
+	if assert.NotNil(t, sa.AutomountServiceAccountToken, "ServiceAccount automountServiceAccountToken unset: %s", noToken) {
+		assert.False(t, *sa.AutomountServiceAccountToken, "ServiceAccount automountServiceAccountToken: %s", noToken)
 	}
 	// Every node, whatever its taints.
 	everywhere := false
@@ -121,41 +112,51 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 			everywhere = true
 		}
 	}
-	if !everywhere {
-		t.Errorf("tolerations %v do not tolerate every taint", spec.Tolerations)
-	}
-	if len(spec.NodeSelector) != 0 || spec.Affinity != nil {
-		t.Errorf("the agent should run on every node: nodeSelector %v, affinity %v", spec.NodeSelector, spec.Affinity)
-	}
+	assert.True(t, everywhere, "tolerations %v do not tolerate every taint", spec.Tolerations)
+	assert.Empty(t, spec.NodeSelector, "the agent should run on every node: nodeSelector")
+	assert.Nil(t, spec.Affinity, "the agent should run on every node: affinity")
 
 	// User 0 without any capability: the README explains why not non-root.
 	psc := spec.SecurityContext
-	if psc == nil || psc.RunAsUser == nil || *psc.RunAsUser != 0 || psc.RunAsNonRoot == nil || *psc.RunAsNonRoot {
-		t.Errorf("pod securityContext = %+v: the kubelet's files are root's, mode 0600", psc)
+	const rootFiles = "the kubelet's files are root's, mode 0600"
+	require.NotNil(t, psc, "pod securityContext: %s", rootFiles)
+	if assert.NotNil(t, psc.RunAsUser, "pod securityContext.runAsUser: %s", rootFiles) {
+		assert.Equal(t, int64(0), *psc.RunAsUser, "pod securityContext.runAsUser: %s", rootFiles)
 	}
-	if spec.HostUsers != nil && !*spec.HostUsers {
-		t.Errorf("hostUsers: false maps user 0 to an unprivileged host user that cannot read the kubelet's files")
+	if assert.NotNil(t, psc.RunAsNonRoot, "pod securityContext.runAsNonRoot: %s", rootFiles) {
+		assert.False(t, *psc.RunAsNonRoot, "pod securityContext.runAsNonRoot: %s", rootFiles)
 	}
-	if psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("seccomp = %+v", psc.SeccompProfile)
+	if spec.HostUsers != nil {
+		assert.True(t, *spec.HostUsers, "hostUsers: false maps user 0 to an unprivileged host user that cannot read the kubelet's files")
 	}
-	if len(spec.Containers) != 1 || len(spec.InitContainers) != 0 {
-		t.Fatalf("want one container, have %d (+%d init)", len(spec.Containers), len(spec.InitContainers))
+	if assert.NotNil(t, psc.SeccompProfile, "seccomp") {
+		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, psc.SeccompProfile.Type, "seccomp")
 	}
+	require.Len(t, spec.Containers, 1, "want one container")
+	require.Empty(t, spec.InitContainers, "want no init container")
 	c := spec.Containers[0]
 	sc := c.SecurityContext
-	if sc == nil || sc.Privileged == nil || *sc.Privileged || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
-		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.Capabilities == nil ||
-		len(sc.Capabilities.Add) != 0 || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" {
-		t.Errorf("container securityContext = %+v", sc)
+	require.NotNil(t, sc, "container securityContext")
+	if assert.NotNil(t, sc.Privileged, "container securityContext.privileged") {
+		assert.False(t, *sc.Privileged, "container securityContext.privileged")
+	}
+	if assert.NotNil(t, sc.AllowPrivilegeEscalation, "container securityContext.allowPrivilegeEscalation") {
+		assert.False(t, *sc.AllowPrivilegeEscalation, "container securityContext.allowPrivilegeEscalation")
+	}
+	if assert.NotNil(t, sc.ReadOnlyRootFilesystem, "container securityContext.readOnlyRootFilesystem") {
+		assert.True(t, *sc.ReadOnlyRootFilesystem, "container securityContext.readOnlyRootFilesystem")
+	}
+	if assert.NotNil(t, sc.Capabilities, "container securityContext.capabilities") {
+		assert.Empty(t, sc.Capabilities.Add, "container securityContext.capabilities.add")
+		assert.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop, "container securityContext.capabilities.drop")
 	}
 
 	// Requests and limits for both CPU and memory.
 	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		req, lim := c.Resources.Requests[r], c.Resources.Limits[r]
-		if req.IsZero() || lim.IsZero() || req.Cmp(lim) > 0 {
-			t.Errorf("%s: request %v, limit %v", r, req.String(), lim.String())
-		}
+		assert.False(t, req.IsZero(), "%s: no request", r)
+		assert.False(t, lim.IsZero(), "%s: no limit", r)
+		assert.LessOrEqual(t, req.Cmp(lim), 0, "%s: request %v above limit %v", r, req.String(), lim.String())
 	}
 
 	// Every hostPath is a directory mounted read-only (the socket too:
@@ -164,18 +165,19 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	masks := map[string]bool{} // emptyDir volumes that hide parts of a host path
 	for _, v := range spec.Volumes {
 		if v.EmptyDir != nil {
-			if v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(resource.MustParse("1Mi")) > 0 {
-				t.Errorf("volume %s: an emptyDir that only hides host directories needs no space, have sizeLimit %v", v.Name, v.EmptyDir.SizeLimit)
+			const noSpace = "an emptyDir that only hides host directories needs no space"
+			if assert.NotNil(t, v.EmptyDir.SizeLimit, "volume %s: %s, have no sizeLimit", v.Name, noSpace) {
+				assert.LessOrEqual(t, v.EmptyDir.SizeLimit.Cmp(resource.MustParse("1Mi")), 0, "volume %s: %s, have sizeLimit %v", v.Name, noSpace, v.EmptyDir.SizeLimit)
 			}
 			masks[v.Name] = true
 			continue
 		}
-		if v.HostPath == nil {
-			t.Errorf("volume %s is neither a hostPath nor an emptyDir mask", v.Name)
+		if !assert.NotNil(t, v.HostPath, "volume %s is neither a hostPath nor an emptyDir mask", v.Name) {
 			continue
 		}
-		if v.HostPath.Type == nil || *v.HostPath.Type != corev1.HostPathDirectory {
-			t.Errorf("volume %s: hostPath type %v, want Directory (a file mount goes stale when the kubelet renames a new file over it)", v.Name, v.HostPath.Type)
+		const stale = "want Directory (a file mount goes stale when the kubelet renames a new file over it)"
+		if assert.NotNil(t, v.HostPath.Type, "volume %s: hostPath type unset, %s", v.Name, stale) {
+			assert.Equal(t, corev1.HostPathDirectory, *v.HostPath.Type, "volume %s: hostPath type, %s", v.Name, stale)
 		}
 		hostPaths[v.Name] = v.HostPath.Path
 	}
@@ -184,84 +186,67 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	for _, m := range c.VolumeMounts {
 		if masks[m.Name] {
 			hidden[m.MountPath] = true
-			if !m.ReadOnly {
-				t.Errorf("mask %s at %s is not readOnly", m.Name, m.MountPath)
-			}
+			assert.True(t, m.ReadOnly, "mask %s at %s is not readOnly", m.Name, m.MountPath)
 			continue
 		}
 		hp, ok := hostPaths[m.Name]
-		if !ok {
-			t.Errorf("mount %s has no hostPath volume", m.Name)
+		if !assert.True(t, ok, "mount %s has no hostPath volume", m.Name) {
 			continue
 		}
-		if !m.ReadOnly {
-			t.Errorf("mount %s (%s) is not readOnly", m.Name, hp)
-		}
-		if m.MountPropagation != nil && *m.MountPropagation == corev1.MountPropagationBidirectional {
-			t.Errorf("mount %s: Bidirectional propagation needs a privileged container", m.Name)
+		assert.True(t, m.ReadOnly, "mount %s (%s) is not readOnly", m.Name, hp)
+		if m.MountPropagation != nil {
+			assert.NotEqual(t, corev1.MountPropagationBidirectional, *m.MountPropagation, "mount %s: Bidirectional propagation needs a privileged container", m.Name)
 		}
 		mounts[hp] = m.MountPath
 	}
-	if len(mounts) != len(hostPaths) {
-		t.Errorf("volumes %v, mounts %v", hostPaths, mounts)
-	}
+	assert.Len(t, mounts, len(hostPaths), "volumes %v, mounts %v", hostPaths, mounts)
 	root, ok := mounts["/var/lib/kubelet"]
-	if !ok {
-		t.Fatalf("the kubelet root directory is not mounted: %v", mounts)
-	}
-	if m := c.VolumeMounts[0]; m.MountPropagation == nil || *m.MountPropagation != corev1.MountPropagationHostToContainer {
-		t.Errorf("the kubelet root mount should use HostToContainer, so the kubelet's unmounts of pod volumes reach the container")
+	require.True(t, ok, "the kubelet root directory is not mounted: %v", mounts)
+	const hostToContainer = "the kubelet root mount should use HostToContainer, so the kubelet's unmounts of pod volumes reach the container"
+	if m := c.VolumeMounts[0]; assert.NotNil(t, m.MountPropagation, hostToContainer) {
+		assert.Equal(t, corev1.MountPropagationHostToContainer, *m.MountPropagation, hostToContainer)
 	}
 	prDir, ok := mounts["/var/lib/kubelet/pod-resources"]
-	if !ok {
-		t.Fatalf("the pod-resources directory is not mounted: %v", mounts)
-	}
+	require.True(t, ok, "the pod-resources directory is not mounted: %v", mounts)
 	// Other pods' volumes (Secrets, tokens) and the plugins' sockets are
 	// hidden; the kubelet creates these three directories at start
 	// (setupDataDirs), so the mount points exist on every node.
 	for _, dir := range []string{"pods", "plugins", "plugins_registry"} {
-		if !hidden[path.Join(root, dir)] {
-			t.Errorf("%s is not hidden under the kubelet root mount %s (masks: %v)", dir, root, hidden)
-		}
+		assert.True(t, hidden[path.Join(root, dir)], "%s is not hidden under the kubelet root mount %s (masks: %v)", dir, root, hidden)
 	}
 	for m := range hidden {
-		if !strings.HasPrefix(m, root+"/") {
-			t.Errorf("mask %s is not under the kubelet root mount %s", m, root)
-		}
+		assert.True(t, strings.HasPrefix(m, root+"/"), "mask %s is not under the kubelet root mount %s", m, root)
 		for _, f := range stateFiles {
-			if p := path.Join(root, f.path); strings.HasPrefix(p, m+"/") {
-				t.Errorf("mask %s hides the checkpoint %s", m, p)
-			}
+			p := path.Join(root, f.path)
+			assert.False(t, strings.HasPrefix(p, m+"/"), "mask %s hides the checkpoint %s", m, p)
 		}
 	}
-	if len(hidden) != 3 {
-		t.Errorf("masks %v: want exactly pods, plugins and plugins_registry", hidden)
-	}
+	assert.Len(t, hidden, 3, "masks %v: want exactly pods, plugins and plugins_registry", hidden)
 
 	// The flags point into the mounts, and the probes at served paths.
-	if v, _ := flagValue(c.Args, "state-dir"); v != root {
-		t.Errorf("--state-dir=%q, the kubelet root is mounted at %q", v, root)
-	}
-	if v, _ := flagValue(c.Args, "socket"); path.Dir(v) != prDir || path.Base(v) != "kubelet.sock" {
-		t.Errorf("--socket=%q is not kubelet.sock in %q", v, prDir)
-	}
-	listen, _ := flagValue(c.Args, "listen")
-	if len(c.Ports) != 1 || ":"+strconv.Itoa(int(c.Ports[0].ContainerPort)) != listen || c.Ports[0].Name != "metrics" {
-		t.Errorf("ports %+v do not match --listen=%s", c.Ports, listen)
-	}
+	stateDir, ok := flagValue(c.Args, "state-dir")
+	assert.True(t, ok, "no --state-dir")
+	assert.Equal(t, root, stateDir, "--state-dir, the kubelet root is mounted at %q", root)
+	socket, ok := flagValue(c.Args, "socket")
+	assert.True(t, ok, "no --socket")
+	assert.Equal(t, prDir, path.Dir(socket), "--socket=%q is not in %q", socket, prDir)
+	assert.Equal(t, "kubelet.sock", path.Base(socket), "--socket=%q is not kubelet.sock", socket)
+	listen, ok := flagValue(c.Args, "listen")
+	assert.True(t, ok, "no --listen")
+	require.Len(t, c.Ports, 1, "ports %+v", c.Ports)
+	assert.Equal(t, listen, ":"+strconv.Itoa(int(c.Ports[0].ContainerPort)), "port %+v does not match --listen", c.Ports[0])
+	assert.Equal(t, "metrics", c.Ports[0].Name, "port name")
 	ann := ds.Spec.Template.Annotations
-	if ann["prometheus.io/scrape"] != "true" || ":"+ann["prometheus.io/port"] != listen || ann["prometheus.io/path"] != "/metrics" {
-		t.Errorf("scrape annotations %v do not match --listen=%s", ann, listen)
-	}
+	assert.Equal(t, "true", ann["prometheus.io/scrape"], "scrape annotations %v", ann)
+	assert.Equal(t, listen, ":"+ann["prometheus.io/port"], "scrape annotations %v do not match --listen", ann)
+	assert.Equal(t, "/metrics", ann["prometheus.io/path"], "scrape annotations %v", ann)
 	var nodeEnv bool
 	for _, e := range c.Env {
 		if e.Name == "NODE_NAME" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "spec.nodeName" {
 			nodeEnv = true
 		}
 	}
-	if !nodeEnv {
-		t.Errorf("NODE_NAME is not set from spec.nodeName: reports would carry the pod name as node")
-	}
+	assert.True(t, nodeEnv, "NODE_NAME is not set from spec.nodeName: reports would carry the pod name as node")
 	var memEnv bool
 	for _, e := range c.Env {
 		if e.Name == memoryLimitEnv && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil {
@@ -269,16 +254,11 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 			memEnv = r.ContainerName == c.Name && r.Resource == "limits.memory" && (r.Divisor.IsZero() || r.Divisor.Cmp(resource.MustParse("1")) == 0)
 		}
 	}
-	if !memEnv {
-		t.Errorf("%s is not set from the container's limits.memory in bytes: the Go memory limit would come from the cgroup only", memoryLimitEnv)
-	}
+	assert.True(t, memEnv, "%s is not set from the container's limits.memory in bytes: the Go memory limit would come from the cgroup only", memoryLimitEnv)
 	// The image is pinned by digest, without a tag.
-	if !regexp.MustCompile(`^[^:@]+/numascope-agent@sha256:[0-9a-f]{64}$`).MatchString(c.Image) {
-		t.Errorf("image %q is not pinned by digest (REGISTRY/numascope-agent@sha256:<64 hex digits>)", c.Image)
-	}
-	if _, ok := flagValue(c.Args, "once"); ok {
-		t.Errorf("--once in a DaemonSet would restart the container forever")
-	}
+	assert.Regexp(t, regexp.MustCompile(`^[^:@]+/numascope-agent@sha256:[0-9a-f]{64}$`), c.Image, "image is not pinned by digest (REGISTRY/numascope-agent@sha256:<64 hex digits>)")
+	_, once := flagValue(c.Args, "once")
+	assert.False(t, once, "--once in a DaemonSet would restart the container forever")
 
 	// Probes answer on the agent's own handler: /readyz only after a round.
 	a := newAgent(config{interval: time.Minute, timeout: time.Second, node: "n", stateDir: "testdata/node/kubelet",
@@ -287,36 +267,24 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	defer hs.Close()
 	probes := map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe}
 	for name, p := range probes {
-		if p == nil || p.HTTPGet == nil {
-			t.Errorf("no %s httpGet probe", name)
-			continue
-		}
-		if p.HTTPGet.Port.String() != "metrics" && p.HTTPGet.Port.IntValue() != int(c.Ports[0].ContainerPort) {
-			t.Errorf("%s probe port %s is not the metrics port", name, p.HTTPGet.Port.String())
-		}
+		require.NotNil(t, p, "no %s probe", name)
+		require.NotNil(t, p.HTTPGet, "no %s httpGet probe", name)
+		assert.True(t, p.HTTPGet.Port.String() == "metrics" || p.HTTPGet.Port.IntValue() == int(c.Ports[0].ContainerPort),
+			"%s probe port %s is not the metrics port (by name or number)", name, p.HTTPGet.Port.String())
 	}
-	if c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" {
-		t.Errorf("probe paths: readiness %s, liveness %s", c.ReadinessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Path)
-	}
+	assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path, "readiness probe path")
+	assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path, "liveness probe path")
 	status := func(p string) int {
 		resp, err := http.Get(hs.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
 		return resp.StatusCode
 	}
-	if s := status(c.ReadinessProbe.HTTPGet.Path); s != http.StatusServiceUnavailable {
-		t.Errorf("readiness before the first round = %d", s)
-	}
-	if s := status(c.LivenessProbe.HTTPGet.Path); s != http.StatusOK {
-		t.Errorf("liveness before the first round = %d", s)
-	}
+	assert.Equal(t, http.StatusServiceUnavailable, status(c.ReadinessProbe.HTTPGet.Path), "readiness before the first round")
+	assert.Equal(t, http.StatusOK, status(c.LivenessProbe.HTTPGet.Path), "liveness before the first round")
 	a.round(t.Context())
 	for _, p := range []string{c.ReadinessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Path, ann["prometheus.io/path"]} {
-		if s := status(p); s != http.StatusOK {
-			t.Errorf("%s after a round = %d", p, s)
-		}
+		assert.Equal(t, http.StatusOK, status(p), "%s after a round", p)
 	}
 }
 

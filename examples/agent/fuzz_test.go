@@ -10,6 +10,7 @@ import (
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/fuzzbudget"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzReadSysfs writes the fuzzer's bytes as two NUMA nodes' cpulist files
@@ -22,20 +23,12 @@ func FuzzReadSysfs(f *testing.F) {
 		root := t.TempDir()
 		for i, list := range []string{list0, list1} {
 			d := filepath.Join(root, "devices", "system", "node", "node"+strconv.Itoa(i))
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(d, "cpulist"), []byte(list), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(d, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(d, "cpulist"), []byte(list), 0o644))
 		}
 		cpu := filepath.Join(root, "devices", "system", "cpu")
-		if err := os.MkdirAll(cpu, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(cpu, "online"), []byte(online), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(cpu, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(cpu, "online"), []byte(online), 0o644))
 		fuzzbudget.Run(t, func() {
 			cpus, copyFS, err := readSysfs(root)
 			if err != nil {
@@ -43,13 +36,11 @@ func FuzzReadSysfs(f *testing.F) {
 			}
 			for i, list := range []string{list0, list1} {
 				set, err := cpulist.Parse(strings.TrimSpace(list))
-				if err != nil {
-					t.Fatalf("node %d: readSysfs accepted %q, which the bounded parser refuses: %v", i, list, err)
-				}
+				require.NoError(t, err, "node %d: readSysfs accepted %q, which the bounded parser refuses", i, list)
 				for _, c := range set.List() {
-					if n, ok := cpus[c]; !ok || n != i {
-						t.Fatalf("CPU %d is on node %d, readSysfs says %d (known: %v)", c, i, n, ok)
-					}
+					n, ok := cpus[c]
+					require.True(t, ok, "CPU %d is on node %d, readSysfs does not know it", c, i)
+					require.Equal(t, i, n, "CPU %d is on node %d, readSysfs says %d", c, i, n)
 				}
 			}
 			if _, err := diagnose.ParseSysfs(root, copyFS); err != nil && len(cpus) > 0 {

@@ -72,9 +72,7 @@ func runOnce(t *testing.T, args ...string) (*Report, int, string) {
 	var rep Report
 	dec := json.NewDecoder(strings.NewReader(lines[0]))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
-		t.Fatalf("report is not the documented JSON: %v\n%s", err, lines[0])
-	}
+	require.NoError(t, dec.Decode(&rep), "report is not the documented JSON:\n%s", lines[0])
 	return &rep, code, errb.String()
 }
 
@@ -96,9 +94,7 @@ func cpuTable(rows []CPURow) string {
 func TestOnceHealthyNode(t *testing.T) {
 	srv := startServer(t, podresourcestest.Sample())
 	rep, code, stderr := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", srv.Socket())
-	if stderr != "" {
-		t.Errorf("stderr in --once mode: %s", stderr)
-	}
+	assert.Empty(t, stderr, "stderr in --once mode")
 	assert.Equal(t, Schema, rep.Schema, "schema")
 	assert.Equal(t, "node-a", rep.Node, "node")
 	assert.EqualValues(t, 1, rep.Round, "round")
@@ -115,9 +111,7 @@ func TestOnceHealthyNode(t *testing.T) {
 		}
 		assert.Empty(t, c.Error, "checkpoint %s: error", c.File)
 	}
-	if got := strings.Join(kinds, ","); got != "cpu,memory,device,dra" {
-		t.Errorf("checkpoint kinds = %s", got)
-	}
+	assert.Equal(t, []string{"cpu", "memory", "device", "dra"}, kinds, "checkpoint kinds")
 	assert.True(t, rep.PodResources.Available, "podResources available: %+v", rep.PodResources)
 	assert.EqualValues(t, 3, rep.PodResources.Pods, "podResources pods")
 	assert.NotNil(t, rep.NUMA, "NUMA view")
@@ -125,9 +119,7 @@ func TestOnceHealthyNode(t *testing.T) {
 	// 3,6,12,15,17,21,23,27,28,33,34,36,37,38,43,47,53,58. PodResources
 	// (Sample): allocatable 1-15, taken 2,3 and 8-11.
 	want := "0:16/7/9/7/2/5 1:16/4/12/8/4/4 2:16/4/12/0/0/0 3:16/3/13/0/0/0"
-	if got := cpuTable(rep.CPUs); got != want {
-		t.Errorf("cpus (node:cpus/exclusive/shared/allocatable/taken/free)\n got %s\nwant %s", got, want)
-	}
+	assert.Equal(t, want, cpuTable(rep.CPUs), "cpus (node:cpus/exclusive/shared/allocatable/taken/free)")
 	if assert.Len(t, rep.Memory, 4, "memory rows") {
 		m := rep.Memory[1]
 		assert.EqualValues(t, 1, m.NUMANode, "NUMA node of memory row 1")
@@ -142,22 +134,16 @@ func TestOnceHealthyNode(t *testing.T) {
 		kindsRead[e.Kind] = true
 	}
 	for _, k := range []string{"state-cpu", "state-memory", "state-device", "state-dra", "kubelet-config", "topology", "podresources"} {
-		if !kindsRead[k] {
-			t.Errorf("evidence lacks %s: %+v", k, rep.Evidence)
-		}
+		assert.True(t, kindsRead[k], "evidence lacks %s: %+v", k, rep.Evidence)
 	}
-	if len(rep.Errors) != 0 {
-		t.Errorf("errors = %+v", rep.Errors)
-	}
+	assert.Empty(t, rep.Errors, "errors")
 	assert.EqualValues(t, 1, srv.Calls(podresourcestest.List), "List calls")
 	assert.EqualValues(t, 1, srv.Calls(podresourcestest.GetAllocatableResources), "GetAllocatableResources calls")
 }
 
 func TestOnceCorruptCheckpointExits1(t *testing.T) {
 	rep, code, _ := runOnce(t, "--state-dir", badDir, "--sysfs", "none", "--socket", "none")
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
+	assert.Equal(t, 1, code, "exit code")
 	require.NotEmpty(t, rep.Checkpoints, "checkpoints")
 	c := rep.Checkpoints[0]
 	assert.True(t, c.Present, "cpu checkpoint present")
@@ -186,9 +172,7 @@ func TestOnceCorruptCheckpointExits1(t *testing.T) {
 func TestOnceToleratesMissingSocket(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "kubelet.sock")
 	rep, code, _ := runOnce(t, "--state-dir", nodeDir, "--sysfs", sysDir, "--socket", sock, "--timeout", "2s")
-	if code != 0 {
-		t.Errorf("exit %d: a missing socket is a warning, not a failure", code)
-	}
+	assert.Equal(t, 0, code, "exit code: a missing socket is a warning, not a failure")
 	assert.False(t, rep.PodResources.Available, "podResources available")
 	assert.Contains(t, rep.PodResources.Error, sock, "podResources error names the socket")
 	if assert.Len(t, rep.Errors, 1, "errors") {
@@ -200,13 +184,9 @@ func TestOnceToleratesMissingSocket(t *testing.T) {
 			found = true
 		}
 	}
-	if !found {
-		t.Errorf("no PodResourcesUnavailable finding: %+v", rep.Findings)
-	}
+	assert.True(t, found, "no PodResourcesUnavailable warning naming the socket: %+v", rep.Findings)
 	// The state files are still checked, and CPUs still counted per node.
-	if want := "0:16/7/9/-/-/- 1:16/4/12/-/-/- 2:16/4/12/-/-/- 3:16/3/13/-/-/-"; cpuTable(rep.CPUs) != want {
-		t.Errorf("cpus = %s, want %s", cpuTable(rep.CPUs), want)
-	}
+	assert.Equal(t, "0:16/7/9/-/-/- 1:16/4/12/-/-/- 2:16/4/12/-/-/- 3:16/3/13/-/-/-", cpuTable(rep.CPUs), "cpus")
 }
 
 func TestOnceSnapshot(t *testing.T) {
@@ -274,9 +254,7 @@ func TestOnceUnreadableStateFile(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "cpu_manager_state"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "dra_manager_state"), []byte("not json"), 0o600))
 	rep, code, _ := runOnce(t, "--state-dir", dir, "--sysfs", "none", "--socket", "none")
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
+	assert.Equal(t, 1, code, "exit code")
 	require.Len(t, rep.Checkpoints, 4, "checkpoints")
 	cpu, dra := rep.Checkpoints[0], rep.Checkpoints[3]
 	assert.True(t, cpu.Present, "unreadable cpu_manager_state: present")
@@ -354,7 +332,7 @@ func waitAddress(t *testing.T, stderr interface{ String() string }) string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("agent did not log its address: %s", stderr.String())
+	require.FailNow(t, "agent did not log its address", "stderr: %s", stderr.String())
 	return ""
 }
 
@@ -372,14 +350,10 @@ func get(t *testing.T, url string) (int, string) {
 func scrape(t *testing.T, base string) map[string]float64 {
 	t.Helper()
 	code, body := get(t, base+"/metrics")
-	if code != 200 {
-		t.Fatalf("/metrics: %d", code)
-	}
+	require.Equal(t, 200, code, "/metrics status")
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("/metrics does not parse: %v\n%s", err, body)
-	}
+	require.NoError(t, err, "/metrics does not parse:\n%s", body)
 	out := map[string]float64{}
 	for name, f := range fams {
 		for _, m := range f.Metric {
@@ -420,17 +394,14 @@ func TestIntervalServesMetrics(t *testing.T) {
 		if code == 200 {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz never became ready")
-		}
+		require.False(t, time.Now().After(deadline), "/readyz never became ready")
 		time.Sleep(20 * time.Millisecond)
 	}
 	code, body := get(t, base+"/healthz")
 	assert.Equal(t, 200, code, "/healthz status")
 	assert.Equal(t, "ok\n", body, "/healthz body")
-	if code, _ := get(t, base+"/nothing"); code != 404 {
-		t.Errorf("/nothing = %d", code)
-	}
+	code, _ = get(t, base+"/nothing")
+	assert.Equal(t, 404, code, "/nothing status")
 
 	m := scrape(t, base)
 	want := map[string]float64{
@@ -459,11 +430,8 @@ func TestIntervalServesMetrics(t *testing.T) {
 		"numascope_round_errors_total{source=podresources}":                                                       0,
 	}
 	for k, v := range want {
-		got, ok := m[k]
-		if !ok {
-			t.Errorf("missing series %s", k)
-		} else if got != v {
-			t.Errorf("%s = %v, want %v", k, got, v)
+		if got, ok := m[k]; assert.True(t, ok, "missing series %s", k) {
+			assert.Equal(t, v, got, "series %s", k)
 		}
 	}
 	info := 0
@@ -472,17 +440,13 @@ func TestIntervalServesMetrics(t *testing.T) {
 			info++
 		}
 	}
-	if info != 1 {
-		t.Errorf("numascope_agent_info{node=node-a} missing")
-	}
+	assert.Equal(t, 1, info, "numascope_agent_info{node=node-a,version=...} series of value 1")
 	for _, k := range []string{"numascope_rounds_total{}", "numascope_round_duration_seconds_count{}", "numascope_last_round_timestamp_seconds{}"} {
-		if m[k] < 1 {
-			t.Errorf("%s = %v, want ≥ 1", k, m[k])
-		}
+		assert.GreaterOrEqual(t, m[k], 1.0, "series %s", k)
 	}
 	for k := range m {
-		if strings.HasPrefix(k, "numascope_findings{") && !strings.Contains(k, "severity=") {
-			t.Errorf("finding series without severity: %s", k)
+		if strings.HasPrefix(k, "numascope_findings{") {
+			assert.Contains(t, k, "severity=", "finding series without severity")
 		}
 	}
 
@@ -494,29 +458,20 @@ func TestIntervalServesMetrics(t *testing.T) {
 		if m["numascope_podresources_up{}"] == 0 && m["numascope_round_errors_total{source=podresources}"] >= 1 {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("socket gone, metrics still say up: %v", m["numascope_podresources_up{}"])
-		}
+		require.False(t, time.Now().After(deadline), "socket gone, metrics still say up=%v, podresources round errors %v",
+			m["numascope_podresources_up{}"], m["numascope_round_errors_total{source=podresources}"])
 		time.Sleep(50 * time.Millisecond)
 	}
-	if m["numascope_findings{code=PodResourcesUnavailable,severity=warning}"] != 1 {
-		t.Errorf("no PodResourcesUnavailable finding series")
-	}
-	if _, ok := m["numascope_podresources_pods{}"]; ok {
-		t.Errorf("pod count still exported with the socket gone")
-	}
-	if _, ok := m["numascope_cpus_free{numa_node=0}"]; ok {
-		t.Errorf("free CPUs still exported with the socket gone")
-	}
+	assert.Equal(t, 1.0, m["numascope_findings{code=PodResourcesUnavailable,severity=warning}"], "PodResourcesUnavailable finding series")
+	assert.NotContains(t, m, "numascope_podresources_pods{}", "pod count still exported with the socket gone")
+	assert.NotContains(t, m, "numascope_cpus_free{numa_node=0}", "free CPUs still exported with the socket gone")
 
 	cancel()
 	select {
 	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d after cancel", code)
-		}
+		assert.Equal(t, 0, code, "exit code after cancel")
 	case <-time.After(3 * time.Second):
-		t.Fatal("agent did not stop within 3s of cancellation")
+		require.FailNow(t, "agent did not stop within 3s of cancellation")
 	}
 	// Every stdout line is one report; rounds count up from 1.
 	sc := bufio.NewScanner(strings.NewReader(stdout.String()))
@@ -524,27 +479,20 @@ func TestIntervalServesMetrics(t *testing.T) {
 	n := int64(0)
 	for sc.Scan() {
 		var r Report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("stdout line %d is not a report: %v", n+1, err)
-		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "stdout line %d is not a report", n+1)
 		n++
 		assert.EqualValues(t, n, r.Round, "line %d: round", n)
 		assert.Equal(t, Schema, r.Schema, "line %d: schema", n)
 	}
-	if n < 2 {
-		t.Errorf("%d reports, want several", n)
-	}
-	if !strings.Contains(stderr.String(), "numascope agent stopped") {
-		t.Errorf("no stop line on stderr: %s", stderr.String())
-	}
+	require.NoError(t, sc.Err(), "reading stdout")
+	assert.GreaterOrEqual(t, n, int64(2), "reports, want several")
+	assert.Contains(t, stderr.String(), "numascope agent stopped", "stop line on stderr")
 }
 
 func TestHealthzFailsWhenRoundsStall(t *testing.T) {
 	a := newAgent(config{interval: time.Minute, timeout: 10 * time.Second})
 	now := a.started.Add(time.Minute)
-	if err := a.healthy(now); err != nil {
-		t.Errorf("healthy one minute after start: %v", err)
-	}
+	assert.NoError(t, a.healthy(now), "healthy one minute after start")
 	err := a.healthy(a.started.Add(10 * time.Minute))
 	if assert.Error(t, err, "healthy ten minutes after start with no round") {
 		assert.Contains(t, err.Error(), "no round finished", "healthy ten minutes after start with no round")
@@ -567,13 +515,14 @@ func buildAgent(t testing.TB) string {
 			built.err = err
 			return
 		}
-		os.Chmod(dir, 0o755)
+		if err := os.Chmod(dir, 0o755); err != nil {
+			built.err = err
+			return
+		}
 		built.path = filepath.Join(dir, "agent")
 		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
 	})
-	if built.err != nil {
-		t.Fatalf("go build: %v\n%s", built.err, built.out)
-	}
+	require.NoError(t, built.err, "go build:\n%s", built.out)
 	return built.path
 }
 
@@ -601,9 +550,7 @@ func TestSIGTERM(t *testing.T) {
 	base := waitAddress(t, &stderr)
 	deadline := time.Now().Add(10 * time.Second)
 	for code, _ := get(t, base+"/readyz"); code != 200; code, _ = get(t, base+"/readyz") {
-		if time.Now().After(deadline) {
-			t.Fatal("not ready")
-		}
+		require.False(t, time.Now().After(deadline), "/readyz not ready within 10s")
 		time.Sleep(20 * time.Millisecond)
 	}
 	start := time.Now()
@@ -612,19 +559,17 @@ func TestSIGTERM(t *testing.T) {
 	go func() { waited <- cmd.Wait() }()
 	select {
 	case err := <-waited:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, stderr.String())
-		}
+		assert.NoError(t, err, "exit after SIGTERM; stderr:\n%s", stderr.String())
 		t.Logf("stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 	case <-time.After(2 * time.Second):
-		t.Fatalf("still running 2s after SIGTERM")
+		require.FailNow(t, "still running 2s after SIGTERM")
 	}
-	if n := strings.Count(stdout.String(), "\n"); n != 1 {
-		t.Errorf("%d report lines, want 1", n)
+	assert.Equal(t, 1, strings.Count(stdout.String(), "\n"), "report lines")
+	resp, err := http.Get(base + "/healthz")
+	if err == nil {
+		resp.Body.Close()
 	}
-	if _, err := http.Get(base + "/healthz"); err == nil {
-		t.Errorf("still serving after exit")
-	}
+	assert.Error(t, err, "still serving after exit")
 }
 
 // BenchmarkRound measures one round on the fixtures: four state files, a

@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSocketConnectThroughReadOnlyBindMount proves the DaemonSet's choice:
@@ -28,69 +29,45 @@ func TestSocketConnectThroughReadOnlyBindMount(t *testing.T) {
 	// The host side, with the kubelet's modes: directory 0750, files 0600,
 	// socket created under umask 022 (0755).
 	src, err := os.MkdirTemp("", "kl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer os.RemoveAll(src)
-	if err := os.Mkdir(filepath.Join(src, "pod-resources"), 0o750); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(src, "pod-resources"), 0o750))
 	old := syscall.Umask(0o022)
 	srv, err := podresourcestest.Start(filepath.Join(src, "pod-resources", "kubelet.sock"), podresourcestest.Sample())
 	syscall.Umask(old)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer srv.Close()
 	for _, f := range stateFiles {
 		b, err := os.ReadFile(filepath.Join(nodeDir, f.path))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		p := filepath.Join(src, f.path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
+		require.NoError(t, os.WriteFile(p, b, 0o600))
 	}
-	if err := os.Chmod(src, 0o750); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(src, 0o750))
 	st, err := os.Stat(srv.Socket())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode().Perm() != 0o755 {
-		t.Fatalf("socket mode %v, want 0755", st.Mode().Perm())
-	}
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o755), st.Mode().Perm(), "socket mode")
 
 	// The container side: a read-only bind mount of the directory.
 	ro, err := os.MkdirTemp("", "ro")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer os.Remove(ro)
 	if err := syscall.Mount(src, ro, "", syscall.MS_BIND, ""); err != nil {
 		t.Skipf("cannot bind-mount (%v): needs CAP_SYS_ADMIN", err)
 	}
 	defer syscall.Unmount(ro, syscall.MNT_DETACH)
-	if err := syscall.Mount("", ro, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
-		t.Fatalf("remount read-only: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(ro, "x"), nil, 0o600); !errors.Is(err, syscall.EROFS) {
-		t.Fatalf("writing through the read-only mount: %v, want EROFS", err)
-	}
+	require.NoError(t, syscall.Mount("", ro, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""), "remount read-only")
+	require.ErrorIs(t, os.WriteFile(filepath.Join(ro, "x"), nil, 0o600), syscall.EROFS, "writing through the read-only mount")
 
 	// In process (root, all capabilities): everything is readable.
 	rep, code, _ := runOnce(t, "--state-dir", ro, "--sysfs", "none")
-	if code != 0 || !rep.PodResources.Available || rep.PodResources.Pods != 3 {
-		t.Fatalf("through the read-only mount: exit %d, podResources %+v, findings %+v", code, rep.PodResources, rep.Findings)
-	}
+	require.Equal(t, 0, code, "through the read-only mount: exit code; findings %+v", rep.Findings)
+	require.True(t, rep.PodResources.Available, "through the read-only mount: podResources %+v", rep.PodResources)
+	require.EqualValues(t, 3, rep.PodResources.Pods, "through the read-only mount: podResources pods")
 	for _, c := range rep.Checkpoints {
-		if c.Checksum == nil || !c.Checksum.Valid {
-			t.Errorf("%s: %+v", c.File, c)
+		if assert.NotNil(t, c.Checksum, "%s: checksum: %+v", c.File, c) {
+			assert.True(t, c.Checksum.Valid, "%s: checksum valid: %+v", c.File, c)
 		}
 	}
 
@@ -112,36 +89,32 @@ func TestSocketConnectThroughReadOnlyBindMount(t *testing.T) {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatalf("setpriv %v: %v", privs, err)
+		} else {
+			require.NoError(t, err, "setpriv %v", privs)
 		}
 		var r Report
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("setpriv %v: %v\n%s", privs, err, out)
-		}
+		require.NoError(t, json.Unmarshal(out, &r), "setpriv %v: the report:\n%s", privs, out)
 		return &r, code
 	}
 
 	// User 0 with no capability at all, as in the DaemonSet.
 	rep, code = agentAs("--bounding-set=-all", "--inh-caps=-all")
-	if code != 0 || !rep.PodResources.Available || len(rep.Errors) != 0 {
-		t.Errorf("user 0 without capabilities: exit %d, podResources %+v, errors %+v", code, rep.PodResources, rep.Errors)
-	}
+	assert.Equal(t, 0, code, "user 0 without capabilities: exit code")
+	assert.True(t, rep.PodResources.Available, "user 0 without capabilities: podResources %+v", rep.PodResources)
+	assert.Empty(t, rep.Errors, "user 0 without capabilities: errors")
 	for _, c := range rep.Checkpoints {
-		if c.Checksum == nil || !c.Checksum.Valid {
-			t.Errorf("user 0 without capabilities, %s: %+v", c.File, c)
+		if assert.NotNil(t, c.Checksum, "user 0 without capabilities, %s: checksum: %+v", c.File, c) {
+			assert.True(t, c.Checksum.Valid, "user 0 without capabilities, %s: checksum valid: %+v", c.File, c)
 		}
 	}
 
 	// Any other user: refused by the 0750 directory, the 0600 files and the
 	// socket's missing write bit, read-only mount or not.
 	rep, code = agentAs("--reuid=65534", "--regid=65534", "--clear-groups")
-	if code != 1 || rep.PodResources.Available {
-		t.Errorf("user nobody: exit %d, podResources %+v", code, rep.PodResources)
-	}
+	assert.Equal(t, 1, code, "user nobody: exit code")
+	assert.False(t, rep.PodResources.Available, "user nobody: podResources %+v", rep.PodResources)
 	for _, c := range rep.Checkpoints {
-		if !c.Present || !strings.Contains(c.Error, "permission denied") {
-			t.Errorf("user nobody, %s: %+v", c.File, c)
-		}
+		assert.True(t, c.Present, "user nobody, %s: present: %+v", c.File, c)
+		assert.Contains(t, c.Error, "permission denied", "user nobody, %s: error", c.File)
 	}
 }

@@ -253,7 +253,7 @@ func TestSIGTERMDuringBlockedRound(t *testing.T) {
 				assert.Equal(t, tt.wantCode, code, stderr.String())
 				t.Logf("stopped %v after SIGTERM", time.Since(start).Round(time.Millisecond))
 			case <-time.After(5 * time.Second):
-				t.Fatalf("still running 5s after SIGTERM: %s", stderr.String())
+				require.FailNow(t, "still running 5s after SIGTERM", "stderr: %s", stderr.String())
 			}
 			assert.Empty(t, stdout.String(), "a round cut short is not reported")
 		})

@@ -20,13 +20,9 @@ func TestSampleHuman(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(nil, &out, &errb)
 	s := out.String()
-	if code != 0 {
-		t.Fatalf("exit %d, want 0 (the sample is a demonstration)", code)
-	}
+	require.Equal(t, 0, code, "exit code, want 0 (the sample is a demonstration); stderr: %s", errb.String())
 	for _, want := range []string{"group [0 1]", "free = 0 + 103739236352 = 103739236352 bytes", "3221225472", "matches NO layout", "Why the sample's checksum matches nothing", "\"nodes\""} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q:\n%s", want, s)
-		}
+		assert.Contains(t, s, want, "output")
 	}
 }
 
@@ -49,13 +45,9 @@ func TestJSONContract(t *testing.T) {
 	good, bad, junk := writeFixtures(t)
 	var out, errb bytes.Buffer
 	code := run([]string{"--json", good, bad, junk}, &out, &errb)
-	if code != 1 {
-		t.Fatalf("exit %d", code)
-	}
+	require.Equal(t, 1, code, "exit code; stderr: %s", errb.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("want 3 lines, got %d:\n%s", len(lines), out.String())
-	}
+	require.Len(t, lines, 3, "output lines:\n%s", out.String())
 	type line struct {
 		File     string `json:"file"`
 		Kind     string `json:"kind"`
@@ -97,11 +89,10 @@ func TestJSONContract(t *testing.T) {
 func TestPolicyFlag(t *testing.T) {
 	good, _, _ := writeFixtures(t)
 	var out, errb bytes.Buffer
-	if code := run([]string{"--policy", "static", good}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, out.String())
-	}
+	code := run([]string{"--policy", "static", good}, &out, &errb)
+	require.Equal(t, 0, code, "exit code with the matching policy; output: %s", out.String())
 	out.Reset()
-	code := run([]string{"--policy", "none", good}, &out, &errb)
+	code = run([]string{"--policy", "none", good}, &out, &errb)
 	assert.Equal(t, 1, code, "exit code with a mismatched policy")
 	assert.Contains(t, out.String(), `configured policy "none" differs`, "output with a mismatched policy")
 }

@@ -49,9 +49,7 @@ func TestLiveTable(t *testing.T) {
 	sys := t.TempDir()
 	fakeSysfs(t, sys)
 	code, out, errOut := runArgs(t, "--socket", "unix://"+s.Socket(), "--sysfs", sys)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut)
 	for _, want := range []string{
 		"3 pods from socket unix://",
 		"NUMA node 0\n  cpus             allocatable 1-7 (7)   taken 2-3 (2)",
@@ -59,18 +57,14 @@ func TestLiveTable(t *testing.T) {
 		"shop/db postgres  cpus 8-11",
 		"kube-system/coredns-7d8f coredns (QoS class unknown): cpus none reported (QoS class unknown)",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "output")
 	}
 }
 
 func TestLiveJSON(t *testing.T) {
 	s := start(t)
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut)
 	var got struct {
 		Pods []struct {
 			Name       string
@@ -88,9 +82,7 @@ func TestLiveJSON(t *testing.T) {
 			CPUIDs []int `json:"cpuIds"`
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), "the --json output:\n%s", out)
 	require.Len(t, got.Pods, 3, "pods in the JSON")
 	require.NotNil(t, got.Allocatable, "allocatable in the JSON")
 	require.Len(t, got.Allocatable.CPUIDs, 15, "allocatable CPUs in the JSON")
@@ -103,17 +95,14 @@ func TestLiveJSON(t *testing.T) {
 	// The JSON output is an offline snapshot in its own right.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "list.json"), []byte(out), 0o644))
-	if code, _, errOut := runArgs(t, "--from", dir, "--json"); code != 0 {
-		t.Errorf("reading the JSON output back: exit %d: %s", code, errOut)
-	}
+	code, _, errOut = runArgs(t, "--from", dir, "--json")
+	assert.Equal(t, 0, code, "reading the JSON output back: exit code; stderr: %s", errOut)
 }
 
 func TestLivePod(t *testing.T) {
 	s := start(t)
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--pod", "shop/db", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut)
 	snap, err := podresources.Decode([]byte(out))
 	require.NoError(t, err)
 	if assert.Len(t, snap.Pods, 1, "pods from --pod") {
@@ -128,9 +117,7 @@ func TestOffline(t *testing.T) {
 	for _, form := range []string{"numascope", "protojson", "protonames", "rte"} {
 		dir := filepath.Join("..", "..", "podresources", "testdata", "offline", form)
 		code, out, errOut := runArgs(t, "--from", dir)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", form, code, errOut)
-		}
+		require.Equal(t, 0, code, "%s: exit code; stderr: %s", form, errOut)
 		// Only the numascope form comes with a copy of the node's sysfs.
 		if form == "numascope" {
 			assert.Empty(t, errOut, "%s: stderr", form)
@@ -175,13 +162,9 @@ func TestErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runArgs(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d: %s", code, tc.code, errOut)
-			}
+			assert.Equal(t, tc.code, code, "exit code; stderr: %s", errOut)
 			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
+				assert.Contains(t, errOut, w, "stderr")
 			}
 		})
 	}
@@ -198,12 +181,8 @@ func TestQOSFromKubectl(t *testing.T) {
 	require.NoError(t, os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
 	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644))
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class") {
-		t.Errorf("output:\n%s", out)
-	}
+	require.Equal(t, 0, code, "exit code; stderr: %s", errOut)
+	assert.Contains(t, out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class", "output")
 	require.NoError(t, os.WriteFile(pods, []byte(`{"kind":"Deployment"}`), 0o644))
 	code, _, errOut = runArgs(t, "--socket", s.Socket(), "--qos", pods)
 	assert.Equal(t, 1, code, "bad --qos file: exit code")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/numascope/numascope/statefile"
+	"github.com/stretchr/testify/assert"
 	v1 "k8s.io/api/core/v1"
 	cpustate "k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
@@ -146,12 +147,11 @@ func TestBenchFiles(t *testing.T) {
 		t.Skip("builds large checkpoints; run without -short")
 	}
 	for name, bf := range benchFiles() {
-		if err := kubeletVerify(bf.kind, bf.format, bf.data); err != nil {
-			t.Errorf("%s: the kubelet rejects it: %v", name, err)
-		}
+		assert.NoError(t, kubeletVerify(bf.kind, bf.format, bf.data), "%s: the kubelet rejects it", name)
 		f, err := decodeNumascope(bf.kind, bf.data, bf.policy)
-		if err != nil || !f.KubeletAccepts || string(f.Format) != bf.format {
-			t.Errorf("%s: numascope: %v %+v", name, err, f)
+		if !assert.NoError(t, err, "%s: numascope decodes it", name) ||
+			!assert.True(t, f.KubeletAccepts, "%s: numascope says the kubelet accepts it: %s", name, f.Reason) ||
+			!assert.Equal(t, bf.format, string(f.Format), "%s: format numascope detects", name) {
 			continue
 		}
 		switch bf.kind {
@@ -160,13 +160,10 @@ func TestBenchFiles(t *testing.T) {
 			for _, ctrs := range f.Memory.Entries {
 				n += len(ctrs)
 			}
-			if n != BenchMemoryContainers || len(f.Memory.MachineState) != BenchMemoryNodes {
-				t.Errorf("%s: %d containers on %d nodes", name, n, len(f.Memory.MachineState))
-			}
+			assert.Equal(t, BenchMemoryContainers, n, "%s: containers", name)
+			assert.Len(t, f.Memory.MachineState, BenchMemoryNodes, "%s: NUMA nodes", name)
 		case KindCPU:
-			if len(f.CPU.Entries) != BenchCPUPods {
-				t.Errorf("%s: %d pods", name, len(f.CPU.Entries))
-			}
+			assert.Len(t, f.CPU.Entries, BenchCPUPods, "%s: pods", name)
 		}
 		t.Logf("%s: %d bytes", name, len(bf.data))
 	}

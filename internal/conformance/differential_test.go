@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestGoldenAgreement runs numascope on every golden file and demands the
@@ -16,17 +19,13 @@ import (
 // every file the kubelet wrote itself.
 func TestGoldenAgreement(t *testing.T) {
 	m, err := ReadManifest(GoldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := NewRestorer(t.TempDir())
 	agreed := 0
 	for _, c := range m.Cases {
 		t.Run(c.File, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ownOutput := c.Tamper == "" && strings.HasPrefix(c.Writer, "kubelet "+KubeletVersion) && strings.Contains(c.Writer, "MarshalCheckpoint")
 			wantFormat := ""
 			if c.Tamper == "" && !(c.Kind == KindDevice && c.Format == "v1" && !strings.Contains(string(data), "DeviceIDs")) {
@@ -35,9 +34,7 @@ func TestGoldenAgreement(t *testing.T) {
 				wantFormat = c.Format
 			}
 			diffs, err := compareOne(r, c.Kind, data, c.Policy, wantFormat, ownOutput)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var bugs []string
 			for _, d := range diffs {
 				if bug := knownBug(c.Kind, d); bug != "" {
@@ -159,17 +156,13 @@ func TestRandomAgreement(t *testing.T) {
 		for _, rf := range randomFiles(seed, SmallSize) {
 			name := fmt.Sprintf("seed %d %s %s", seed, rf.kind, rf.format)
 			diffs, err := compareOne(r, rf.kind, rf.data, rf.policy, rf.format, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			bad := append([]byte{}, rf.data...)
 			for i := 0; i < 1+mr.IntN(3); i++ {
 				bad = mutate(mr, bad)
 			}
 			mdiffs, err := compareOne(r, rf.kind, bad, rf.policy, "", false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checked[rf.kind+"/"+rf.format] += 2
 			for _, d := range diffs {
 				report(name, d, rf.data)
@@ -198,36 +191,29 @@ func TestRandomAgreement(t *testing.T) {
 // every file that release rejected must match none.
 func TestLegacyChecksumLayouts(t *testing.T) {
 	lists, err := filepath.Glob(filepath.Join(GoldenDir, "legacy-*.json"))
-	if err != nil || len(lists) == 0 {
-		t.Fatalf("no legacy lists in %s: %v", GoldenDir, err)
-	}
+	require.NoError(t, err, "legacy lists in %s", GoldenDir)
+	require.NotEmpty(t, lists, "no legacy lists in %s", GoldenDir)
 	for _, l := range lists {
 		b, err := os.ReadFile(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var cases []LegacyCase
-		if err := json.Unmarshal(b, &cases); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(b, &cases))
 		for _, c := range cases {
 			data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f, err := decodeNumascope(c.Kind, data, c.Policy)
-			if err != nil {
-				t.Errorf("%s: numascope cannot decode it: %v", c.File, err)
+			if !assert.NoError(t, err, "%s: numascope cannot decode it", c.File) {
 				continue
 			}
 			// A tampered file the old release still accepts (a zero checksum
 			// it does not check) matches no layout by design.
 			matched := f.Checksum.Matched != "" || f.Checksum.ZeroSkipped
-			if matched != c.AcceptedByWriter && !(c.Tamper != "" && c.AcceptedByWriter) {
-				t.Errorf("%s (%s): numascope matched layout %q (zero skipped %v), but the writing release accepts it: %v", c.File, c.Writer, f.Checksum.Matched, f.Checksum.ZeroSkipped, c.AcceptedByWriter)
+			if !(c.Tamper != "" && c.AcceptedByWriter) {
+				assert.Equal(t, c.AcceptedByWriter, matched, "%s (%s): numascope matched a layout (%q, zero skipped %v) against the writing release accepting it", c.File, c.Writer, f.Checksum.Matched, f.Checksum.ZeroSkipped)
 			}
-			if string(f.Format) != c.Format && !(c.Kind == KindDevice && !strings.Contains(string(data), "DeviceIDs")) {
-				t.Errorf("%s: numascope says format %s, written as %s", c.File, f.Format, c.Format)
+			// a device checkpoint without DeviceIDs reads the same in every format
+			if !(c.Kind == KindDevice && !strings.Contains(string(data), "DeviceIDs")) {
+				assert.Equal(t, c.Format, string(f.Format), "%s: numascope's format against the one it was written as", c.File)
 			}
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzPolicies are the configured policies a fuzz input can pick for the
@@ -50,18 +53,14 @@ func fuzzKubeletVsNumascope(f *testing.F, kind string) {
 		}
 		ps := fuzzPolicies[kind]
 		diffs, err := compareOne(r, kind, data, ps[int(policy)%len(ps)], "", false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var unknown []string
 		for _, d := range diffs {
 			if knownBug(kind, d) == "" {
 				unknown = append(unknown, d)
 			}
 		}
-		if len(unknown) > 0 {
-			t.Errorf("numascope and kubelet %s disagree on %q with policy %q:\n%s", KubeletVersion, data, ps[int(policy)%len(ps)], strings.Join(unknown, "\n"))
-		}
+		assert.Empty(t, unknown, "numascope and kubelet %s disagree on %q with policy %q", KubeletVersion, data, ps[int(policy)%len(ps)])
 	})
 }
 
@@ -98,9 +97,7 @@ func FuzzKubeletVsNumascopeDRA(f *testing.F)    { fuzzKubeletVsNumascope(f, Kind
 // `go test` replays them even without the manifest's full set.
 func TestFuzzCorpus(t *testing.T) {
 	m, err := ReadManifest(GoldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	targets := map[string]string{KindCPU: "FuzzKubeletVsNumascopeCPU", KindMemory: "FuzzKubeletVsNumascopeMemory", KindDevice: "FuzzKubeletVsNumascopeDevice", KindDRA: "FuzzKubeletVsNumascopeDRA"}
 	picked := map[string]int{}
 	for _, c := range m.Cases {
@@ -112,9 +109,7 @@ func TestFuzzCorpus(t *testing.T) {
 		dir := filepath.Join("testdata", "fuzz", targets[c.Kind])
 		name := filepath.Join(dir, strings.TrimSuffix(filepath.Base(c.File), ".json"))
 		data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		idx := 0
 		for i, p := range fuzzPolicies[c.Kind] {
 			if p == c.Policy {
@@ -123,17 +118,13 @@ func TestFuzzCorpus(t *testing.T) {
 		}
 		want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%d)\n", data, idx)
 		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(name, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(name, []byte(want), 0o644))
 			continue
 		}
 		got, err := os.ReadFile(name)
-		if err != nil || string(got) != want {
-			t.Errorf("seed corpus %s is missing or stale (run `go test -run 'TestGenerate|TestFuzzCorpus' -update`): %v", name, err)
+		if assert.NoError(t, err, "seed corpus %s is missing (run `go test -run 'TestGenerate|TestFuzzCorpus' -update`)", name) {
+			assert.Equal(t, want, string(got), "seed corpus %s is stale (run `go test -run 'TestGenerate|TestFuzzCorpus' -update`)", name)
 		}
 	}
 }

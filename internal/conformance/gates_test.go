@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
@@ -19,9 +21,7 @@ import (
 // unparsable baseline refuses the start.
 func TestFeatureGatesChangeVerdicts(t *testing.T) {
 	m, err := ReadManifest(GoldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byFile := map[string]ManifestCase{}
 	for _, c := range m.Cases {
 		byFile[c.File] = c
@@ -29,13 +29,9 @@ func TestFeatureGatesChangeVerdicts(t *testing.T) {
 	restore := func(t *testing.T, file string) Outcome {
 		c := byFile[file]
 		data, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(file)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out, err := NewRestorer(t.TempDir()).Restore(c.Kind, data, c.Policy)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return out
 	}
 	cases := []struct {
@@ -54,14 +50,10 @@ func TestFeatureGatesChangeVerdicts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.gate, func(t *testing.T) {
-			if got := byFile[c.file].KubeletAccepts; got != c.defaultAccepts {
-				t.Fatalf("%s: manifest says kubeletAccepts %v with default gates, want %v", c.file, got, c.defaultAccepts)
-			}
+			require.Equal(t, c.defaultAccepts, byFile[c.file].KubeletAccepts, "%s: the manifest's kubeletAccepts with default gates", c.file)
 			c.set(t)
 			out := restore(t, c.file)
-			if out.Accepts != c.withGateAccepts {
-				t.Errorf("%s with %s on: kubelet accepts %v, want %v (%s)", c.file, c.gate, out.Accepts, c.withGateAccepts, out.Error)
-			}
+			assert.Equal(t, c.withGateAccepts, out.Accepts, "%s with %s on: kubelet accepts (%s)", c.file, c.gate, out.Error)
 			t.Logf("%s with %s on: accepts %v %s", c.file, c.gate, out.Accepts, out.Error)
 		})
 	}

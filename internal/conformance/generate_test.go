@@ -8,17 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in statefile/testdata/kubelet")
 
 func encodeManifest(m Manifest) []byte {
 	var b bytes.Buffer
-	head, _ := json.Marshal(struct {
+	head, err := json.Marshal(struct {
 		Kubelet      string `json:"kubelet"`
 		FeatureGates string `json:"featureGates"`
 		Note         string `json:"note"`
 	}{m.Kubelet, m.FeatureGates, m.Note})
+	if err != nil {
+		panic(err)
+	}
 	b.Write(head[:len(head)-1])
 	b.WriteString(`,"cases":[`)
 	for i, c := range m.Cases {
@@ -44,56 +50,43 @@ func TestGenerate(t *testing.T) {
 	cases := AllCases()
 	seen := map[string]bool{}
 	for _, c := range cases {
-		if seen[c.File()] {
-			t.Fatalf("duplicate case %s", c.File())
-		}
+		require.False(t, seen[c.File()], "duplicate case %s", c.File())
 		seen[c.File()] = true
 	}
 	if *update {
 		for _, kind := range []string{KindCPU, KindMemory, KindDevice, KindDRA} {
 			dir := filepath.Join(GoldenDir, kind)
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(dir, 0o755))
 			// Remove files this generator wrote before; legacy files stay.
-			old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+			old, err := filepath.Glob(filepath.Join(dir, "*.json"))
+			require.NoError(t, err)
 			for _, f := range old {
 				if !strings.HasPrefix(filepath.Base(f), "legacy-") {
-					os.Remove(f)
+					require.NoError(t, os.Remove(f))
 				}
 			}
 		}
 		for _, c := range cases {
-			if err := os.WriteFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File())), c.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File())), c.Data, 0o644))
 		}
 	}
 	legacy, err := LegacyCases(GoldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range legacy {
-		if !strings.HasPrefix(c.Name, "legacy-") {
-			t.Errorf("legacy file %s must be named legacy-*", c.File())
-		}
+		assert.True(t, strings.HasPrefix(c.Name, "legacy-"), "legacy file %s must be named legacy-*", c.File())
 	}
 	all := append(cases, legacy...)
 	m, err := BuildManifest(NewRestorer(t.TempDir()), all)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, c := range all {
-		if c.Tamper == "" && !m.Cases[i].KubeletAccepts && !strings.HasPrefix(c.Name, "legacy-") {
-			t.Errorf("%s: the kubelet refuses its own output: %s", c.File(), m.Cases[i].KubeletError)
+		if c.Tamper == "" && !strings.HasPrefix(c.Name, "legacy-") {
+			assert.True(t, m.Cases[i].KubeletAccepts, "%s: the kubelet refuses its own output: %s", c.File(), m.Cases[i].KubeletError)
 		}
 	}
 	enc := encodeManifest(m)
 	path := filepath.Join(GoldenDir, "manifest.json")
 	if *update {
-		if err := os.WriteFile(path, enc, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, enc, 0o644))
 		accepted := 0
 		for _, c := range m.Cases {
 			if c.KubeletAccepts {
@@ -105,25 +98,18 @@ func TestGenerate(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, err := os.ReadFile(filepath.Join(GoldenDir, filepath.FromSlash(c.File())))
-		if err != nil {
-			t.Errorf("%s: %v (run `go test -run TestGenerate -update` in internal/conformance)", c.File(), err)
+		if !assert.NoError(t, err, "%s (run `go test -run TestGenerate -update` in internal/conformance)", c.File()) {
 			continue
 		}
-		if !bytes.Equal(got, c.Data) {
-			t.Errorf("%s differs from what kubelet %s writes now (run `go test -run TestGenerate -update`)", c.File(), KubeletVersion)
-		}
+		assert.True(t, bytes.Equal(got, c.Data), "%s differs from what kubelet %s writes now (run `go test -run TestGenerate -update`)", c.File(), KubeletVersion)
 	}
 	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test -run TestGenerate -update` in internal/conformance)", err)
-	}
+	require.NoError(t, err, "run `go test -run TestGenerate -update` in internal/conformance")
 	if !bytes.Equal(got, enc) {
 		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(enc), "\n")
 		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("manifest.json line %d differs from the kubelet's verdicts now:\n got %s\nwant %s\n(run `go test -run TestGenerate -update`)", i+1, gl[i], wl[i])
-			}
+			require.Equal(t, wl[i], gl[i], "manifest.json line %d differs from the kubelet's verdicts now (run `go test -run TestGenerate -update`)", i+1)
 		}
-		t.Fatalf("manifest.json has %d lines, the kubelet's verdicts %d (run `go test -run TestGenerate -update`)", len(gl), len(wl))
+		require.Len(t, gl, len(wl), "manifest.json lines against the kubelet's verdicts (run `go test -run TestGenerate -update`)")
 	}
 }

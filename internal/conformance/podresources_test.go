@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -119,14 +120,10 @@ func providersFor(t *testing.T, sample *podresources.Snapshot) *providers {
 	}
 	// The wire form of the allocatable answer comes from the test server.
 	srv, err := podresourcestest.StartInDir(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer srv.Close()
 	alloc, err := rawClient(t, srv.Socket()).GetAllocatableResources(context.Background(), &podresourcesapi.AllocatableResourcesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p.alloc = alloc
 	return p
 }
@@ -135,14 +132,10 @@ func providersFor(t *testing.T, sample *podresources.Snapshot) *providers {
 func podWire(t *testing.T, pod *podresources.PodResources) *podresourcesapi.PodResources {
 	t.Helper()
 	srv, err := podresourcestest.StartInDir(&podresources.Snapshot{Pods: []podresources.PodResources{*pod}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer srv.Close()
 	resp, err := rawClient(t, srv.Socket()).Get(context.Background(), &podresourcesapi.GetPodResourcesRequest{PodNamespace: pod.Namespace, PodName: pod.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return resp.PodResources
 }
 
@@ -154,16 +147,14 @@ func toWire(t *testing.T, pod *podresources.PodResources, container string) *pod
 			return c
 		}
 	}
-	t.Fatalf("container %s missing", container)
+	require.FailNow(t, "container missing", "container %s", container)
 	return nil
 }
 
 func rawClient(t *testing.T, socket string) podresourcesapi.PodResourcesListerClient {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	return podresourcesapi.NewPodResourcesListerClient(conn)
 }
@@ -175,15 +166,11 @@ func startKubeletServer(t *testing.T, p *providers) string {
 	t.Helper()
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "prk")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "kubelet.sock")
 	lis, err := net.Listen("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	gs := grpc.NewServer(kubeletgrpc.WithRateLimiter(ctx, "podresources", kubeletpodresources.DefaultQPS, kubeletpodresources.DefaultBurstTokens))
 	podresourcesapi.RegisterPodResourcesListerServer(gs, kubeletpodresources.NewV1PodResourcesServer(ctx, kubeletpodresources.PodResourcesProviders{
 		Pods: p, Devices: p, Cpus: p, Memory: p, DynamicResources: p,
@@ -200,55 +187,36 @@ func TestPodResourcesAgainstTheKubeletServer(t *testing.T) {
 	ctx := context.Background()
 	kubelet := startKubeletServer(t, sampleProviders(t))
 	test, err := podresourcestest.StartInDir(podresourcestest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer test.Close()
 
 	kc, err := client.Dial(ctx, kubelet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer kc.Close()
 	tc, err := client.Dial(ctx, test.Socket())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tc.Close()
 
 	fromKubelet, err := kc.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fromTest, err := tc.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(fromTest, fromKubelet, cmpopts.EquateEmpty()); d != "" {
-		t.Errorf("kubelet server and podresourcestest disagree (-test +kubelet):\n%s", d)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff(fromTest, fromKubelet, cmpopts.EquateEmpty()), "kubelet server and podresourcestest disagree (-test +kubelet)")
 	want := podresourcestest.Sample()
-	if d := cmp.Diff(want, fromKubelet, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
-		t.Errorf("kubelet server vs the sample (-sample +kubelet):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, fromKubelet, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")), "kubelet server vs the sample (-sample +kubelet)")
 
 	kp, err := kc.Get(ctx, "shop", "db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(&want.Pods[1], kp, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")); d != "" {
-		t.Errorf("Get (-want +got):\n%s", d)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff(&want.Pods[1], kp, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(podresources.PodResources{}, "QOSClass")), "Get (-want +got)")
 
 	// Unknown pods: same gRPC status from both servers, same client error.
 	_, kerr := rawClient(t, kubelet).Get(ctx, &podresourcesapi.GetPodResourcesRequest{PodNamespace: "default", PodName: "gone"})
 	_, terr := rawClient(t, test.Socket()).Get(ctx, &podresourcesapi.GetPodResourcesRequest{PodNamespace: "default", PodName: "gone"})
-	if ks, ts := status.Convert(kerr), status.Convert(terr); ks.Code() != ts.Code() || ks.Message() != ts.Message() {
-		t.Errorf("Get(unknown): kubelet %v, podresourcestest %v", kerr, terr)
-	}
-	if _, err := kc.Get(ctx, "default", "gone"); !errors.Is(err, client.ErrPodNotFound) {
-		t.Errorf("client Get(unknown) on the kubelet server = %v", err)
-	}
+	ks, ts := status.Convert(kerr), status.Convert(terr)
+	assert.Equal(t, ks.Code(), ts.Code(), "Get(unknown): gRPC code, kubelet %v, podresourcestest %v", kerr, terr)
+	assert.Equal(t, ks.Message(), ts.Message(), "Get(unknown): gRPC message, kubelet and podresourcestest")
+	_, err = kc.Get(ctx, "default", "gone")
+	assert.ErrorIs(t, err, client.ErrPodNotFound, "client Get(unknown) on the kubelet server")
 }
 
 // TestPodResourcesKubeletRateLimit hammers the kubelet's own rate limiter
@@ -265,17 +233,13 @@ func TestPodResourcesKubeletRateLimit(t *testing.T) {
 			break
 		}
 	}
-	if rejected == nil {
-		t.Fatal("50 back-to-back calls were never rate-limited")
-	}
-	if ks, ts := status.Convert(rejected), status.Convert(podresourcestest.ErrRateLimited); ks.Code() != ts.Code() || ks.Message() != ts.Message() {
-		t.Errorf("kubelet rejects with %v, podresourcestest with %v", rejected, podresourcestest.ErrRateLimited)
-	}
+	require.Error(t, rejected, "50 back-to-back calls were never rate-limited")
+	ks, ts := status.Convert(rejected), status.Convert(podresourcestest.ErrRateLimited)
+	assert.Equal(t, ks.Code(), ts.Code(), "gRPC code: kubelet rejects with %v, podresourcestest with %v", rejected, podresourcestest.ErrRateLimited)
+	assert.Equal(t, ks.Message(), ts.Message(), "gRPC message: kubelet's rejection and podresourcestest's")
 
 	c, err := client.Dial(ctx, kubelet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -291,7 +255,7 @@ func TestPodResourcesKubeletRateLimit(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Error(err)
+		assert.NoError(t, err)
 	}
 }
 
@@ -310,21 +274,15 @@ func TestPodResourcesPodLevelAgainstTheKubeletServer(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.PodLevelResourceManagers, on)
 		c, err := client.Dial(ctx, startKubeletServer(t, p))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := c.Get(ctx, "shop", "db")
 		c.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := *db
 		want.QOSClass = ""
 		if !on {
 			want.CPUIDs, want.Memory = nil, nil
 		}
-		if d := cmp.Diff(&want, got, cmpopts.EquateEmpty()); d != "" {
-			t.Errorf("gate %t: Get (-want +got):\n%s", on, d)
-		}
+		assert.Empty(t, cmp.Diff(&want, got, cmpopts.EquateEmpty()), "gate %t: Get (-want +got)", on)
 	}
 }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/kubernetes/pkg/kubelet/checkpointmanager/checksum"
 	cpustate "k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 )
@@ -11,10 +12,7 @@ import (
 // computes the upstream unit tests' own checksum vector.
 func TestKubeletLinks(t *testing.T) {
 	cp := &cpustate.CPUManagerCheckpointV2{PolicyName: "none", DefaultCPUSet: "4-6", Entries: map[string]map[string]string{}}
-	if _, err := cp.MarshalCheckpoint(); err != nil {
-		t.Fatal(err)
-	}
-	if cp.Checksum != checksum.Checksum(354655845) {
-		t.Fatalf("kubelet computed %d for the upstream vector, want 354655845", cp.Checksum)
-	}
+	_, err := cp.MarshalCheckpoint()
+	require.NoError(t, err)
+	require.Equal(t, checksum.Checksum(354655845), cp.Checksum, "the kubelet's checksum of the upstream vector")
 }

@@ -83,12 +83,8 @@ func FuzzParse(f *testing.F) {
 				return
 			}
 			up, uerr := cpuset.Parse(s)
-			if uerr != nil {
-				t.Fatalf("Parse(%q) accepts what cpuset.Parse refuses: %v", s, uerr)
-			}
-			if !up.Equals(got) {
-				t.Fatalf("Parse(%q) = %s, cpuset.Parse = %s", s, got, up)
-			}
+			require.NoError(t, uerr, "Parse(%q) accepts what cpuset.Parse refuses", s)
+			require.True(t, up.Equals(got), "Parse(%q) = %s, cpuset.Parse = %s", s, got, up)
 		})
 	})
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestConsumeCountsTests(t *testing.T) {
@@ -16,10 +19,8 @@ func TestConsumeCountsTests(t *testing.T) {
 		`# not json: a build error line`,
 	}, "\n")
 	var tl tally
-	if !consume(strings.NewReader(in), &tl) {
-		t.Fatal("a failing test was not reported as a failure")
-	}
-	if tl.passed != 1 || tl.failed != 1 || tl.skipped != 1 {
-		t.Fatalf("tally = %+v, want 1 passed, 1 failed, 1 skipped", tl)
-	}
+	require.True(t, consume(strings.NewReader(in), &tl), "a failing test was not reported as a failure")
+	assert.Equal(t, 1, tl.passed, "passed in the tally %+v", tl)
+	assert.Equal(t, 1, tl.failed, "failed in the tally %+v", tl)
+	assert.Equal(t, 1, tl.skipped, "skipped in the tally %+v", tl)
 }

@@ -106,9 +106,8 @@ func FuzzBoundedCodec(f *testing.F) {
 				for _, p := range l.GetPodResources() {
 					containers += len(p.GetContainers())
 				}
-				if len(l.GetPodResources()) > maxPods || containers > maxPods*containersPerPod {
-					t.Fatalf("accepted %d pods and %d containers over the bounds", len(l.GetPodResources()), containers)
-				}
+				require.LessOrEqual(t, len(l.GetPodResources()), maxPods, "accepted pods over the bound")
+				require.LessOrEqual(t, containers, maxPods*containersPerPod, "accepted containers over the bound")
 			}
 		})
 	})

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,29 +50,19 @@ func TestEveryRPC(t *testing.T) {
 			ctx := context.Background()
 			pods, err := c.List(ctx)
 			require.NoError(t, err)
-			if d := cmp.Diff(want.Pods, pods, equateEmpty, noQOS); d != "" {
-				t.Errorf("List (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(want.Pods, pods, equateEmpty, noQOS), "List (-want +got)")
 			alloc, err := c.GetAllocatableResources(ctx)
 			require.NoError(t, err)
-			if d := cmp.Diff(want.Allocatable, alloc, equateEmpty, noQOS); d != "" {
-				t.Errorf("GetAllocatableResources (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(want.Allocatable, alloc, equateEmpty, noQOS), "GetAllocatableResources (-want +got)")
 			pod, err := c.Get(ctx, "shop", "db")
 			require.NoError(t, err)
-			if d := cmp.Diff(&want.Pods[1], pod, equateEmpty, noQOS); d != "" {
-				t.Errorf("Get (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(&want.Pods[1], pod, equateEmpty, noQOS), "Get (-want +got)")
 			snap, err := c.Snapshot(ctx)
 			require.NoError(t, err)
-			if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
-				t.Errorf("Snapshot (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(want, snap, equateEmpty, noQOS), "Snapshot (-want +got)")
 		})
 	}
-	if n := s.Calls(podresourcestest.List); n != 6 {
-		t.Errorf("server saw %d List calls, want 6", n)
-	}
+	assert.EqualValues(t, 6, s.Calls(podresourcestest.List), "List calls the server saw")
 }
 
 func TestSocketPath(t *testing.T) {
@@ -90,9 +79,8 @@ func TestSocketPath(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"tcp://127.0.0.1:10250", "unix://"} {
-		if _, err := client.SocketPath(bad); err == nil {
-			t.Errorf("SocketPath(%q) succeeded", bad)
-		}
+		_, err := client.SocketPath(bad)
+		assert.Error(t, err, "SocketPath(%q)", bad)
 	}
 }
 
@@ -103,9 +91,7 @@ func TestSocketMissing(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrSocketNotFound, "Dial(missing)")
 	require.ErrorIs(t, err, os.ErrNotExist, "Dial(missing)")
 	for _, want := range []string{path, "kubelet must be running", "hostPath"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
+		assert.Contains(t, err.Error(), want, "Dial(missing): error")
 	}
 	// A regular file where the socket should be.
 	require.NoError(t, os.WriteFile(path, nil, 0o600))
@@ -133,14 +119,11 @@ func TestStaleSocket(t *testing.T) {
 func TestGetUnknownPod(t *testing.T) {
 	c := dial(t, serve(t, podresourcestest.Sample()).Socket())
 	_, err := c.Get(context.Background(), "default", "gone")
-	if !errors.Is(err, client.ErrPodNotFound) {
-		t.Fatalf("Get(unknown) = %v", err)
-	}
+	require.ErrorIs(t, err, client.ErrPodNotFound, "Get(unknown)")
 	assert.Contains(t, err.Error(), "default/gone", "the error names the pod")
 	assert.Contains(t, err.Error(), "pod gone in namespace default not found", "the error keeps the kubelet's words")
-	if _, err := c.Get(context.Background(), "", "x"); err == nil {
-		t.Error("Get without a namespace succeeded")
-	}
+	_, err = c.Get(context.Background(), "", "x")
+	assert.Error(t, err, "Get without a namespace succeeded")
 }
 
 func TestUnimplemented(t *testing.T) {
@@ -160,9 +143,7 @@ func TestUnimplemented(t *testing.T) {
 		_, err := c.GetAllocatableResources(ctx)
 		wantErr(t, err, client.ErrUnimplemented, "KubeletPodResourcesGetAllocatable", "1.21")
 		snap, err := c.Snapshot(ctx)
-		if err != nil {
-			t.Fatalf("Snapshot without GetAllocatableResources: %v", err)
-		}
+		require.NoError(t, err, "Snapshot without GetAllocatableResources")
 		assert.Nil(t, snap.Allocatable, "allocatable without GetAllocatableResources")
 		assert.Len(t, snap.Pods, 3, "pods")
 		if assert.Len(t, snap.Notes, 1, "notes") {
@@ -178,21 +159,16 @@ func TestUnimplemented(t *testing.T) {
 		c := dial(t, serve(t, podresourcestest.Sample(), podresourcestest.WithoutMethod(podresourcestest.List)).Socket())
 		_, err := c.List(ctx)
 		wantErr(t, err, client.ErrUnimplemented, "v1alpha1")
-		if _, err := c.Snapshot(ctx); !errors.Is(err, client.ErrUnimplemented) {
-			t.Errorf("Snapshot without List = %v", err)
-		}
+		_, err = c.Snapshot(ctx)
+		assert.ErrorIs(t, err, client.ErrUnimplemented, "Snapshot without List")
 	})
 }
 
 func wantErr(t *testing.T, err, sentinel error, words ...string) {
 	t.Helper()
-	if !errors.Is(err, sentinel) {
-		t.Fatalf("error %v does not wrap %v", err, sentinel)
-	}
+	require.ErrorIs(t, err, sentinel)
 	for _, w := range words {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q does not mention %q", err, w)
-		}
+		assert.Contains(t, err.Error(), w, "error")
 	}
 }
 
@@ -203,9 +179,7 @@ func TestRateLimitRetried(t *testing.T) {
 	pods, err := c.List(context.Background())
 	require.NoError(t, err, "List after 3 rejections")
 	require.Len(t, pods, 3, "pods from List after 3 rejections")
-	if n := s.Calls(podresourcestest.List); n != 4 {
-		t.Errorf("server saw %d calls, want 4", n)
-	}
+	assert.EqualValues(t, 4, s.Calls(podresourcestest.List), "List calls the server saw")
 }
 
 func TestRateLimitGivesUpAtDeadline(t *testing.T) {
@@ -214,16 +188,13 @@ func TestRateLimitGivesUpAtDeadline(t *testing.T) {
 	s.Fail(podresourcestest.List, podresourcestest.ErrRateLimited)
 	_, err := c.List(context.Background())
 	wantErr(t, err, client.ErrRateLimited, "100 PodResources calls per second", "rejected by rate limit")
-	if n := s.Calls(podresourcestest.List); n < 2 {
-		t.Errorf("server saw %d calls, want retries", n)
-	}
+	assert.GreaterOrEqual(t, s.Calls(podresourcestest.List), int64(2), "List calls the server saw: want retries")
 	// The caller's own deadline bounds the retries too.
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	c2 := dial(t, s.Socket(), client.WithCallTimeout(0))
-	if _, err := c2.List(ctx); !errors.Is(err, client.ErrRateLimited) {
-		t.Errorf("List under a 100ms context = %v", err)
-	}
+	_, err = c2.List(ctx)
+	assert.ErrorIs(t, err, client.ErrRateLimited, "List under a 100ms context")
 }
 
 func TestRateLimitNoRetry(t *testing.T) {
@@ -232,18 +203,14 @@ func TestRateLimitNoRetry(t *testing.T) {
 	s.FailNext(podresourcestest.List, 1, podresourcestest.ErrRateLimited)
 	_, err := c.List(context.Background())
 	wantErr(t, err, client.ErrRateLimited, "retries are off")
-	if n := s.Calls(podresourcestest.List); n != 1 {
-		t.Errorf("server saw %d calls, want 1", n)
-	}
+	assert.EqualValues(t, 1, s.Calls(podresourcestest.List), "List calls the server saw")
 }
 
 func TestMessageTooLarge(t *testing.T) {
 	c := dial(t, serve(t, podresourcestest.Generate(200)).Socket(), client.WithMaxMessageSize(1024))
 	_, err := c.List(context.Background())
 	wantErr(t, err, client.ErrMessageTooLarge, "WithMaxMessageSize", "1024")
-	if errors.Is(err, client.ErrRateLimited) {
-		t.Error("a too-large answer was taken for a rate-limit rejection")
-	}
+	assert.NotErrorIs(t, err, client.ErrRateLimited, "a too-large answer was taken for a rate-limit rejection")
 }
 
 func TestCallTimeout(t *testing.T) {
@@ -258,15 +225,13 @@ func TestCallTimeout(t *testing.T) {
 	c2 := dial(t, s.Socket())
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := c2.List(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("slow List under a 100ms context = %v", err)
-	}
+	_, err = c2.List(ctx)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "slow List under a 100ms context")
 	// Cancellation is reported as such.
 	ctx3, cancel3 := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel3)
-	if _, err := c2.List(ctx3); !errors.Is(err, context.Canceled) {
-		t.Errorf("canceled List = %v", err)
-	}
+	_, err = c2.List(ctx3)
+	assert.ErrorIs(t, err, context.Canceled, "canceled List")
 }
 
 func TestConnectTimeout(t *testing.T) {
@@ -311,9 +276,8 @@ func TestServerGoneAfterDial(t *testing.T) {
 	s, err := podresourcestest.StartInDir(podresourcestest.Sample())
 	require.NoError(t, err)
 	c := dial(t, s.Socket())
-	if _, err := c.List(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	_, err = c.List(context.Background())
+	require.NoError(t, err)
 	s.Close()
 	_, err = c.List(context.Background())
 	assert.True(t, errors.Is(err, client.ErrSocketNotFound) || errors.Is(err, client.ErrNotServing),
@@ -325,9 +289,7 @@ func TestTenThousandPods(t *testing.T) {
 	c := dial(t, serve(t, want).Socket())
 	snap, err := c.Snapshot(context.Background())
 	require.NoError(t, err)
-	if d := cmp.Diff(want, snap, equateEmpty, noQOS); d != "" {
-		t.Errorf("Snapshot of 10,000 pods (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, snap, equateEmpty, noQOS), "Snapshot of 10,000 pods (-want +got)")
 }
 
 func TestConcurrentCallersUnderTheKubeletRateLimit(t *testing.T) {
@@ -357,11 +319,9 @@ func TestConcurrentCallersUnderTheKubeletRateLimit(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Error(err)
+		assert.NoError(t, err)
 	}
 	total := s.Calls(podresourcestest.List) + s.Calls(podresourcestest.GetAllocatableResources) + s.Calls(podresourcestest.Get)
-	if total != callers*calls+s.RateLimited() {
-		t.Errorf("server saw %d calls, %d rejected; want %d answered", total, s.RateLimited(), callers*calls)
-	}
+	assert.Equal(t, callers*calls+s.RateLimited(), total, "calls the server saw: %d answered and %d rejected", callers*calls, s.RateLimited())
 	t.Logf("%d calls, %d rejected by the rate limit and retried", total, s.RateLimited())
 }

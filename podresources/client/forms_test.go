@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
@@ -44,17 +45,11 @@ var forms = map[string]form{
 
 func writeForm(t *testing.T, dir, name string, f form, sample *podresources.Snapshot) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	write := func(file string, v any) {
 		data, err := f.marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, file), append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, file), append(data, '\n'), 0o644))
 	}
 	if name == "numascope" {
 		write(f.listName, sample)
@@ -86,25 +81,17 @@ func TestOfflineFormsMatchTheWire(t *testing.T) {
 			dirs = append(dirs, fresh)
 			for _, dir := range dirs {
 				got, err := podresources.LoadDir(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				opts := []cmp.Option{equateEmpty}
 				if name != "numascope" {
 					opts = append(opts, noQOS)
 				}
-				if d := cmp.Diff(sample, got, opts...); d != "" {
-					t.Errorf("LoadDir(%s) (-want +got):\n%s", dir, d)
-				}
+				assert.Empty(t, cmp.Diff(sample, got, opts...), "LoadDir(%s) (-want +got)", dir)
 			}
 			if name == "rte" {
 				data, err := os.ReadFile(filepath.Join(fresh, "list.json"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Contains(data, []byte("{}")) {
-					t.Error("encoding/json of the generated types no longer drops NUMA id 0; the {} case is untested")
-				}
+				require.NoError(t, err)
+				assert.Contains(t, string(data), "{}", "encoding/json of the generated types no longer drops NUMA id 0; the {} case is untested")
 			}
 		})
 	}
@@ -119,23 +106,15 @@ func TestDecodeMatchesConversion(t *testing.T) {
 		list.PodResources = append(list.PodResources, protoconv.ToPod(&snap.Pods[i]))
 	}
 	want, err := protoconv.Pods(list.PodResources)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, f := range forms {
 		if name == "numascope" {
 			continue
 		}
 		data, err := f.marshal(list)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := podresources.Decode(data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if d := cmp.Diff(want, got.Pods, equateEmpty); d != "" {
-			t.Errorf("%s (-conversion +decode):\n%s", name, d)
-		}
+		require.NoError(t, err, "%s", name)
+		assert.Empty(t, cmp.Diff(want, got.Pods, equateEmpty), "%s (-conversion +decode)", name)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/podresources/client"
@@ -41,7 +42,7 @@ func TestPermissionDenied(t *testing.T) {
 	bin, err := os.MkdirTemp("", "prbin")
 	require.NoError(t, err)
 	defer os.RemoveAll(bin)
-	os.Chmod(bin, 0o755)
+	require.NoError(t, os.Chmod(bin, 0o755))
 	copyExe := filepath.Join(bin, "client.test")
 	require.NoError(t, copyFile(exe, copyExe))
 	cmd := exec.Command(copyExe, "-test.run=^TestPermissionDeniedChild$", "-test.v")
@@ -54,11 +55,9 @@ func TestPermissionDenied(t *testing.T) {
 			// Starting the child failed, for example without CAP_SETUID.
 			t.Skipf("cannot run as nobody: %v\n%s", err, out)
 		}
-		t.Fatalf("as nobody: %v\n%s", err, out)
+		require.NoError(t, err, "as nobody:\n%s", out)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestPermissionDeniedChild") {
-		t.Fatalf("child did not run:\n%s", out)
-	}
+	require.Contains(t, string(out), "--- PASS: TestPermissionDeniedChild", "child did not run")
 	t.Logf("as nobody:\n%s", out)
 }
 
@@ -76,9 +75,7 @@ func checkPermissionDenied(t *testing.T, socket string) {
 	require.ErrorIs(t, err, client.ErrPermissionDenied, "Dial without write access")
 	require.ErrorIs(t, err, syscall.EACCES, "Dial without write access")
 	for _, w := range []string{socket, "needs write permission on the socket file", "run as root", "readOnly works"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q lacks %q", err, w)
-		}
+		assert.Contains(t, err.Error(), w, "Dial without write access: error")
 	}
 	fmt.Println(err)
 }

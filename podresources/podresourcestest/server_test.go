@@ -43,9 +43,7 @@ func TestServesSnapshot(t *testing.T) {
 	ctx := context.Background()
 	list, err := c.List(ctx, &v1.ListPodResourcesRequest{})
 	require.NoError(t, err)
-	if got := len(list.PodResources); got != 3 {
-		t.Fatalf("List: %d pods, want 3", got)
-	}
+	require.Len(t, list.PodResources, 3, "List: pods")
 	web := list.PodResources[0]
 	assert.Equal(t, "web", web.Name, "name of the first pod")
 	require.GreaterOrEqual(t, len(web.Containers), 2, "containers of %s", web.Name)
@@ -64,13 +62,9 @@ func TestServesSnapshot(t *testing.T) {
 	assert.Len(t, alloc.Devices, 5, "allocatable devices")
 	got, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "shop", PodName: "db"})
 	require.NoError(t, err)
-	if got.PodResources.Containers[0].DynamicResources[0].ClaimName != "fast-disk" {
-		t.Errorf("Get: %v", got)
-	}
+	assert.Equal(t, "fast-disk", got.PodResources.Containers[0].DynamicResources[0].ClaimName, "Get: claim of shop/db's first container")
 	for m, want := range map[podresourcestest.Method]int64{podresourcestest.List: 1, podresourcestest.GetAllocatableResources: 1, podresourcestest.Get: 1} {
-		if n := s.Calls(m); n != want {
-			t.Errorf("Calls(%s) = %d, want %d", m, n, want)
-		}
+		assert.Equal(t, want, s.Calls(m), "Calls(%s)", m)
 	}
 }
 
@@ -96,9 +90,8 @@ func TestMissingAndDisabledMethods(t *testing.T) {
 	require.True(t, ok, "GetAllocatableResources disabled = %v, want a gRPC status", err)
 	assert.Equal(t, codes.Unknown, st.Code(), "code of GetAllocatableResources disabled")
 	assert.Equal(t, "PodResources API GetAllocatableResources disabled", st.Message(), "message of GetAllocatableResources disabled")
-	if _, err := c.List(ctx, &v1.ListPodResourcesRequest{}); err != nil {
-		t.Errorf("List = %v", err)
-	}
+	_, err = c.List(ctx, &v1.ListPodResourcesRequest{})
+	assert.NoError(t, err, "List")
 }
 
 func TestInjectedErrorsAndDelays(t *testing.T) {
@@ -107,32 +100,25 @@ func TestInjectedErrorsAndDelays(t *testing.T) {
 	ctx := context.Background()
 	s.FailNext(podresourcestest.List, 2, status.Error(codes.Internal, "boom"))
 	for i := range 2 {
-		if _, err := c.List(ctx, &v1.ListPodResourcesRequest{}); status.Code(err) != codes.Internal {
-			t.Errorf("call %d: %v, want Internal", i, err)
-		}
+		_, err := c.List(ctx, &v1.ListPodResourcesRequest{})
+		assert.Equal(t, codes.Internal, status.Code(err), "call %d: %v", i, err)
 	}
-	if _, err := c.List(ctx, &v1.ListPodResourcesRequest{}); err != nil {
-		t.Errorf("third call: %v", err)
-	}
+	_, err := c.List(ctx, &v1.ListPodResourcesRequest{})
+	assert.NoError(t, err, "third call")
 	s.Fail(podresourcestest.Get, errors.New("always"))
 	for range 3 {
-		if _, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "web"}); status.Convert(err).Message() != "always" {
-			t.Errorf("sticky failure: %v", err)
-		}
+		_, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "web"})
+		assert.Equal(t, "always", status.Convert(err).Message(), "sticky failure: %v", err)
 	}
 	s.Fail(podresourcestest.Get, nil)
-	if _, err := c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "web"}); err != nil {
-		t.Errorf("after clearing: %v", err)
-	}
+	_, err = c.Get(ctx, &v1.GetPodResourcesRequest{PodNamespace: "default", PodName: "web"})
+	assert.NoError(t, err, "after clearing")
 	s.Delay(podresourcestest.List, time.Minute)
 	tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.List(tctx, &v1.ListPodResourcesRequest{}); status.Code(err) != codes.DeadlineExceeded {
-		t.Errorf("slow List: %v, want DeadlineExceeded", err)
-	}
-	if n := s.Calls(podresourcestest.List); n != 4 {
-		t.Errorf("Calls(List) = %d, want 4", n)
-	}
+	_, err = c.List(tctx, &v1.ListPodResourcesRequest{})
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "slow List: %v", err)
+	assert.EqualValues(t, 4, s.Calls(podresourcestest.List), "Calls(List)")
 }
 
 func TestRateLimitLikeTheKubelet(t *testing.T) {
@@ -152,9 +138,8 @@ func TestRateLimitLikeTheKubelet(t *testing.T) {
 
 func TestSocketPathTooLong(t *testing.T) {
 	long := filepath.Join(os.TempDir(), string(make([]byte, 0)), "a-very-long-directory-name-that-does-not-fit-into-sun-path-at-all-xxxxxxxxxxxxxxxxxxxxxxxx", "kubelet.sock")
-	if _, err := podresourcestest.Start(long, nil); err == nil {
-		t.Fatal("Start with a 120-byte path succeeded")
-	}
+	_, err := podresourcestest.Start(long, nil)
+	require.Error(t, err, "Start with a 120-byte path succeeded")
 }
 
 func TestCloseRemovesSocket(t *testing.T) {
@@ -162,7 +147,6 @@ func TestCloseRemovesSocket(t *testing.T) {
 	require.NoError(t, err)
 	path := s.Socket()
 	s.Close()
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("socket still there after Close: %v", err)
-	}
+	_, err = os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist, "socket still there after Close")
 }

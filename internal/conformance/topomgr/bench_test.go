@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	ns "github.com/numascope/numascope/topomgr"
+	"github.com/stretchr/testify/require"
 )
 
 // fullProviders returns k providers that each offer every mask of an
@@ -117,8 +118,14 @@ func realistic34(wide bool) ([]ns.NUMANode, []ns.ProviderHints) {
 	if wide {
 		extra = 1
 	}
-	gpus, _ := ns.NewBitMask(2, 3, 4, 5, 6, 7, 8, 9)
-	cpuNodes, _ := ns.NewBitMask(0, 1)
+	gpus, err := ns.NewBitMask(2, 3, 4, 5, 6, 7, 8, 9)
+	if err != nil {
+		panic(err)
+	}
+	cpuNodes, err := ns.NewBitMask(0, 1)
+	if err != nil {
+		panic(err)
+	}
 	var cpu, mem, gpu []ns.TopologyHint
 	var walk func(start int, m ns.BitMask, size int)
 	walk = func(start int, m ns.BitMask, size int) {
@@ -159,7 +166,8 @@ func BenchmarkMerge34NodesRealistic(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, _ := ns.NewPolicy(ns.PolicyRestricted, info, opts)
+			p, err := ns.NewPolicy(ns.PolicyRestricted, info, opts)
+			require.NoError(b, err)
 			r := p.Explain(providers)
 			b.ReportMetric(float64(r.Combinations.Int64()), "kubelet-combinations")
 			for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager/bitmask"
 
 	ns "github.com/numascope/numascope/topomgr"
+	"github.com/stretchr/testify/require"
 )
 
 // TestBitMaskAgrees compares String, Count, ordering and GetBits on random
@@ -18,28 +19,25 @@ func TestBitMaskAgrees(t *testing.T) {
 		w := r.Uint64() >> uint(r.IntN(64))
 		n := ns.BitMask(v)
 		o := ns.BitMask(w)
-		k, _ := bitmask.NewBitMask(n.Bits()...)
-		ko, _ := bitmask.NewBitMask(o.Bits()...)
-		if k.String() != n.String() || k.Count() != n.Count() || k.IsNarrowerThan(ko) != n.IsNarrowerThan(o) ||
-			k.IsLessThan(ko) != n.IsLessThan(o) || k.IsGreaterThan(ko) != n.IsGreaterThan(o) {
-			t.Fatalf("mask %#x vs %#x: kubelet %q numascope %q", v, w, k.String(), n.String())
-		}
+		k, err := bitmask.NewBitMask(n.Bits()...)
+		require.NoError(t, err, "the kubelet's NewBitMask(%v)", n.Bits())
+		ko, err := bitmask.NewBitMask(o.Bits()...)
+		require.NoError(t, err, "the kubelet's NewBitMask(%v)", o.Bits())
+		require.Equal(t, k.String(), n.String(), "mask %#x: String, kubelet and numascope", v)
+		require.Equal(t, k.Count(), n.Count(), "mask %#x: Count, kubelet and numascope", v)
+		require.Equal(t, k.IsNarrowerThan(ko), n.IsNarrowerThan(o), "mask %#x vs %#x: IsNarrowerThan, kubelet and numascope", v, w)
+		require.Equal(t, k.IsLessThan(ko), n.IsLessThan(o), "mask %#x vs %#x: IsLessThan, kubelet and numascope", v, w)
+		require.Equal(t, k.IsGreaterThan(ko), n.IsGreaterThan(o), "mask %#x vs %#x: IsGreaterThan, kubelet and numascope", v, w)
 	}
 	for i := 0; i < 200; i++ {
 		ids := r.Perm(12)[:1+r.IntN(8)]
 		var want, got []uint64
 		bitmask.IterateBitMasks(ids, func(m bitmask.BitMask) {
-			nm, _ := ns.NewBitMask(m.GetBits()...)
+			nm, err := ns.NewBitMask(m.GetBits()...)
+			require.NoError(t, err, "NewBitMask(%v)", m.GetBits())
 			want = append(want, uint64(nm))
 		})
 		ns.IterateBitMasks(ids, func(m ns.BitMask) { got = append(got, uint64(m)) })
-		if len(want) != len(got) {
-			t.Fatalf("ids %v: %d masks, want %d", ids, len(got), len(want))
-		}
-		for j := range want {
-			if want[j] != got[j] {
-				t.Fatalf("ids %v: mask %d is %b, want %b", ids, j, got[j], want[j])
-			}
-		}
+		require.Equal(t, want, got, "ids %v: masks in the kubelet's order", ids)
 	}
 }

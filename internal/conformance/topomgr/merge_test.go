@@ -3,6 +3,9 @@ package topomgr
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRandomMergesAgree runs a few thousand random cases through the
@@ -20,9 +23,7 @@ func TestRandomMergesAgree(t *testing.T) {
 			buf[j] = byte(r.Uint32())
 		}
 		nodes, policy, options, providers := decodeCase(buf)
-		if d := diffMerge(nodes, policy, options, providers); d != "" {
-			t.Fatalf("case %d differs:\n%s", i, d)
-		}
+		require.Empty(t, diffMerge(nodes, policy, options, providers), "case %d differs", i)
 		np, err := numascopePolicy(nodes, policy, options)
 		if err != nil {
 			kinds["configuration error"]++
@@ -37,9 +38,7 @@ func TestRandomMergesAgree(t *testing.T) {
 	// Every branch of the comparison must have been exercised.
 	for _, k := range []string{"configuration error", "none-policy", "preferred-narrowest", "preferred-closest",
 		"non-preferred-at-best-count", "non-preferred-below-best-count", "non-preferred-above-best-count", "no-candidate", "admitted"} {
-		if kinds[k] == 0 {
-			t.Errorf("no random case reached %q: %v", k, kinds)
-		}
+		assert.NotZero(t, kinds[k], "no random case reached %q: %v", k, kinds)
 	}
 	t.Logf("%d cases, no difference: %v", cases, kinds)
 }
@@ -50,8 +49,6 @@ func FuzzMergeVsKubelet(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 1, 2, 0, 2, 6, 0, 3, 1, 1, 0, 1, 2, 1, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if d := diffMerge(decodeCase(data)); d != "" {
-			t.Fatal(d)
-		}
+		require.Empty(t, diffMerge(decodeCase(data)), "numascope's merge against the kubelet's")
 	})
 }

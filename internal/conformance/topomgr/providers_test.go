@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/cpuset"
 
 	cadvisorapi "github.com/google/cadvisor/lib/model"
+	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/statefile"
 	ns "github.com/numascope/numascope/topomgr"
@@ -171,28 +172,20 @@ func TestCPUHintsAgree(t *testing.T) {
 			}
 		}
 		kpol, err := cpumanager.NewStaticPolicy(discard, kt, res.Size(), res, tm.NewFakeManager(discard), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		prov, err := ns.NewCPUProvider(m, st, res, ns.DefaultFeatureGates())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for j, c := range np.AllContainers() {
 			kc := append(append([]v1.Container{}, kp.Spec.InitContainers...), kp.Spec.Containers...)[j]
 			want := canonK(kpol.GetTopologyHints(discard, ks, kp, &kc, lifecycle.AddOperation))
 			got := canon(prov.GetTopologyHints(np, &c))
-			if got != want {
-				t.Fatalf("case %d container %s: numascope %s\nkubelet %s", i, c.Name, got, want)
-			}
+			require.Equal(t, want, got, "case %d container %s: hints, kubelet and numascope", i, c.Name)
 			n++
 			kinds[answerKind(want)]++
 		}
 		want := canonK(kpol.GetPodTopologyHints(discard, ks, kp, lifecycle.AddOperation))
 		kinds[answerKind(want)]++
-		if got := canon(prov.GetPodTopologyHints(np)); got != want {
-			t.Fatalf("case %d pod: numascope %s\nkubelet %s", i, got, want)
-		}
+		require.Equal(t, want, canon(prov.GetPodTopologyHints(np)), "case %d pod: hints, kubelet and numascope", i)
 		n++
 	}
 	t.Logf("%d CPU hint answers agree: %v", n, kinds)
@@ -244,7 +237,8 @@ func TestMemoryHintsAgree(t *testing.T) {
 				if !ok {
 					continue
 				}
-				qq, _ := ns.ParseQuantity(q)
+				qq, err := ns.ParseQuantity(q)
+				require.NoError(t, err, "request %s %q of a generated pod", res, q)
 				size := uint64(qq.Value())
 				if r.IntN(4) == 0 {
 					size++
@@ -258,28 +252,20 @@ func TestMemoryHintsAgree(t *testing.T) {
 			}
 		}
 		kpol, err := memorymanager.NewPolicyStatic(discard, &cadvisorapi.MachineInfo{}, map[int]map[v1.ResourceName]uint64{0: {v1.ResourceMemory: 1}}, tm.NewFakeManager(discard))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		prov, err := ns.NewMemoryProvider(ms, ns.DefaultFeatureGates())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for j, c := range np.AllContainers() {
 			kc := append(append([]v1.Container{}, kp.Spec.InitContainers...), kp.Spec.Containers...)[j]
 			want := canonK(kpol.GetTopologyHints(discard, ks, kp, &kc, lifecycle.AddOperation))
 			got := canon(prov.GetTopologyHints(np, &c))
-			if got != want {
-				t.Fatalf("case %d container %s: numascope %s\nkubelet %s", i, c.Name, got, want)
-			}
+			require.Equal(t, want, got, "case %d container %s: hints, kubelet and numascope", i, c.Name)
 			n++
 			kinds[answerKind(want)]++
 		}
 		want := canonK(kpol.GetPodTopologyHints(discard, ks, kp, lifecycle.AddOperation))
 		kinds[answerKind(want)]++
-		if got := canon(prov.GetPodTopologyHints(np)); got != want {
-			t.Fatalf("case %d pod: numascope %s\nkubelet %s", i, got, want)
-		}
+		require.Equal(t, want, canon(prov.GetPodTopologyHints(np)), "case %d pod: hints, kubelet and numascope", i)
 		n++
 	}
 	t.Logf("%d memory hint answers agree: %v", n, kinds)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
 	ns "github.com/numascope/numascope/topomgr"
+	"github.com/stretchr/testify/require"
 )
 
 // script is what a fake provider answers and which allocations fail.
@@ -168,9 +169,8 @@ func scopeCases(t *testing.T, r *rand.Rand, gates ns.FeatureGates) {
 		}
 		km, kerr := tm.NewManager(discard, cadvisorNodes(nodes), policy, scope, nil)
 		nm, nerr := ns.NewManager(nodes, policy, scope, nil, gates)
-		if kerr != nil || nerr != nil {
-			t.Fatalf("NewManager: kubelet %v, numascope %v", kerr, nerr)
-		}
+		require.NoError(t, kerr, "the kubelet's NewManager")
+		require.NoError(t, nerr, "numascope's NewManager")
 		var kcalls, ncalls []string
 		for p := r.IntN(4); p > 0; p-- {
 			s := &script{name: fmt.Sprintf("p%d", p), container: map[string]ns.ProviderHints{}, pod: randomHints(r, ids), failOn: map[string]error{}}
@@ -188,18 +188,14 @@ func scopeCases(t *testing.T, r *rand.Rand, gates ns.FeatureGates) {
 		}
 		kres := km.Admit(klog.NewContext(context.Background(), discard), &lifecycle.PodAdmitAttributes{Pod: kpod, Operation: lifecycle.AddOperation})
 		nres := nm.Admit(npod)
-		if kres.Admit != nres.Admit || kres.Reason != nres.Reason || kres.Message != nres.Message {
-			t.Fatalf("case %d (%s/%s): kubelet %+v, numascope admit=%v reason=%q message=%q", i, policy, scope, kres, nres.Admit, nres.Reason, nres.Message)
-		}
-		if strings.Join(kcalls, ",") != strings.Join(ncalls, ",") {
-			t.Fatalf("case %d (%s/%s): Allocate calls differ:\nkubelet   %v\nnumascope %v", i, policy, scope, kcalls, ncalls)
-		}
+		require.Equal(t, kres.Admit, nres.Admit, "case %d (%s/%s): admit, kubelet and numascope", i, policy, scope)
+		require.Equal(t, kres.Reason, nres.Reason, "case %d (%s/%s): reason, kubelet and numascope", i, policy, scope)
+		require.Equal(t, kres.Message, nres.Message, "case %d (%s/%s): message, kubelet and numascope", i, policy, scope)
+		require.Equal(t, strings.Join(kcalls, ","), strings.Join(ncalls, ","), "case %d (%s/%s): Allocate calls, kubelet and numascope", i, policy, scope)
 		for _, c := range names {
 			kh := nsHint(km.GetAffinity(discard, string(kpod.UID), c))
 			nh := nm.GetAffinity(npod.UID, c)
-			if !kh.IsEqual(nh) {
-				t.Fatalf("case %d (%s/%s): container %s affinity: kubelet %v, numascope %v", i, policy, scope, c, kh, nh)
-			}
+			require.True(t, kh.IsEqual(nh), "case %d (%s/%s): container %s affinity: kubelet %v, numascope %v", i, policy, scope, c, kh, nh)
 		}
 		key := fmt.Sprintf("%s/%v/%s", scope, kres.Admit, kres.Reason)
 		if strings.HasPrefix(kres.Message, "Pod Scope") {
@@ -244,15 +240,13 @@ func TestNewManagerAgrees(t *testing.T) {
 		}
 		_, kerr := tm.NewManager(discard, cadvisorNodes(nodes), policy, scope, options)
 		_, nerr := ns.NewManager(nodes, policy, scope, options)
-		if (kerr == nil) != (nerr == nil) {
-			t.Fatalf("policy %q scope %q options %v nodes %d dist %v: kubelet %v, numascope %v", policy, scope, options, n, withDist, kerr, nerr)
-		}
+		require.Equal(t, kerr == nil, nerr == nil, "policy %q scope %q options %v nodes %d dist %v: accepted by the kubelet (%v) and by numascope (%v)", policy, scope, options, n, withDist, kerr, nerr)
 		if kerr != nil {
 			errs++
 			// The kubelet checks options in random map order; compare when
 			// only one option can fail.
-			if len(options) <= 1 && !strings.HasPrefix(nerr.Error(), strings.TrimSuffix(kerr.Error(), "\"")) {
-				t.Fatalf("policy %q scope %q options %v: kubelet %q, numascope %q", policy, scope, options, kerr, nerr)
+			if len(options) <= 1 {
+				require.True(t, strings.HasPrefix(nerr.Error(), strings.TrimSuffix(kerr.Error(), "\"")), "policy %q scope %q options %v: kubelet %q, numascope %q", policy, scope, options, kerr, nerr)
 			}
 		}
 	}

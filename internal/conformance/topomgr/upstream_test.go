@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	ns "github.com/numascope/numascope/topomgr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Inputs read from the kubelet's policy_test.go (v1.37.2): the NUMA
@@ -131,25 +133,18 @@ func TestUpstreamPolicyTables(t *testing.T) {
 	n := 0
 	for _, s := range suites {
 		kp, err := kubeletPolicy(s.nodes, s.policy, s.options)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		np, err := numascopePolicy(s.nodes, s.policy, s.options)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, c := range s.cases {
 			if s.policy == ns.PolicySingleNumaNode && c.want.HasAffinity && c.want.NUMANodeAffinity.Count() > 1 {
 				continue // the common cases with wide answers do not apply to single-numa-node
 			}
 			kh, kadmit := kp.Merge(discard, kProviders(c.providers))
 			nh, nadmit := np.Merge(c.providers)
-			if !nsHint(kh).IsEqual(c.want) {
-				t.Errorf("%s/%s: the kubelet answers %v, upstream expects %v", s.policy, c.name, nsHint(kh), c.want)
-			}
-			if !nh.IsEqual(c.want) || nadmit != kadmit {
-				t.Errorf("%s/%s: numascope answers %v admit %v, the kubelet %v admit %v", s.policy, c.name, nh, nadmit, nsHint(kh), kadmit)
-			}
+			assert.True(t, nsHint(kh).IsEqual(c.want), "%s/%s: the kubelet answers %v, upstream expects %v", s.policy, c.name, nsHint(kh), c.want)
+			assert.True(t, nh.IsEqual(c.want), "%s/%s: numascope answers %v, upstream expects %v", s.policy, c.name, nh, c.want)
+			assert.Equal(t, kadmit, nadmit, "%s/%s: admit, kubelet and numascope", s.policy, c.name)
 			n++
 		}
 	}

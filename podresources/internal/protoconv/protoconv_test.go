@@ -1,11 +1,12 @@
 package protoconv
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	v1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/numascope/numascope/podresources"
@@ -25,9 +26,7 @@ func TestRoundTrip(t *testing.T) {
 		}},
 	}
 	p, err := Pod(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := &podresources.PodResources{
 		Name: "p", Namespace: "n", CPUIDs: []int{4, 5},
 		Memory: []podresources.ContainerMemory{{Type: "memory", Size: 1 << 30, NUMANodes: []int{0, 1}}},
@@ -39,18 +38,12 @@ func TestRoundTrip(t *testing.T) {
 			}}}},
 		}},
 	}
-	if d := cmp.Diff(want, p, cmpopts.EquateEmpty()); d != "" {
-		t.Errorf("Pod (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, p, cmpopts.EquateEmpty()), "Pod (-want +got)")
 	back, err := Pod(ToPod(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(p, back, cmpopts.EquateEmpty()); d != "" {
-		t.Errorf("round trip (-want +got):\n%s", d)
-	}
-	if a := ToAllocatable(nil); a == nil || len(a.CpuIds) != 0 {
-		t.Errorf("ToAllocatable(nil) = %v", a)
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff(p, back, cmpopts.EquateEmpty()), "round trip (-want +got)")
+	if a := ToAllocatable(nil); assert.NotNil(t, a, "ToAllocatable(nil)") {
+		assert.Empty(t, a.CpuIds, "ToAllocatable(nil): CPU IDs")
 	}
 }
 
@@ -70,14 +63,12 @@ func TestRejectsBadAnswers(t *testing.T) {
 		{"nil memory", []*v1.PodResources{{Name: "p", Namespace: "n", Memory: []*v1.ContainerMemory{nil}}}, "pod-level memory entry 0 is empty"},
 	} {
 		_, err := Pods(tc.in)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		if assert.Error(t, err, tc.name) {
+			assert.Contains(t, err.Error(), tc.want, tc.name)
 		}
 	}
-	if _, err := Pod(nil); err == nil {
-		t.Error("Pod(nil) succeeded")
-	}
-	if _, err := Allocatable(&v1.AllocatableResourcesResponse{CpuIds: []int64{-3}}); err == nil {
-		t.Error("negative allocatable CPU accepted")
-	}
+	_, err := Pod(nil)
+	assert.Error(t, err, "Pod(nil) succeeded")
+	_, err = Allocatable(&v1.AllocatableResourcesResponse{CpuIds: []int64{-3}})
+	assert.Error(t, err, "negative allocatable CPU accepted")
 }

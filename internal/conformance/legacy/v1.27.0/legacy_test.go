@@ -119,8 +119,10 @@ func TestLegacyGolden(t *testing.T) {
 			continue
 		}
 		got, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(got, cs[i].data) {
-			t.Errorf("%s differs from what kubelet %s writes (run `go test -update` in this module): %v", cs[i].File, release, err)
+		if err != nil {
+			t.Errorf("%s is missing (run `go test -update` in this module): %v", cs[i].File, err)
+		} else if !bytes.Equal(got, cs[i].data) {
+			t.Errorf("%s differs from what kubelet %s writes (run `go test -update` in this module)", cs[i].File, release)
 		}
 	}
 	list, err := json.MarshalIndent(cs, "", "  ")
@@ -137,7 +139,9 @@ func TestLegacyGolden(t *testing.T) {
 		return
 	}
 	got, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, list) {
-		t.Errorf("legacy-%s.json differs (run `go test -update` in this module): %v", release, err)
+	if err != nil {
+		t.Errorf("legacy-%s.json is missing (run `go test -update` in this module): %v", release, err)
+	} else if !bytes.Equal(got, list) {
+		t.Errorf("legacy-%s.json differs from this release's cases (run `go test -update` in this module)", release)
 	}
 }
