@@ -3,7 +3,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -120,8 +119,8 @@ func (d *diagnosis) rejections() []*rejection {
 		return r
 	}
 	for _, p := range d.ev.Pods {
-		if admissionReasons[p.Reason] {
-			r := find(p.Ref(), normalizeReason(p.Reason))
+		if reason := admissionReason(p.Reason, p.Message); reason != "" {
+			r := find(p.Ref(), reason)
 			r.spec = p
 			r.message = strings.TrimPrefix(p.Message, "Pod was rejected: ")
 			r.refs = append(r.refs, Ref{File: p.Source, Path: p.Path + "/status/reason", Quote: p.Reason})
@@ -134,8 +133,8 @@ func (d *diagnosis) rejections() []*rejection {
 			if ev.Pod.Namespace != "" {
 				podName = ev.Pod.Namespace + "/" + ev.Pod.Name
 			}
-			if admissionReasons[ev.Pod.Reason] {
-				r := find(podName, normalizeReason(ev.Pod.Reason))
+			if reason := admissionReason(ev.Pod.Reason, ev.Pod.Message); reason != "" {
+				r := find(podName, reason)
 				if r.message == "" {
 					r.message = strings.TrimPrefix(ev.Pod.Message, "Pod was rejected: ")
 				}
@@ -143,14 +142,15 @@ func (d *diagnosis) rejections() []*rejection {
 			}
 		}
 		for _, e := range ev.Events {
-			if !admissionReasons[e.Reason] || e.Type == "Normal" {
+			reason := admissionReason(e.Reason, e.Message)
+			if reason == "" || e.Type == "Normal" {
 				continue
 			}
 			name := podName
 			if e.Object != "" {
 				name = strings.TrimPrefix(e.Object, "pod/")
 			}
-			r := find(name, normalizeReason(e.Reason))
+			r := find(name, reason)
 			if r.message == "" {
 				r.message = e.Message
 			}
@@ -169,6 +169,38 @@ func (d *diagnosis) rejections() []*rejection {
 				r.message = a.Message
 			}
 			r.refs = append(r.refs, Ref{File: l.Name, Line: a.ResultLine, Quote: a.Reason + ": " + a.Message})
+		}
+	}
+	// Log records that carry an admission error but belong to no attempt
+	// (an "Allocate error" line, a log cut before the result, an old
+	// kubelet's unstructured line) still name a rejection.
+	for _, l := range d.ev.Logs {
+		for _, rec := range l.Records {
+			reason, text := recordRejection(rec)
+			if reason == "" {
+				continue
+			}
+			pod := rec.PodRef()
+			known := false
+			for _, r := range out {
+				known = known || (pod != "" && sameName(r.pod, pod)) || (pod == "" && r.reason == reason)
+			}
+			if known {
+				continue
+			}
+			if pod == "" {
+				pod = unnamedPod
+			}
+			r := find(pod, reason)
+			r.log = l
+			if r.message == "" {
+				r.message = text
+			}
+			q := text
+			if len(q) > 300 {
+				q = q[:300] + "..."
+			}
+			r.refs = append(r.refs, Ref{File: l.Name, Line: rec.Line, Quote: q})
 		}
 	}
 	// Attach pod specs and log attempts found under the same name.
@@ -194,6 +226,41 @@ func (d *diagnosis) rejections() []*rejection {
 	return out
 }
 
+// unnamedPod stands for a pod the evidence does not name.
+const unnamedPod = "(pod not named in the log)"
+
+// admissionReason returns the admission reason of a status or event: the
+// reason when it is one of the kubelet's admission reasons, otherwise,
+// when the reason is missing, the one the message's template carries.
+func admissionReason(reason, message string) string {
+	if admissionReasons[reason] {
+		return normalizeReason(reason)
+	}
+	if reason == "" {
+		return reasonFromMessage(message)
+	}
+	return ""
+}
+
+// recordRejection tells whether a log record carries an admission error
+// of the kubelet, and returns its reason and text.
+func recordRejection(rec logRecord) (string, string) {
+	t := rec.Text()
+	if !strings.Contains(t, "Error") && !strings.Contains(t, "unexpected") && !strings.Contains(t, "Topology") &&
+		!strings.Contains(t, "not enough cpus") && !strings.Contains(t, "[memorymanager] failed") && !strings.Contains(t, "devices") && !strings.Contains(t, "device") {
+		return "", ""
+	}
+	if reason := reasonFromMessage(t); reason != "" {
+		return reason, t
+	}
+	switch classifyInner(t).kind {
+	case innerCPUs, innerMemoryExtend, innerMemoryDefault, innerMemoryExtended, innerMemoryNoAffinity, innerMemoryViolates,
+		innerDevicesShort, innerDeviceUnregister, innerDeviceEndpoint, innerDeviceUnhealthy:
+		return CodeUnexpectedAdmission, t
+	}
+	return "", ""
+}
+
 func (d *diagnosis) admissions() {
 	rejected := d.rejections()
 	defer d.admitted(rejected)
@@ -209,25 +276,43 @@ func (d *diagnosis) admissions() {
 	}
 }
 
-var reSMTMessage = regexp.MustCompile(`(?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
-
 func (d *diagnosis) smtAlignment(r *rejection) {
-	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs,
+	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs, inner: r.message,
 		Title: fmt.Sprintf("Pod %s was rejected with SMTAlignmentError (CPU manager option full-pcpus-only)", r.pod)}
-	m := reSMTMessage.FindStringSubmatch(r.message)
-	cfgRef := d.cpuOptionRef("full-pcpus-only")
-	if cfgRef != nil {
+	m := reSMTText.FindStringSubmatch(r.message)
+	if cfgRef := d.cpuOptionRef("full-pcpus-only"); cfgRef != nil {
 		f.Evidence = append(f.Evidence, *cfgRef)
 	}
+	const whole = "The static CPU manager runs with the policy option full-pcpus-only, which hands out whole physical cores only. "
 	switch {
 	case m != nil && m[4] != "":
-		f.Explanation = fmt.Sprintf("The static CPU manager runs with the policy option full-pcpus-only, which hands out whole physical cores only. "+
-			"The pod asks for %s CPUs, which is not a multiple of the %s hardware threads per core, so the kubelet refuses it at admission "+
-			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", m[4], m[5])
-		f.Remedy = fmt.Sprintf("Request a multiple of %s CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
-			m[5], roundUp(atoi(m[4]), atoi(m[5])))
+		req, per := atoi(m[4]), atoi(m[5])
+		if per > 0 && req%per == 0 {
+			// A multiple of the core size cannot fail the multiple check: the
+			// kubelet printed the wrong form of the error.
+			f.Explanation = fmt.Sprintf(whole+"The message says %d CPUs are not a multiple of %d CPUs per core, yet %d is one. Kubelets 1.27 to 1.31 print this form of the error "+
+				"also when no CPU on a completely free core is left (available physical CPUs = 0), so the real cause is that every core has at least one thread taken or reserved "+
+				"(kubernetes/kubernetes#127959 fixed the message in 1.32).", req, per, req)
+			if per == 1 {
+				f.Explanation += " With 1 CPU per core every free CPU counts, so no CPU was free for exclusive use at all."
+			}
+			f.Remedy = "Free CPUs on this node (delete pods holding exclusive CPUs, completed pods and pods with finished init containers that hold them) or run the pod on another node; then delete the failed pod so its controller recreates it."
+			break
+		}
+		f.Explanation = fmt.Sprintf(whole+"The pod asks for %d CPUs, which is not a multiple of the %d hardware threads per core, so the kubelet refuses it at admission "+
+			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", req, per)
+		f.Remedy = fmt.Sprintf("Request a multiple of %d CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
+			per, roundUp(req, per))
 	case m != nil:
 		avail, req, per := atoi(m[1]), atoi(m[2]), atoi(m[3])
+		if per <= 1 {
+			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or the sibling threads are not visible to it), so every free CPU is a whole core. "+
+				"The container asked for %d CPUs but only %d CPUs were free for exclusive use (not reserved, not assigned to other containers). "+
+				"A kubelet restart can cause this on a node that looks free: CPUs restored from cpu_manager_state are counted before the pod's own assignment (kubernetes/kubernetes#129078).", req, avail)
+			f.Remedy = fmt.Sprintf("Free at least %d CPUs (delete pods holding exclusive CPUs, including completed pods and pods whose init containers still hold CPUs), lower the request, or run the pod on another node; "+
+				"then delete the failed pod so its controller recreates it.", req-avail)
+			break
+		}
 		f.Explanation = fmt.Sprintf("The static CPU manager runs with full-pcpus-only, so a container gets whole physical cores only. "+
 			"It asked for %d CPUs (%d cores of %d threads), but only %d CPUs on completely free cores were available; free CPUs whose sibling "+
 			"thread is taken or reserved do not count. A kubelet restart can make this happen on a node that looks free: CPUs restored from "+
@@ -260,46 +345,4 @@ func roundUp(n, k int) int {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-func (d *diagnosis) unexpectedAdmission(r *rejection) {
-	msg := r.message
-	base := Finding{Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs}
-	switch {
-	case strings.Contains(msg, "failed to find NUMA nodes to extend the current topology hint"):
-		f := base
-		f.Code = CodeMemoryGroupExtension
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError: the memory manager could not extend its NUMA hint", r.pod)
-		f.Explanation = "The Topology Manager admitted the container with a NUMA hint, but the memory on those NUMA nodes was not free, so the static " +
-			"memory manager tried to widen the hint to a larger set of NUMA nodes (a NUMA group). It found none: a NUMA node can belong either to " +
-			"single-node allocations or to one multi-node group, never both, and every wider set it could use crosses a node that already holds a " +
-			"single-NUMA allocation (or belongs to a different group). The kubelet reports this as UnexpectedAdmissionError, not TopologyAffinityError."
-		f.Remedy = "Keep pods that need memory from several NUMA nodes apart from single-NUMA pods: run them on dedicated nodes, or start them before the single-NUMA pods; " +
-			"or reduce the request so it fits on one NUMA node. Delete the failed pod so its controller recreates it."
-		d.add(f)
-	case strings.Contains(msg, "requested number of devices unavailable"):
-		m := reDevUnavailable.FindStringSubmatch(msg)
-		f := base
-		f.Code = CodeDevicesUnavailable
-		res, req, avail := "the device resource", "?", "?"
-		if m != nil {
-			res, req, avail = m[1], m[2], m[3]
-		}
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError: %s devices unavailable (requested %s, available %s)", r.pod, res, req, avail)
-		f.Explanation = fmt.Sprintf("The device manager had %s healthy, unallocated %s devices when the pod was admitted, but the pod needs %s. "+
-			"When this happens right after a node or kubelet restart, the device plugin had not registered again yet: the kubelet admits the pods "+
-			"that were already bound to the node before the plugin reports its devices (kubernetes/kubernetes#125579, #124345). It also happens when "+
-			"init containers and app containers both ask for devices and the devices are not given back in time.", avail, res, req)
-		f.Remedy = fmt.Sprintf("Check that the %s device plugin is running and registered (kubelet log \"Device plugin connected\"), then delete the failed pod so its controller "+
-			"recreates it. To avoid it after restarts, start the device plugin early (priority class, no image pull on boot).", res)
-		d.add(f)
-	default:
-		f := base
-		f.Code = CodeUnexpectedAdmission
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError", r.pod)
-		f.Explanation = "A resource manager failed to allocate for the pod after the Topology Manager admitted it: " + msg +
-			". The kubelet wraps any allocation error that is not an admission error of its own in UnexpectedAdmissionError."
-		f.Remedy = "Read the wrapped error: it names the manager (cpumanager, memorymanager, device plugin) and what was short. Free the resource or fix the request, then delete the failed pod."
-		d.add(f)
-	}
 }
