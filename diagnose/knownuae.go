@@ -56,7 +56,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		if h := d.emptyMemoryHints(r); h != nil {
 			f.Evidence = append(f.Evidence, *h)
 			b.WriteString("Its hints already said so: the Static policy answered hints={} for this Guaranteed pod, which means no NUMA node or set of NUMA nodes can hold the request; " +
-				"the Topology Manager takes an empty answer as \"no preference\" and admits, so the failure surfaces only at allocation. ")
+				"the Topology Manager merges an empty answer as if the memory could go anywhere and admits, so the failure surfaces only at allocation. ")
 		}
 		b.WriteString("Free memory per NUMA node is its allocatable memory (capacity minus reservedMemory) minus what other Guaranteed containers hold; a node in a multi-NUMA group is usable only with its whole group.")
 		f.Explanation = b.String()

@@ -28,6 +28,8 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 		}
 		step()
 	}
+	d.knownBugFindings()
+	r.Kubelet = d.kubeletRange().String()
 	r.finish()
 	return r, nil
 }
@@ -35,6 +37,7 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 type diagnosis struct {
 	ev     *Evidence
 	report *Report
+	rng    *kubeletRange // computed once by kubeletRange
 }
 
 func (d *diagnosis) add(f Finding) {
