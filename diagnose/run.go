@@ -309,7 +309,7 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 	case m != nil:
 		avail, req, per := atoi(m[1]), atoi(m[2]), atoi(m[3])
 		if per <= 1 {
-			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or the sibling threads are not visible to it), so every free CPU is a whole core. "+
+			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or hidden from the kubelet), so every free CPU is a whole core. "+
 				"The container asked for %d CPUs but only %d CPUs were free for exclusive use (not reserved, not assigned to other containers). "+
 				"A kubelet restart can cause this on a node that looks free: CPUs restored from cpu_manager_state are counted before the pod's own assignment (kubernetes/kubernetes#129078).", req, avail)
 			f.Remedy = fmt.Sprintf("Free at least %d CPUs (delete pods holding exclusive CPUs, including completed pods and pods whose init containers still hold CPUs), lower the request, or run the pod on another node; "+
