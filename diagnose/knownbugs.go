@@ -80,7 +80,7 @@ var knownBugs = []knownBug{
 		summary: "single-numa-node rejected Guaranteed pods with TopologyAffinityError when a hint provider had no preference (for example a CPU-only pod without devices)",
 		from:    16, to: 16,
 		fixedIn:    "v1.17.0; v1.16 by the cherry-pick #83751",
-		workaround: "use the restricted policy until the kubelet is upgraded",
+		workaround: "use the restricted policy",
 		verified:   "CHANGELOG v1.17.0-alpha.2 lists #83697; #83751 is its merged release-1.16 cherry-pick",
 		match: func(c bugContext) bool {
 			return c.f.Code == CodeTopologyAffinityError && singleNUMAOrUnknown(c.policy)
