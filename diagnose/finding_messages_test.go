@@ -245,6 +245,9 @@ func TestKubeletRange(t *testing.T) {
 		{"config field", func(t *testing.T) *Evidence {
 			return &Evidence{Config: &KubeletConfig{Source: "config.yaml", Set: []string{"cpuManagerPolicyOptions"}}}
 		}, "v1.22 or later"},
+		{"removed feature gate", func(t *testing.T) *Evidence {
+			return &Evidence{Config: &KubeletConfig{Source: "config.yaml", FeatureGates: map[string]bool{"TopologyManager": true, "CPUManagerPolicyAlphaOptions": true}}}
+		}, "v1.22 to v1.29"},
 		{"cpu v1 checkpoint", func(t *testing.T) *Evidence {
 			return &Evidence{States: []*statefile.File{{Name: "cpu_manager_state", Kind: statefile.KindCPU, Format: statefile.FormatV1}}}
 		}, "v1.17 or older"},
@@ -327,4 +330,26 @@ func minMax2(s string) (int, int) {
 		return a, a
 	}
 	return 0, 0
+}
+
+// TestMemoryHintsEmptyBeforeTAE: hints={} from the memory manager, then a
+// TopologyAffinityError: the memory could be placed nowhere.
+func TestMemoryHintsEmptyBeforeTAE(t *testing.T) {
+	log := strings.Join([]string{
+		`I1129 10:00:00.101000    1234 scope_container.go:75] "TopologyHints" hints={} pod="db/pg-1" containerName="pg"`,
+		`I1129 10:00:00.101100    1234 scope_container.go:75] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":3,"Preferred":false}]} pod="db/pg-1" containerName="pg"`,
+		`I1129 10:00:00.101200    1234 scope_container.go:75] "TopologyHints" hints={} pod="db/pg-1" containerName="pg"`,
+		`I1129 10:00:00.101300    1234 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":false} pod="db/pg-1" containerName="pg"`,
+		`I1129 10:00:00.101500    1234 kubelet.go:2400] "Pod admission denied" podUID="11111111-0000-4000-8000-000000000002" pod="db/pg-1" reason="TopologyAffinityError" message="` + msgTAE + `" operation="add"`,
+	}, "\n")
+	ev := &Evidence{}
+	require.NoError(t, ev.AddLog("kubelet.log", []byte(log)))
+	rep, err := Run(context.Background(), ev)
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1, "%v", codes(rep))
+	f := rep.Findings[0]
+	require.NotNil(t, f.TopologyAffinityError)
+	assert.Equal(t, CauseInsufficientResources, f.TopologyAffinityError.Cause)
+	assert.Contains(t, f.Explanation, "no NUMA set can hold it")
+	assert.NotContains(t, f.Explanation, "no preference")
 }

@@ -245,6 +245,28 @@ func configRange(r *kubeletRange, c *KubeletConfig) {
 			r.narrow(f.since, 0, fmt.Sprintf("%s sets %s", c.Source, f.field))
 		}
 	}
+	// The kubelet refuses a feature gate it does not know, so a gate that
+	// was added or removed dates the kubelet. The bounds are the ones read
+	// in the kubelet sources of v1.21.0, v1.27.0, v1.30.0 and v1.37.2.
+	gates := []struct {
+		gate     string
+		min, max int
+	}{
+		{"TopologyManager", 0, 29},
+		{"CPUManager", 0, 36},
+		{"MemoryManager", 0, 36},
+		{"TopologyManagerPolicyOptions", 22, 0},
+		{"TopologyManagerPolicyAlphaOptions", 22, 0},
+		{"TopologyManagerPolicyBetaOptions", 22, 0},
+		{"CPUManagerPolicyOptions", 22, 0},
+		{"CPUManagerPolicyAlphaOptions", 22, 0},
+		{"CPUManagerPolicyBetaOptions", 22, 0},
+	}
+	for _, g := range gates {
+		if _, ok := c.FeatureGates[g.gate]; ok {
+			r.narrow(g.min, g.max, fmt.Sprintf("%s sets the feature gate %s", c.Source, g.gate))
+		}
+	}
 }
 
 // stateRange narrows r by the checkpoint formats, which the statefile
