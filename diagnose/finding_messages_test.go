@@ -70,6 +70,7 @@ func TestClassifyInner(t *testing.T) {
 		{uae("rpc error: code = Unknown desc = failed to allocate GPU: device lost"), innerDevicePluginRPC, "device", []string{"Unknown", "failed to allocate GPU: device lost"}},
 		{uae(fmt.Sprintf("pod %q container %q changed request for resource %q from %d to %d", "uid-1", "app", "nvidia.com/gpu", 1, 2)), innerDeviceRequestDiff, "device", []string{"uid-1", "app", "nvidia.com/gpu", "1", "2"}},
 		{uae("something else entirely"), "", "", nil},
+		{`Unable to generate topology hints: requested number of devices unavailable resourceName=nvidia.com/gpu pod=other/x request=2 available=1`, "", "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.msg, func(t *testing.T) {
@@ -314,6 +315,7 @@ func TestControlsHaveNoErrors(t *testing.T) {
 		`I1129 10:00:02.101300    1234 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":1,"Preferred":true} pod="default/ok" containerName="app"`,
 		`I1129 10:00:02.101400    1234 scope_container.go:61] "Topology Affinity" bestHint={"NUMANodeAffinity":1,"Preferred":true} pod="default/ok" containerName="app"`,
 		`E1129 10:00:03.000000    1234 remote_runtime.go:400] "ContainerStatus from runtime service failed" err="rpc error: code = NotFound desc = an error occurred when try to find container"`,
+		`I1129 10:00:04.000000    1234 topology_hints.go:71] "Unable to generate topology hints: requested number of devices unavailable" resourceName="nvidia.com/gpu" pod="other/x" containerName="y" request=2 available=1`,
 	}, "\n")
 	ev := &Evidence{}
 	require.NoError(t, ev.AddLog("kubelet.log", []byte(clean)))

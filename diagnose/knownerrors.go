@@ -88,7 +88,10 @@ func classifyInner(msg string) innerError {
 		return set(innerMemoryNoAffinity, "memory", nil)
 	case strings.Contains(text, "preferred hint violates NUMA node allocation"):
 		return set(innerMemoryViolates, "memory", nil)
-	case strings.Contains(text, "requested number of devices unavailable"):
+	case reDevUnavailable.MatchString(text):
+		// Only the allocation error's full text: the device manager also
+		// logs "Unable to generate topology hints: requested number of
+		// devices unavailable" while computing hints, which rejects nothing.
 		return set(innerDevicesShort, "device", reDevUnavailable.FindStringSubmatch(text))
 	case reUnhealthy.MatchString(text):
 		return set(innerDeviceUnhealthy, "device", reUnhealthy.FindStringSubmatch(text))
