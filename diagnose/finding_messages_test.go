@@ -143,6 +143,23 @@ func TestBareMessageFindings(t *testing.T) {
 	}
 }
 
+// TestReasonWithoutMessage: a reason alone (a `kubectl get pods` STATUS)
+// gets a finding that says the message carries the cause.
+func TestReasonWithoutMessage(t *testing.T) {
+	for _, reason := range []string{CodeTopologyAffinityError, CodeSMTAlignmentError, CodeUnexpectedAdmission} {
+		t.Run(reason, func(t *testing.T) {
+			ev := &Evidence{Pods: []*topomgr.Pod{{Name: "p", Namespace: "ns", Phase: "Failed", Reason: reason, Source: "pods.txt"}}}
+			rep, err := Run(context.Background(), ev)
+			require.NoError(t, err)
+			require.Len(t, rep.Findings, 1, "%v", codes(rep))
+			f := rep.Findings[0]
+			assert.Equal(t, reason, f.Code)
+			assert.Equal(t, "ns/p", f.Pod)
+			assert.NotEmpty(t, f.Remedy)
+		})
+	}
+}
+
 // TestLogSignalsAlone: a kubelet log line that carries an admission error
 // is a finding even when it is the only evidence.
 func TestLogSignalsAlone(t *testing.T) {

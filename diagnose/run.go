@@ -322,6 +322,11 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 			"cpu_manager_state and reserved CPUs can split cores (kubernetes/kubernetes#129078).", req, req/max(per, 1), per, avail)
 		f.Remedy = "Free whole cores (delete pods holding exclusive CPUs on half-used cores), make reservedSystemCPUs cover whole cores " +
 			"(all sibling threads), or run the pod on another node; then delete the failed pod so its controller recreates it."
+	case strings.TrimSpace(r.message) == "":
+		f.Explanation = whole + "It refused the pod because its CPU request cannot be met with whole physical cores: either the request is not a multiple of the CPUs per core, " +
+			"or not enough completely free cores are left. The evidence does not carry the message, which says which of the two and gives the figures."
+		f.Remedy = "Add the pod's status message (`kubectl get pod -o yaml` or `kubectl describe pod`) or the kubelet log around the rejection and run the diagnosis again; " +
+			"meanwhile request a multiple of the CPUs per core and make sure enough whole cores are free."
 	default:
 		f.Explanation = "The static CPU manager with full-pcpus-only refused the pod because its CPU request cannot be met with whole physical cores. " + r.message
 		f.Remedy = "Request a multiple of the CPUs per core and make sure enough whole cores are free."
