@@ -67,8 +67,10 @@ const (
 // message (the whole message or the inner error alone).
 func classifyInner(msg string) innerError {
 	text := msg
-	if m := reUAEText.FindStringSubmatch(msg); m != nil {
-		text = m[2]
+	if strings.Contains(msg, "failed due to") {
+		if m := reUAEText.FindStringSubmatch(msg); m != nil {
+			text = m[2]
+		}
 	}
 	in := innerError{text: text}
 	set := func(kind, manager string, m []string) innerError {
@@ -88,20 +90,20 @@ func classifyInner(msg string) innerError {
 		return set(innerMemoryNoAffinity, "memory", nil)
 	case strings.Contains(text, "preferred hint violates NUMA node allocation"):
 		return set(innerMemoryViolates, "memory", nil)
-	case reDevUnavailable.MatchString(text):
+	case strings.Contains(text, "requested number of devices unavailable for") && reDevUnavailable.MatchString(text):
 		// Only the allocation error's full text: the device manager also
 		// logs "Unable to generate topology hints: requested number of
 		// devices unavailable" while computing hints, which rejects nothing.
 		return set(innerDevicesShort, "device", reDevUnavailable.FindStringSubmatch(text))
-	case reUnhealthy.MatchString(text):
+	case strings.Contains(text, "cannot allocate unhealthy devices") && reUnhealthy.MatchString(text):
 		return set(innerDeviceUnhealthy, "device", reUnhealthy.FindStringSubmatch(text))
-	case reUnregistered.MatchString(text):
+	case strings.Contains(text, "allocate unregistered device") && reUnregistered.MatchString(text):
 		return set(innerDeviceUnregister, "device", reUnregistered.FindStringSubmatch(text))
-	case reEndpointCache.MatchString(text):
+	case strings.Contains(text, "endpoint not found in cache") && reEndpointCache.MatchString(text):
 		return set(innerDeviceEndpoint, "device", reEndpointCache.FindStringSubmatch(text))
-	case reRPCError.MatchString(text):
+	case strings.Contains(text, "rpc error: code = ") && reRPCError.MatchString(text):
 		return set(innerDevicePluginRPC, "device", reRPCError.FindStringSubmatch(text))
-	case reChangedRequest.MatchString(text):
+	case strings.Contains(text, "changed request for resource") && reChangedRequest.MatchString(text):
 		return set(innerDeviceRequestDiff, "device", reChangedRequest.FindStringSubmatch(text))
 	}
 	return in
