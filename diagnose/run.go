@@ -245,14 +245,44 @@ func admissionReason(reason, message string) string {
 	return ""
 }
 
+// admissionLiterals are literal pieces of the kubelet's admission error
+// texts; a record that holds none of them cannot carry one, which is far
+// cheaper to tell than running the templates on every record.
+var admissionLiterals = []string{"which is unexpected", "SMT Alignment Error", "with Topology", "not enough cpus available",
+	"[memorymanager] failed", "[memorymanager] preferred hint", "requested number of devices unavailable for",
+	"cannot allocate unhealthy devices", "allocate unregistered device", "endpoint not found in cache"}
+
+// mentionsAdmission reports whether s holds one of admissionLiterals.
+func mentionsAdmission(s string) bool {
+	for _, lit := range admissionLiterals {
+		if strings.Contains(s, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordMentionsAdmission reports whether the message or a value of rec
+// holds one of admissionLiterals, without building the record's text.
+func recordMentionsAdmission(rec logRecord) bool {
+	if mentionsAdmission(rec.Message) {
+		return true
+	}
+	for _, v := range rec.Values {
+		if mentionsAdmission(v.Text) {
+			return true
+		}
+	}
+	return false
+}
+
 // recordRejection tells whether a log record carries an admission error
 // of the kubelet, and returns its reason and text.
 func recordRejection(rec logRecord) (string, string) {
-	t := rec.Text()
-	if !strings.Contains(t, "Error") && !strings.Contains(t, "unexpected") && !strings.Contains(t, "Topology") &&
-		!strings.Contains(t, "not enough cpus") && !strings.Contains(t, "[memorymanager] failed") && !strings.Contains(t, "devices") && !strings.Contains(t, "device") {
+	if !recordMentionsAdmission(rec) {
 		return "", ""
 	}
+	t := rec.Text()
 	if reason := reasonFromMessage(t); reason != "" {
 		return reason, t
 	}

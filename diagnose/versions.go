@@ -161,11 +161,11 @@ func logKubeletRange(l *KubeletLog, r *kubeletRange) {
 				}
 			}
 		}
-		if strings.Contains(rec.Message, "which is unexpected") || strings.Contains(rec.Message, "SMT Alignment Error") {
+		if mentionsAdmission(rec.Message) {
 			messageRange(r, "", rec.Message, false, fmt.Sprintf("%s:%d", l.Name, rec.Line))
 		}
 		for _, v := range rec.Values {
-			if v.Key == "message" || v.Key == "err" {
+			if (v.Key == "message" || v.Key == "err") && mentionsAdmission(v.Text) {
 				messageRange(r, "", v.Text, false, fmt.Sprintf("%s:%d", l.Name, rec.Line))
 			}
 		}
