@@ -28,7 +28,7 @@ func reasonFromMessage(msg string) string {
 		return CodeSMTAlignmentError
 	case strings.Contains(msg, "which is unexpected") && reUAEText.MatchString(msg):
 		return CodeUnexpectedAdmission
-	case reTAEText.MatchString(msg):
+	case strings.Contains(msg, "with Topology") && reTAEText.MatchString(msg):
 		return CodeTopologyAffinityError
 	}
 	return ""

@@ -246,11 +246,10 @@ func admissionReason(reason, message string) string {
 }
 
 // admissionLiterals are literal pieces of the kubelet's admission error
-// texts; a record that holds none of them cannot carry one, which is far
+// texts; a text that holds none of them cannot carry one, which is far
 // cheaper to tell than running the templates on every record.
-var admissionLiterals = []string{"which is unexpected", "SMT Alignment Error", "with Topology", "not enough cpus available",
-	"[memorymanager] failed", "[memorymanager] preferred hint", "requested number of devices unavailable for",
-	"cannot allocate unhealthy devices", "allocate unregistered device", "endpoint not found in cache"}
+var admissionLiterals = []string{"which is unexpected", "SMT Alignment Error", "with Topology", "not enough cpus available", "[memorymanager] failed",
+	"[memorymanager] preferred hint", "devices unavailable for", "unhealthy devices", "unregistered device", "endpoint not found in cache"}
 
 // mentionsAdmission reports whether s holds one of admissionLiterals.
 func mentionsAdmission(s string) bool {
@@ -262,15 +261,19 @@ func mentionsAdmission(s string) bool {
 	return false
 }
 
-// recordMentionsAdmission reports whether the message or a value of rec
-// holds one of admissionLiterals, without building the record's text.
+// recordMentionsAdmission reports whether the message of rec, or a value
+// where the kubelet puts errors and admission results, holds one of
+// admissionLiterals, without building the record's text.
 func recordMentionsAdmission(rec logRecord) bool {
 	if mentionsAdmission(rec.Message) {
 		return true
 	}
 	for _, v := range rec.Values {
-		if mentionsAdmission(v.Text) {
-			return true
+		switch v.Key {
+		case "err", "error", "message", "reason", "msg":
+			if mentionsAdmission(v.Text) {
+				return true
+			}
 		}
 	}
 	return false

@@ -134,6 +134,9 @@ func (d *diagnosis) kubeletRange() kubeletRange {
 // line, and records whose form belongs to some releases only. The log
 // reader's own era detection, once it records one, belongs here too.
 func logKubeletRange(l *KubeletLog, r *kubeletRange) {
+	// would tells whether a clue of 1.min to 1.max would narrow r, so the
+	// clue's text is built only then.
+	would := func(min, max int) bool { return min > r.min || (max > 0 && (r.max == 0 || max < r.max)) }
 	for _, rec := range l.Records {
 		switch {
 		case rec.Message == "Kubelet version":
@@ -143,21 +146,29 @@ func logKubeletRange(l *KubeletLog, r *kubeletRange) {
 					r.narrow(n, n, fmt.Sprintf("%s:%d says kubeletVersion=%s", l.Name, rec.Line, v))
 				}
 			}
-		case reLogVersionOld.MatchString(rec.Message):
+		case strings.HasPrefix(rec.Message, "Version: v1.") && reLogVersionOld.MatchString(rec.Message):
 			m := reLogVersionOld.FindStringSubmatch(rec.Message)
 			n := atoi(m[1])
 			r.narrow(n, n, fmt.Sprintf("%s:%d says %s", l.Name, rec.Line, rec.Message))
 		case rec.Message == "Pod admission denied":
-			r.narrow(31, 0, fmt.Sprintf("%s:%d is a \"Pod admission denied\" record (kubernetes/kubernetes#125631)", l.Name, rec.Line))
+			if would(31, 0) {
+				r.narrow(31, 0, fmt.Sprintf("%s:%d is a \"Pod admission denied\" record (kubernetes/kubernetes#125631)", l.Name, rec.Line))
+			}
 		case strings.HasPrefix(rec.Message, "[topologymanager]") || strings.HasPrefix(rec.Message, "[cpumanager]"):
-			r.narrow(0, 20, fmt.Sprintf("%s:%d has the [topologymanager]/[cpumanager] prefix of unstructured logs", l.Name, rec.Line))
+			if would(0, 20) {
+				r.narrow(0, 20, fmt.Sprintf("%s:%d has the [topologymanager]/[cpumanager] prefix of unstructured logs", l.Name, rec.Line))
+			}
 		case rec.Message == "TopologyHints" && l.Format == "text":
 			if raw, ok := rec.Get("hints"); ok {
 				switch {
 				case strings.Contains(raw, `"NUMANodeAffinity":`):
-					r.narrow(28, 0, fmt.Sprintf("%s:%d prints hints as JSON (klog 2.100+)", l.Name, rec.Line))
+					if would(28, 0) {
+						r.narrow(28, 0, fmt.Sprintf("%s:%d prints hints as JSON (klog 2.100+)", l.Name, rec.Line))
+					}
 				case strings.Contains(raw, "NUMANodeAffinity:"):
-					r.narrow(21, 27, fmt.Sprintf("%s:%d prints hints with %%+v", l.Name, rec.Line))
+					if would(21, 27) {
+						r.narrow(21, 27, fmt.Sprintf("%s:%d prints hints with %%+v", l.Name, rec.Line))
+					}
 				}
 			}
 		}
