@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,4 +44,31 @@ func FuzzFindingMessage(f *testing.F) {
 			}
 		})
 	})
+}
+
+// BenchmarkRunLargeLog measures the diagnosis (not the parse) of a large
+// kubelet log whose records mostly carry no admission error: the record
+// scans for admission errors and release clues must stay cheap.
+func BenchmarkRunLargeLog(b *testing.B) {
+	lines := []string{
+		`I1130 09:00:00.101000     812 scope_container.go:75] "TopologyHints" hints={"cpu":[{"NUMANodeAffinity":1,"Preferred":true}]} pod="db/pg-%d" containerName="pg"`,
+		`E1130 09:00:00.101500     812 remote_runtime.go:400] "ContainerStatus from runtime service failed" err="rpc error: code = NotFound desc = container %d not found"`,
+		`I1130 09:00:00.101600     812 topology_hints.go:71] "Unable to generate topology hints: requested number of devices unavailable" resourceName="nvidia.com/gpu" pod="other/x%d" request=2 available=1`,
+		`I1130 09:00:00.101700     812 manager.go:250] "Device plugin connected" resourceName="example.com/dev%d"`,
+	}
+	var sb strings.Builder
+	for i := 0; i < 200000; i++ {
+		fmt.Fprintf(&sb, lines[i%len(lines)]+"\n", i)
+	}
+	ev := &Evidence{}
+	if err := ev.AddLog("kubelet.log", []byte(sb.String())); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), ev); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

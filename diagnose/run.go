@@ -38,6 +38,28 @@ type diagnosis struct {
 	ev     *Evidence
 	report *Report
 	rng    *kubeletRange // computed once by kubeletRange
+	// cands holds, per log, the records that may carry an admission error
+	// (computed once by admissionRecords).
+	cands map[*KubeletLog][]int
+}
+
+// admissionRecords returns the indices of the records of l whose message
+// or error values hold an admission error's literal.
+func (d *diagnosis) admissionRecords(l *KubeletLog) []int {
+	if c, ok := d.cands[l]; ok {
+		return c
+	}
+	var out []int
+	for i := range l.Records {
+		if recordMentionsAdmission(l.Records[i]) {
+			out = append(out, i)
+		}
+	}
+	if d.cands == nil {
+		d.cands = map[*KubeletLog][]int{}
+	}
+	d.cands[l] = out
+	return out
 }
 
 func (d *diagnosis) add(f Finding) {
@@ -178,7 +200,8 @@ func (d *diagnosis) rejections() []*rejection {
 	// (an "Allocate error" line, a log cut before the result, an old
 	// kubelet's unstructured line) still name a rejection.
 	for _, l := range d.ev.Logs {
-		for _, rec := range l.Records {
+		for _, i := range d.admissionRecords(l) {
+			rec := l.Records[i]
 			reason, text := recordRejection(rec)
 			if reason == "" {
 				continue

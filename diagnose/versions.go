@@ -108,6 +108,16 @@ func (d *diagnosis) kubeletRange() kubeletRange {
 	var r kubeletRange
 	for _, l := range d.ev.Logs {
 		logKubeletRange(l, &r)
+		for _, i := range d.admissionRecords(l) {
+			rec := l.Records[i]
+			where := fmt.Sprintf("%s:%d", l.Name, rec.Line)
+			messageRange(&r, "", rec.Message, false, where)
+			for _, v := range rec.Values {
+				if v.Key == "message" || v.Key == "err" {
+					messageRange(&r, "", v.Text, false, where)
+				}
+			}
+		}
 	}
 	for _, p := range d.ev.Pods {
 		messageRange(&r, p.Reason, p.Message, true, p.Source)
@@ -131,8 +141,9 @@ func (d *diagnosis) kubeletRange() kubeletRange {
 }
 
 // logKubeletRange narrows r by what one kubelet log shows: its version
-// line, and records whose form belongs to some releases only. The log
-// reader's own era detection, once it records one, belongs here too.
+// line, and records whose form belongs to some releases only (the
+// admission messages in it are read by kubeletRange). The log reader's own
+// era detection, once it records one, belongs here too.
 func logKubeletRange(l *KubeletLog, r *kubeletRange) {
 	// would tells whether a clue of 1.min to 1.max would narrow r, so the
 	// clue's text is built only then.
@@ -170,14 +181,6 @@ func logKubeletRange(l *KubeletLog, r *kubeletRange) {
 						r.narrow(21, 27, fmt.Sprintf("%s:%d prints hints with %%+v", l.Name, rec.Line))
 					}
 				}
-			}
-		}
-		if mentionsAdmission(rec.Message) {
-			messageRange(r, "", rec.Message, false, fmt.Sprintf("%s:%d", l.Name, rec.Line))
-		}
-		for _, v := range rec.Values {
-			if (v.Key == "message" || v.Key == "err") && mentionsAdmission(v.Text) {
-				messageRange(r, "", v.Text, false, fmt.Sprintf("%s:%d", l.Name, rec.Line))
 			}
 		}
 	}
