@@ -131,7 +131,7 @@ var knownBugs = []knownBug{
 	},
 	{
 		fix: 123443, manager: "Memory Manager",
-		summary: "the static memory manager admitted hints that put single-NUMA and multi-NUMA allocations on the same NUMA node, breaking its own rule; later admissions and the state replay at restart then fail",
+		summary: "the static memory manager could admit a hint that puts single-NUMA and multi-NUMA allocations on the same NUMA node, against its own rule, so admissions became inconsistent and memory_manager_state can hold groups that overlap single-NUMA allocations",
 		from:    21, to: 30,
 		fixedIn:    "a release after v1.30 (the check is in v1.32.10 and v1.37.2)",
 		workaround: "keep multi-NUMA memory pods and single-NUMA pods on different nodes",
