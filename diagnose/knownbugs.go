@@ -88,17 +88,14 @@ var knownBugs = []knownBug{
 	},
 	{
 		issue: 83775, fix: 83777, manager: "Topology Manager",
-		summary: "single-numa-node rejected pods whose hint spans every NUMA node: pods that are not Guaranteed, and on 1.16 Guaranteed pods with a fractional CPU request",
+		summary: "single-numa-node rejected Guaranteed pods with a fractional CPU request with Topology Affinity Error: their hint spans every NUMA node",
 		from:    16, to: 16,
 		fixedIn:    "v1.17.0; v1.16 by the cherry-pick #85912",
-		workaround: "give the pod whole CPUs and requests equal to limits, or use the restricted policy",
-		verified:   "#85912 is the merged release-1.16 cherry-pick of #83777 and names the 1.16 case (non-integral CPUs)",
+		workaround: "give the pod whole CPUs, or use the restricted policy",
+		verified:   "#85912, the merged release-1.16 cherry-pick of #83777, names this 1.16 case; #83777 itself fixed the same rejection of non-Guaranteed pods before v1.17.0",
 		match: func(c bugContext) bool {
-			if c.f.Code != CodeTopologyAffinityError || !singleNUMAOrUnknown(c.policy) || c.pod == nil {
+			if c.f.Code != CodeTopologyAffinityError || !singleNUMAOrUnknown(c.policy) || c.pod == nil || c.pod.QOSClass != "Guaranteed" {
 				return false
-			}
-			if c.pod.QOSClass != "Guaranteed" {
-				return true
 			}
 			for _, ct := range c.pod.Containers {
 				if q, ok := request(&ct, "cpu"); ok && !q.IsInteger() {

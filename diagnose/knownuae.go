@@ -84,8 +84,8 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		case innerDeviceUnregister:
 			f.Title = prefix + fmt.Sprintf("%s is not registered with the device manager", res)
 			f.Explanation = fmt.Sprintf("The pod asks for %s, but no device plugin has registered that resource with this kubelet: the plugin is not running, "+
-				"has not registered yet after a kubelet or node restart, or registers another resource name. The scheduler still saw the resource in the node's "+
-				"capacity, which outlives the plugin.", res)
+				"has not registered yet after a kubelet or node restart, or registers another resource name. The pod reached this node because the scheduler saw the "+
+				"resource in the node's status; the kubelet's device manager does not know it now.", res)
 		default:
 			f.Title = prefix + fmt.Sprintf("the %s device plugin is not connected", res)
 			f.Explanation = fmt.Sprintf("The device manager knows %s from its checkpoint, but the plugin's endpoint is not connected: after a kubelet restart the "+
