@@ -108,6 +108,7 @@ func TestBareMessageFindings(t *testing.T) {
 		{"smt not multiple", msgSMTMulti, CodeSMTAlignmentError, "", []string{"multiple of 2", "for example 4"}, nil},
 		{"smt physical", msgSMTPhys, CodeSMTAlignmentError, "", []string{"sibling"}, nil},
 		{"smt one thread per core", msgSMTPhys1, CodeSMTAlignmentError, "", []string{"1 CPU per core", "Free at least 5 CPUs"}, []string{"sibling", "cores of"}},
+		{"smt wrong form, one thread per core", "SMT Alignment Error: requested 3 cpus not multiple cpus per core = 1", CodeSMTAlignmentError, "", []string{"yet 3 is one", "with 1 CPU per core"}, []string{"sibling", "for example"}},
 		{"smt wrong form", msgSMTWrong, CodeSMTAlignmentError, "", []string{"yet 4 is one", "kubernetes/kubernetes#127959"}, []string{"for example"}},
 		{"cpus", uae("not enough cpus available to satisfy request: requested=8, available=6"), CodeUnexpectedAdmission, innerCPUs, []string{"8 requested, 6 available", "init containers", "ttlSecondsAfterFinished"}, nil},
 		{"memory extend", uae("[memorymanager] failed to find NUMA nodes to extend the current topology hint"), CodeMemoryGroupExtension, innerMemoryExtend, []string{"NUMA group"}, nil},

@@ -349,12 +349,13 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 		if per > 0 && req%per == 0 {
 			// A multiple of the core size cannot fail the multiple check: the
 			// kubelet printed the wrong form of the error.
-			f.Explanation = fmt.Sprintf(whole+"The message says %d CPUs are not a multiple of %d CPUs per core, yet %d is one. Kubelets 1.27 to 1.31 print this form of the error "+
-				"also when no CPU on a completely free core is left (available physical CPUs = 0), so the real cause is that every core has at least one thread taken or reserved "+
-				"(kubernetes/kubernetes#127959 fixed the message in 1.32).", req, per, req)
+			cause := "every core has at least one thread taken or reserved"
 			if per == 1 {
-				f.Explanation += " With 1 CPU per core every free CPU counts, so no CPU was free for exclusive use at all."
+				cause = "no CPU was free for exclusive use at all (with 1 CPU per core every free CPU is a whole core)"
 			}
+			f.Explanation = fmt.Sprintf(whole+"The message says %d CPUs are not a multiple of %d CPUs per core, yet %d is one. Kubelets 1.27 to 1.31 print this form of the error "+
+				"also when no CPU on a completely free core is left (available physical CPUs = 0), so the real cause is that %s "+
+				"(kubernetes/kubernetes#127959 fixed the message in 1.32).", req, per, req, cause)
 			f.Remedy = "Free CPUs on this node (delete pods holding exclusive CPUs, completed pods and pods with finished init containers that hold them) or run the pod on another node; then delete the failed pod so its controller recreates it."
 			break
 		}
