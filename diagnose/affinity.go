@@ -253,7 +253,9 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 	}
 	for _, p := range c.Providers {
 		if p.Provider == "memory" && p.EmptyMap {
-			why = append(why, "The memory manager returned no hints ({}): under the Static policy that means no NUMA node or group has enough free memory for a Guaranteed container; the Topology Manager treats it as \"no preference\", and the memory manager's allocation would fail later with UnexpectedAdmissionError.")
+			impossible = append(impossible, "memory")
+			why = append(why, "The memory manager answered hints={}: the Static policy does so for a Guaranteed container when no NUMA node or set of NUMA nodes has enough free memory (or hugepages) for it, so no NUMA set can hold it. "+
+				"The Topology Manager merges an empty answer as if the memory could go anywhere, so memory did not decide this merge; had the pod been admitted, the memory manager's allocation would have failed with UnexpectedAdmissionError.")
 		}
 	}
 	if len(impossible) > 0 {

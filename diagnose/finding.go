@@ -83,6 +83,17 @@ type Finding struct {
 	Remedy      string `json:"remedy"`
 	// TopologyAffinityError is set on findings with code TopologyAffinityError.
 	TopologyAffinityError *AffinityAnalysis `json:"topologyAffinityError,omitempty"`
+	// Cause names the inner error of an UnexpectedAdmissionError
+	// ("cpus-exhausted", "memory-extend", "device-unhealthy", ...) when
+	// numascope knows it.
+	Cause string `json:"cause,omitempty"`
+	// KnownBugs names the upstream kubelet bugs ("kubernetes/kubernetes#N")
+	// that match this finding in the kubelet releases the evidence allows.
+	KnownBugs []string `json:"knownBugs,omitempty"`
+
+	// inner is the kubelet's message the finding rests on, for matching
+	// known bugs.
+	inner string
 }
 
 // Causes of a TopologyAffinityError, as the upstream troubleshooting page names them.
@@ -158,8 +169,11 @@ type Report struct {
 	Schema string `json:"schema"`
 	// Evidence lists the evidence that was read.
 	Evidence []EvidenceItem `json:"evidence"`
-	Findings []Finding      `json:"findings"`
-	Summary  Summary        `json:"summary"`
+	// Kubelet is the kubelet release range the evidence shows ("v1.31 or
+	// later", "v1.16 to v1.17") and why; empty when nothing tells.
+	Kubelet  string    `json:"kubelet,omitempty"`
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
 }
 
 // EvidenceItem names one piece of evidence and what it was read as.

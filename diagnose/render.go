@@ -150,6 +150,11 @@ func hintText(h *ReportHint) string {
 
 func providerText(p ReportProviderHints) string {
 	if p.NoPreference {
+		if p.EmptyMap && p.Provider == "memory" {
+			// The Static memory policy answers {} for a Guaranteed container
+			// when no NUMA node or set of nodes can hold it.
+			return "{} (no NUMA node or set of NUMA nodes can hold it)"
+		}
 		if p.EmptyMap {
 			return "{} (no hints: no preference)"
 		}

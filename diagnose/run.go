@@ -3,7 +3,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -29,6 +28,8 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 		}
 		step()
 	}
+	d.knownBugFindings()
+	r.Kubelet = d.kubeletRange().String()
 	r.finish()
 	return r, nil
 }
@@ -36,6 +37,29 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 type diagnosis struct {
 	ev     *Evidence
 	report *Report
+	rng    *kubeletRange // computed once by kubeletRange
+	// cands holds, per log, the records that may carry an admission error
+	// (computed once by admissionRecords).
+	cands map[*KubeletLog][]int
+}
+
+// admissionRecords returns the indices of the records of l whose message
+// or error values hold an admission error's literal.
+func (d *diagnosis) admissionRecords(l *KubeletLog) []int {
+	if c, ok := d.cands[l]; ok {
+		return c
+	}
+	var out []int
+	for i := range l.Records {
+		if recordMentionsAdmission(l.Records[i]) {
+			out = append(out, i)
+		}
+	}
+	if d.cands == nil {
+		d.cands = map[*KubeletLog][]int{}
+	}
+	d.cands[l] = out
+	return out
 }
 
 func (d *diagnosis) add(f Finding) {
@@ -120,8 +144,8 @@ func (d *diagnosis) rejections() []*rejection {
 		return r
 	}
 	for _, p := range d.ev.Pods {
-		if admissionReasons[p.Reason] {
-			r := find(p.Ref(), normalizeReason(p.Reason))
+		if reason := admissionReason(p.Reason, p.Message); reason != "" {
+			r := find(p.Ref(), reason)
 			r.spec = p
 			r.message = strings.TrimPrefix(p.Message, "Pod was rejected: ")
 			r.refs = append(r.refs, Ref{File: p.Source, Path: p.Path + "/status/reason", Quote: p.Reason})
@@ -134,8 +158,8 @@ func (d *diagnosis) rejections() []*rejection {
 			if ev.Pod.Namespace != "" {
 				podName = ev.Pod.Namespace + "/" + ev.Pod.Name
 			}
-			if admissionReasons[ev.Pod.Reason] {
-				r := find(podName, normalizeReason(ev.Pod.Reason))
+			if reason := admissionReason(ev.Pod.Reason, ev.Pod.Message); reason != "" {
+				r := find(podName, reason)
 				if r.message == "" {
 					r.message = strings.TrimPrefix(ev.Pod.Message, "Pod was rejected: ")
 				}
@@ -143,14 +167,15 @@ func (d *diagnosis) rejections() []*rejection {
 			}
 		}
 		for _, e := range ev.Events {
-			if !admissionReasons[e.Reason] || e.Type == "Normal" {
+			reason := admissionReason(e.Reason, e.Message)
+			if reason == "" || e.Type == "Normal" {
 				continue
 			}
 			name := podName
 			if e.Object != "" {
 				name = strings.TrimPrefix(e.Object, "pod/")
 			}
-			r := find(name, normalizeReason(e.Reason))
+			r := find(name, reason)
 			if r.message == "" {
 				r.message = e.Message
 			}
@@ -169,6 +194,39 @@ func (d *diagnosis) rejections() []*rejection {
 				r.message = a.Message
 			}
 			r.refs = append(r.refs, Ref{File: l.Name, Line: a.ResultLine, Quote: a.Reason + ": " + a.Message})
+		}
+	}
+	// Log records that carry an admission error but belong to no attempt
+	// (an "Allocate error" line, a log cut before the result, an old
+	// kubelet's unstructured line) still name a rejection.
+	for _, l := range d.ev.Logs {
+		for _, i := range d.admissionRecords(l) {
+			rec := l.Records[i]
+			reason, text := recordRejection(rec)
+			if reason == "" {
+				continue
+			}
+			pod := rec.PodRef()
+			known := false
+			for _, r := range out {
+				known = known || (pod != "" && sameName(r.pod, pod)) || (pod == "" && r.reason == reason)
+			}
+			if known {
+				continue
+			}
+			if pod == "" {
+				pod = unnamedPod
+			}
+			r := find(pod, reason)
+			r.log = l
+			if r.message == "" {
+				r.message = text
+			}
+			q := text
+			if len(q) > 300 {
+				q = q[:300] + "..."
+			}
+			r.refs = append(r.refs, Ref{File: l.Name, Line: rec.Line, Quote: q})
 		}
 	}
 	// Attach pod specs and log attempts found under the same name.
@@ -194,6 +252,74 @@ func (d *diagnosis) rejections() []*rejection {
 	return out
 }
 
+// unnamedPod stands for a pod the evidence does not name.
+const unnamedPod = "(pod not named in the log)"
+
+// admissionReason returns the admission reason of a status or event: the
+// reason when it is one of the kubelet's admission reasons, otherwise,
+// when the reason is missing, the one the message's template carries.
+func admissionReason(reason, message string) string {
+	if admissionReasons[reason] {
+		return normalizeReason(reason)
+	}
+	if reason == "" {
+		return reasonFromMessage(message)
+	}
+	return ""
+}
+
+// admissionLiterals are literal pieces of the kubelet's admission error
+// texts; a text that holds none of them cannot carry one, which is far
+// cheaper to tell than running the templates on every record.
+var admissionLiterals = []string{"which is unexpected", "SMT Alignment Error", "with Topology", "not enough cpus available", "[memorymanager] failed",
+	"[memorymanager] preferred hint", "devices unavailable for", "unhealthy devices", "unregistered device", "endpoint not found in cache"}
+
+// mentionsAdmission reports whether s holds one of admissionLiterals.
+func mentionsAdmission(s string) bool {
+	for _, lit := range admissionLiterals {
+		if strings.Contains(s, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordMentionsAdmission reports whether the message of rec, or a value
+// where the kubelet puts errors and admission results, holds one of
+// admissionLiterals, without building the record's text.
+func recordMentionsAdmission(rec logRecord) bool {
+	if mentionsAdmission(rec.Message) {
+		return true
+	}
+	for _, v := range rec.Values {
+		switch v.Key {
+		case "err", "error", "message", "reason", "msg":
+			if mentionsAdmission(v.Text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recordRejection tells whether a log record carries an admission error
+// of the kubelet, and returns its reason and text.
+func recordRejection(rec logRecord) (string, string) {
+	if !recordMentionsAdmission(rec) {
+		return "", ""
+	}
+	t := rec.Text()
+	if reason := reasonFromMessage(t); reason != "" {
+		return reason, t
+	}
+	switch classifyInner(t).kind {
+	case innerCPUs, innerMemoryExtend, innerMemoryDefault, innerMemoryExtended, innerMemoryNoAffinity, innerMemoryViolates,
+		innerDevicesShort, innerDeviceUnregister, innerDeviceEndpoint, innerDeviceUnhealthy:
+		return CodeUnexpectedAdmission, t
+	}
+	return "", ""
+}
+
 func (d *diagnosis) admissions() {
 	rejected := d.rejections()
 	defer d.admitted(rejected)
@@ -209,31 +335,55 @@ func (d *diagnosis) admissions() {
 	}
 }
 
-var reSMTMessage = regexp.MustCompile(`(?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
-
 func (d *diagnosis) smtAlignment(r *rejection) {
-	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs,
+	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs, inner: r.message,
 		Title: fmt.Sprintf("Pod %s was rejected with SMTAlignmentError (CPU manager option full-pcpus-only)", r.pod)}
-	m := reSMTMessage.FindStringSubmatch(r.message)
-	cfgRef := d.cpuOptionRef("full-pcpus-only")
-	if cfgRef != nil {
+	m := reSMTText.FindStringSubmatch(r.message)
+	if cfgRef := d.cpuOptionRef("full-pcpus-only"); cfgRef != nil {
 		f.Evidence = append(f.Evidence, *cfgRef)
 	}
+	const whole = "The static CPU manager runs with the policy option full-pcpus-only, which hands out whole physical cores only. "
 	switch {
 	case m != nil && m[4] != "":
-		f.Explanation = fmt.Sprintf("The static CPU manager runs with the policy option full-pcpus-only, which hands out whole physical cores only. "+
-			"The pod asks for %s CPUs, which is not a multiple of the %s hardware threads per core, so the kubelet refuses it at admission "+
-			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", m[4], m[5])
-		f.Remedy = fmt.Sprintf("Request a multiple of %s CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
-			m[5], roundUp(atoi(m[4]), atoi(m[5])))
+		req, per := atoi(m[4]), atoi(m[5])
+		if per > 0 && req%per == 0 {
+			// A multiple of the core size cannot fail the multiple check: the
+			// kubelet printed the wrong form of the error.
+			cause := "every core has at least one thread taken or reserved"
+			if per == 1 {
+				cause = "no CPU was free for exclusive use at all (with 1 CPU per core every free CPU is a whole core)"
+			}
+			f.Explanation = fmt.Sprintf(whole+"The message says %d CPUs are not a multiple of %d CPUs per core, yet %d is one. Kubelets 1.27 to 1.31 print this form of the error "+
+				"also when no CPU on a completely free core is left (available physical CPUs = 0), so the real cause is that %s "+
+				"(kubernetes/kubernetes#127959 fixed the message in 1.32).", req, per, req, cause)
+			f.Remedy = "Free CPUs on this node (delete pods holding exclusive CPUs, completed pods and pods with finished init containers that hold them) or run the pod on another node; then delete the failed pod so its controller recreates it."
+			break
+		}
+		f.Explanation = fmt.Sprintf(whole+"The pod asks for %d CPUs, which is not a multiple of the %d hardware threads per core, so the kubelet refuses it at admission "+
+			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", req, per)
+		f.Remedy = fmt.Sprintf("Request a multiple of %d CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
+			per, roundUp(req, per))
 	case m != nil:
 		avail, req, per := atoi(m[1]), atoi(m[2]), atoi(m[3])
+		if per <= 1 {
+			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or hidden from the kubelet), so every free CPU is a whole core. "+
+				"The container asked for %d CPUs but only %d CPUs were free for exclusive use (not reserved, not assigned to other containers). "+
+				"A kubelet restart can cause this on a node that looks free: CPUs restored from cpu_manager_state are counted before the pod's own assignment (kubernetes/kubernetes#129078).", req, avail)
+			f.Remedy = fmt.Sprintf("Free at least %d CPUs (delete pods holding exclusive CPUs, including completed pods and pods whose init containers still hold CPUs), lower the request, or run the pod on another node; "+
+				"then delete the failed pod so its controller recreates it.", req-avail)
+			break
+		}
 		f.Explanation = fmt.Sprintf("The static CPU manager runs with full-pcpus-only, so a container gets whole physical cores only. "+
 			"It asked for %d CPUs (%d cores of %d threads), but only %d CPUs on completely free cores were available; free CPUs whose sibling "+
 			"thread is taken or reserved do not count. A kubelet restart can make this happen on a node that looks free: CPUs restored from "+
 			"cpu_manager_state and reserved CPUs can split cores (kubernetes/kubernetes#129078).", req, req/max(per, 1), per, avail)
 		f.Remedy = "Free whole cores (delete pods holding exclusive CPUs on half-used cores), make reservedSystemCPUs cover whole cores " +
 			"(all sibling threads), or run the pod on another node; then delete the failed pod so its controller recreates it."
+	case strings.TrimSpace(r.message) == "":
+		f.Explanation = whole + "It refused the pod because its CPU request cannot be met with whole physical cores: either the request is not a multiple of the CPUs per core, " +
+			"or not enough completely free cores are left. The evidence does not carry the message, which says which of the two and gives the figures."
+		f.Remedy = "Add the pod's status message (`kubectl get pod -o yaml` or `kubectl describe pod`) or the kubelet log around the rejection and run the diagnosis again; " +
+			"meanwhile request a multiple of the CPUs per core and make sure enough whole cores are free."
 	default:
 		f.Explanation = "The static CPU manager with full-pcpus-only refused the pod because its CPU request cannot be met with whole physical cores. " + r.message
 		f.Remedy = "Request a multiple of the CPUs per core and make sure enough whole cores are free."
@@ -260,46 +410,4 @@ func roundUp(n, k int) int {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-func (d *diagnosis) unexpectedAdmission(r *rejection) {
-	msg := r.message
-	base := Finding{Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs}
-	switch {
-	case strings.Contains(msg, "failed to find NUMA nodes to extend the current topology hint"):
-		f := base
-		f.Code = CodeMemoryGroupExtension
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError: the memory manager could not extend its NUMA hint", r.pod)
-		f.Explanation = "The Topology Manager admitted the container with a NUMA hint, but the memory on those NUMA nodes was not free, so the static " +
-			"memory manager tried to widen the hint to a larger set of NUMA nodes (a NUMA group). It found none: a NUMA node can belong either to " +
-			"single-node allocations or to one multi-node group, never both, and every wider set it could use crosses a node that already holds a " +
-			"single-NUMA allocation (or belongs to a different group). The kubelet reports this as UnexpectedAdmissionError, not TopologyAffinityError."
-		f.Remedy = "Keep pods that need memory from several NUMA nodes apart from single-NUMA pods: run them on dedicated nodes, or start them before the single-NUMA pods; " +
-			"or reduce the request so it fits on one NUMA node. Delete the failed pod so its controller recreates it."
-		d.add(f)
-	case strings.Contains(msg, "requested number of devices unavailable"):
-		m := reDevUnavailable.FindStringSubmatch(msg)
-		f := base
-		f.Code = CodeDevicesUnavailable
-		res, req, avail := "the device resource", "?", "?"
-		if m != nil {
-			res, req, avail = m[1], m[2], m[3]
-		}
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError: %s devices unavailable (requested %s, available %s)", r.pod, res, req, avail)
-		f.Explanation = fmt.Sprintf("The device manager had %s healthy, unallocated %s devices when the pod was admitted, but the pod needs %s. "+
-			"When this happens right after a node or kubelet restart, the device plugin had not registered again yet: the kubelet admits the pods "+
-			"that were already bound to the node before the plugin reports its devices (kubernetes/kubernetes#125579, #124345). It also happens when "+
-			"init containers and app containers both ask for devices and the devices are not given back in time.", avail, res, req)
-		f.Remedy = fmt.Sprintf("Check that the %s device plugin is running and registered (kubelet log \"Device plugin connected\"), then delete the failed pod so its controller "+
-			"recreates it. To avoid it after restarts, start the device plugin early (priority class, no image pull on boot).", res)
-		d.add(f)
-	default:
-		f := base
-		f.Code = CodeUnexpectedAdmission
-		f.Title = fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError", r.pod)
-		f.Explanation = "A resource manager failed to allocate for the pod after the Topology Manager admitted it: " + msg +
-			". The kubelet wraps any allocation error that is not an admission error of its own in UnexpectedAdmissionError."
-		f.Remedy = "Read the wrapped error: it names the manager (cpumanager, memorymanager, device plugin) and what was short. Free the resource or fix the request, then delete the failed pod."
-		d.add(f)
-	}
 }
