@@ -28,11 +28,31 @@ var stateFileNames = func() []string {
 // AddStateFile decodes and verifies a kubelet checkpoint file. The policy
 // the kubelet is configured with is taken from the kubelet configuration when
 // it was set first and names a valid policy.
+//
+// The bytes may be a pasted copy rather than the file itself: a copy that
+// does not decode as it is (a shell prompt, jq output, # notes, elisions,
+// a cut end) is repaired and read as far as it goes; a re-formatted copy
+// is read as it is. Either is reported as a copy, with what could be
+// verified, and the findings drawn from an unverified copy say so.
 func (e *Evidence) AddStateFile(name string, data []byte) error {
+	return e.addState(name, data, false)
+}
+
+// addState adds a checkpoint; onNode is true for a file read from the
+// node's kubelet directory, which is the file itself and never a paste.
+func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	opts := statefile.Options{Name: name}
+	var prov *provenance
 	f, err := statefile.Decode(data, opts)
+	if err != nil && !onNode {
+		f, prov, err = decodePaste(name, data, opts, err)
+	}
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", name, err)
+	}
+	decoded := data
+	if prov != nil {
+		decoded = prov.repair.JSON
 	}
 	if c := e.Config; c != nil {
 		policy := ""
@@ -48,18 +68,41 @@ func (e *Evidence) AddStateFile(name string, data []byte) error {
 		}
 		if policy != "" {
 			opts.Policy = policy
-			if g, err := statefile.Decode(data, opts); err == nil {
+			if g, err := statefile.Decode(decoded, opts); err == nil {
+				if prov != nil {
+					g.KubeletAccepts, g.OnReject, g.Reason = false, "", reasonOf(g)
+				}
 				f = g
 			}
 		}
+	}
+	if prov == nil && !onNode && !compactLayout(data) {
+		prov = &provenance{reformatted: true, redactedKeys: redactedKeys(f)}
 	}
 	e.States = append(e.States, f)
 	note := "kubelet accepts it"
 	if !f.KubeletAccepts {
 		note = "kubelet " + f.OnReject
 	}
+	if prov != nil {
+		if e.pastes == nil {
+			e.pastes = map[*statefile.File]*provenance{}
+		}
+		e.pastes[f] = prov
+		note = pasteNote(f, prov)
+	}
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "state-" + string(f.Kind), Format: string(f.Format), Note: note})
 	return nil
+}
+
+// reasonOf keeps, for a repaired paste, only the kubelet reason that is
+// about the values themselves (a policy mismatch), never one about the
+// checksum or the layout, which a paste cannot show.
+func reasonOf(f *statefile.File) string {
+	if rePolicyMismatch.MatchString(f.Reason) {
+		return f.Reason
+	}
+	return ""
 }
 
 // SetPodResources sets a PodResources snapshot.
@@ -84,7 +127,7 @@ func loadStateDir(e *Evidence, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.AddStateFile(p, b); err != nil {
+		if err := e.addState(p, b, true); err != nil {
 			return err
 		}
 		found++
@@ -142,8 +185,16 @@ func (d *diagnosis) merge(f Finding) {
 func (d *diagnosis) stateVerdicts() {
 	for _, f := range d.ev.States {
 		ref := Ref{File: f.Name, Quote: f.Reason}
-		if !f.KubeletAccepts {
+		prov := d.ev.pastes[f]
+		repaired := prov != nil && prov.repair != nil
+		if repaired {
+			// Not the node's file: no verdict on it, only what the copy shows.
+			d.pasteVerdict(f, prov)
+		}
+		if !f.KubeletAccepts && (!repaired || rePolicyMismatch.MatchString(f.Reason)) {
 			switch {
+			case prov != nil && prov.reformatted && !f.Checksum.Valid:
+				d.copyMismatch(f)
 			case f.Kind == statefile.KindDevice:
 				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
 					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),

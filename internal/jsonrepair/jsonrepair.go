@@ -589,7 +589,9 @@ func (r *repairer) junk() {
 	r.add(KindSkipped, r.line, r.path(), string(r.in[start:r.i]))
 }
 
-func isRedactedWord(w string) bool {
+// Redacted reports whether a key, value or bare token looks like a redaction
+// (<uid>, xxxx, REDACTED, ***) rather than data a kubelet wrote.
+func Redacted(w string) bool {
 	l := strings.ToLower(w)
 	switch {
 	case strings.Contains(l, "redacted"), strings.Contains(l, "xxxx"), strings.Contains(l, "***"):
@@ -628,14 +630,14 @@ func (r *repairer) word() {
 	}
 	if f != nil && f.obj && (f.st == wantValue || f.st == wantColon) {
 		k := KindDropped
-		if isRedactedWord(w) {
+		if Redacted(w) {
 			k = KindRedaction
 		}
 		r.add(k, r.line, r.path(), w+" (member "+strconv.Quote(f.key)+" left out)")
 		f.st, f.comma = wantComma, false
 		return
 	}
-	if isRedactedWord(w) {
+	if Redacted(w) {
 		if f != nil && f.obj && f.st == wantKey {
 			// <uid>: {...} — a redacted key without quotes
 			f.key, f.keyRaw, f.keyLine, f.st = w, jsonBody(w), r.line, wantColon
@@ -795,7 +797,7 @@ func (r *repairer) str() {
 	}
 	if f.obj && f.st == wantKey {
 		f.key, f.keyRaw, f.keyLine, f.st = s, raw, line, wantColon
-		if isRedactedWord(s) {
+		if Redacted(s) {
 			r.add(KindRedaction, line, r.path(), s)
 		}
 		return
@@ -811,7 +813,7 @@ func (r *repairer) str() {
 	if joined {
 		r.add(KindJoinedLine, line, r.path(), s)
 	}
-	if isRedactedWord(s) {
+	if Redacted(s) {
 		r.add(KindRedaction, line, r.path(), s)
 	}
 	r.out = append(r.out, '"')
