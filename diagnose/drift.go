@@ -99,7 +99,9 @@ func (d *diagnosis) drift() {
 				}
 			}
 		}
-		d.unexplainedGroups(memF)
+		if !d.ev.partial(memF) {
+			d.unexplainedGroups(memF)
+		}
 	}
 	if pr != nil {
 		for i := range pr.Pods {

@@ -44,6 +44,22 @@ func (p *provenance) unverified(f *statefile.File) bool {
 	return !f.Checksum.Valid || f.Checksum.ZeroSkipped
 }
 
+// partial reports whether a checkpoint's entries may be incomplete: it is
+// a paste that was cut, elided, had members dropped, or whose keys are
+// redacted (entries redacted to one key collapse). Checks that need every
+// entry are not run on it: what is missing would pass for what is free.
+func (e *Evidence) partial(f *statefile.File) bool {
+	p := e.pastes[f]
+	if p == nil {
+		return false
+	}
+	if len(p.redactedKeys) > 0 {
+		return true
+	}
+	r := p.repair
+	return r != nil && (r.Cut != nil || r.Omitted > 0 || r.Count(jsonrepair.KindElision)+r.Count(jsonrepair.KindDropped)+r.Count(jsonrepair.KindSkipped) > 0)
+}
+
 // pasteRecords are the collections of every checkpoint kind whose members
 // are whole records: one cut short by a truncated paste is left out whole.
 var pasteRecords = []string{"/entries", "/podEntries", "/Data/PodDeviceEntries", "/Data/RegisteredDevices"}
@@ -274,6 +290,9 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *provenance) {
 			b.WriteString("; whatever followed in the file is missing")
 		}
 		b.WriteString(". ")
+	}
+	if d.ev.partial(f) {
+		b.WriteString("Since entries may be missing, the checks that need every entry were not run (the CPUs in the file against the online CPUs, the memory manager's replay of its entries, memory groups no entry explains). ")
 	}
 	b.WriteString("The findings drawn from its content are marked as coming from an unverified copy.")
 	title := fmt.Sprintf("%s is a pasted copy of %s, repaired before it could be read: not the node's file", f.Name, nodeFileName(f.Kind))

@@ -235,7 +235,7 @@ func (d *diagnosis) stateVerdicts() {
 			}
 			continue
 		}
-		if f.Kind == statefile.KindMemory {
+		if f.Kind == statefile.KindMemory && !d.ev.partial(f) {
 			var replay []statefile.Problem
 			for _, p := range f.Problems {
 				if p.Severity == statefile.SeverityError && strings.HasPrefix(p.Path, "/machineState") || strings.Contains(p.Message, "expected machine state") {
@@ -295,7 +295,7 @@ func (d *diagnosis) machineVsState() {
 	if m == nil {
 		return
 	}
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 {
+	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 && !d.ev.partial(f) {
 		inState := f.CPU.DefaultCPUSet
 		for _, c := range f.CPU.Entries {
 			for _, s := range c {
