@@ -27,8 +27,28 @@ type provenance struct {
 	// way the kubelet writes its files (compact JSON): a copy that went
 	// through jq, an editor or a chat.
 	reformatted bool
+	// redactions are the redacted tokens a copy that is still JSON holds.
+	redactions []jsonrepair.Change
 	// redactedKeys are map keys (pod UIDs, container names) that look redacted.
 	redactedKeys []string
+}
+
+// copyProvenance tells whether bytes that decode as they are come from a
+// copy: laid out otherwise than the kubelet writes, or holding redacted
+// tokens. It returns nil for bytes that may be the node's file itself.
+func copyProvenance(f *statefile.File, data []byte) *provenance {
+	p := &provenance{reformatted: !compactLayout(data), redactedKeys: redactedKeys(f)}
+	if res, err := jsonrepair.Repair(data, jsonrepair.Options{MaxSize: int(statefile.DefaultMaxSize), MaxDepth: statefile.MaxDepth}); err == nil {
+		for _, c := range res.Repairs {
+			if c.Kind == jsonrepair.KindRedaction {
+				p.redactions = append(p.redactions, c)
+			}
+		}
+	}
+	if !p.reformatted && len(p.redactions) == 0 && len(p.redactedKeys) == 0 {
+		return nil
+	}
+	return p
 }
 
 // unverified reports whether the values read cannot be tied to what a
@@ -38,7 +58,7 @@ func (p *provenance) unverified(f *statefile.File) bool {
 	if p == nil {
 		return false
 	}
-	if p.repair != nil && p.repair.Lossy || len(p.redactedKeys) > 0 {
+	if p.repair != nil && p.repair.Lossy || len(p.redactedKeys) > 0 || len(p.redactions) > 0 {
 		return true
 	}
 	return !f.Checksum.Valid || f.Checksum.ZeroSkipped
@@ -93,6 +113,12 @@ func decodePaste(name string, data []byte, opts statefile.Options, orig error) (
 		return nil, nil, orig
 	}
 	res, err := jsonrepair.Repair(data, jsonrepair.Options{MaxSize: int(statefile.DefaultMaxSize), MaxDepth: statefile.MaxDepth, Records: pasteRecords})
+	if errors.Is(err, jsonrepair.ErrNoObject) && len(bytes.TrimSpace(data)) > 0 {
+		// Not even the start of a checkpoint: say so without the advice
+		// meant for the node's own file.
+		return nil, nil, fmt.Errorf("%w: no JSON object in it, so it is not a kubelet checkpoint or a paste of one (a paste cut before its first line?); "+
+			"paste the whole file, or check the node's own file there with `numascope inspect`", statefile.ErrNotJSON)
+	}
 	if err != nil || !res.Changed() {
 		return nil, nil, orig
 	}
@@ -117,14 +143,11 @@ func decodePaste(name string, data []byte, opts statefile.Options, orig error) (
 			}
 		}
 	}
-	p := &provenance{repair: res}
-	p.redactedKeys = redactedKeys(f)
 	// The kubelet's verdict is about the file on the node; this is a
 	// reconstruction of a paste of it, for which the kubelet decides
-	// nothing: the checksum report stays as computed over the values read,
-	// but no verdict is claimed.
-	f.KubeletAccepts, f.OnReject, f.Reason = false, "", reasonOf(f)
-	return f, p, nil
+	// nothing (addState drops the verdict): the checksum report stays as
+	// computed over the values read.
+	return f, &provenance{repair: res, redactedKeys: redactedKeys(f)}, nil
 }
 
 func inRecord(dropped string) bool {
@@ -150,6 +173,63 @@ func orTop(p string) string {
 		return "the top-level object"
 	}
 	return p
+}
+
+// fillContent gives a copy whose checksum does not verify the content
+// the copy holds. The kubelet keeps nothing of a CPU or DRA checkpoint
+// whose checksum fails, and statefile shows what the kubelet keeps; for a
+// copy, whose checksum says nothing about the node's file, the values are
+// what is analysed. The copy is decoded again with a checksum member set
+// to the value statefile computed for one of the layouts, so
+// the content is exactly what that layout reads from the copy. The
+// checksum report of f is left as it was.
+func fillContent(f *statefile.File, data []byte, opts statefile.Options) {
+	if f.Checksum.Valid || !contentLost(f) {
+		return
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return
+	}
+	var best *statefile.File
+	defer func() {
+		if best != nil {
+			f.CPU, f.Memory, f.Device, f.DRA = best.CPU, best.Memory, best.Device, best.DRA
+		}
+	}()
+	for _, l := range f.Checksum.Layouts {
+		for k, v := range top {
+			if !strings.EqualFold(k, "checksum") && !strings.EqualFold(k, "dataChecksum") {
+				continue
+			}
+			top[k] = json.RawMessage(fmt.Sprint(l.Computed))
+			b, err := json.Marshal(top)
+			top[k] = v
+			if err != nil {
+				continue
+			}
+			if g, err := statefile.Decode(b, opts); err == nil && g.Checksum.Valid && !contentLost(g) {
+				if best == nil || g.Format == f.Format && best.Format != f.Format {
+					best = g
+				}
+			}
+		}
+	}
+}
+
+// contentLost reports whether statefile kept no content for f.
+func contentLost(f *statefile.File) bool {
+	switch f.Kind {
+	case statefile.KindCPU:
+		return f.CPU == nil || f.CPU.PolicyName == "" && f.CPU.DefaultCPUSet.IsEmpty()
+	case statefile.KindMemory:
+		return f.Memory == nil
+	case statefile.KindDevice:
+		return f.Device == nil
+	case statefile.KindDRA:
+		return f.DRA == nil || len(f.DRA.Claims) == 0
+	}
+	return false
 }
 
 // isCheckpointCopyName reports whether a file name is a checkpoint's name
@@ -200,6 +280,8 @@ func redactedKeys(f *statefile.File) []string {
 // pasteNote is the evidence note of a checkpoint read from a copy.
 func pasteNote(f *statefile.File, p *provenance) string {
 	switch {
+	case p.repair == nil && len(p.redactions) > 0:
+		return fmt.Sprintf("copy with %d redacted values: verification skipped, content read from an unverified copy", len(p.redactions))
 	case p.repair != nil:
 		n := len(p.repair.Repairs) + p.repair.Omitted
 		s := fmt.Sprintf("pasted copy, repaired (%d repairs: %s): ", n, repairSummary(p.repair))
@@ -243,6 +325,10 @@ func repairSummary(r *jsonrepair.Result) string {
 // It never advises deleting a file or draining the node.
 func (d *diagnosis) pasteVerdict(f *statefile.File, p *provenance) {
 	res := p.repair
+	if res == nil {
+		// a copy that is still JSON, with redacted tokens
+		res = &jsonrepair.Result{Repairs: p.redactions, Lossy: true}
+	}
 	sev := statefile.SeverityInfo
 	if p.unverified(f) {
 		sev = statefile.SeverityWarning
@@ -261,13 +347,17 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *provenance) {
 		lines = append(lines, fmt.Sprintf("%d more", extra))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is not a file the kubelet could read: it is a pasted copy of %s that numascope repaired before decoding it (%s). ", f.Name, nodeFileName(f.Kind), strings.Join(lines, "; "))
+	if p.repair != nil {
+		fmt.Fprintf(&b, "%s is not a file the kubelet could read: it is a pasted copy of %s that numascope repaired before decoding it (%s). ", f.Name, nodeFileName(f.Kind), strings.Join(lines, "; "))
+	} else {
+		fmt.Fprintf(&b, "%s is a copy of %s with redacted values (%s). ", f.Name, nodeFileName(f.Kind), strings.Join(lines, "; "))
+	}
 	b.WriteString("The kubelet's checksum covers the decoded values (a Go rendering of them), not the bytes, so re-indentation, jq, key order and CRLF do not matter to it, but any changed or missing value does. ")
 	switch {
 	case p.unverified(f) && res.Lossy:
 		b.WriteString("Values were left out or may have changed in this paste, so verification was skipped: nothing here says whether the file on the node is intact or corrupt. ")
-	case p.unverified(f) && len(p.redactedKeys) > 0:
-		b.WriteString("Redacted keys are not what the kubelet wrote, so verification was skipped. ")
+	case p.unverified(f) && (len(p.redactedKeys) > 0 || len(p.redactions) > 0):
+		b.WriteString("Redacted values are not what the kubelet wrote, so verification was skipped. ")
 	case !f.Checksum.Valid:
 		fmt.Fprintf(&b, "The repairs removed only text around the values, yet the stored checksum (%d) does not match the values read: an edited or truncated paste, or a corrupt file; the paste cannot tell which. ", f.Checksum.Stored)
 	case f.Checksum.ZeroSkipped:
@@ -296,6 +386,9 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *provenance) {
 	}
 	b.WriteString("The findings drawn from its content are marked as coming from an unverified copy.")
 	title := fmt.Sprintf("%s is a pasted copy of %s, repaired before it could be read: not the node's file", f.Name, nodeFileName(f.Kind))
+	if p.repair == nil {
+		title = fmt.Sprintf("%s is a copy of %s with redacted values: not the node's file", f.Name, nodeFileName(f.Kind))
+	}
 	switch {
 	case res.Lossy || len(p.redactedKeys) > 0:
 		title += "; verification skipped"

@@ -54,8 +54,8 @@ func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	if prov != nil {
 		decoded = prov.repair.JSON
 	}
+	policy := ""
 	if c := e.Config; c != nil {
-		policy := ""
 		switch f.Kind {
 		case statefile.KindCPU:
 			if p := c.EffectiveCPUManagerPolicy(); p == "none" || p == "static" {
@@ -66,18 +66,25 @@ func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 				policy = p
 			}
 		}
-		if policy != "" {
-			opts.Policy = policy
-			if g, err := statefile.Decode(decoded, opts); err == nil {
-				if prov != nil {
-					g.KubeletAccepts, g.OnReject, g.Reason = false, "", reasonOf(g)
-				}
-				f = g
-			}
+	}
+	if prov == nil && !onNode {
+		prov = copyProvenance(f, data)
+	}
+	// For the node's file (or an intact copy of it) the verdict is the
+	// kubelet's under the configured policy. A repaired or redacted copy
+	// keeps the content decoded under its own policy, since the kubelet's
+	// verdict does not apply to it.
+	if policy != "" && (prov == nil || prov.repair == nil && len(prov.redactions) == 0) {
+		opts.Policy = policy
+		if g, err := statefile.Decode(decoded, opts); err == nil {
+			f = g
 		}
 	}
-	if prov == nil && !onNode && !compactLayout(data) {
-		prov = &provenance{reformatted: true, redactedKeys: redactedKeys(f)}
+	if prov != nil && (prov.repair != nil || len(prov.redactions) > 0) {
+		// Not the node's file: the kubelet decides nothing about it. Only
+		// what the values themselves show is kept (a policy mismatch).
+		fillContent(f, decoded, statefile.Options{Name: name, Kind: f.Kind})
+		f.KubeletAccepts, f.OnReject, f.Reason = false, "", policyMismatch(f, policy)
 	}
 	e.States = append(e.States, f)
 	note := "kubelet accepts it"
@@ -95,14 +102,25 @@ func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	return nil
 }
 
-// reasonOf keeps, for a repaired paste, only the kubelet reason that is
-// about the values themselves (a policy mismatch), never one about the
-// checksum or the layout, which a paste cannot show.
-func reasonOf(f *statefile.File) string {
-	if rePolicyMismatch.MatchString(f.Reason) {
-		return f.Reason
+// policyMismatch is the kubelet's own words for a checkpoint written under
+// another policy than the configured one ("" when they agree or either is
+// unknown). The kubelet checks the checksum first; for a copy the values
+// are all there is, so the policy is compared directly.
+func policyMismatch(f *statefile.File, configured string) string {
+	written := ""
+	switch {
+	case f.CPU != nil:
+		written = f.CPU.PolicyName
+	case f.Memory != nil:
+		written = f.Memory.PolicyName
 	}
-	return ""
+	if configured == "" || written == "" || written == configured {
+		return ""
+	}
+	if f.Kind == statefile.KindMemory {
+		return fmt.Sprintf("[memorymanager] configured policy %q differs from state checkpoint policy %q", configured, written)
+	}
+	return fmt.Sprintf("configured policy %q differs from state checkpoint policy %q", configured, written)
 }
 
 // SetPodResources sets a PodResources snapshot.
@@ -186,7 +204,7 @@ func (d *diagnosis) stateVerdicts() {
 	for _, f := range d.ev.States {
 		ref := Ref{File: f.Name, Quote: f.Reason}
 		prov := d.ev.pastes[f]
-		repaired := prov != nil && prov.repair != nil
+		repaired := prov != nil && (prov.repair != nil || len(prov.redactions) > 0)
 		if repaired {
 			// Not the node's file: no verdict on it, only what the copy shows.
 			d.pasteVerdict(f, prov)

@@ -596,8 +596,24 @@ func Redacted(w string) bool {
 	switch {
 	case strings.Contains(l, "redacted"), strings.Contains(l, "xxxx"), strings.Contains(l, "***"):
 		return true
-	case len(l) >= 3 && l[0] == '<' && l[len(l)-1] == '>':
-		return true
+	}
+	return hasAngleToken(l)
+}
+
+// hasAngleToken finds a placeholder such as <uid> or <pod-name> in s.
+func hasAngleToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '<' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && j-i <= 32 && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9' || s[j] == '-' || s[j] == '_' || s[j] == ' ' || s[j] == '.') {
+			j++
+		}
+		if j < len(s) && s[j] == '>' && j > i+1 {
+			return true
+		}
+		i = j - 1
 	}
 	return false
 }
