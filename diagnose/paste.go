@@ -285,8 +285,13 @@ func pasteNote(f *statefile.File, p *provenance) string {
 	case p.repair != nil:
 		n := len(p.repair.Repairs) + p.repair.Omitted
 		s := fmt.Sprintf("pasted copy, repaired (%d repairs: %s): ", n, repairSummary(p.repair))
-		if p.unverified(f) {
+		switch {
+		case p.repair.Lossy || len(p.redactedKeys) > 0:
 			return s + "verification skipped, content read from an unverified copy"
+		case !f.Checksum.Valid:
+			return s + "no value changed, but the checksum does not match the values (an edited or truncated paste, or a corrupt file): content read from an unverified copy"
+		case f.Checksum.ZeroSkipped:
+			return s + "checksum 0, not verified: content read from an unverified copy"
 		}
 		return s + "no value changed and the checksum matches: these values are what a kubelet wrote"
 	case !f.Checksum.Valid:

@@ -137,7 +137,7 @@ var (
 
 const (
 	maxRepairs = 200
-	maxText    = 80
+	maxText    = 120
 	maxPathSeg = 32
 )
 
