@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -404,4 +405,37 @@ func TestStatePasteEditedKeepsContent(t *testing.T) {
 			tc.check(t, f)
 		})
 	}
+}
+
+// FuzzStatePaste feeds pasted checkpoints through AddStateFile and Run:
+// never a panic, never the kubelet's verdict for a repaired paste, and
+// never advice to drain the node or delete its file because of one.
+func FuzzStatePaste(f *testing.F) {
+	f.Add([]byte(prompt + `{"policyName": "static", "defaultCpuSet": "0-1", "entries": {"a": {"c": "2-3"}  # <-- note
+}, "checksum": 1}[root@h ~]#`))
+	f.Add([]byte("{\n\"policyName\": \"Static\",\n\"machineState\": {\"0\": {\"numberOfAssignments\": 0, \"memoryMap\": {}, \"cells\": [0]}},\n\"entries\": {\"<uid>\": {\"c\": [{\"numaAffinity\": [0], \"type\": \"memory\", \"size\": 1"))
+	f.Add([]byte(`{"Data": {"PodDeviceEntries": [{"PodUID": "xxxx", "ContainerName": "c", "ResourceName": "r", "DeviceIDs": {"0": ["d"]}, "AllocResp": "Cg=="},], ...`))
+	f.Add([]byte(`{"Data": "{\"kind\":\"DRACheckpoint\"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzbudget.Run(t, func() {
+			ev := &Evidence{}
+			if err := ev.AddStateFile("state.txt", data); err != nil {
+				require.NotContains(t, err.Error(), "cannot decode checkpoint: truncated inside  ")
+				return
+			}
+			require.Len(t, ev.States, 1)
+			st := ev.States[0]
+			p := ev.pastes[st]
+			if p != nil && (p.repair != nil || len(p.redactions) > 0) {
+				require.False(t, st.KubeletAccepts)
+			}
+			r, err := Run(context.Background(), ev)
+			require.NoError(t, err)
+			for _, g := range r.Findings {
+				if g.Code == codePastedCheckpoint || g.Code == CodeCorruptCheckpoint && p != nil {
+					require.NotContains(t, strings.ToLower(g.Remedy), "drain the node,")
+				}
+			}
+		})
+	})
 }
