@@ -590,14 +590,39 @@ func (r *repairer) junk() {
 }
 
 // Redacted reports whether a key, value or bare token looks like a redaction
-// (<uid>, xxxx, REDACTED, ***) rather than data a kubelet wrote.
+// rather than data a kubelet wrote: a placeholder in angle brackets (<uid>),
+// or a word that is all x (xxxx, at least four), all * (***) or REDACTED.
+// Words are split at anything but letters, digits and '*', so a UID written
+// as xxxxxxxx-xxxx-... counts, and a container named "proxy" does not.
 func Redacted(w string) bool {
 	l := strings.ToLower(w)
-	switch {
-	case strings.Contains(l, "redacted"), strings.Contains(l, "xxxx"), strings.Contains(l, "***"):
+	if hasAngleToken(l) {
 		return true
 	}
-	return hasAngleToken(l)
+	start := -1
+	for i := 0; i <= len(l); i++ {
+		if i < len(l) && (l[i] >= 'a' && l[i] <= 'z' || l[i] >= '0' && l[i] <= '9' || l[i] == '*') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && redactedWord(l[start:i]) {
+			return true
+		}
+		start = -1
+	}
+	return false
+}
+
+func redactedWord(w string) bool {
+	if w == "redacted" {
+		return true
+	}
+	if len(w) >= 3 && strings.Trim(w, "*") == "" {
+		return true
+	}
+	return len(w) >= 4 && strings.Trim(w, "x") == ""
 }
 
 // hasAngleToken finds a placeholder such as <uid> or <pod-name> in s.

@@ -199,3 +199,25 @@ func FuzzRepair(f *testing.F) {
 		})
 	})
 }
+
+func TestRedacted(t *testing.T) {
+	for w, want := range map[string]bool{
+		"<uid>":                                true,
+		"pod <pod-name> in ns":                 true,
+		"REDACTED":                             true,
+		"[redacted]":                           true,
+		"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx": true,
+		"XXXX":                                 true,
+		"***":                                  true,
+		"GPU-***":                              true,
+		"3f1c9a2e-7b44-4d1e-9c0a-5e2b8d7f6a13": false,
+		"proxy":                                false,
+		"xxx":                                  false,
+		"unredacted-svc":                       false,
+		"app-xxxxl":                            false,
+		"a<b":                                  false,
+		"0-3,8-11":                             false,
+	} {
+		assert.Equal(t, want, Redacted(w), w)
+	}
+}
