@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/internal/jsonrepair"
 	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/podresources"
@@ -29,12 +30,18 @@ func terminal(p *topomgr.Pod) bool { return p.Phase == "Succeeded" || p.Phase ==
 
 // drift compares the state files with what the pods and PodResources say now.
 func (d *diagnosis) drift() {
+	// drift is the last step that reads the state files: mark what rests
+	// on an unverified copy once every state finding is in.
+	defer d.markUnverified()
 	cpuF := d.ev.state(statefile.KindCPU)
 	memF := d.ev.state(statefile.KindMemory)
 	pr := d.ev.PodResources
 	if cpuF != nil && cpuF.CPU != nil {
 		uids := slices.Sorted(maps.Keys(cpuF.CPU.Entries))
 		for _, uid := range uids {
+			if jsonrepair.Redacted(uid) {
+				continue // a redacted pod UID matches no pod; the paste verdict says so
+			}
 			containers := cpuF.CPU.Entries[uid]
 			pod := d.podByUID(uid)
 			for _, cname := range slices.Sorted(maps.Keys(containers)) {
@@ -65,6 +72,9 @@ func (d *diagnosis) drift() {
 	}
 	if memF != nil && memF.Memory != nil {
 		for _, uid := range slices.Sorted(maps.Keys(memF.Memory.Entries)) {
+			if jsonrepair.Redacted(uid) {
+				continue
+			}
 			containers := memF.Memory.Entries[uid]
 			pod := d.podByUID(uid)
 			for _, cname := range slices.Sorted(maps.Keys(containers)) {
@@ -89,7 +99,9 @@ func (d *diagnosis) drift() {
 				}
 			}
 		}
-		d.unexplainedGroups(memF)
+		if !d.ev.partial(memF) {
+			d.unexplainedGroups(memF)
+		}
 	}
 	if pr != nil {
 		for i := range pr.Pods {

@@ -33,6 +33,8 @@ type Evidence struct {
 
 	podResourcesName string
 	items            []EvidenceItem
+	// pastes records the checkpoints read from a copy (see paste.go).
+	pastes map[*statefile.File]*provenance
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
@@ -207,7 +209,8 @@ func Load(src Sources) (*Evidence, error) {
 
 // SourcesFromDir finds evidence in a directory by file name: the kubelet's
 // state files (cpu_manager_state, memory_manager_state, dra_manager_state,
-// device-plugins/), podresources*.json or a podresources/ directory, *.log,
+// device-plugins/), copies of them saved as <name>.<ext> (a paste such as
+// cpu_manager_state.txt), podresources*.json or a podresources/ directory, *.log,
 // journal* or kubelet-log* (kubelet logs), pod* (pods), events* or
 // describe* (events), kubelet-config* or config.yaml then kubelet-flags*
 // (kubelet configuration, flags layered last), machine-info*, topology* or
@@ -237,6 +240,8 @@ func SourcesFromDir(dir string) (Sources, error) {
 			s.PodResources = p
 		case kubeletfiles.IsCheckpointName(n) && n != kubeletfiles.NameOf(statefile.KindDevice):
 			s.StateDir = dir
+		case isCheckpointCopyName(n):
+			s.StateFiles = append(s.StateFiles, p)
 		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
 			s.PodResources = p
 		case e.IsDir():

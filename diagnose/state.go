@@ -28,14 +28,34 @@ var stateFileNames = func() []string {
 // AddStateFile decodes and verifies a kubelet checkpoint file. The policy
 // the kubelet is configured with is taken from the kubelet configuration when
 // it was set first and names a valid policy.
+//
+// The bytes may be a pasted copy rather than the file itself: a copy that
+// does not decode as it is (a shell prompt, jq output, # notes, elisions,
+// a cut end) is repaired and read as far as it goes; a re-formatted copy
+// is read as it is. Either is reported as a copy, with what could be
+// verified, and the findings drawn from an unverified copy say so.
 func (e *Evidence) AddStateFile(name string, data []byte) error {
+	return e.addState(name, data, false)
+}
+
+// addState adds a checkpoint; onNode is true for a file read from the
+// node's kubelet directory, which is the file itself and never a paste.
+func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	opts := statefile.Options{Name: name}
+	var prov *provenance
 	f, err := statefile.Decode(data, opts)
+	if err != nil && !onNode {
+		f, prov, err = decodePaste(name, data, opts, err)
+	}
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", name, err)
 	}
+	decoded := data
+	if prov != nil {
+		decoded = prov.repair.JSON
+	}
+	policy := ""
 	if c := e.Config; c != nil {
-		policy := ""
 		switch f.Kind {
 		case statefile.KindCPU:
 			if p := c.EffectiveCPUManagerPolicy(); p == "none" || p == "static" {
@@ -46,20 +66,61 @@ func (e *Evidence) AddStateFile(name string, data []byte) error {
 				policy = p
 			}
 		}
-		if policy != "" {
-			opts.Policy = policy
-			if g, err := statefile.Decode(data, opts); err == nil {
-				f = g
-			}
+	}
+	if prov == nil && !onNode {
+		prov = copyProvenance(f, data)
+	}
+	// For the node's file (or an intact copy of it) the verdict is the
+	// kubelet's under the configured policy. A repaired or redacted copy
+	// keeps the content decoded under its own policy, since the kubelet's
+	// verdict does not apply to it.
+	if policy != "" && (prov == nil || prov.repair == nil && len(prov.redactions) == 0) {
+		opts.Policy = policy
+		if g, err := statefile.Decode(decoded, opts); err == nil {
+			f = g
 		}
+	}
+	if prov != nil && (prov.repair != nil || len(prov.redactions) > 0) {
+		// Not the node's file: the kubelet decides nothing about it. Only
+		// what the values themselves show is kept (a policy mismatch).
+		fillContent(f, decoded, statefile.Options{Name: name, Kind: f.Kind})
+		f.KubeletAccepts, f.OnReject, f.Reason = false, "", policyMismatch(f, policy)
 	}
 	e.States = append(e.States, f)
 	note := "kubelet accepts it"
 	if !f.KubeletAccepts {
 		note = "kubelet " + f.OnReject
 	}
+	if prov != nil {
+		if e.pastes == nil {
+			e.pastes = map[*statefile.File]*provenance{}
+		}
+		e.pastes[f] = prov
+		note = pasteNote(f, prov)
+	}
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "state-" + string(f.Kind), Format: string(f.Format), Note: note})
 	return nil
+}
+
+// policyMismatch is the kubelet's own words for a checkpoint written under
+// another policy than the configured one ("" when they agree or either is
+// unknown). The kubelet checks the checksum first; for a copy the values
+// are all there is, so the policy is compared directly.
+func policyMismatch(f *statefile.File, configured string) string {
+	written := ""
+	switch {
+	case f.CPU != nil:
+		written = f.CPU.PolicyName
+	case f.Memory != nil:
+		written = f.Memory.PolicyName
+	}
+	if configured == "" || written == "" || written == configured {
+		return ""
+	}
+	if f.Kind == statefile.KindMemory {
+		return fmt.Sprintf("[memorymanager] configured policy %q differs from state checkpoint policy %q", configured, written)
+	}
+	return fmt.Sprintf("configured policy %q differs from state checkpoint policy %q", configured, written)
 }
 
 // SetPodResources sets a PodResources snapshot.
@@ -84,7 +145,7 @@ func loadStateDir(e *Evidence, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.AddStateFile(p, b); err != nil {
+		if err := e.addState(p, b, true); err != nil {
 			return err
 		}
 		found++
@@ -142,8 +203,16 @@ func (d *diagnosis) merge(f Finding) {
 func (d *diagnosis) stateVerdicts() {
 	for _, f := range d.ev.States {
 		ref := Ref{File: f.Name, Quote: f.Reason}
-		if !f.KubeletAccepts {
+		prov := d.ev.pastes[f]
+		repaired := prov != nil && (prov.repair != nil || len(prov.redactions) > 0)
+		if repaired {
+			// Not the node's file: no verdict on it, only what the copy shows.
+			d.pasteVerdict(f, prov)
+		}
+		if !f.KubeletAccepts && (!repaired || rePolicyMismatch.MatchString(f.Reason)) {
 			switch {
+			case prov != nil && prov.reformatted && !f.Checksum.Valid:
+				d.copyMismatch(f)
 			case f.Kind == statefile.KindDevice:
 				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
 					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),
@@ -184,7 +253,7 @@ func (d *diagnosis) stateVerdicts() {
 			}
 			continue
 		}
-		if f.Kind == statefile.KindMemory {
+		if f.Kind == statefile.KindMemory && !d.ev.partial(f) {
 			var replay []statefile.Problem
 			for _, p := range f.Problems {
 				if p.Severity == statefile.SeverityError && strings.HasPrefix(p.Path, "/machineState") || strings.Contains(p.Message, "expected machine state") {
@@ -244,7 +313,7 @@ func (d *diagnosis) machineVsState() {
 	if m == nil {
 		return
 	}
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 {
+	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 && !d.ev.partial(f) {
 		inState := f.CPU.DefaultCPUSet
 		for _, c := range f.CPU.Entries {
 			for _, s := range c {

@@ -14,9 +14,12 @@ import (
 )
 
 // The size budget of the engine: what the browser compiles (raw) and what a
-// person downloads before the page works (gzip).
+// person downloads before the page works (gzip). The raw budget grew by a
+// quarter MiB for the reader of pasted checkpoints (internal/jsonrepair and
+// diagnose's provenance checks, about 155 KB raw), which the playground
+// needs as much as the CLI: people paste checkpoints with prompts and notes.
 const (
-	maxWasmBytes     = 7 << 20
+	maxWasmBytes     = 7<<20 + 256<<10
 	maxWasmGzipBytes = 2 << 20
 )
 

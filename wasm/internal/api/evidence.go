@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/internal/jsonrepair"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"sigs.k8s.io/yaml"
@@ -166,6 +167,11 @@ func evidenceKind(in InputFile) string {
 	}
 	if k := classify(in); k != "" {
 		return k
+	}
+	if res, rerr := jsonrepair.Repair([]byte(in.Content), jsonrepair.Options{MaxSize: MaxFileBytes}); rerr == nil && res.Changed() {
+		if _, derr := statefile.Decode(res.JSON, statefile.Options{Name: in.Name, MaxSize: MaxFileBytes}); derr == nil {
+			return "state" // a pasted checkpoint: AddStateFile repairs it and says so
+		}
 	}
 	if !errors.Is(err, statefile.ErrUnknownKind) && !errors.Is(err, statefile.ErrNotJSON) {
 		return "state" // a damaged checkpoint: AddStateFile says why
