@@ -127,7 +127,7 @@ func TestParsePodsTemplateErrorsNameTheTemplate(t *testing.T) {
 
 func TestParsePodsTextIsNotAPodObject(t *testing.T) {
 	for name, in := range map[string]string{
-		"get pods table": "NAME                       READY   STATUS                  RESTARTS   AGE\ndpdk-fwd-6f9c7d8b4-kx2lq   0/1     TopologyAffinityError   0          41s\n",
+		"get pods table":     "NAME                       READY   STATUS                  RESTARTS   AGE\ndpdk-fwd-6f9c7d8b4-kx2lq   0/1     TopologyAffinityError   0          41s\n",
 		"get pods -A fenced": "```\nNAMESPACE   NAME   READY   STATUS   RESTARTS   AGE\ntelco   x   0/1   SMTAlignmentError   0   3s\n```\n",
 		"headerless row":     "dpdk-fwd-6f9c7d8b4-kx2lq   0/1     TopologyAffinityError   0          41s\n",
 		"events table":       "LAST SEEN   TYPE      REASON                  OBJECT         MESSAGE\n41s         Warning   TopologyAffinityError   pod/x          Resources cannot be allocated with Topology locality\n",
