@@ -96,7 +96,7 @@ func TestParseEventsTableAndList(t *testing.T) {
 	ev, err := ParseEvents("events.txt", readEvidence(t, "events-table.txt"))
 	require.NoError(t, err)
 	tae := ev.ForReason("TopologyAffinityError")
-	assert.Equal(t, "table", ev.Format, "format of the table")
+	assert.Equal(t, "events-table", ev.Format, "format of the table")
 	if assert.Len(t, tae, 1, "TopologyAffinityError events in the table") {
 		assert.Equal(t, "pod/guaranteed", tae[0].Object, "event object")
 		assert.Equal(t, 3, tae[0].Line, "event line")
