@@ -321,6 +321,7 @@ var (
 	reDescribeRow = regexp.MustCompile(`^(Normal|Warning)\s+([A-Za-z][\w ]*?[A-Za-z])\s{2,}(` + ageRe + `(?:\s+\(x\d+ over ` + ageRe + `\))?)\s{2,}(\S.*?)\s{2,}(.*)$`)
 	// reDescribeRowCollapsed is the same with single spaces.
 	reDescribeRowCollapsed = regexp.MustCompile(`^(Normal|Warning)\s+(\S+)\s+(` + ageRe + `(?:\s+\(x\d+ over ` + ageRe + `\))?)\s+(kubelet(?:,\s*\S+)?|default-scheduler|\S+)\s+(.*)$`)
+	reColumnGap            = regexp.MustCompile(`\s{2,}`)
 	reCountOver            = regexp.MustCompile(`\(x(\d+) over`)
 	reReady                = regexp.MustCompile(`^\d+/\d+$`)
 	reANSI                 = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
@@ -626,7 +627,7 @@ func (r *textReader) eventRow(t *textTable, line string, ln int) bool {
 		obj = kind + "/" + c["NAME"]
 	}
 	format := formatEventsTable
-	if k, _, ok := strings.Cut(obj, "/"); ok && k != strings.ToLower(k) {
+	if k, _, ok := strings.Cut(c["OBJECT"], "/"); ok && k != strings.ToLower(k) {
 		format = formatKubectlEvents
 	}
 	r.saw(format)
@@ -649,6 +650,9 @@ func (r *textReader) eventRow(t *textTable, line string, ln int) bool {
 // follow each other; OBJECT is the first kind/name after them.
 func (r *textReader) eventRowByType(t *textTable, line string, ln int) bool {
 	f := strings.Fields(line)
+	if !t.collapsed {
+		f = reColumnGap.Split(strings.TrimSpace(line), -1)
+	}
 	for i := 0; i+1 < len(f); i++ {
 		if f[i] != "Normal" && f[i] != "Warning" {
 			continue
@@ -660,6 +664,9 @@ func (r *textReader) eventRowByType(t *textTable, line string, ln int) bool {
 			rest = rest[1:]
 		}
 		e.Message = strings.Join(rest, " ")
+		if !t.collapsed {
+			e.Message = strings.Join(rest, "  ")
+		}
 		r.saw(formatEventsTable)
 		if !t.collapsed {
 			r.warnf("line %d: the row does not line up with the header on line %d: message read as the rest of the row", ln, t.line)
@@ -676,11 +683,23 @@ func (r *textReader) describeRow(t *textTable, line string, ln int) bool {
 	if t != nil && !t.has("AGE") {
 		// Before 1.14: FirstSeen LastSeen Count From SubObjectPath Type Reason Message.
 		c, ok := t.cells(line, "TYPE", "REASON")
-		if !ok || (c["TYPE"] != "Normal" && c["TYPE"] != "Warning") {
-			return false
+		switch {
+		case ok && (c["TYPE"] == "Normal" || c["TYPE"] == "Warning"):
+			e = Event{Line: ln, Type: c["TYPE"], Reason: c["REASON"], From: c["FROM"], Message: c["MESSAGE"]}
+			e.Count, _ = strconv.Atoi(c["COUNT"])
+		default:
+			// Tab-separated in those releases: Type and Reason follow each
+			// other, the message is the rest.
+			f := reColumnGap.Split(strings.TrimSpace(line), -1)
+			i := slices.IndexFunc(f, func(s string) bool { return s == "Normal" || s == "Warning" })
+			if i < 0 || i+1 >= len(f) {
+				return false
+			}
+			e = Event{Line: ln, Type: f[i], Reason: f[i+1], Message: strings.Join(f[i+2:], "  ")}
+			if i >= 3 {
+				e.Count, _ = strconv.Atoi(f[2])
+			}
 		}
-		e = Event{Line: ln, Type: c["TYPE"], Reason: c["REASON"], From: c["FROM"], Message: c["MESSAGE"]}
-		e.Count, _ = strconv.Atoi(c["COUNT"])
 	} else {
 		m := reDescribeRow.FindStringSubmatch(trim)
 		if m == nil {
@@ -795,7 +814,7 @@ func (r *textReader) messages(line string, ln int) bool {
 			e.Reason, e.Inferred = stated, false
 		}
 		if pod != "" {
-			e.Object = objectRef(pod, "")
+			e.Object = "pod/" + pod
 			if _, n, ok := strings.Cut(pod, "/"); ok {
 				e.Controller = controllerOf(n)
 			} else {
