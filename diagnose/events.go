@@ -401,7 +401,59 @@ type textReader struct {
 	otherRows map[string]int
 	nodes     map[string]bool
 	tableish  int // lines shaped like table rows that nothing read
+	// From the last `$ kubectl ...` line: its namespace and the pod it names.
+	namespace, pod string
 }
+
+// prompt reads a pasted `kubectl`/`oc` command line: the namespace it
+// selects (-n, --namespace) and the pod it names (get|describe pod NAME),
+// which the output that follows is about.
+func (r *textReader) prompt(line string) {
+	f := strings.Fields(line)
+	r.namespace, r.pod = "", ""
+	var args []string
+	for i := 1; i < len(f); i++ {
+		a := f[i]
+		switch {
+		case a == "-n" || a == "--namespace":
+			if i+1 < len(f) {
+				r.namespace = f[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--namespace="):
+			r.namespace = strings.TrimPrefix(a, "--namespace=")
+		case strings.HasPrefix(a, "-n") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			r.namespace = a[2:]
+		case a == "|" || a == ">":
+			i = len(f)
+		case strings.HasPrefix(a, "-"):
+			if (a == "-o" || a == "-l" || a == "--selector" || a == "--output") && i+1 < len(f) {
+				i++
+			}
+		default:
+			args = append(args, a)
+		}
+	}
+	// args: kubectl get|describe pod[s] NAME, or pod/NAME.
+	if len(args) >= 3 && (args[1] == "get" || args[1] == "describe") {
+		switch {
+		case args[2] == "pod" || args[2] == "pods" || args[2] == "po":
+			if len(args) == 4 {
+				r.pod = args[3]
+			}
+		case strings.HasPrefix(args[2], "pod/") && len(args) == 3:
+			r.pod = strings.TrimPrefix(args[2], "pod/")
+		}
+	}
+	if !reName.MatchString(r.namespace) {
+		r.namespace = ""
+	}
+	if !reName.MatchString(r.pod) {
+		r.pod = ""
+	}
+}
+
+var reName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
 func (r *textReader) warnf(format string, args ...any) {
 	r.warnings++
@@ -475,7 +527,12 @@ func parseEventText(name, text string) (*Events, error) {
 			tbl = nil
 			continue
 		}
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") || rePromptLine.MatchString(trim) {
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			continue
+		}
+		if rePromptLine.MatchString(trim) {
+			r.prompt(trim)
+			tbl = nil
 			continue
 		}
 		if trim == "..." || trim == "…" || trim == "[...]" || trim == "<snip>" {
@@ -584,6 +641,9 @@ func (r *textReader) podRow(t *textTable, line string, ln int) bool {
 		}
 	}
 	_ = ready
+	if ns == "" {
+		ns = r.namespace
+	}
 	r.podRows++
 	if node != "" && node != "<none>" {
 		r.nodes[node] = true
@@ -633,7 +693,11 @@ func (r *textReader) eventRow(t *textTable, line string, ln int) bool {
 	r.saw(format)
 	e := Event{Line: ln, Type: c["TYPE"], Reason: c["REASON"], Message: c["MESSAGE"], From: c["SOURCE"], Count: countOf(c["LAST SEEN"])}
 	if obj != "" {
-		e.Object = objectRef(obj, c["NAMESPACE"])
+		ns := c["NAMESPACE"]
+		if ns == "" {
+			ns = r.namespace
+		}
+		e.Object = objectRef(obj, ns)
 	}
 	if n, err := strconv.Atoi(c["COUNT"]); err == nil && e.Count == 0 {
 		e.Count = n
@@ -797,6 +861,11 @@ func (r *textReader) messages(line string, ln int) bool {
 	pod := ""
 	if m := rePodInLine.FindStringSubmatch(line); m != nil {
 		pod = m[1] + m[2] + m[3]
+	} else if r.pod != "" {
+		pod = r.pod
+		if r.namespace != "" {
+			pod = r.namespace + "/" + pod
+		}
 	}
 	stated := ""
 	if m := reReasonInLine.FindStringSubmatch(line); m != nil && len(hits) == 1 {

@@ -93,7 +93,7 @@ dpdk-fwd-6f9c7d8b4-kx2lq   0/1     Topology Affinity Error   0          41s
 		{name: "collapsed to single spaces, fenced, with a prompt",
 			in:       "```\n$ kubectl get pods -n telco\nNAME READY STATUS RESTARTS AGE\ndpdk-fwd-6f9c7d8b4-kx2lq 0/1 Topology Affinity Error 0 41s\nvrouter-0 1/1 Running 2 (3m4s ago) 9d\n```\n",
 			format:   "get-pods-table",
-			events:   []Event{warn(4, Event{Reason: "Topology Affinity Error", Object: "pod/dpdk-fwd-6f9c7d8b4-kx2lq", Count: 1, Controller: "dpdk-fwd-6f9c7d8b4"})},
+			events:   []Event{warn(4, Event{Reason: "Topology Affinity Error", Object: "pod/telco/dpdk-fwd-6f9c7d8b4-kx2lq", Count: 1, Controller: "dpdk-fwd-6f9c7d8b4"})},
 			warnings: []string{"line 3: the table's spacing was collapsed", "Running 1"}},
 		{name: "rows without a header",
 			in:     "telco   dpdk-fwd-6f9c7d8b4-kx2lq   0/1   TopologyAffinityError   0   41s\n",
@@ -152,7 +152,7 @@ telco       41s         Normal    Scheduled               pod/dpdk-fwd-6f9c7d8b4
 
 func TestParseEventsKubeletMessages(t *testing.T) {
 	inferred := func(line int, reason, msg, obj string) Event {
-		return warn(line, Event{Reason: reason, Message: msg, Object: obj, Inferred: true, Controller: controllerOf(strings.TrimPrefix(obj, "pod/"))})
+		return warn(line, Event{Reason: reason, Message: msg, Object: obj, Inferred: true, Controller: controllerOf(obj[strings.LastIndexByte(obj, '/')+1:])})
 	}
 	uae := "Allocate failed due to not enough cpus available to satisfy request: requested=8, available=6, which is unexpected"
 	mem := "Allocate failed due to [memorymanager] failed to find NUMA nodes to extend the current topology hint, which is unexpected"
@@ -186,6 +186,10 @@ func TestParseEventsKubeletMessages(t *testing.T) {
 		{name: "a log line names the pod and the reason", format: "kubelet-message",
 			in:     `I0305 09:20:11.403101    2741 kubelet.go:2347] "Pod admission denied" podUID="3f1c9a2e" pod="telco/dpdk-fwd-6f9c7d8b4-kx2lq" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"` + "\n",
 			events: []Event{warn(1, Event{Reason: "TopologyAffinityError", Message: msgTAE, Object: "pod/telco/dpdk-fwd-6f9c7d8b4-kx2lq", Controller: "dpdk-fwd-6f9c7d8b4"})}},
+		{name: "the pasted command names the pod", format: "kubelet-message",
+			in:       "$ kubectl get pod vrouter-0 -n telco -o jsonpath='{.status.message}'\nPod was rejected: " + msgSMT + "\n",
+			events:   []Event{inferred(2, "SMTAlignmentError", msgSMT, "pod/telco/vrouter-0")},
+			warnings: []string{"inferred"}},
 		{name: "describe lines without a header", format: "describe-fragment",
 			in: "  Warning  TopologyAffinityError  41s  kubelet  Resources cannot be allocated with Topology locality\n" +
 				"Warning  UnexpectedAdmissionError  3m (x4 over 5m)  kubelet, wrk-7  " + uae + "\n" +
