@@ -93,6 +93,13 @@ type eventJSON struct {
 		Host      string `json:"host"`
 	} `json:"source"`
 	ReportingController string `json:"reportingController"`
+	// A Pod in the list: its status tells an admission failure.
+	Metadata struct {
+		Name, Namespace string
+	} `json:"metadata"`
+	Status struct {
+		Reason, Message string
+	} `json:"status"`
 }
 
 // ParseEvents reads pod events, the kind detected from the content:
@@ -114,10 +121,45 @@ func ParseEvents(name string, data []byte) (*Events, error) {
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: empty events document (pass `kubectl describe pod NAME` or `kubectl get events -o yaml`)", name)
 	}
-	if isStructured(trimmed) {
-		return parseEventList(name, trimmed)
+	if body := structuredBody(trimmed); body != nil {
+		ev, err := parseEventList(name, body)
+		if err == nil {
+			return ev, nil
+		}
+		// JSON log lines and YAML-looking prose may still hold messages.
+		if tev, terr := parseEventText(name, string(data)); terr == nil {
+			tev.Warnings = append([]string{"not read as an event list (" + err.Error() + "): read as text"}, tev.Warnings...)
+			return tev, nil
+		}
+		return nil, err
 	}
 	return parseEventText(name, string(data))
+}
+
+// structuredBody returns the document without the Markdown fences, shell
+// prompt lines and quote prefixes a paste wraps it in, when it is a JSON
+// or YAML object or list; nil otherwise.
+func structuredBody(b []byte) []byte {
+	if b[0] == '{' || b[0] == '[' || bytes.HasPrefix(b, []byte("apiVersion:")) || bytes.HasPrefix(b, []byte("kind:")) || bytes.HasPrefix(b, []byte("items:")) {
+		return b
+	}
+	if !bytes.Contains(b, []byte("```")) && !bytes.Contains(b, []byte("> ")) && !bytes.Contains(b, []byte("$ ")) {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = cleanLine(l)
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || rePromptLine.MatchString(t) {
+			continue
+		}
+		out = append(out, l)
+	}
+	body := bytes.TrimSpace([]byte(strings.Join(out, "\n")))
+	if len(body) > 0 && isStructured(body) {
+		return body
+	}
+	return nil
 }
 
 func isStructured(b []byte) bool {
@@ -150,12 +192,16 @@ func parseEventList(name string, data []byte) (*Events, error) {
 			return nil, fmt.Errorf("%s: not an EventList: %w", name, err)
 		}
 		items = top.Items
-		if top.Kind == "Event" {
+		if top.Kind == "" && top.Items == nil {
+			return nil, fmt.Errorf("%s: not an EventList: the document has neither kind nor items", name)
+		}
+		if top.Kind == "Event" || top.Kind == "Pod" {
 			items = []json.RawMessage{js}
 			prefix = "-"
 		}
 	}
 	ev := &Events{Source: name, Format: "list"}
+	pods := 0
 	for i, raw := range items {
 		var e eventJSON
 		path := fmt.Sprintf("%s/%d", prefix, i)
@@ -164,6 +210,17 @@ func parseEventList(name string, data []byte) (*Events, error) {
 		}
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return nil, fmt.Errorf("%s: %s: not an Event: %w", name, path, err)
+		}
+		if e.Kind == "Pod" {
+			// `kubectl get pods -o yaml` given as events: a rejected pod's
+			// status reason is its admission failure.
+			if admissionStatus(e.Status.Reason) {
+				ev.Events = append(ev.Events, Event{Path: path + "/status/reason", Type: "Warning", Reason: e.Status.Reason,
+					Object: objectRef(e.Metadata.Name, e.Metadata.Namespace), Count: 1, Controller: controllerOf(e.Metadata.Name),
+					Message: strings.TrimPrefix(strings.TrimPrefix(e.Status.Message, "Pod was rejected: "), "Pod ")})
+			}
+			pods++
+			continue
 		}
 		obj := e.InvolvedObject
 		if obj.Name == "" {
@@ -189,8 +246,11 @@ func parseEventList(name string, data []byte) (*Events, error) {
 		}
 		ev.Events = append(ev.Events, Event{Path: path, Type: e.Type, Reason: e.Reason, Object: ref, Message: msg, Count: e.Count, From: from})
 	}
-	if top.Kind != "" && top.Kind != "EventList" && top.Kind != "List" && top.Kind != "Event" {
+	if top.Kind != "" && top.Kind != "EventList" && top.Kind != "List" && top.Kind != "Event" && top.Kind != "Pod" && top.Kind != "PodList" {
 		return nil, fmt.Errorf("%s: /kind: %q is not an EventList (pass `kubectl get events -o yaml`)", name, top.Kind)
+	}
+	if pods > 0 {
+		ev.Warnings = append(ev.Warnings, fmt.Sprintf("%d pods read for their status: %d show an admission failure", pods, len(ev.Events)))
 	}
 	return ev, nil
 }
@@ -234,6 +294,16 @@ type textTable struct {
 }
 
 func (t *textTable) has(col string) bool { return slices.Contains(t.names, col) }
+
+// end returns where a column ends: the next column's start (-1 when it is
+// the last column or unknown).
+func (t *textTable) end(col string) int {
+	j := slices.Index(t.names, col)
+	if j < 0 || j+1 >= len(t.starts) {
+		return -1
+	}
+	return t.starts[j+1]
+}
 
 var (
 	podsColumns   = []string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"}
@@ -282,11 +352,24 @@ func parseHeader(line string, known []string) (*textTable, bool) {
 // cells cuts a row at the header's offsets. ok is false when the row
 // does not line up with the header (then callers split it by shape).
 func (t *textTable) cells(line string, required ...string) (map[string]string, bool) {
-	if t.collapsed || len(line) <= t.starts[len(t.starts)-1] || strings.TrimSpace(line[:t.starts[0]]) != "" {
+	if t.collapsed || len(t.starts) == 0 {
+		return nil, false
+	}
+	last := 0 // the start of the last required column
+	for _, r := range required {
+		if j := slices.Index(t.names, r); j >= 0 {
+			last = max(last, t.starts[j])
+		}
+	}
+	if len(line) <= last || len(line) < t.starts[0] || strings.TrimSpace(line[:t.starts[0]]) != "" {
 		return nil, false
 	}
 	out := map[string]string{}
 	for j, start := range t.starts {
+		if start >= len(line) {
+			out[t.names[j]] = ""
+			continue
+		}
 		if start > 0 && line[start-1] != ' ' {
 			return nil, false
 		}
@@ -294,15 +377,11 @@ func (t *textTable) cells(line string, required ...string) (map[string]string, b
 		if j+1 < len(t.starts) {
 			end = t.starts[j+1]
 		}
-		if start >= len(line) {
-			out[t.names[j]] = ""
-			continue
-		}
 		end = min(end, len(line))
 		out[t.names[j]] = strings.TrimSpace(line[start:end])
 	}
 	for _, r := range required {
-		if start := t.starts[slices.Index(t.names, r)]; start < len(line) && line[start] == ' ' {
+		if j := slices.Index(t.names, r); j < 0 || line[t.starts[j]] == ' ' {
 			return nil, false
 		}
 	}
@@ -589,17 +668,25 @@ func parseEventText(name, text string) (*Events, error) {
 			if ok {
 				continue
 			}
-			tbl = nil
+			// Not a row (a wrapped or cut line, a note): the table goes on
+			// until a blank line or another header.
 		}
 		if k, v, ok := describeField(line); ok {
 			r.describeField(k, v, ln)
+			tbl = nil
 			continue
 		}
 		// Rows without a header.
 		if r.describeRow(nil, line, ln) || r.eventRow(nil, line, ln) || r.podRow(nil, line, ln) {
 			continue
 		}
-		if !r.messages(line, ln) && reAlignedColumns.MatchString(trim) && len(strings.Fields(trim)) >= 3 {
+		if r.messages(line, ln) {
+			continue
+		}
+		switch {
+		case tbl != nil:
+			r.warnf("line %d: skipped: not a row of the table headed on line %d (a wrapped or cut line?)", ln, tbl.line)
+		case reAlignedColumns.MatchString(trim) && len(strings.Fields(trim)) >= 3:
 			r.tableish++
 		}
 	}
@@ -643,6 +730,16 @@ func (r *textReader) podRow(t *textTable, line string, ln int) bool {
 	_ = ready
 	if ns == "" {
 		ns = r.namespace
+	}
+	if t != nil && !admissionStatus(status) && len(strings.TrimRight(line, " ")) <= t.end("STATUS") && len(status) >= 6 {
+		// The row ends inside STATUS: cut at the terminal's width.
+		for _, full := range []string{"TopologyAffinityError", "SMTAlignmentError", "UnexpectedAdmissionError", "EmptyPodSharedPoolError"} {
+			if strings.HasPrefix(full, status) && full != status {
+				r.warnf("line %d: STATUS %q is cut at the terminal's width: read as %s", ln, status, full)
+				status = full
+				break
+			}
+		}
 	}
 	r.podRows++
 	if node != "" && node != "<none>" {
@@ -777,6 +874,9 @@ func (r *textReader) describeRow(t *textTable, line string, ln int) bool {
 	if t == nil && !r.markers["Events"] {
 		r.saw(formatFragment)
 	}
+	if p := r.ev.Pod; p != nil && p.Name != "" && r.markers["Events"] {
+		e.Object = objectRef(p.Name, p.Namespace)
+	}
 	r.add(e)
 	return true
 }
@@ -809,7 +909,11 @@ func (r *textReader) describeField(k, v string, ln int) {
 	switch k {
 	case "Name":
 		if p.Name != "" {
-			return
+			// `kubectl describe pods`: the next pod. Keep what the last one
+			// said as an event.
+			r.flushPod(p)
+			p = &DescribedPod{Lines: map[string]int{}}
+			r.ev.Pod = p
 		}
 		p.Name = v
 	case "Namespace":
@@ -828,6 +932,14 @@ func (r *textReader) describeField(k, v string, ln int) {
 		return
 	}
 	p.Lines[k] = ln
+}
+
+func (r *textReader) flushPod(p *DescribedPod) {
+	if !admissionStatus(p.Reason) {
+		return
+	}
+	r.add(Event{Line: p.Lines["Reason"], Type: "Warning", Reason: p.Reason, Object: objectRef(p.Name, p.Namespace), Count: 1,
+		Message: strings.TrimPrefix(strings.TrimPrefix(p.Message, "Pod was rejected: "), "Pod "), Controller: controllerOf(p.Name)})
 }
 
 // messages finds the kubelet's admission messages in a line, in any

@@ -258,3 +258,40 @@ func TestControllerOf(t *testing.T) {
 		assert.Equal(t, want, controllerOf(pod), pod)
 	}
 }
+
+func TestParseEventsMoreShapes(t *testing.T) {
+	for _, tc := range []eventsCase{
+		{name: "kubectl get pods -o yaml given as events", format: "list",
+			in: "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: vrouter-0, namespace: telco}\n  status: {phase: Failed, reason: SMTAlignmentError, message: 'Pod was rejected: " + msgSMT + "'}\n" +
+				"- kind: Pod\n  metadata: {name: web-0, namespace: telco}\n  status: {phase: Running}\n",
+			events:   []Event{{Path: "/items/0/status/reason", Type: "Warning", Reason: "SMTAlignmentError", Object: "pod/telco/vrouter-0", Message: msgSMT, Count: 1, Controller: "vrouter"}},
+			warnings: []string{"2 pods read for their status: 1 show an admission failure"}},
+		{name: "a fenced event list with a prompt", format: "list",
+			in:     "```yaml\n$ kubectl get events -n telco -o yaml\napiVersion: v1\nkind: List\nitems:\n- kind: Event\n  type: Warning\n  reason: TopologyAffinityError\n  message: " + msgTAE + "\n  involvedObject: {kind: Pod, name: x, namespace: telco}\n```\n",
+			events: []Event{{Path: "/items/0", Type: "Warning", Reason: "TopologyAffinityError", Object: "pod/telco/x", Message: msgTAE}}},
+		{name: "JSON kubelet log lines given as events", format: "kubelet-message",
+			in:       `{"ts":1741166042118.2,"caller":"kubelet/kubelet.go:2347","msg":"Pod admission denied","v":0,"pod":{"name":"x","namespace":"telco"},"reason":"UnexpectedAdmissionError","message":"Allocate failed due to not enough cpus available to satisfy request, which is unexpected"}` + "\n" + `{"ts":1741166042119.2,"msg":"Started"}` + "\n",
+			events:   []Event{warn(1, Event{Reason: "UnexpectedAdmissionError", Message: "Allocate failed due to not enough cpus available to satisfy request, which is unexpected", Inferred: true})},
+			warnings: []string{"read as text", "inferred"}},
+		{name: "kubectl describe pods: two pods", format: "describe",
+			in: "Name:         dpdk-fwd-6f9c7d8b4-kx2lq\nNamespace:    telco\nStatus:       Failed\nReason:       TopologyAffinityError\nMessage:      Pod was rejected: " + msgTAE + "\nQoS Class:    Guaranteed\nEvents:       <none>\n\n" +
+				"Name:         vrouter-0\nNamespace:    telco\nStatus:       Failed\nReason:       SMTAlignmentError\nMessage:      Pod was rejected: " + msgSMT + "\nEvents:\n  Type     Reason             Age   From     Message\n  ----     ------             ----  ----     -------\n  Warning  SMTAlignmentError  12s   kubelet  " + msgSMT + "\n",
+			events: []Event{warn(4, Event{Reason: "TopologyAffinityError", Object: "pod/telco/dpdk-fwd-6f9c7d8b4-kx2lq", Message: msgTAE, Count: 1, Controller: "dpdk-fwd-6f9c7d8b4"}),
+				warn(17, Event{Reason: "SMTAlignmentError", Object: "pod/telco/vrouter-0", Message: msgSMT, From: "kubelet"})},
+			pod: &DescribedPod{Name: "vrouter-0", Namespace: "telco", Status: "Failed", Reason: "SMTAlignmentError", Message: "Pod was rejected: " + msgSMT,
+				Lines: map[string]int{"Name": 9, "Namespace": 10, "Status": 11, "Reason": 12, "Message": 13}}},
+		{name: "a wide table wrapped by mail at 80 columns", format: "get-pods-table",
+			in: "NAME                       READY   STATUS                  RESTARTS   AGE   IP\n" +
+				"     NODE          NOMINATED NODE   READINESS GATES\n" +
+				"dpdk-fwd-6f9c7d8b4-kx2lq   0/1     TopologyAffinityError   0          41s   <none>\n" +
+				"     wrk-numa-07   <none>           <none>\n",
+			events:   []Event{warn(3, Event{Reason: "TopologyAffinityError", Object: "pod/dpdk-fwd-6f9c7d8b4-kx2lq", Count: 1, Controller: "dpdk-fwd-6f9c7d8b4"})},
+			warnings: []string{"line 2: skipped: not a row of the table headed on line 1", "line 4: skipped"}},
+		{name: "rows cut at the terminal's width", format: "get-pods-table",
+			in:       "NAMESPACE   NAME                       READY   STATUS                     RESTARTS   AGE\ntelco       gpu-infer-7c5b9-wq2zd      0/1     UnexpectedAdmissionErr\n",
+			events:   []Event{warn(2, Event{Reason: "UnexpectedAdmissionError", Object: "pod/telco/gpu-infer-7c5b9-wq2zd", Count: 1, Controller: "gpu-infer-7c5b9"})},
+			warnings: []string{`line 2: STATUS "UnexpectedAdmissionErr" is cut at the terminal's width: read as UnexpectedAdmissionError`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkEvents(t, tc) })
+	}
+}
