@@ -293,12 +293,25 @@ type textTable struct {
 	line      int
 }
 
-func (t *textTable) has(col string) bool { return slices.Contains(t.names, col) }
+func (t *textTable) has(col string) bool { return contains(t.names, col) }
+
+// indexOf and contains are slices.Index and slices.Contains for strings,
+// written out: each generic instantiation costs the browser build.
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
 
 // end returns where a column ends: the next column's start (-1 when it is
 // the last column or unknown).
 func (t *textTable) end(col string) int {
-	j := slices.Index(t.names, col)
+	j := indexOf(t.names, col)
 	if j < 0 || j+1 >= len(t.starts) {
 		return -1
 	}
@@ -320,7 +333,7 @@ func parseHeader(line string, known []string) (*textTable, bool) {
 	t := &textTable{}
 	for _, loc := range reRun2.FindAllStringIndex(line, -1) {
 		name := strings.ToUpper(line[loc[0]:loc[1]])
-		if !slices.Contains(known, name) {
+		if !contains(known, name) {
 			t = nil
 			break
 		}
@@ -335,12 +348,12 @@ func parseHeader(line string, known []string) (*textTable, bool) {
 	t = &textTable{collapsed: true}
 	for i := 0; i < len(words); {
 		w := strings.ToUpper(words[i])
-		if i+1 < len(words) && slices.Contains(known, w+" "+strings.ToUpper(words[i+1])) {
+		if i+1 < len(words) && contains(known, w+" "+strings.ToUpper(words[i+1])) {
 			t.names = append(t.names, w+" "+strings.ToUpper(words[i+1]))
 			i += 2
 			continue
 		}
-		if !slices.Contains(known, w) {
+		if !contains(known, w) {
 			return nil, false
 		}
 		t.names = append(t.names, w)
@@ -357,7 +370,7 @@ func (t *textTable) cells(line string, required ...string) (map[string]string, b
 	}
 	last := 0 // the start of the last required column
 	for _, r := range required {
-		if j := slices.Index(t.names, r); j >= 0 {
+		if j := indexOf(t.names, r); j >= 0 {
 			last = max(last, t.starts[j])
 		}
 	}
@@ -381,7 +394,7 @@ func (t *textTable) cells(line string, required ...string) (map[string]string, b
 		out[t.names[j]] = strings.TrimSpace(line[start:end])
 	}
 	for _, r := range required {
-		if j := slices.Index(t.names, r); j < 0 || line[t.starts[j]] == ' ' {
+		if j := indexOf(t.names, r); j < 0 || line[t.starts[j]] == ' ' {
 			return nil, false
 		}
 	}
@@ -545,7 +558,7 @@ func (r *textReader) warnf(format string, args ...any) {
 }
 
 func (r *textReader) saw(format string) {
-	if !slices.Contains(r.formats, format) {
+	if !contains(r.formats, format) {
 		r.formats = append(r.formats, format)
 	}
 }
@@ -852,7 +865,10 @@ func (r *textReader) describeRow(t *textTable, line string, ln int) bool {
 			// Tab-separated in those releases: Type and Reason follow each
 			// other, the message is the rest.
 			f := reColumnGap.Split(strings.TrimSpace(line), -1)
-			i := slices.IndexFunc(f, func(s string) bool { return s == "Normal" || s == "Warning" })
+			i := indexOf(f, "Warning")
+			if j := indexOf(f, "Normal"); j >= 0 && (i < 0 || j < i) {
+				i = j
+			}
 			if i < 0 || i+1 >= len(f) {
 				return false
 			}
@@ -969,7 +985,11 @@ func (r *textReader) messages(line string, ln int) bool {
 	if len(hits) == 0 {
 		return false
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
+	for i := 1; i < len(hits); i++ { // few hits: insertion sort by position
+		for j := i; j > 0 && hits[j].at < hits[j-1].at; j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
 	pod := ""
 	if m := rePodInLine.FindStringSubmatch(line); m != nil {
 		pod = m[1] + m[2] + m[3]
@@ -1024,8 +1044,13 @@ func (r *textReader) finish() (*Events, error) {
 		if full {
 			f = formatDescribe
 		}
-		r.formats = slices.DeleteFunc(r.formats, func(s string) bool { return s == formatFragment })
-		r.formats = slices.Insert(r.formats, 0, f)
+		formats := []string{f}
+		for _, s := range r.formats {
+			if s != formatFragment {
+				formats = append(formats, s)
+			}
+		}
+		r.formats = formats
 	}
 	if pod != nil && !full && pod.Reason == "" && pod.Message == "" && len(ev.Events) == 0 {
 		// Status, Name or Namespace alone say nothing about an admission.

@@ -295,3 +295,24 @@ func TestParseEventsMoreShapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { checkEvents(t, tc) })
 	}
 }
+
+// BenchmarkParseEventsPodsTable reads a 10,000-row `kubectl get pods -A -o wide` table.
+func BenchmarkParseEventsPodsTable(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("NAMESPACE   NAME                       READY   STATUS                  RESTARTS       AGE   IP       NODE          NOMINATED NODE   READINESS GATES\n")
+	for i := range 10000 {
+		status := "Running                "
+		if i%3 == 0 {
+			status = "TopologyAffinityError  "
+		}
+		sb.WriteString("telco       dpdk-fwd-6f9c7d8b4-kx2lq   0/1     " + status + " 2 (3m4s ago)   41s   <none>   wrk-numa-07   <none>           <none>\n")
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		ev, err := ParseEvents("pods.txt", data)
+		if err != nil || len(ev.Events) != 3334 {
+			b.Fatalf("%v, %d events", err, len(ev.Events))
+		}
+	}
+}
