@@ -418,7 +418,7 @@ var (
 	reReady                = regexp.MustCompile(`^\d+/\d+$`)
 	reANSI                 = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
 	rePromptLine           = regexp.MustCompile(`^\S*[$#%>]\s+(kubectl|oc|journalctl|grep|cat|k)\s`)
-	reAlignedColumns       = regexp.MustCompile(`\S\s{2,}\S`)
+	reAlignedColumns       = regexp.MustCompile(`\s{2,}\S`)
 )
 
 // admissionStatus reports whether a pod STATUS is a reason the kubelet's
@@ -699,7 +699,7 @@ func parseEventText(name, text string) (*Events, error) {
 		switch {
 		case tbl != nil:
 			r.warnf("line %d: skipped: not a row of the table headed on line %d (a wrapped or cut line?)", ln, tbl.line)
-		case reAlignedColumns.MatchString(trim) && len(strings.Fields(trim)) >= 3:
+		case len(reAlignedColumns.FindAllStringIndex(trim, 3)) >= 2:
 			r.tableish++
 		}
 	}

@@ -316,3 +316,13 @@ func BenchmarkParseEventsPodsTable(b *testing.B) {
 		}
 	}
 }
+
+func TestParseEventsOldReasonsWithoutHeaders(t *testing.T) {
+	checkEvents(t, eventsCase{name: "1.16 describe row, no header", format: "describe-fragment",
+		in:     "  Warning  Topology Affinity Error  2m  kubelet, node1  Resources cannot be allocated with Topology Locality\n",
+		events: []Event{warn(1, Event{Reason: "Topology Affinity Error", From: "kubelet, node1", Message: "Resources cannot be allocated with Topology Locality"})}})
+	_, err := ParseEvents("prose.txt", []byte("It fails.  Then it retries.\n"))
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), "no admission or start-up error recognised", "prose with two spaces after a stop is not a table")
+	}
+}
