@@ -1052,11 +1052,6 @@ func (r *textReader) finish() (*Events, error) {
 		}
 		r.formats = formats
 	}
-	if pod != nil && !full && pod.Reason == "" && pod.Message == "" && len(ev.Events) == 0 {
-		// Status, Name or Namespace alone say nothing about an admission.
-		ev.Pod, pod = nil, nil
-		r.formats = r.formats[1:]
-	}
 	if pod != nil && pod.Reason == "" && pod.Message != "" {
 		// A Message line without its Reason: infer it from the text.
 		msg := strings.TrimPrefix(strings.TrimPrefix(pod.Message, "Pod was rejected: "), "Pod ")
@@ -1070,6 +1065,12 @@ func (r *textReader) finish() (*Events, error) {
 				break
 			}
 		}
+	}
+	if pod != nil && !full && !admissionStatus(pod.Reason) && len(ev.Events) == 0 {
+		// A fragment without an admission reason (Status, Name or a
+		// Reason such as Evicted) says nothing about an admission.
+		ev.Pod, pod = nil, nil
+		r.formats = r.formats[1:]
 	}
 	if r.podRows > 0 {
 		if len(r.otherRows) > 0 {

@@ -236,6 +236,7 @@ func TestParseEventsRefusesWhatItCannotRead(t *testing.T) {
 		"word: value lines":       {"note: the node was rebooted\ncause: unknown\n", "no admission or start-up error recognised"},
 		"a table of another kind": {"NAME      STATUS   ROLES    AGE   VERSION\nwrk-7     Ready    <none>   9d    v1.29.6\n", "not a kubectl table"},
 		"describe Status alone":   {"Status:  Running\n", "no admission or start-up error recognised"},
+		"a fragment evicted":      {"Status:  Failed\nReason:  Evicted\nMessage: The node was low on resource: memory.\n", "no admission or start-up error recognised"},
 	} {
 		_, err := ParseEvents("paste.txt", []byte(tc.in))
 		if assert.Error(t, err, name) {
