@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -491,7 +490,7 @@ type textReader struct {
 	// pods-table bookkeeping
 	podRows   int
 	otherRows map[string]int
-	nodes     map[string]bool
+	nodes     map[string]int
 	tableish  int // lines shaped like table rows that nothing read
 	// From the last `$ kubectl ...` line: its namespace and the pod it names.
 	namespace, pod string
@@ -607,7 +606,7 @@ func countOf(s string) int {
 }
 
 func parseEventText(name, text string) (*Events, error) {
-	r := &textReader{ev: &Events{Source: name}, markers: map[string]bool{}, otherRows: map[string]int{}, nodes: map[string]bool{}}
+	r := &textReader{ev: &Events{Source: name}, markers: map[string]bool{}, otherRows: map[string]int{}, nodes: map[string]int{}}
 	var tbl *textTable
 	inEvents := false
 	lines := strings.Split(text, "\n")
@@ -756,7 +755,7 @@ func (r *textReader) podRow(t *textTable, line string, ln int) bool {
 	}
 	r.podRows++
 	if node != "" && node != "<none>" {
-		r.nodes[node] = true
+		r.nodes[node]++
 	}
 	if !admissionStatus(status) {
 		r.otherRows[status]++
@@ -1076,7 +1075,7 @@ func (r *textReader) finish() (*Events, error) {
 		if len(r.otherRows) > 0 {
 			var parts []string
 			total := 0
-			for _, s := range slices.Sorted(maps.Keys(r.otherRows)) {
+			for _, s := range sortedKeys(r.otherRows) {
 				parts = append(parts, fmt.Sprintf("%s %d", s, r.otherRows[s]))
 				total += r.otherRows[s]
 			}
@@ -1086,7 +1085,7 @@ func (r *textReader) finish() (*Events, error) {
 			r.warnf("no row of the `kubectl get pods` table shows an admission failure (TopologyAffinityError, SMTAlignmentError, UnexpectedAdmissionError, OutOf...)")
 		}
 		if len(r.nodes) > 1 {
-			r.warnf("the table's rows are on %d nodes (%s): the other evidence describes one node", len(r.nodes), strings.Join(slices.Sorted(maps.Keys(r.nodes)), ", "))
+			r.warnf("the table's rows are on %d nodes (%s): the other evidence describes one node", len(r.nodes), strings.Join(sortedKeys(r.nodes), ", "))
 		}
 	}
 	if len(r.formats) == 0 {
@@ -1100,6 +1099,15 @@ func (r *textReader) finish() (*Events, error) {
 		r.warnf("also read: %s", strings.Join(r.formats[1:], ", "))
 	}
 	return ev, nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sumValues(m map[string]int) int {
