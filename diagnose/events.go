@@ -142,8 +142,20 @@ func structuredBody(b []byte) []byte {
 	if b[0] == '{' || b[0] == '[' || bytes.HasPrefix(b, []byte("apiVersion:")) || bytes.HasPrefix(b, []byte("kind:")) || bytes.HasPrefix(b, []byte("items:")) {
 		return b
 	}
-	if !bytes.Contains(b, []byte("```")) && !bytes.Contains(b, []byte("> ")) && !bytes.Contains(b, []byte("$ ")) {
-		return nil
+	// Only when the first lines are wrapping (fences, prompts, quotes)
+	// followed by an object.
+	head := b
+	for range 5 {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		t := strings.TrimSpace(cleanLine(string(line)))
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || rePromptLine.MatchString(t) || t == "" {
+			head = rest
+			continue
+		}
+		if !isStructured([]byte(t)) {
+			return nil
+		}
+		break
 	}
 	var out []string
 	for _, l := range strings.Split(string(b), "\n") {
@@ -361,6 +373,24 @@ func parseHeader(line string, known []string) (*textTable, bool) {
 	return t, len(t.names) >= 3
 }
 
+// podsHeader and eventsHeader read the header of a `kubectl get pods` and
+// of a `kubectl get events` / `kubectl events` table.
+func podsHeader(line string) (*textTable, bool) {
+	if !strings.Contains(line, "STATUS") || !strings.Contains(line, "READY") {
+		return nil, false
+	}
+	t, ok := parseHeader(line, podsColumns)
+	return t, ok && t.has("NAME") && t.has("STATUS") && t.has("READY")
+}
+
+func eventsHeader(line string) (*textTable, bool) {
+	if !strings.Contains(line, "REASON") || !strings.Contains(line, "TYPE") {
+		return nil, false
+	}
+	t, ok := parseHeader(line, eventsColumns)
+	return t, ok && t.has("TYPE") && t.has("REASON") && (t.has("MESSAGE") || t.has("LAST SEEN"))
+}
+
 // cells cuts a row at the header's offsets. ok is false when the row
 // does not line up with the header (then callers split it by shape).
 func (t *textTable) cells(line string, required ...string) (map[string]string, bool) {
@@ -376,7 +406,7 @@ func (t *textTable) cells(line string, required ...string) (map[string]string, b
 	if len(line) <= last || len(line) < t.starts[0] || strings.TrimSpace(line[:t.starts[0]]) != "" {
 		return nil, false
 	}
-	out := map[string]string{}
+	out := make(map[string]string, len(t.names))
 	for j, start := range t.starts {
 		if start >= len(line) {
 			out[t.names[j]] = ""
@@ -630,7 +660,7 @@ func parseEventText(name, text string) (*Events, error) {
 			r.warnf("line %d: %q: lines were left out here", ln, trim)
 			continue
 		}
-		if t, ok := parseHeader(trim, podsColumns); ok && t.has("NAME") && t.has("STATUS") && t.has("READY") {
+		if t, ok := podsHeader(trim); ok {
 			t.kind, t.line = formatPodsTable, ln
 			tbl, inEvents = t, false
 			r.saw(formatPodsTable)
@@ -640,7 +670,7 @@ func parseEventText(name, text string) (*Events, error) {
 			r.alignHeader(t, line)
 			continue
 		}
-		if t, ok := parseHeader(trim, eventsColumns); ok && t.has("TYPE") && t.has("REASON") && (t.has("MESSAGE") || t.has("LAST SEEN")) {
+		if t, ok := eventsHeader(trim); ok {
 			t.kind, t.line = formatEventsTable, ln
 			tbl, inEvents = t, false
 			if t.collapsed {
