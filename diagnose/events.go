@@ -639,9 +639,21 @@ func parseEventText(name, text string) (*Events, error) {
 	r := &textReader{ev: &Events{Source: name}, markers: map[string]bool{}, otherRows: map[string]int{}, nodes: map[string]int{}}
 	var tbl *textTable
 	inEvents := false
-	lines := strings.Split(text, "\n")
-	for i, raw := range lines {
-		ln := i + 1
+	for ln, rest := 1, text; rest != ""; ln++ {
+		var raw string
+		raw, rest, _ = strings.Cut(rest, "\n")
+		if raw == "" || raw == "\r" {
+			tbl = nil
+			continue
+		}
+		if len(raw) > maxMatchLine {
+			// No table row or describe line is this long: look for
+			// messages only.
+			if !r.messages(raw, ln) {
+				r.warnf("line %d: %d characters long: skipped", ln, len(raw))
+			}
+			continue
+		}
 		line := cleanLine(raw)
 		trim := strings.TrimSpace(line)
 		if trim == "" {

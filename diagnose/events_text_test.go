@@ -327,3 +327,17 @@ func TestParseEventsOldReasonsWithoutHeaders(t *testing.T) {
 		assert.Contains(t, err.Error(), "no admission or start-up error recognised", "prose with two spaces after a stop is not a table")
 	}
 }
+
+// BenchmarkParseEventsBlankLines reads 32 MiB of newlines: no line slice
+// is built for it.
+func BenchmarkParseEventsBlankLines(b *testing.B) {
+	data := []byte(strings.Repeat("\n", 32<<20) + msgTAE + "\n")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ev, err := ParseEvents("blank.txt", data)
+		if err != nil || len(ev.Events) != 1 {
+			b.Fatalf("%v", err)
+		}
+	}
+}
