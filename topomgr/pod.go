@@ -172,6 +172,9 @@ func splitYAMLDocuments(data []byte) [][]byte {
 		if bytes.Equal(line, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) || bytes.HasPrefix(line, []byte("---\t")) {
 			if len(bytes.TrimSpace(data[start:off])) > 0 {
 				out = append(out, data[start:off])
+				if len(out) > maxPodDocuments {
+					return out // the caller refuses the stream
+				}
 			}
 			start = next
 			if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {

@@ -2,6 +2,7 @@ package topomgr
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,5 +141,12 @@ func TestParsePodsTextIsNotAPodObject(t *testing.T) {
 			assert.Contains(t, err.Error(), "--events", "%s: the error says where it goes", name)
 			assert.NotContains(t, err.Error(), "cannot unmarshal", name)
 		}
+	}
+}
+
+func TestParsePodsBoundsTheDocuments(t *testing.T) {
+	_, err := ParsePods([]byte(strings.Repeat("a: 1\n---\n", maxPodDocuments+5)))
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), "more than 10000 YAML documents")
 	}
 }
