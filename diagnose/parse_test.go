@@ -1,8 +1,10 @@
 package diagnose
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,7 +98,7 @@ func TestParseEventsTableAndList(t *testing.T) {
 	ev, err := ParseEvents("events.txt", readEvidence(t, "events-table.txt"))
 	require.NoError(t, err)
 	tae := ev.ForReason("TopologyAffinityError")
-	assert.Equal(t, "table", ev.Format, "format of the table")
+	assert.Equal(t, "events-table", ev.Format, "format of the table")
 	if assert.Len(t, tae, 1, "TopologyAffinityError events in the table") {
 		assert.Equal(t, "pod/guaranteed", tae[0].Object, "event object")
 		assert.Equal(t, 3, tae[0].Line, "event line")
@@ -164,12 +166,27 @@ func FuzzParseEvents(f *testing.F) {
 		fuzzbudget.Run(t, func() {
 			ev, err := ParseEvents("fuzz", data)
 			if err != nil {
+				if !strings.HasPrefix(err.Error(), "fuzz") {
+					t.Fatalf("the error does not name the input: %v", err)
+				}
 				return
 			}
+			switch ev.Format {
+			case "list", "events-table", "kubectl-events", "get-pods-table", "kubelet-message", "describe", "describe-fragment":
+			default:
+				t.Fatalf("format %q", ev.Format)
+			}
+			lines := bytes.Count(data, []byte("\n")) + 1
 			for _, e := range ev.Events {
-				if e.Line < 0 {
-					t.Fatal("negative line")
+				if e.Line < 0 || e.Line > lines {
+					t.Fatalf("line %d of %d", e.Line, lines)
 				}
+				if e.Inferred && e.Message == "" {
+					t.Fatal("a reason inferred from no message")
+				}
+			}
+			if len(ev.Warnings) > maxEventWarnings {
+				t.Fatalf("%d warnings", len(ev.Warnings))
 			}
 		})
 	})

@@ -1,74 +1,198 @@
 package topomgr
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/numascope/numascope/internal/jsonptr"
-	"github.com/numascope/numascope/podresources"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/poddoc"
 	"github.com/numascope/numascope/internal/yamljson"
+	"github.com/numascope/numascope/podresources"
 )
 
 // maxPodFileSize bounds the size of a pod manifest ParsePod accepts.
 const maxPodFileSize = 16 << 20
 
 // ParsePod reads one pod as `kubectl get pod -o yaml` (or -o json) prints
-// it. See ParsePods.
+// it, or the pod template of one workload. See ParsePods.
 func ParsePod(data []byte) (*Pod, error) {
-	doc, err := decodePods(data)
+	docs, err := decodePods(data)
 	if err != nil {
 		return nil, err
 	}
-	if doc.IsList() || (doc.Kind != "" && doc.Kind != "Pod") {
-		return nil, fmt.Errorf("/kind: %q is not a Pod (pass `kubectl get pod NAME -o yaml`)", doc.Kind)
+	if len(docs) != 1 || docs[0].doc.IsList() || (docs[0].doc.Kind != "" && docs[0].doc.Kind != "Pod" && !poddoc.IsWorkload(docs[0].doc.Kind)) {
+		kind := "a multi-document stream"
+		if len(docs) == 1 {
+			kind = fmt.Sprintf("%q", docs[0].doc.Kind)
+		}
+		return nil, fmt.Errorf("/kind: %s is not a Pod (pass `kubectl get pod NAME -o yaml`)", kind)
 	}
-	return podFromDoc(doc, "")
+	pods := docs[0].doc.Pods()
+	if len(pods) == 0 {
+		return nil, fmt.Errorf("/spec/template: the %s has no pod template", docs[0].doc.Kind)
+	}
+	return podFromItem(pods[0])
 }
 
 // ParsePods reads `kubectl get pod -o yaml|json` output: one Pod, or a List
-// or PodList of pods (items of another kind are skipped). Quantities are
-// checked; where a container sets a limit without a request, the request
-// defaults to the limit, and pod-level requests default as the API server
-// defaults them. Errors name the field with a JSON pointer.
+// or PodList of pods (items of another kind are skipped), and the pod
+// templates of workloads (Deployment, ReplicaSet, StatefulSet, DaemonSet,
+// Job: spec.template; CronJob: spec.jobTemplate.spec.template), alone, in
+// a List, or in a multi-document YAML stream (documents of other kinds are
+// skipped). A template pod is named after its workload, its Path points at
+// the template and its QoS class is left to QOS (Warnings says so).
+// In a stream of several documents, Paths start with the document's
+// 0-based index ("/1/spec/template").
+//
+// Quantities are checked; where a container sets a limit without a
+// request, the request defaults to the limit, and pod-level requests
+// default as the API server defaults them. Errors name the field with a
+// JSON pointer. Text that is not an object (a `kubectl get pods` table,
+// `kubectl describe` output) gets an error wrapping
+// poddoc.ErrNotPodObject, so a caller can read it as events instead.
 func ParsePods(data []byte) ([]*Pod, error) {
-	doc, err := decodePods(data)
+	docs, err := decodePods(data)
 	if err != nil {
 		return nil, err
 	}
-	if !doc.IsList() && doc.Kind != "" && doc.Kind != "Pod" {
-		return nil, fmt.Errorf("/kind: %q is not a Pod (pass `kubectl get pod NAME -o yaml`)", doc.Kind)
-	}
 	var out []*Pod
-	for _, item := range doc.Pods() {
-		p, err := podFromDoc(item.Doc, item.Path)
-		if err != nil {
-			return nil, err
+	kinds := []string{}
+	for _, d := range docs {
+		if !d.doc.IsList() && d.doc.Kind != "" && d.doc.Kind != "Pod" && !poddoc.IsWorkload(d.doc.Kind) {
+			kinds = append(kinds, d.doc.Kind)
+			continue
 		}
-		out = append(out, p)
+		for _, item := range d.doc.Pods() {
+			item.Path = d.prefix + item.Path
+			p, err := podFromItem(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
 	}
 	if len(out) == 0 {
+		if len(docs) == 1 && len(kinds) == 1 {
+			return nil, fmt.Errorf("/kind: %q is not a Pod (pass `kubectl get pod NAME -o yaml`, or a Deployment, StatefulSet, DaemonSet, Job or CronJob)", kinds[0])
+		}
+		if len(kinds) > 0 {
+			return nil, fmt.Errorf("no Pod or workload with a pod template among the documents (kinds %s)", strings.Join(kinds, ", "))
+		}
 		return nil, fmt.Errorf("/items: the list holds no Pod")
 	}
 	return out, nil
 }
 
-func decodePods(data []byte) (*poddoc.Doc, error) {
+// Warnings says what the pod's manifest could not tell: a pod read from
+// a workload's template has no status, so its QoS class is computed.
+func (p *Pod) Warnings() []string {
+	if strings.HasSuffix(p.Path, "/spec/template") {
+		return []string{fmt.Sprintf("%s: a pod template (%s), not a pod: QoS computed from the template (%s); no node, status or pod name", p.Path, p.OwnerKind+" pods", p.QOS())}
+	}
+	return nil
+}
+
+// maxPodDocuments bounds the documents of a multi-document pod stream.
+const maxPodDocuments = 10000
+
+type podDoc struct {
+	prefix string
+	doc    *poddoc.Doc
+}
+
+func decodePods(data []byte) ([]podDoc, error) {
 	if len(data) > maxPodFileSize {
 		return nil, fmt.Errorf("the pod manifest is larger than %d bytes", maxPodFileSize)
 	}
-	js, err := yamljson.ToJSON(data, "pod")
-	if err != nil {
-		return nil, err
+	if what := poddoc.TextKind(data); what != "" {
+		return nil, fmt.Errorf("%w: this is %s; give it as events (--events), or give `kubectl get pod NAME -o yaml`", poddoc.ErrNotPodObject, what)
 	}
-	var doc poddoc.Doc
-	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, fmt.Errorf("not a pod manifest: %w", err)
+	data, _ = poddoc.Unwrap(data)
+	parts := splitYAMLDocuments(data)
+	if len(parts) > maxPodDocuments {
+		return nil, fmt.Errorf("more than %d YAML documents", maxPodDocuments)
 	}
-	return &doc, nil
+	var out []podDoc
+	for i, part := range parts {
+		label, prefix := "pod", ""
+		if len(parts) > 1 {
+			label, prefix = fmt.Sprintf("pod document %d", i), fmt.Sprintf("/%d", i)
+		}
+		js, err := yamljson.ToJSON(part, label)
+		if err != nil {
+			return nil, err
+		}
+		js = bytes.TrimSpace(js)
+		if len(js) == 0 || string(js) == "null" {
+			continue
+		}
+		var doc poddoc.Doc
+		switch js[0] {
+		case '{':
+			if err := json.Unmarshal(js, &doc); err != nil {
+				return nil, fmt.Errorf("%snot a pod manifest: %w", strings.TrimPrefix(prefix+": ", ": "), err)
+			}
+		case '[':
+			if err := json.Unmarshal(js, &doc.Items); err != nil {
+				return nil, fmt.Errorf("%snot a list of pods: %w", strings.TrimPrefix(prefix+": ", ": "), err)
+			}
+			doc.Kind = "List"
+		default:
+			return nil, fmt.Errorf("%w: the %s is plain text or a scalar, not a Pod object: a `kubectl get pods` table or a kubelet message goes in as events (--events); a pod as `kubectl get pod NAME -o yaml`", poddoc.ErrNotPodObject, label)
+		}
+		out = append(out, podDoc{prefix: prefix, doc: &doc})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty pod manifest: give `kubectl get pod NAME -o yaml`")
+	}
+	return out, nil
+}
+
+// splitYAMLDocuments splits a YAML stream at its `---` lines. JSON input
+// is one document.
+func splitYAMLDocuments(data []byte) [][]byte {
+	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return [][]byte{data}
+	}
+	var out [][]byte
+	start := 0
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if end >= 0 {
+			end += off
+			next = end + 1
+		} else {
+			end = len(data)
+		}
+		line := bytes.TrimRight(data[off:end], "\r \t")
+		if bytes.Equal(line, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) || bytes.HasPrefix(line, []byte("---\t")) {
+			if len(bytes.TrimSpace(data[start:off])) > 0 {
+				out = append(out, data[start:off])
+				if len(out) > maxPodDocuments {
+					return out // the caller refuses the stream
+				}
+			}
+			start = next
+			if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {
+				// "--- {kind: Pod ...}": content on the separator line.
+				start = off + 3
+			}
+		}
+		off = next
+	}
+	if len(bytes.TrimSpace(data[start:])) > 0 || len(out) == 0 {
+		out = append(out, data[start:])
+	}
+	return out
+}
+
+func podFromItem(item poddoc.Pod) (*Pod, error) {
+	return podFromDoc(item.Doc, item.Path)
 }
 
 func podFromDoc(doc *poddoc.Doc, path string) (*Pod, error) {

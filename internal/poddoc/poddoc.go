@@ -1,13 +1,23 @@
 // Package poddoc decodes Pod objects as `kubectl get pod -o json|yaml`
 // prints them (one Pod, or a List or PodList of pods) into typed structs:
 // the one decoding of pods behind topomgr.ParsePods and
-// podresources.QOSClassesFromPods.
+// podresources.QOSClassesFromPods. It also finds the pod template of a
+// workload (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob).
 package poddoc
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 )
+
+// ErrNotPodObject is wrapped by the errors of readers given text that is
+// not a Kubernetes object at all (a `kubectl get pods` table, `kubectl
+// describe` output, a kubelet message): the caller can read it as events.
+var ErrNotPodObject = errors.New("not a Pod object")
 
 // Doc is one Pod, or a list whose Items are pods.
 type Doc struct {
@@ -35,6 +45,20 @@ type Spec struct {
 	InitContainers []Container `json:"initContainers"`
 	Containers     []Container `json:"containers"`
 	Resources      *Resources  `json:"resources"`
+	// Template is the pod template of a Deployment, ReplicaSet,
+	// StatefulSet, DaemonSet or Job; JobTemplate holds a CronJob's.
+	Template    *Template `json:"template"`
+	JobTemplate *struct {
+		Spec struct {
+			Template *Template `json:"template"`
+		} `json:"spec"`
+	} `json:"jobTemplate"`
+}
+
+// Template is a pod template: metadata and spec, no status.
+type Template struct {
+	Metadata Metadata `json:"metadata"`
+	Spec     Spec     `json:"spec"`
 }
 
 // Container is one container of the spec.
@@ -81,22 +105,73 @@ func (d *Doc) IsList() bool {
 type Pod struct {
 	Path string
 	Doc  *Doc
+	// Workload is the kind of the object whose pod template this is
+	// ("Deployment", "CronJob", ...); "" for a Pod. A template has no
+	// status: its QoS class must be computed.
+	Workload string
 }
 
-// Pods returns the pods of a document: itself, or its items that are pods
-// (items of another kind are skipped).
+// workloadOwner maps a workload kind to the kind that owns its pods.
+var workloadOwner = map[string]string{
+	"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet", "StatefulSet": "StatefulSet",
+	"DaemonSet": "DaemonSet", "Job": "Job", "CronJob": "Job",
+	"ReplicationController": "ReplicationController",
+}
+
+// IsWorkload reports whether kind is a workload with a pod template.
+func IsWorkload(kind string) bool { return workloadOwner[kind] != "" }
+
+// Pods returns the pods of a document: itself, its items that are pods,
+// or the pod template of a workload (items of another kind are skipped).
+// A template pod takes the workload's name and namespace where its own
+// metadata has none, and its Path points at the template.
 func (d *Doc) Pods() []Pod {
 	if !d.IsList() {
-		return []Pod{{Doc: d}}
+		if p, ok := d.pod(""); ok {
+			return []Pod{p}
+		}
+		return nil
 	}
 	var out []Pod
 	for i := range d.Items {
-		if k := d.Items[i].Kind; k != "" && k != "Pod" {
+		it := &d.Items[i]
+		if k := it.Kind; k != "" && k != "Pod" && !IsWorkload(k) {
 			continue
 		}
-		out = append(out, Pod{Path: fmt.Sprintf("/items/%d", i), Doc: &d.Items[i]})
+		if p, ok := it.pod(fmt.Sprintf("/items/%d", i)); ok {
+			out = append(out, p)
+		}
 	}
 	return out
+}
+
+func (d *Doc) pod(path string) (Pod, bool) {
+	if !IsWorkload(d.Kind) {
+		return Pod{Path: path, Doc: d}, true
+	}
+	t, tpath := d.Spec.Template, "/spec/template"
+	if d.Kind == "CronJob" {
+		t, tpath = nil, "/spec/jobTemplate/spec/template"
+		if d.Spec.JobTemplate != nil {
+			t = d.Spec.JobTemplate.Spec.Template
+		}
+	}
+	if t == nil {
+		return Pod{}, false
+	}
+	md := t.Metadata
+	if md.Name == "" {
+		md.Name = d.Metadata.Name
+	}
+	if md.Namespace == "" {
+		md.Namespace = d.Metadata.Namespace
+	}
+	ctrl := true
+	md.OwnerReferences = append(md.OwnerReferences[:0:0], struct {
+		Kind       string `json:"kind"`
+		Controller *bool  `json:"controller"`
+	}{Kind: workloadOwner[d.Kind], Controller: &ctrl})
+	return Pod{Path: path + tpath, Doc: &Doc{Kind: "Pod", Metadata: md, Spec: t.Spec}, Workload: d.Kind}, true
 }
 
 // OwnerKind is the kind of the controller owner (Job, ReplicaSet, ...).
@@ -134,4 +209,76 @@ func QuantityText(raw json.RawMessage) (s string, ok bool) {
 		return n.String(), true
 	}
 	return "", false
+}
+
+// TextKind names what a text that is not a Kubernetes object looks like
+// ("a `kubectl get pods` table", "`kubectl describe` output", ...), or
+// returns "" when it may be an object. It reads at most the first 200
+// lines and stops at the first line that starts a JSON or YAML object.
+func TextKind(data []byte) string {
+	markers := map[string]bool{}
+	lines := 0
+	for len(data) > 0 && lines < 200 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		t := strings.TrimRight(string(line), "\r \t")
+		t = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(t, ">"), " "), " \t")
+		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "$ ") {
+			continue
+		}
+		lines++
+		switch {
+		case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, "apiVersion:") ||
+			strings.HasPrefix(t, "kind:") || strings.HasPrefix(t, "items:") || strings.HasPrefix(t, "metadata:") || t == "---":
+			return ""
+		case reGetPodsHeader.MatchString(t):
+			return "a `kubectl get pods` table"
+		case reEventsHeader.MatchString(t):
+			return "a `kubectl get events` table"
+		}
+		if k, _, ok := strings.Cut(t, ":"); ok && describeMarkers[k] && len(line) > 0 && line[0] != ' ' {
+			markers[k] = true
+		}
+	}
+	if markers["Name"] && len(markers) >= 2 || markers["Events"] && len(markers) >= 2 {
+		return "`kubectl describe` output"
+	}
+	return ""
+}
+
+var (
+	reGetPodsHeader = regexp.MustCompile(`^(NAMESPACE\s+)?NAME\s+READY\s+STATUS(\s|$)`)
+	reEventsHeader  = regexp.MustCompile(`^(NAMESPACE\s+)?LAST SEEN\s+(TYPE|FIRST SEEN)\s`)
+	describeMarkers = map[string]bool{"Name": true, "Namespace": true, "Priority": true, "Node": true, "Start Time": true,
+		"Status": true, "Controlled By": true, "Containers": true, "Conditions": true, "QoS Class": true, "Events": true,
+		"Service Account": true, "Node-Selectors": true, "Tolerations": true, "IP": true, "IPs": true}
+)
+
+// Unwrap removes what a paste wraps an object in: Markdown fence lines,
+// shell prompt lines (`$ kubectl get pod x -o yaml`) and `> ` quote
+// prefixes, when the text starts with one of them. ok reports a change.
+func Unwrap(data []byte) (out []byte, ok bool) {
+	first := bytes.TrimLeft(data, " \t\r\n")
+	if !bytes.HasPrefix(first, []byte("```")) && !bytes.HasPrefix(first, []byte("~~~")) && !bytes.HasPrefix(first, []byte("$ ")) && !bytes.HasPrefix(first, []byte("> ")) {
+		return data, false
+	}
+	var b bytes.Buffer
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		for bytes.HasPrefix(line, []byte(">")) {
+			line = bytes.TrimPrefix(bytes.TrimPrefix(line, []byte(">")), []byte(" "))
+		}
+		t := bytes.TrimSpace(line)
+		if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) || bytes.HasPrefix(line, []byte("$ ")) {
+			continue
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), true
 }

@@ -74,6 +74,10 @@ func classify(in InputFile) string {
 	if log, err := diagnose.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
 		return kindLog
 	}
+	// kubectl get pods tables, describe fragments, bare kubelet messages.
+	if _, err := diagnose.ParseEvents(in.Name, []byte(text)); err == nil {
+		return kindEvents
+	}
 	return ""
 }
 
