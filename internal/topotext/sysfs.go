@@ -1,0 +1,111 @@
+package topotext
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"testing/fstest"
+)
+
+// sysfsLeaves are the files of a sysfs listing that are read; others are
+// skipped.
+var sysfsLeaves = map[string]bool{
+	"cpulist": true, "distance": true, "meminfo": true, "nr_hugepages": true, "free_hugepages": true,
+	"core_id": true, "physical_package_id": true, "thread_siblings_list": true, "core_siblings_list": true,
+	"die_id": true, "cluster_id": true, "core_cpus_list": true, "package_cpus_list": true,
+	"online": true, "possible": true, "has_cpu": true, "has_memory": true, "has_normal_memory": true,
+	"present": true, "offline": true, "numa_node": true, "cpumap": true,
+}
+
+var (
+	sysNodeRE = regexp.MustCompile(`(^|/)(node/)?(node\d+/.*)$`)
+	sysCPURE  = regexp.MustCompile(`(^|/)(cpu/)?(cpu\d+/topology/.*)$`)
+	sysTopRE  = regexp.MustCompile(`(^|/)((node|cpu)/(online|possible|has_cpu|has_memory|has_normal_memory|present|offline))$`)
+)
+
+// maxListingFiles caps the files of one listing.
+const maxListingFiles = 1 << 17
+
+// parseSysfsListing reads `grep . /sys/devices/system/node/node*/cpulist
+// ...` output: "path:value" lines, the path with or without a root
+// prefix (/sys/devices/system/, a snapshot directory, or relative to
+// node/ or cpu/). The files are put in a tree read like a sysfs copy.
+// Lines for other files (/sys/bus/pci/devices/*/numa_node) are noted.
+func parseSysfsListing(ls []string) (*Topology, bool, error) {
+	t := &Topology{Format: "sysfs listing"}
+	files := map[string][]string{}
+	unknownNUMA := 0
+	cpulists := 0
+	for _, l := range ls {
+		l = strings.TrimSpace(l)
+		p, v, ok := splitListing(l)
+		if !ok {
+			continue
+		}
+		if path.Base(p) == "numa_node" {
+			if strings.TrimSpace(v) == "-1" {
+				unknownNUMA++
+			}
+			continue
+		}
+		rel := ""
+		if m := sysNodeRE.FindStringSubmatch(p); m != nil {
+			rel = "devices/system/node/" + m[3]
+		} else if m := sysCPURE.FindStringSubmatch(p); m != nil {
+			rel = "devices/system/cpu/" + m[3]
+		} else if m := sysTopRE.FindStringSubmatch(p); m != nil {
+			rel = "devices/system/" + m[2]
+		} else {
+			continue
+		}
+		rel = path.Clean(rel)
+		if !fsValid(rel) {
+			continue
+		}
+		if _, ok := files[rel]; !ok && len(files) == maxListingFiles {
+			continue
+		}
+		if path.Base(rel) == "cpulist" {
+			cpulists++
+		}
+		files[rel] = append(files[rel], v)
+	}
+	if cpulists == 0 {
+		return nil, false, nil
+	}
+	fsys := fstest.MapFS{}
+	for p, vs := range files {
+		fsys[p] = &fstest.MapFile{Data: []byte(strings.Join(vs, "\n") + "\n")}
+	}
+	t.FS = fsys
+	if unknownNUMA > 0 {
+		t.warn("%d devices have numa_node -1: their NUMA node is unknown (not node 0)", unknownNUMA)
+	}
+	return t, true, nil
+}
+
+// splitListing splits "path:value" at the colon after a known file name
+// (PCI addresses in paths hold colons too).
+func splitListing(l string) (p, v string, ok bool) {
+	if !strings.Contains(l, "/") {
+		return "", "", false
+	}
+	for i := 0; i < len(l); i++ {
+		if l[i] != ':' {
+			continue
+		}
+		if sysfsLeaves[path.Base(l[:i])] {
+			return l[:i], l[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+func fsValid(p string) bool {
+	for _, e := range strings.Split(p, "/") {
+		if e == "" || e == "." || e == ".." {
+			return false
+		}
+	}
+	return true
+}
