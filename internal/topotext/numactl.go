@@ -71,7 +71,7 @@ func parseNumactl(ls []string) (*Topology, bool, error) {
 				}
 				t.Nodes[k].CPUs = set.Union(t.Nodes[k].CPUs)
 			case "size":
-				sizes = true
+				sizes = sizes || strings.HasSuffix(m[3], "MB")
 			}
 			continue
 		}

@@ -90,12 +90,15 @@ func splitListing(l string) (p, v string, ok bool) {
 	if !strings.Contains(l, "/") {
 		return "", "", false
 	}
+	slash := -1
 	for i := 0; i < len(l); i++ {
-		if l[i] != ':' {
-			continue
-		}
-		if sysfsLeaves[path.Base(l[:i])] {
-			return l[:i], l[i+1:], true
+		switch l[i] {
+		case '/':
+			slash = i
+		case ':':
+			if sysfsLeaves[l[slash+1:i]] {
+				return l[:i], l[i+1:], true
+			}
 		}
 	}
 	return "", "", false
