@@ -23,6 +23,9 @@ var (
 	sysTopRE  = regexp.MustCompile(`(^|/)((node|cpu)/(online|possible|has_cpu|has_memory|has_normal_memory|present|offline))$`)
 )
 
+// maxLeaf bounds the length of a file name looked up in sysfsLeaves.
+const maxLeaf = 24
+
 // maxListingFiles caps the files of one listing.
 const maxListingFiles = 1 << 17
 
@@ -96,7 +99,7 @@ func splitListing(l string) (p, v string, ok bool) {
 		case '/':
 			slash = i
 		case ':':
-			if sysfsLeaves[l[slash+1:i]] {
+			if i-slash <= maxLeaf && sysfsLeaves[l[slash+1:i]] {
 				return l[:i], l[i+1:], true
 			}
 		}

@@ -109,7 +109,7 @@ func Lines(data []byte) []string {
 			l = strings.TrimPrefix(t[1:], " ")
 		}
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || promptRE.MatchString(t) {
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || (len(t) < 4096 && promptRE.MatchString(t)) {
 			l = ""
 		}
 		out = append(out, l)
