@@ -11,7 +11,7 @@ import (
 // time.Time) are read whole.
 type gv struct {
 	fields []gfield // struct
-	items  []*gv    // list or map
+	items  []*gv    // list or map; a struct's positional values (%v)
 	scalar string
 	kind   byte // 's' struct, 'l' list, 'v' scalar
 }
@@ -158,12 +158,17 @@ func (p *goParser) structBody(depth int) (*gv, error) {
 			p.cut = true
 			return v, nil
 		}
-		if p.s[p.i] != ':' { // an elision ("...") or a positional value: skip it
-			if p.i == start {
-				if _, err := p.value(depth, '}'); err != nil {
-					return nil, err
-				}
+		if p.s[p.i] != ':' { // a positional value (%v) or an elision ("...")
+			p.i = start
+			before := p.i
+			val, err := p.value(depth, ']') // a positional scalar ends at a space
+			if err != nil {
+				return nil, err
 			}
+			if p.i == before {
+				p.i++
+			}
+			v.items = append(v.items, val)
 			continue
 		}
 		key := p.s[start:p.i]

@@ -213,8 +213,19 @@ func fromDetected(l string, line int) (*Topology, error) {
 			cut = p.cut
 			d.NumCPUs, _ = atoi(root.field("NumCPUs"))
 			det := root.field("CPUDetails")
+			positional := false
+			if det == nil && len(root.fields) == 0 && len(root.items) > 0 {
+				// 1.16-1.20 print %v: &{96 48 2 map[0:{0 0 0} ...]}, CPUInfo
+				// being {NUMANodeID SocketID CoreID}.
+				d.NumCPUs, _ = atoi(root.items[0])
+				for _, it := range root.items {
+					if it.kind == 'l' {
+						det, positional = it, true
+					}
+				}
+			}
 			if det == nil {
-				return nil, fmt.Errorf("%w: line %d: the topology has no CPUDetails (positional %%v from before 1.21 is not read): pass `numactl -H` or lscpu -e output", ErrNoTopology, line)
+				return nil, fmt.Errorf("%w: line %d: the topology has no CPUDetails: pass `numactl -H` or lscpu -e output", ErrNoTopology, line)
 			}
 			d.CPUDetails = map[string]cpuInfo{}
 			for _, e := range det.items {
@@ -223,6 +234,20 @@ func fromDetected(l string, line int) (*Topology, error) {
 				}
 				v := e.fields[0].val
 				ci := cpuInfo{}
+				if positional {
+					if len(v.items) != 3 {
+						return nil, fmt.Errorf("%w: line %d: CPU %s: %d positional fields, not NUMANodeID SocketID CoreID (a kubelet before 1.16 has no NUMA in its CPU topology)", ErrNoTopology, line, cut40(e.fields[0].key), len(v.items))
+					}
+					for k, dst := range []**int{&ci.NUMANodeID, &ci.SocketID, &ci.CoreID} {
+						if n, ok := atoi(v.items[k]); ok {
+							*dst = &n
+						}
+					}
+					if len(d.CPUDetails) < maxCPUs {
+						d.CPUDetails[e.fields[0].key] = ci
+					}
+					continue
+				}
 				for _, k := range []struct {
 					name string
 					dst  **int
