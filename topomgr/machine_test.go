@@ -234,3 +234,20 @@ func FuzzParseMachine(f *testing.F) {
 		})
 	})
 }
+
+// TestParseMachineOldCadvisorLine reads a Machine: line from a cAdvisor
+// without Core.SocketID (Topology grouped by socket), saying what it assumes,
+// and one cut at terminal width, keeping the nodes before the cut.
+func TestParseMachineOldCadvisorLine(t *testing.T) {
+	m, err := ParseMachine([]byte(`I0101 manager.go:204] Machine: {NumCores:4 CpuFrequency:2400000 MemoryCapacity:8 Topology:[{Id:0 Memory:4294967296 Cores:[{Id:0 Threads:[0 2] Caches:[]}] Caches:[]} {Id:1 Memory:4294967296 Cores:[{Id:0 Threads:[1 3] Caches:[]}] Caches:[]}] CloudProvider:Unknown}`))
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff([]CPU{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 0, 0, 0}, {3, 1, 1, 1}}, m.CPUs))
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "without SocketID")
+
+	line := string(readFixture(t, "kubelet-machine-line.txt"))
+	cut := line[:strings.Index(line, "{Id:1 Memory")] + ">"
+	m, err = ParseMachine([]byte(cut))
+	require.NoError(t, err)
+	assert.Equal(t, "kubelet Machine: line: 1 NUMA node, 4 CPUs", m.Summary())
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "the Machine: line is cut")
+}

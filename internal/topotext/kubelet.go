@@ -120,8 +120,12 @@ func fromMachineLine(s string, line int) (*Topology, error) {
 				socket := -1
 				if s, ok := atoi(c.field("SocketID")); ok && s >= 0 && s <= 1<<20 {
 					socket = s
+				} else if c.field("SocketID") == nil {
+					// Older cAdvisor has no Core.SocketID: it grouped Topology by
+					// physical package, and the kubelet took the entry's Id as the socket.
+					socket, noSocket = id, true
 				} else {
-					noSocket = true
+					socket = -1
 				}
 				var threads []int
 				for _, x := range th.items {
@@ -151,7 +155,7 @@ func fromMachineLine(s string, line int) (*Topology, error) {
 		t.Nodes = append(t.Nodes, n)
 	}
 	if noSocket {
-		t.warn("the Machine: line has cores without SocketID: their socket is unknown")
+		t.warn("the Machine: line has cores without SocketID, as older cAdvisor prints it: its Topology entries are sockets, read here as NUMA nodes too, which holds only where each socket is one NUMA node (no sub-NUMA clustering); check with numactl -H")
 	}
 	if !t.MemoryKnown {
 		t.warn("the Machine: line has nodes without Memory: memory per node is unknown")
