@@ -4,7 +4,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"testing/fstest"
 )
 
 // sysfsLeaves are the files of a sysfs listing that are read; others are
@@ -76,11 +75,11 @@ func parseSysfsListing(ls []string) (*Topology, bool, error) {
 	if cpulists == 0 {
 		return nil, false, nil
 	}
-	fsys := fstest.MapFS{}
+	data := make(map[string][]byte, len(files))
 	for p, vs := range files {
-		fsys[p] = &fstest.MapFile{Data: []byte(strings.Join(vs, "\n") + "\n")}
+		data[p] = []byte(strings.Join(vs, "\n") + "\n")
 	}
-	t.FS = fsys
+	t.FS = newMemFS(data)
 	if unknownNUMA > 0 {
 		t.warn("%d devices have numa_node -1: their NUMA node is unknown (not node 0)", unknownNUMA)
 	}
