@@ -251,3 +251,17 @@ func TestParseMachineOldCadvisorLine(t *testing.T) {
 	assert.Equal(t, "kubelet Machine: line: 1 NUMA node, 4 CPUs", m.Summary())
 	assert.Contains(t, strings.Join(m.Warnings, "\n"), "the Machine: line is cut")
 }
+
+// TestParseMachineWrapped reads CPU lists that mail or chat wrapped onto
+// the next line, with a warning, rather than dropping the rest silently.
+func TestParseMachineWrapped(t *testing.T) {
+	m, err := ParseMachine([]byte("available: 2 nodes (0-1)\nnode 0 cpus: 0 2 4 6\n8 10 12 14\nnode 0 size: 100 MB\nnode 1 cpus: 1 3 5 7 9 11 13 15\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "0,2,4,6,8,10,12,14", m.NodeCPUs(0).String())
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "continuation of node 0's CPU list")
+
+	m, err = ParseMachine([]byte("NUMA node(s): 2\nNUMA node0 CPU(s): 0-23,48-71,\n  96-119\nNUMA node1 CPU(s): 24-47,72-95\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "0-23,48-71,96-119", m.NodeCPUs(0).String())
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "continues on the next line")
+}

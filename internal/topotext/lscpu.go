@@ -7,7 +7,10 @@ import (
 	"strings"
 )
 
-var digitsRE = regexp.MustCompile(`\d+`)
+var (
+	digitsRE    = regexp.MustCompile(`\d+`)
+	lscpuWrapRE = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*,?$`)
+)
 
 // parseLscpu reads plain lscpu output, flat or tree layout: "NUMA node0
 // CPU(s):" lines (and their translations: any key naming NUMA with one
@@ -35,6 +38,12 @@ func parseLscpu(ls []string) (*Topology, bool, error) {
 			id, ok := nodeID(ids[0])
 			if !ok {
 				return nil, true, fmt.Errorf("lscpu line %d: %q: NUMA node ids are 0-%d", i+1, cut40(key), MaxNodeID)
+			}
+			for strings.HasSuffix(val, ",") && i+1 < len(ls) && lscpuWrapRE.MatchString(strings.TrimSpace(ls[i+1])) {
+				// A list wrapped by mail or chat: "0-23,48-71," then "96-119".
+				val += strings.TrimSpace(ls[i+1])
+				ls[i+1] = ""
+				t.warn("lscpu line %d: %s continues on the next line (a wrapped paste)", i+1, key)
 			}
 			if strings.Contains(val, "...") || strings.Contains(val, "…") {
 				return nil, true, fmt.Errorf("lscpu line %d: %s: the list is cut (%q): pass the whole output", i+1, key, cut40(val))

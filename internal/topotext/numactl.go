@@ -14,6 +14,7 @@ var (
 	numactlHeadRE  = regexp.MustCompile(`^node(\s+\d+)+$`)
 	numactlRowRE   = regexp.MustCompile(`^(\d+):((\s+\d+)+)$`)
 	numactlCountRE = regexp.MustCompile(`\s*\((\d+)\)$`)
+	numactlWrapRE  = regexp.MustCompile(`^\d+([ ,-]+\d+)*$`)
 )
 
 // parseNumactl reads `numactl -H` (numactl.c hardware(), print_distances()).
@@ -25,12 +26,23 @@ func parseNumactl(ls []string) (*Topology, bool, error) {
 	inDist, distances, cut, sizes := false, false, false, false
 	rows := map[int][]uint64{}
 	found := false
+	cont := -1 // the node whose cpus line the next line may continue (a wrapped paste)
 	for i, raw := range ls {
 		l := strings.TrimSpace(raw)
 		if elided(l) {
 			cut = true
 			continue
 		}
+		if cont >= 0 && numactlWrapRE.MatchString(l) {
+			set, err := parseList(l)
+			if err != nil {
+				return nil, true, fmt.Errorf("numactl -H line %d: node %d cpus, continued: %w", i+1, t.Nodes[cont].ID, err)
+			}
+			t.Nodes[cont].CPUs = t.Nodes[cont].CPUs.Union(set)
+			t.warn("numactl -H line %d: read as the continuation of node %d's CPU list (a wrapped line)", i+1, t.Nodes[cont].ID)
+			continue
+		}
+		cont = -1
 		if m := numactlAvailRE.FindStringSubmatch(l); m != nil {
 			found = true
 			avail = m[3]
@@ -70,6 +82,9 @@ func parseNumactl(ls []string) (*Topology, bool, error) {
 					t.warn("numactl -H line %d: node %d cpus: %d CPUs listed, the count says %d", i+1, id, set.Size(), want)
 				}
 				t.Nodes[k].CPUs = set.Union(t.Nodes[k].CPUs)
+				if set.Size() > 0 {
+					cont = k
+				}
 			case "size":
 				sizes = sizes || strings.HasSuffix(m[3], "MB")
 			}
