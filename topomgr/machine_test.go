@@ -265,3 +265,13 @@ func TestParseMachineWrapped(t *testing.T) {
 	assert.Equal(t, "0-23,48-71,96-119", m.NodeCPUs(0).String())
 	assert.Contains(t, strings.Join(m.Warnings, "\n"), "continues on the next line")
 }
+
+// TestParseMachineCatSession reads a terminal session of `cat` commands on
+// sysfs files as the listing grep would print.
+func TestParseMachineCatSession(t *testing.T) {
+	m, err := ParseMachine([]byte("```\n$ cat /sys/devices/system/node/node0/cpulist\n0-3\n$ cat /sys/devices/system/node/node1/cpulist\n4-7\n[root@n1 ~]# cat /sys/devices/system/node/node0/distance\n10 20\n```\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "sysfs listing: 2 NUMA nodes, 8 CPUs, no core layout, no exact memory, no distances", m.Summary())
+	assert.Equal(t, "4-7", m.NodeCPUs(1).String())
+	assert.Equal(t, []uint64{10, 20}, m.Nodes[0].Distances)
+}

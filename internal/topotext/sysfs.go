@@ -86,6 +86,38 @@ func parseSysfsListing(ls []string) (*Topology, bool, error) {
 	return t, true, nil
 }
 
+var catRE = regexp.MustCompile(`^(\[[^\]]*\][$#]|\S*[$#])\s*(sudo\s+)?cat\s+(\S+)\s*$`)
+
+// catListing turns `$ cat /sys/.../node0/cpulist` prompts, each followed
+// by the file's lines, into path:value lines.
+func catListing(data []byte) []string {
+	var out []string
+	file := ""
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(strings.TrimRight(l, "\r"))
+		for strings.HasPrefix(l, ">") {
+			l = strings.TrimSpace(l[1:])
+		}
+		if len(l) < 4096 {
+			if m := catRE.FindStringSubmatch(l); m != nil {
+				file = ""
+				if p := m[3]; sysfsLeaves[path.Base(p)] && strings.Contains(p, "/") {
+					file = p
+				}
+				continue
+			}
+		}
+		if l == "" || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "$") || strings.HasPrefix(l, "[") {
+			file = ""
+			continue
+		}
+		if file != "" && len(out) < maxListingFiles {
+			out = append(out, file+":"+l)
+		}
+	}
+	return out
+}
+
 // splitListing splits "path:value" at the colon after a known file name
 // (PCI addresses in paths hold colons too).
 func splitListing(l string) (p, v string, ok bool) {

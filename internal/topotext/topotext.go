@@ -131,7 +131,7 @@ func elided(l string) bool {
 // the text looked like when it can.
 func Parse(data []byte) (*Topology, error) {
 	ls := Lines(data)
-	if t, ok, err := parseSysfsListing(ls); ok || err != nil {
+	if t, ok, err := parseSysfsListing(append(catListing(data), ls...)); ok || err != nil {
 		return t, err
 	}
 	if t, ok, err := parseKubeletLines(ls); ok || err != nil {
