@@ -17,6 +17,11 @@ func ParseMachine(name string, data []byte) (*topomgr.Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if m.CPUsUnknown {
+		// The findings count free CPUs per NUMA node from the machine's
+		// CPU lists: counts alone would read as "no CPU free anywhere".
+		return nil, fmt.Errorf("%s: %s: it counts CPUs per NUMA node but names none, and the diagnosis needs each node's CPUs: pass `numactl -H` or `lscpu` output from the node", name, m.Summary())
+	}
 	m.Source = name
 	return m, nil
 }

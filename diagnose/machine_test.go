@@ -34,6 +34,24 @@ func TestParseMachine(t *testing.T) {
 	}
 }
 
+// TestParseMachineFormats reads pasted topologies and names the file in
+// errors; a NodeResourceTopology (CPU counts only) is refused, since the
+// findings count free CPUs from each node's CPU list.
+func TestParseMachineFormats(t *testing.T) {
+	m, err := ParseMachine("topology.txt", []byte("available: 2 nodes (0-1)\nnode 0 cpus: 0 2\nnode 1 cpus: 1 3\nnode distances:\nnode 0 1\n 0: 10 21\n 1: 21 10\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "topology.txt", m.Source)
+	assert.Equal(t, "numactl -H: 2 NUMA nodes, 4 CPUs, no core layout, no exact memory", m.Summary())
+	for in, want := range map[string]string{
+		"kind: NodeResourceTopology\nzones:\n- {name: node-0, type: Node, resources: [{name: cpu, capacity: \"4\"}]}\n": "topology.txt: NodeResourceTopology: 1 NUMA node, 4 CPUs counted, no CPU ids",
+		"Capacity:\n  cpu: 4\nAllocatable:\n  cpu: 4\n":                                                                 "topology.txt: no NUMA topology found",
+	} {
+		_, err := ParseMachine("topology.txt", []byte(in))
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
 func TestParseSysfs(t *testing.T) {
 	fsys := fstest.MapFS{
 		"sys/devices/system/node/node0/cpulist":                                    {Data: []byte("0-3,8-11\n")},
