@@ -36,7 +36,8 @@ type Machine struct {
 	// Format is what it was read from: "machine-info" (cAdvisor JSON),
 	// "sysfs", "sysfs listing", "numactl -H", "lscpu", "lscpu -e",
 	// "lscpu -p", "lstopo", "kubelet Machine: line", "kubelet Detected CPU
-	// topology line" or "NodeResourceTopology".
+	// topology line" or "NodeResourceTopology"; "numactl -H + lscpu -e"
+	// when one paste holds both.
 	Format string `json:"format,omitempty"`
 	// Warnings are what the reader could not take at face value or inferred.
 	Warnings []string `json:"warnings,omitempty"`

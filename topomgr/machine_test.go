@@ -275,3 +275,22 @@ func TestParseMachineCatSession(t *testing.T) {
 	assert.Equal(t, "4-7", m.NodeCPUs(1).String())
 	assert.Equal(t, []uint64{10, 20}, m.Nodes[0].Distances)
 }
+
+// TestParseMachineNumactlWithLscpuE takes numactl's distances and lscpu -e's
+// core layout from one paste, and ignores an lscpu -e of another machine.
+func TestParseMachineNumactlWithLscpuE(t *testing.T) {
+	numactl := "available: 2 nodes (0-1)\nnode 0 cpus: 0 2 4 6\nnode 1 cpus: 1 3 5 7\nnode distances:\nnode 0 1\n 0: 10 21\n 1: 21 10\n\n"
+	m, err := ParseMachine([]byte(numactl + "$ lscpu -e\n" + string(readFixture(t, "lscpu-e-right.txt"))))
+	require.NoError(t, err)
+	// lscpu-e-right has CPU 7 offline: the CPU sets differ, lscpu -e is not used.
+	assert.True(t, m.CoresUnknown)
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "places other CPUs")
+
+	lscpu := "CPU NODE SOCKET CORE ONLINE\n0 0 0 0 yes\n1 1 1 2 yes\n2 0 0 1 yes\n3 1 1 3 yes\n4 0 0 0 yes\n5 1 1 2 yes\n6 0 0 1 yes\n7 1 1 3 yes\n"
+	m, err = ParseMachine([]byte(numactl + lscpu))
+	require.NoError(t, err)
+	assert.Equal(t, "numactl -H + lscpu -e: 2 NUMA nodes, 8 CPUs, no exact memory", m.Summary())
+	assert.Equal(t, 2, m.CPUsPerCore())
+	assert.Equal(t, []uint64{21, 10}, m.Nodes[1].Distances)
+	assert.Empty(t, cmp.Diff([]CPU{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 0, 0}, {3, 3, 1, 1}, {4, 0, 0, 0}, {5, 1, 1, 1}, {6, 2, 0, 0}, {7, 3, 1, 1}}, m.CPUs))
+}

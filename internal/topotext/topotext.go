@@ -138,6 +138,13 @@ func Parse(data []byte) (*Topology, error) {
 		return t, err
 	}
 	if t, ok, err := parseNumactl(ls); ok || err != nil {
+		if err == nil {
+			// numactl and lscpu -e/-p pasted together: numactl's distances,
+			// lscpu's core layout, when both place the same CPUs.
+			if e, ok, eerr := parseLscpuTable(ls); ok && eerr == nil {
+				t.merge(e)
+			}
+		}
 		return t, err
 	}
 	if t, ok, err := parseLscpuTable(ls); ok || err != nil {
@@ -250,3 +257,38 @@ const (
 	maxCPUID = cpulist.MaxCPUID
 	maxCPUs  = cpulist.MaxCPUs
 )
+
+// merge takes the core and socket layout of e (lscpu -e/-p) into t
+// (numactl) when both put the same CPUs on the same nodes.
+func (t *Topology) merge(e *Topology) {
+	if !e.CoresKnown || len(e.CPUs) != len(t.CPUs) {
+		t.warn("%s in the same paste places other CPUs than %s: it is not used", e.Format, t.Format)
+		return
+	}
+	for i, c := range e.CPUs {
+		if t.CPUs[i].ID != c.ID || t.CPUs[i].NUMA != c.NUMA {
+			t.warn("%s in the same paste places CPU %d otherwise than %s: it is not used", e.Format, c.ID, t.Format)
+			return
+		}
+	}
+	for i, c := range e.CPUs {
+		t.CPUs[i].Core = c.Core
+		if e.SocketsKnown {
+			t.CPUs[i].Socket = c.Socket
+		}
+	}
+	t.CoresKnown, t.SocketsKnown = true, e.SocketsKnown
+	t.Format += " + " + e.Format
+	kept := t.Warnings[:0]
+	for _, w := range t.Warnings {
+		if !strings.Contains(w, "core layout is unknown") {
+			kept = append(kept, w)
+		}
+	}
+	t.Warnings = kept
+	for _, w := range e.Warnings {
+		if !strings.Contains(w, "no distance table") {
+			t.warn("%s", w)
+		}
+	}
+}
