@@ -262,8 +262,17 @@ func TestParseMachineWrapped(t *testing.T) {
 
 	m, err = ParseMachine([]byte("NUMA node(s): 2\nNUMA node0 CPU(s): 0-23,48-71,\n  96-119\nNUMA node1 CPU(s): 24-47,72-95\n"))
 	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(m.Warnings, "\n"), "NUMA node(s) but")
 	assert.Equal(t, "0-23,48-71,96-119", m.NodeCPUs(0).String())
 	assert.Contains(t, strings.Join(m.Warnings, "\n"), "continues on the next line")
+}
+
+// TestParseMachineLscpuMissingNodes warns when lscpu counts more nodes than
+// the paste lists.
+func TestParseMachineLscpuMissingNodes(t *testing.T) {
+	m, err := ParseMachine([]byte("NUMA node(s):        4\nNUMA node0 CPU(s):   0-7\nNUMA node1 CPU(s):   8-15\n"))
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(m.Warnings, "\n"), "lscpu says 4 NUMA node(s) but lists the CPUs of 2")
 }
 
 // TestParseMachineCatSession reads a terminal session of `cat` commands on

@@ -18,7 +18,7 @@ var (
 func parseLscpu(ls []string) (*Topology, bool, error) {
 	t := &Topology{Format: "lscpu"}
 	threads, arch := "", ""
-	found := false
+	found, stated := false, 0
 	for i, raw := range ls {
 		key, val, ok := strings.Cut(raw, ":")
 		if !ok {
@@ -33,7 +33,10 @@ func parseLscpu(ls []string) (*Topology, bool, error) {
 		case strings.Contains(lk, "numa"):
 			ids := digitsRE.FindAllString(key, -1)
 			if len(ids) != 1 {
-				continue // "NUMA node(s):"
+				if n, err := strconv.Atoi(val); err == nil && n > 0 { // "NUMA node(s): 2"
+					stated = n
+				}
+				continue
 			}
 			id, ok := nodeID(ids[0])
 			if !ok {
@@ -73,6 +76,9 @@ func parseLscpu(ls []string) (*Topology, bool, error) {
 	}
 	if !found {
 		return nil, false, nil
+	}
+	if stated > 0 && stated != len(t.Nodes) {
+		t.warn("lscpu says %d NUMA node(s) but lists the CPUs of %d: the others are missing from the paste", stated, len(t.Nodes))
 	}
 	if threads != "" {
 		t.warn("lscpu says %s thread(s) per core but not which CPUs share a core: the core and socket layout is unknown (give lscpu -e or the sysfs topology files)", threads)
