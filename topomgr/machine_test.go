@@ -303,3 +303,15 @@ func TestParseMachineNumactlWithLscpuE(t *testing.T) {
 	assert.Equal(t, []uint64{21, 10}, m.Nodes[1].Distances)
 	assert.Empty(t, cmp.Diff([]CPU{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 0, 0}, {3, 3, 1, 1}, {4, 0, 0, 0}, {5, 1, 1, 1}, {6, 2, 0, 0}, {7, 3, 1, 1}}, m.CPUs))
 }
+
+// TestParseMachineJSONLog reads the Detected CPU topology line of a
+// --logging-format=json kubelet, alone and among other JSON lines.
+func TestParseMachineJSONLog(t *testing.T) {
+	line := `{"ts":1741165442100.1,"caller":"cpumanager/cpu_manager.go:195","msg":"Detected CPU topology","v":0,"topology":{"NumCPUs":2,"NumCores":2,"NumSockets":1,"NumNUMANodes":1,"CPUDetails":{"0":{"NUMANodeID":0,"SocketID":0,"CoreID":0},"1":{"NUMANodeID":0,"SocketID":0,"CoreID":1}}}}`
+	for _, in := range []string{line, `{"ts":1,"msg":"Starting"}` + "\n" + line + "\n"} {
+		m, err := ParseMachine([]byte(in))
+		require.NoError(t, err)
+		assert.Equal(t, "kubelet Detected CPU topology line: 1 NUMA node, 2 CPUs, no exact memory, no distances", m.Summary())
+		assert.Equal(t, 1, m.CPUsPerCore())
+	}
+}
