@@ -116,19 +116,46 @@ func fromText(data []byte) (*Machine, error) {
 // names the tree in errors. Each file is read through a small limit, FIFOs
 // and devices are refused, and CPU lists are bounded.
 //
-// With fsys nil, name is a path: a directory is read as a sysfs tree, a
-// file (at most 16 MiB, never a FIFO or a device) by ParseMachine.
+// A tree without devices/system/node is read from the topology file at its
+// root, if there is one: machineinfo.json (a ghw snapshot), lscpu (lscpu -e
+// in a must-gather node folder), numactl or topology.txt.
+//
+// With fsys nil, name is a path: a directory is read as above, a file (at
+// most 16 MiB, never a FIFO or a device) by ParseMachine.
 func ReadMachine(fsys fs.FS, name string) (*Machine, error) {
-	if fsys != nil {
-		return machineFromSysfs(fsys, name)
+	if fsys == nil {
+		st, err := os.Stat(name)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return readMachineFile(name)
+		}
+		fsys = os.DirFS(name)
 	}
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, err
+	m, err := machineFromSysfs(fsys, name)
+	if errors.Is(err, sysfs.ErrNoNodes) {
+		// A must-gather node folder (nodes/<node>/lscpu is lscpu -e) or an
+		// extracted ghw snapshot without its sys/ tree.
+		for _, f := range []string{"machineinfo.json", "lscpu", "numactl", "topology.txt"} {
+			data, ferr := input.ReadFS(fsys, f, name+": "+f, input.MaxDocument)
+			if errors.Is(ferr, fs.ErrNotExist) {
+				continue
+			}
+			if ferr != nil {
+				return nil, ferr
+			}
+			m, ferr := ParseMachine(data)
+			if ferr != nil {
+				return nil, fmt.Errorf("%s: %s: %w", name, f, ferr)
+			}
+			return m, nil
+		}
 	}
-	if st.IsDir() {
-		return machineFromSysfs(os.DirFS(name), name)
-	}
+	return m, err
+}
+
+func readMachineFile(name string) (*Machine, error) {
 	data, err := input.ReadFile(name, "topology", input.MaxDocument)
 	if err != nil {
 		return nil, err

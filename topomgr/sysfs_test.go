@@ -124,3 +124,26 @@ func FuzzReadSysfsFS(f *testing.F) {
 		})
 	})
 }
+
+// TestReadMachineNodeFolder reads a must-gather node folder (its lscpu file
+// is lscpu -e) and a ghw snapshot root without sys/; a folder with neither
+// keeps the sysfs error.
+func TestReadMachineNodeFolder(t *testing.T) {
+	lscpu, err := os.ReadFile("testdata/machine/lscpu-e-right.txt")
+	require.NoError(t, err)
+	m, err := ReadMachine(fstest.MapFS{"lscpu": {Data: lscpu}, "dmesg": {Data: []byte("x")}}, "nodes/wrk-1")
+	require.NoError(t, err)
+	assert.Equal(t, "lscpu -e", m.Format)
+	m, err = ReadMachine(fstest.MapFS{"machineinfo.json": {Data: []byte(`{"num_cores":1,"topology":[{"node_id":0,"cores":[{"thread_ids":[0]}]}]}`)}}, "sysinfo")
+	require.NoError(t, err)
+	assert.Equal(t, "machine-info", m.Format)
+	_, err = ReadMachine(fstest.MapFS{"lscpu": {Data: []byte("nothing")}}, "nodes/wrk-2")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nodes/wrk-2: lscpu: no NUMA topology found")
+	_, err = ReadMachine(fstest.MapFS{"dmesg": {Data: []byte("x")}}, "nodes/wrk-3")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no devices/system/node directory")
+	_, err = ReadMachine(fstest.MapFS{"lscpu": {Mode: os.ModeNamedPipe}}, "nodes/wrk-4")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a regular file")
+}
