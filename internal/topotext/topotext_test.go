@@ -38,6 +38,7 @@ func TestParseGo(t *testing.T) {
 
 	v, p, err = parseGo(`&{8 4 2 map[0:{0 0 1}]}`)
 	require.NoError(t, err)
+	assert.False(t, p.cut)
 	require.Len(t, v.items, 4)
 	assert.Equal(t, "8", v.items[0].scalar)
 	assert.Equal(t, "1", v.items[3].items[0].fields[0].val.items[2].scalar)
