@@ -10,7 +10,6 @@ import (
 )
 
 const (
-	msgTAE     = "Resources cannot be allocated with Topology locality"
 	msgSMT     = "SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"
 	msgSMTFree = "SMT Alignment Error: not enough free physical CPUs: available physical CPUs = 4, requested CPUs = 8, CPUs per core = 2"
 )

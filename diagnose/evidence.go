@@ -111,7 +111,7 @@ func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
 // SetMachineInfo parses cAdvisor machine-info JSON and sets it as the
 // machine topology.
 func (e *Evidence) SetMachineInfo(name string, data []byte) error {
-	m, err := ParseMachineInfo(name, data)
+	m, err := ParseMachine(name, data)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (e *Evidence) SetMachineInfo(name string, data []byte) error {
 // runs on too.
 func (e *Evidence) SetMachine(m *topomgr.Machine) {
 	e.Machine = m
-	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: fmt.Sprintf("%d NUMA nodes", len(m.Nodes))})
+	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: m.Summary()})
 }
 
 // Load reads and parses every source. It stops at the first file that
@@ -196,7 +196,7 @@ func Load(src Sources) (*Evidence, error) {
 		} else {
 			var b []byte
 			if b, err = input.ReadFile(src.Topology, "--topology", input.MaxDocument); err == nil {
-				m, err = ParseMachineInfo(src.Topology, b)
+				m, err = ParseMachine(src.Topology, b)
 			}
 		}
 		if err != nil {

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestParseMachineInfo(t *testing.T) {
+func TestParseMachine(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "troubleshooting-page", "machine-info.json"))
 	require.NoError(t, err)
-	m, err := ParseMachineInfo("mi.json", b)
+	m, err := ParseMachine("mi.json", b)
 	require.NoError(t, err)
 	require.Len(t, m.Nodes, 2)
 	assert.Equal(t, "24-47", m.NodeCPUs(1).String())
@@ -27,10 +27,28 @@ func TestParseMachineInfo(t *testing.T) {
 	assert.Equal(t, "mi.json", m.Source)
 	assert.Equal(t, "machine-info", m.Format)
 	for in, want := range map[string]string{`{}`: "/topology", `{"topology":[{}]}`: "/topology/0/node_id", `[`: "machine-info"} {
-		_, err := ParseMachineInfo("mi.json", []byte(in))
+		_, err := ParseMachine("mi.json", []byte(in))
 		require.Error(t, err, in)
 		assert.Contains(t, err.Error(), want, in)
 		assert.Contains(t, err.Error(), "mi.json", in)
+	}
+}
+
+// TestParseMachineFormats reads pasted topologies and names the file in
+// errors; a NodeResourceTopology (CPU counts only) is refused, since the
+// findings count free CPUs from each node's CPU list.
+func TestParseMachineFormats(t *testing.T) {
+	m, err := ParseMachine("topology.txt", []byte("available: 2 nodes (0-1)\nnode 0 cpus: 0 2\nnode 1 cpus: 1 3\nnode distances:\nnode 0 1\n 0: 10 21\n 1: 21 10\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "topology.txt", m.Source)
+	assert.Equal(t, "numactl -H: 2 NUMA nodes, 4 CPUs, no core layout, no exact memory", m.Summary())
+	for in, want := range map[string]string{
+		"kind: NodeResourceTopology\nzones:\n- {name: node-0, type: Node, resources: [{name: cpu, capacity: \"4\"}]}\n": "topology.txt: NodeResourceTopology: 1 NUMA node, 4 CPUs counted, no CPU ids",
+		"Capacity:\n  cpu: 4\nAllocatable:\n  cpu: 4\n":                                                                 "topology.txt: no NUMA topology found",
+	} {
+		_, err := ParseMachine("topology.txt", []byte(in))
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want)
 	}
 }
 
@@ -52,7 +70,9 @@ func TestParseSysfs(t *testing.T) {
 	assert.Equal(t, "0-3,8-11", m.NodeCPUs(0).String())
 	assert.Equal(t, uint64(65536000*1024), m.Nodes[0].Memory)
 	assert.Equal(t, "0-13", m.OnlineCPUs.String())
-	assert.Equal(t, 2, m.CPUsPerCore())
+	// Only cpu0 has a siblings list: the core layout is unknown, not guessed.
+	assert.True(t, m.CoresUnknown)
+	assert.Equal(t, 0, m.CPUsPerCore())
 	assert.Equal(t, uint64(4<<30), m.Nodes[0].HugePages["hugepages-1Gi"])
 	assert.Equal(t, []uint64{10, 21}, m.Nodes[0].Distances)
 	assert.Equal(t, "sysfs", m.Format)
@@ -76,7 +96,7 @@ func TestParseSysfs(t *testing.T) {
 	}
 }
 
-func FuzzParseMachineInfo(f *testing.F) {
+func FuzzParseMachine(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "troubleshooting-page", "machine-info.json"))
 	require.NoError(f, err)
 	f.Add(b)
@@ -84,7 +104,7 @@ func FuzzParseMachineInfo(f *testing.F) {
 	f.Add([]byte(`{"topology":[{"node_id":0,"cores":[{"thread_ids":[9223372036854775807]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
-			m, err := ParseMachineInfo("fuzz", data)
+			m, err := ParseMachine("fuzz", data)
 			if err != nil {
 				return
 			}

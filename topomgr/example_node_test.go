@@ -13,7 +13,7 @@ import (
 // node 1, the static CPU manager has handed out 0-2 and 4-6, and the pod
 // asks for 2 exclusive CPUs under single-numa-node.
 func ExampleSimulateAdmission() {
-	machine := orPanic(topomgr.ParseMachineInfo([]byte(`{"topology":[
+	machine := orPanic(topomgr.ParseMachine([]byte(`{"topology":[
 	  {"node_id":0,"cores":[{"core_id":0,"thread_ids":[0]},{"core_id":1,"thread_ids":[1]},{"core_id":2,"thread_ids":[2]},{"core_id":3,"thread_ids":[3]}]},
 	  {"node_id":1,"cores":[{"core_id":4,"thread_ids":[4]},{"core_id":5,"thread_ids":[5]},{"core_id":6,"thread_ids":[6]},{"core_id":7,"thread_ids":[7]}]}]}`)))
 	pod := orPanic(topomgr.ParsePod([]byte(`

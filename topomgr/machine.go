@@ -3,17 +3,16 @@ package topomgr
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"os"
 	"sort"
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/sysfs"
 	"k8s.io/utils/cpuset"
 )
 
-// CPU is one logical CPU and where it sits.
+// CPU is one logical CPU and where it sits. Core is the lowest id of the
+// CPU's sibling threads (the kubelet's core numbering); Core and Socket
+// are -1 when the source did not give them (see Machine.CoresUnknown).
 type CPU struct {
 	ID     int `json:"id"`
 	Core   int `json:"core"`
@@ -34,11 +33,32 @@ type Machine struct {
 
 	// Source is the file or directory it was read from (set by the caller).
 	Source string `json:"source,omitempty"`
-	// Format is what it was read from: "machine-info" (cAdvisor JSON) or
-	// "sysfs".
+	// Format is what it was read from: "machine-info" (cAdvisor JSON),
+	// "sysfs", "sysfs listing", "numactl -H", "lscpu", "lscpu -e",
+	// "lscpu -p", "lstopo", "kubelet Machine: line", "kubelet Detected CPU
+	// topology line" or "NodeResourceTopology"; "numactl -H + lscpu -e"
+	// when one paste holds both.
 	Format string `json:"format,omitempty"`
-	// Warnings are what the reader could not take at face value.
+	// Warnings are what the reader could not take at face value or inferred.
 	Warnings []string `json:"warnings,omitempty"`
+
+	// What the source did not say. The fields it leaves are placeholders
+	// (-1, 0, empty) that no consumer may read as fact.
+
+	// CoresUnknown: which CPUs are sibling threads of one core is not
+	// known (numactl -H, plain lscpu): CPU.Core is -1.
+	CoresUnknown bool `json:"coresUnknown,omitempty"`
+	// SocketsUnknown: CPU.Socket is -1.
+	SocketsUnknown bool `json:"socketsUnknown,omitempty"`
+	// MemoryUnknown: the memory of some or all nodes is not known exactly
+	// (numactl's MiB, lscpu, a node without meminfo): their NUMANode.Memory
+	// is 0.
+	MemoryUnknown bool `json:"memoryUnknown,omitempty"`
+	// CPUsUnknown: the source counts CPUs per node but does not name them
+	// (NodeResourceTopology): CPUs is empty and CPUCounts holds the counts.
+	CPUsUnknown bool `json:"cpusUnknown,omitempty"`
+	// CPUCounts maps a NUMA node ID to its number of CPUs, when CPUsUnknown.
+	CPUCounts map[int]int `json:"cpuCounts,omitempty"`
 }
 
 // Bounds on a machine description.
@@ -104,9 +124,13 @@ func (m *Machine) NUMANodeOfCPU(cpu int) int {
 }
 
 // CPUsPerCore returns the number of hardware threads of the machine's
-// largest core (0 for a machine without CPUs), as cAdvisor's NumCores
-// divided into NumThreads is read by the kubelet.
+// largest core, as cAdvisor's NumCores divided into NumThreads is read by
+// the kubelet; 0 for a machine without CPUs or whose core layout is
+// unknown.
 func (m *Machine) CPUsPerCore() int {
+	if m.CoresUnknown || m.CPUsUnknown {
+		return 0
+	}
 	per := map[[2]int]int{}
 	most := 0
 	for _, c := range m.CPUs {
@@ -185,12 +209,13 @@ func hugePagesResource(kib uint64) string {
 	return fmt.Sprintf("hugepages-%d", b)
 }
 
-// ParseMachineInfo reads a cAdvisor machine-info JSON document (the
-// kubelet's /spec or cadvisor's /api/v1.3/machine): its topology's NUMA
-// nodes, memory, huge pages, distances, cores, threads and sockets. A core's
-// ID is its lowest thread ID, as in the kubelet's CPU topology. CPU ids
-// above 65535, more than 65536 CPUs or 1024 nodes are refused.
-func ParseMachineInfo(data []byte) (*Machine, error) {
+// parseMachineInfo reads a cAdvisor machine-info JSON document (the
+// kubelet's /spec, cadvisor's /api/v1.3/machine, machineinfo.json of a ghw
+// snapshot): its topology's NUMA nodes, memory, huge pages, distances,
+// cores, threads and sockets. A core's ID is its lowest thread ID, as in
+// the kubelet's CPU topology. CPU ids above 65535, more than 65536 CPUs or
+// 1024 nodes are refused.
+func parseMachineInfo(data []byte) (*Machine, error) {
 	if err := input.CheckValues(data, "machine-info", input.ValueBudget{}); err != nil {
 		return nil, err
 	}
@@ -198,6 +223,10 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not a cAdvisor machine-info JSON document: %w", err)
 	}
+	return doc.machine()
+}
+
+func (doc *cadvisorMachine) machine() (*Machine, error) {
 	if doc.Topology == nil {
 		return nil, fmt.Errorf("/topology: missing: the machine info has no NUMA topology")
 	}
@@ -251,87 +280,5 @@ func ParseMachineInfo(data []byte) (*Machine, error) {
 		return nil, fmt.Errorf("/topology: %w", err)
 	}
 	m.OnlineCPUs = m.AllCPUs()
-	return m, nil
-}
-
-// ReadSysfs reads a NUMA and CPU topology from a sysfs tree: root is "/sys"
-// on a node, or a snapshot directory holding devices/system/node and
-// devices/system/cpu (a copied /sys, with or without the leading "sys").
-func ReadSysfs(root string) (*Machine, error) {
-	return ReadSysfsFS(os.DirFS(root), root)
-}
-
-// ReadSysfsFS reads a topology from a sysfs tree in fsys (see ReadSysfs);
-// name names the tree in errors. Each file is read through a small limit,
-// FIFOs and devices are refused, and CPU lists are bounded.
-func ReadSysfsFS(fsys fs.FS, name string) (*Machine, error) {
-	t, err := sysfs.Read(fsys, name, sysfs.Options{Memory: true, CPUs: true})
-	if err != nil {
-		return nil, err
-	}
-	m := &Machine{Format: "sysfs"}
-	cpus := map[int]sysfs.CPU{}
-	for _, c := range t.CPUs {
-		cpus[c.ID] = c
-	}
-	// A partial copy may hold the topology of one thread of a core only: its
-	// siblings list places the others.
-	for _, c := range t.CPUs {
-		for _, s := range c.Siblings.List() {
-			if o, ok := cpus[s]; ok && o.Siblings.Size() == 0 {
-				o.Siblings = c.Siblings
-				cpus[s] = o
-			}
-		}
-	}
-	for _, n := range t.Nodes {
-		node := NUMANode{ID: n.ID, Distances: n.Distances, Memory: n.MemTotal}
-		for kib, cnt := range n.HugePages {
-			if node.HugePages == nil {
-				node.HugePages = map[string]uint64{}
-			}
-			node.HugePages[hugePagesResource(kib)] = kib * 1024 * cnt
-		}
-		m.Nodes = append(m.Nodes, node)
-		for _, id := range n.CPUs.List() {
-			c := CPU{ID: id, Core: id, NUMA: n.ID}
-			if info, ok := cpus[id]; ok {
-				c.Socket = info.Socket
-				if info.Siblings.Size() > 0 {
-					c.Core = info.Siblings.List()[0]
-				}
-			}
-			m.CPUs = append(m.CPUs, c)
-		}
-	}
-	sort.Slice(m.CPUs, func(a, b int) bool { return m.CPUs[a].ID < m.CPUs[b].ID })
-	if err := m.check(); err != nil {
-		return nil, fmt.Errorf("%s: %s/node: %w", name, t.Base, err)
-	}
-	m.OnlineCPUs = m.AllCPUs()
-	if t.OnlineKnown {
-		m.OnlineCPUs = t.Online
-	}
-	return m, nil
-}
-
-// ReadMachine reads a topology from a sysfs directory or a cAdvisor
-// machine-info JSON file (at most 16 MiB, never a FIFO or a device).
-func ReadMachine(path string) (*Machine, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return ReadSysfs(path)
-	}
-	data, err := input.ReadFile(path, "topology", input.MaxDocument)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseMachineInfo(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return m, nil
 }

@@ -163,7 +163,7 @@ func FuzzParseMachineInfo(f *testing.F) {
 	f.Add([]byte(`{"topology":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
-			m, err := ParseMachineInfo(data)
+			m, err := ParseMachine(data)
 			if err != nil {
 				return
 			}

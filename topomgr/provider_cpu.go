@@ -34,6 +34,9 @@ func NewCPUProvider(m *Machine, st *statefile.CPUState, reserved cpuset.CPUSet, 
 	if st.PolicyName != "static" {
 		return nil, fmt.Errorf("cpu_manager_state: policy %q: only the static policy gives topology hints", st.PolicyName)
 	}
+	if m.CPUsUnknown {
+		return nil, fmt.Errorf("the topology (%s) counts CPUs per NUMA node but does not name them: CPU hints need the CPU ids (give numactl -H, lscpu or a sysfs copy)", m.Format)
+	}
 	p := &CPUProvider{machine: m, reserved: reserved, gates: gates, def: st.DefaultCPUSet, assigned: map[string]map[string]cpuset.CPUSet{}, reuse: map[string]cpuset.CPUSet{}, numaOf: m.numaOf()}
 	for pod, cs := range st.Entries {
 		p.assigned[pod] = map[string]cpuset.CPUSet{}

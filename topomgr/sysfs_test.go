@@ -37,8 +37,8 @@ func sysfsTree() fstest.MapFS {
 	}
 }
 
-func TestReadSysfsFS(t *testing.T) {
-	m, err := ReadSysfsFS(sysfsTree(), "snap")
+func TestReadMachineSysfs(t *testing.T) {
+	m, err := ReadMachine(sysfsTree(), "snap")
 	require.NoError(t, err)
 	want := &Machine{
 		Nodes: []NUMANode{
@@ -46,17 +46,25 @@ func TestReadSysfsFS(t *testing.T) {
 			{ID: 1, Distances: []uint64{20, 10}},
 		},
 		CPUs: []CPU{
-			{ID: 0, Core: 0, NUMA: 0}, {ID: 1, Core: 1, NUMA: 0}, {ID: 2, Core: 2, Socket: 1, NUMA: 1}, {ID: 3, Core: 3, Socket: 1, NUMA: 1},
-			{ID: 4, Core: 0, NUMA: 0}, {ID: 5, Core: 1, NUMA: 0}, {ID: 6, Core: 2, Socket: 1, NUMA: 1}, {ID: 7, Core: 3, Socket: 1, NUMA: 1},
+			{ID: 0, Core: 0, Socket: -1, NUMA: 0}, {ID: 1, Core: 1, Socket: -1, NUMA: 0}, {ID: 2, Core: 2, Socket: -1, NUMA: 1}, {ID: 3, Core: 3, Socket: -1, NUMA: 1},
+			{ID: 4, Core: 0, Socket: -1, NUMA: 0}, {ID: 5, Core: 1, Socket: -1, NUMA: 0}, {ID: 6, Core: 2, Socket: -1, NUMA: 1}, {ID: 7, Core: 3, Socket: -1, NUMA: 1},
 		},
 		Format: "sysfs",
+		// Four CPUs have no physical_package_id and node 1 no meminfo: the
+		// sockets are all unknown (never guessed as 0), node 1's memory too.
+		SocketsUnknown: true,
+		MemoryUnknown:  true,
+		Warnings: []string{
+			"no physical_package_id for CPUs 0-1,4-5: sockets are unknown",
+			"no meminfo MemTotal for NUMA node(s) 1: their memory is unknown",
+		},
 	}
 	assert.Empty(t, cmp.Diff(want, m, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "OnlineCPUs" }, cmp.Ignore())))
 	assert.Equal(t, "0-7", m.OnlineCPUs.String())
 	assert.Equal(t, 2, m.CPUsPerCore())
 }
 
-func TestReadSysfsFSErrors(t *testing.T) {
+func TestReadMachineSysfsErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
 		path string
 		file *fstest.MapFile
@@ -76,7 +84,7 @@ func TestReadSysfsFSErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tree := sysfsTree()
 			tree[tc.path] = tc.file
-			_, err := ReadSysfsFS(tree, "snap")
+			_, err := ReadMachine(tree, "snap")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -87,7 +95,7 @@ func TestReadSysfsRefusesFIFO(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(dir+"/devices/system/node/node0", 0o755))
 	require.NoError(t, syscall.Mkfifo(dir+"/devices/system/node/node0/cpulist", 0o600))
-	_, err := ReadSysfs(dir)
+	_, err := ReadMachine(nil, dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "devices/system/node/node0/cpulist: not a regular file: it is a FIFO")
 }
@@ -107,7 +115,7 @@ func FuzzReadSysfsFS(f *testing.F) {
 			for i, part := range strings.SplitN(string(data), "\n", len(names)) {
 				tree["sys/devices/system/"+names[i]] = &fstest.MapFile{Data: []byte(part)}
 			}
-			m, err := ReadSysfsFS(tree, "fuzz")
+			m, err := ReadMachine(tree, "fuzz")
 			if err != nil {
 				return
 			}
@@ -115,4 +123,27 @@ func FuzzReadSysfsFS(f *testing.F) {
 			assert.Equal(t, m.AllCPUs().Size(), len(m.CPUs))
 		})
 	})
+}
+
+// TestReadMachineNodeFolder reads a must-gather node folder (its lscpu file
+// is lscpu -e) and a ghw snapshot root without sys/; a folder with neither
+// keeps the sysfs error.
+func TestReadMachineNodeFolder(t *testing.T) {
+	lscpu, err := os.ReadFile("testdata/machine/lscpu-e-right.txt")
+	require.NoError(t, err)
+	m, err := ReadMachine(fstest.MapFS{"lscpu": {Data: lscpu}, "dmesg": {Data: []byte("x")}}, "nodes/wrk-1")
+	require.NoError(t, err)
+	assert.Equal(t, "lscpu -e", m.Format)
+	m, err = ReadMachine(fstest.MapFS{"machineinfo.json": {Data: []byte(`{"num_cores":1,"topology":[{"node_id":0,"cores":[{"thread_ids":[0]}]}]}`)}}, "sysinfo")
+	require.NoError(t, err)
+	assert.Equal(t, "machine-info", m.Format)
+	_, err = ReadMachine(fstest.MapFS{"lscpu": {Data: []byte("nothing")}}, "nodes/wrk-2")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nodes/wrk-2: lscpu: no NUMA topology found")
+	_, err = ReadMachine(fstest.MapFS{"dmesg": {Data: []byte("x")}}, "nodes/wrk-3")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no devices/system/node directory")
+	_, err = ReadMachine(fstest.MapFS{"lscpu": {Mode: os.ModeNamedPipe}}, "nodes/wrk-4")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a regular file")
 }

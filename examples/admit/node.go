@@ -123,7 +123,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%s: %v", nf.pod, err)
 	}
-	machine, err := topomgr.ReadMachine(nf.topology)
+	machine, err := topomgr.ReadMachine(nil, nf.topology)
 	if err != nil {
 		return fail("--topology: %v", err)
 	}

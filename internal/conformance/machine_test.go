@@ -115,7 +115,7 @@ func compareMachine(mi *cadvisorapi.MachineInfo) (string, error) {
 		return "", err
 	}
 	want, wantErr := kubeletMachine(mi)
-	got, gotErr := topomgr.ParseMachineInfo(data)
+	got, gotErr := topomgr.ParseMachine(data)
 	switch {
 	case wantErr != nil && gotErr != nil:
 		return "", nil

@@ -2,7 +2,7 @@
 // (/sys on a node, or a copy of it) through an fs.FS, with bounds: every
 // file is read through a small limit, FIFOs and devices are refused, CPU
 // lists go through the bounded cpulist parser, and directory listings are
-// capped. It is the one sysfs reader behind topomgr.ReadSysfs,
+// capped. It is the one sysfs reader behind topomgr.ReadMachine,
 // diagnose.ParseSysfs and podresources.ReadSysfsCPUMap.
 package sysfs
 
@@ -48,8 +48,10 @@ type Node struct {
 // CPU is one CPU's place from cpu/cpuN/topology.
 type CPU struct {
 	ID int
-	// Socket is physical_package_id (0 when absent).
+	// Socket is physical_package_id (0 when absent or -1).
 	Socket int
+	// SocketKnown is false when physical_package_id is absent or -1.
+	SocketKnown bool
 	// Siblings is thread_siblings_list (empty when absent).
 	Siblings cpuset.CPUSet
 }
@@ -306,7 +308,7 @@ func (r reader) cpu(dir string, id int) (CPU, error) {
 		if v > 1<<20 {
 			return c, fmt.Errorf("%s: %d is not a plausible package id", r.name(path.Join(dir, "physical_package_id")), v)
 		}
-		c.Socket = int(v)
+		c.Socket, c.SocketKnown = int(v), true
 	}
 	sib, ok, err := r.cpuList(path.Join(dir, "thread_siblings_list"))
 	if err != nil {

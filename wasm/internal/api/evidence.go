@@ -140,7 +140,7 @@ func addEvidence(ev *diagnose.Evidence, kind string, in InputFile) error {
 	case kindLog:
 		return ev.AddLog(in.Name, data)
 	case kindMachine:
-		m, err := diagnose.ParseMachineInfo(in.Name, data)
+		m, err := diagnose.ParseMachine(in.Name, data)
 		if err != nil {
 			return err
 		}

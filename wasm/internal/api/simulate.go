@@ -100,7 +100,7 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 		}
 		switch classify(in) {
 		case kindMachine:
-			m, err := topomgr.ParseMachineInfo([]byte(in.Content))
+			m, err := topomgr.ParseMachine([]byte(in.Content))
 			if err != nil {
 				return nil, simErr("%s: %v", in.Name, err)
 			}
