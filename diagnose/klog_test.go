@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,8 +42,8 @@ func TestParseLogTextRecord(t *testing.T) {
 			{Key: "n", Text: "3", JSON: true},
 			{Key: "ok", Text: "true", JSON: true},
 			{Key: "note", Text: `a "quoted" word`},
-		}}
-	if diff := cmp.Diff(want, r); diff != "" {
+		}, Node: "worker-1"}
+	if diff := cmp.Diff(want, r, cmpopts.IgnoreUnexported(logRecord{}, logValue{})); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)
 	}
 	if l.Format != "text" {
