@@ -334,7 +334,7 @@ func parseTextBody(rec *logRecord, body string, more func() (string, bool)) {
 			// Go's %v / %+v rendering (klog before v2.100, kubelet before 1.28).
 			n := goExtent(rest)
 			if n <= 0 {
-				rec.Values = append(rec.Values, logValue{Key: key, Text: rest, goSyntax: true})
+				rec.Values = append(rec.Values, logValue{Key: key, Text: rest})
 				rec.cut = true
 				return
 			}
