@@ -2,9 +2,9 @@ package diagnose
 
 import (
 	"bytes"
-	"fmt"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
