@@ -106,7 +106,7 @@ func TestParseLogEras(t *testing.T) {
 			attempts: []eraAttempt{
 				{Pod: "web/twin", UID: "77777777-0000-4000-8000-000000000006", Scope: "pod", Reason: "TopologyAffinityError",
 					Message:    "Resources cannot be allocated with Topology locality",
-					Containers: []string{": device none? | cpu cpu={0,1 preferred}; best={0,1 non-preferred} aligned=false"}},
+					Containers: []string{": device none? | cpu cpu={0,1 preferred}; best={any non-preferred} aligned=false"}},
 				{Pod: "web/solo", UID: "88888888-0000-4000-8000-000000000007", Scope: "pod",
 					Containers: []string{": cpu cpu={0 preferred}{1 preferred}{0,1 non-preferred}; best={0 preferred} aligned=true"}},
 			},
