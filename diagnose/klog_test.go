@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -230,7 +231,9 @@ func TestInterpretPodScopeAndReadmission(t *testing.T) {
 }
 
 func FuzzParseLog(f *testing.F) {
-	for _, name := range []string{"kubelet-1.29-single-numa.log", "kubelet-1.37-json.log", "kubelet-1.37-multiline.log"} {
+	for _, name := range []string{"kubelet-1.29-single-numa.log", "kubelet-1.37-json.log", "kubelet-1.37-multiline.log",
+		"kubelet-1.16-journal.log", "kubelet-1.17-plain.log", "kubelet-1.18-journal.log", "kubelet-1.20-pod-scope.log",
+		"kubelet-1.25-plusv.log", "kubelet-1.20-talos-json.log"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "logs", name))
 		if err != nil {
 			f.Fatal(err)
@@ -239,12 +242,19 @@ func FuzzParseLog(f *testing.F) {
 	}
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k=<`))
 	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "m" k={"a":[1,2 x="`))
+	f.Add([]byte(`I1129 10:00:00.000000 1 a.go:1] "TopologyHints" hints=map[cpu:[{NUMANodeAffinity:01 Preferred:true} {1 x}]] pod="a/b"`))
+	f.Add([]byte("I1129 10:00:00.000000 1 a.go:1] [topologymanager] Topology Affinity for Pod: u are map[c:{" + strings.Repeat("1", 65) + " true}]"))
+	f.Add([]byte("F1129 10:00:00.000000 1 a.go:1] boom\n\tgoroutine 1\nmain()\n-- Boot 1 --\n"))
+	f.Add([]byte("{\"MESSAGE\":[73,49,49],\"_HOSTNAME\":\"n\"}\n5月 06 09:14:02 h kubelet[1]: I0506 09:14:02.1 1 a.go:1] x\n"))
+	f.Add(gzipped(f, "Mar 05 09:14:02 h k3s[1]: I0305 09:14:02.1 1 kubelet.go:1] "+admitDenied131+"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
-			l, err := ParseLogBytes("fuzz.log", data)
+			l, err := parseLog("fuzz.log", bytes.NewReader(data), 8<<20)
 			if err != nil {
+				assert.Contains(t, err.Error(), "fuzz.log", "an error names the file")
 				return
 			}
+			_ = l.release().String()
 			k := l.interpret()
 			for _, a := range k.Attempts {
 				for _, c := range a.Containers {
@@ -253,9 +263,20 @@ func FuzzParseLog(f *testing.F) {
 					}
 				}
 			}
-			for _, r := range l.Records {
-				if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
-					t.Fatalf("record line %d out of range", r.Line)
+			if l.Compressed == "" {
+				for _, r := range l.Records {
+					if r.Line < 1 || r.Line > strings.Count(string(data), "\n")+1 {
+						t.Fatalf("record line %d out of range", r.Line)
+					}
+				}
+			}
+			for _, a := range k.Attempts {
+				for _, c := range a.Containers {
+					for _, p := range c.Providers {
+						if p.EmptyMap && p.Indistinct {
+							t.Fatalf("line %d: an empty map is claimed where nil and empty look alike", p.Line)
+						}
+					}
 				}
 			}
 		})
