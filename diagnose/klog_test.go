@@ -379,7 +379,13 @@ func TestParseKubeletGeneratedLogs(t *testing.T) {
 			t.Errorf("%s: format %q", format, k.Format)
 		}
 		assert.Equal(t, run.releaseRange, k.release().String(), "%s: release, evidence %v", format, k.Release.Evidence)
-		assert.Empty(t, k.Warnings, "%s: warnings", format)
+		if goEra {
+			if assert.Len(t, k.Warnings, 1, "%s: warnings", format) {
+				assert.Contains(t, k.Warnings[0], "hint lines (first at line 3) come from a kubelet before 1.28", "%s: warning", format)
+			}
+		} else {
+			assert.Empty(t, k.Warnings, "%s: warnings", format)
+		}
 		if got := len(k.signalsOf(signalTopologyConfig)); got != len(cases) {
 			t.Errorf("%s: %d topology manager configurations, want %d", format, got, len(cases))
 		}

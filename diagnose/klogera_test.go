@@ -92,6 +92,7 @@ func TestParseLogEras(t *testing.T) {
 		},
 		{
 			file: "kubelet-1.18-journal.log", release: "1.18-1.19", wrapper: "journald-short", nodes: []string{"wrk-numa-09"},
+			warning: "2 hint lines (first at line 8) come from a kubelet before 1.28",
 			attempts: []eraAttempt{
 				// "[]" is settled by the "no preference ... with resource" line; node 2 alone prints "100".
 				{Pod: "dpdk-fwd-6f9c7d8b4-kx2lq", UID: "3f1c9a2e-7b44-4d1e-9c0a-5e2b8d7f6a13", Scope: "container",
@@ -103,6 +104,7 @@ func TestParseLogEras(t *testing.T) {
 		},
 		{
 			file: "kubelet-1.20-pod-scope.log", release: "1.20", wrapper: "journald-precise", nodes: []string{"wrk-numa-07"},
+			warning: "1 hint lines (first at line 10) come from a kubelet before 1.28",
 			attempts: []eraAttempt{
 				{Pod: "web/twin", UID: "77777777-0000-4000-8000-000000000006", Scope: "pod", Reason: "TopologyAffinityError",
 					Message:    "Resources cannot be allocated with Topology locality",
@@ -113,6 +115,7 @@ func TestParseLogEras(t *testing.T) {
 		},
 		{
 			file: "kubelet-1.25-plusv.log", release: "1.21-1.26", wrapper: "journald-short", nodes: []string{"wrk-numa-07"},
+			warning: "2 hint lines (first at line 8) come from a kubelet before 1.28",
 			attempts: []eraAttempt{
 				// NUMANodeAffinity:10 is binary: node 1, never nodes 1 and 3.
 				{Pod: "telco/dpdk-fwd", Scope: "container", Reason: "TopologyAffinityError", Message: "Resources cannot be allocated with Topology locality",

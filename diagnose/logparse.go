@@ -272,6 +272,21 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		l.Warnings = append(l.Warnings, msg)
 	}
+	ambiguous, first := 0, 0
+	for _, r := range l.Records {
+		for _, v := range r.Values {
+			if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
+				ambiguous++
+				if first == 0 {
+					first = r.Line
+				}
+			}
+		}
+	}
+	if ambiguous > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d hint lines (first at line %d) come from a kubelet before 1.28, which prints a nil and an empty hint map alike (map[]) and a nil and an empty hint list alike ([]): they are read as \"no preference\" and \"no placement\" and marked indistinct, unless a \"Hint Provider has no ...\" line settles it",
+			ambiguous, first))
+	}
 	l.Release = inferRelease(marks, l)
 	if len(l.Records) == 0 {
 		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
