@@ -213,6 +213,10 @@ func TestParseLogContinuationsAndCuts(t *testing.T) {
 			assert.Equal(t, 3, s[0].Line, "line")
 		}
 		assert.Len(t, k.signalsOf(signalUnexpectedAdmission), 1, "unexpected-admission signals")
+		j, err := ParseLog("bare.json", strings.NewReader(`{"__REALTIME_TIMESTAMP":"1741166042118201","MESSAGE":"endpoint not found in cache for a registered resource: a/b"}`))
+		require.NoError(t, err)
+		require.Len(t, j.Records, 1, "records of the journal export")
+		assert.Equal(t, "1741166042118201", j.Records[0].Time, "journald time of a headerless message")
 	})
 	t.Run("nothing kubelet", func(t *testing.T) {
 		_, err := ParseLog("prose.txt", strings.NewReader("hello\nworld\n"))
@@ -233,6 +237,7 @@ func TestLogRelease(t *testing.T) {
 		{name: "admit handler with keys", in: `I0305 09:14:02.1 1 topology_manager.go:215] "Topology Admit Handler" podUID="u" podNamespace="a" podName="b"`, want: "1.27-1.30", fixMinor: 29, fixPatch: 1},
 		{name: "flags", in: "I0305 09:14:02.1 1 flags.go:64] FLAG: --topology-manager-policy-options=\"\"\nI0305 09:14:02.1 1 flags.go:64] FLAG: --reserved-cpus=\"0\"", want: "1.26 or later", fixMinor: 25, has: true, known: true},
 		{name: "status message before 1.26", in: `I0305 09:14:02.1 1 status_manager.go:1] "Patch status for pod" pod="a/b" podUID="u" patch="{\"status\":{\"message\":\"Pod Resources cannot be allocated with Topology locality\",\"reason\":\"TopologyAffinityError\"}}"`, want: "1.25 or older", fixMinor: 26, has: false, known: true},
+		{name: "JSON start-up line", in: `{"ts":1.5,"caller":"app/server.go:487","msg":"Kubelet version","v":0,"kubeletVersion":{"major":"1","minor":"30","gitVersion":"v1.30.7"}}`, want: "v1.30.7", fixMinor: 31, has: false, known: true},
 		{name: "JSON format with caller", in: `{"ts":1.5,"caller":"topologymanager/scope_container.go:79","msg":"TopologyHints","v":0,"hints":null,"pod":{"name":"b","namespace":"a"},"containerName":"c"}`, want: "1.22 or later"},
 		{name: "contradiction", in: "I0305 09:14:02.1 1 topology_manager.go:1] [topologymanager] Topology Admit Handler\n" + `I0305 09:14:02.1 1 kubelet.go:2310] ` + admitDenied131,
 			want: "1.20 or older", warning: `line 2: the "Pod admission denied" line (1.31 or later) contradicts the release the earlier lines imply (1.20 or older)`},

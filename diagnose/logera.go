@@ -271,6 +271,16 @@ func normalizeEra(rec *logRecord, l *Log) []versionMark {
 		}
 	case "Kubelet version":
 		if v, ok := rec.Get("kubeletVersion"); ok {
+			if strings.HasPrefix(v, "{") {
+				// The JSON log format encodes version.Info as an object.
+				var info struct {
+					GitVersion string `json:"gitVersion"`
+				}
+				if json.Unmarshal([]byte(v), &info) != nil || info.GitVersion == "" {
+					break
+				}
+				v = info.GitVersion
+			}
 			marks = append(marks, versionMark{exact: v, line: rec.Line, why: "the kubelet's start-up line \"Kubelet version\" kubeletVersion=" + v})
 		}
 	case "Event occurred":

@@ -202,6 +202,9 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		rec.Line = lineNo
 		rec.Node = w.node
+		if rec.Time == "" && w.time != "" {
+			rec.Time = w.time // a message without a klog header: journald's own time
+		}
 		wr := w.wrapper
 		if wr == "" {
 			wr = "plain"

@@ -21,6 +21,7 @@ type wrapped struct {
 	month   string // a month name that is not English ("5月", "Mär")
 	meta    bool   // a pager or journald banner line
 	boot    bool   // a `-- Boot` line: the kubelet may have restarted
+	time    string // journal JSON __REALTIME_TIMESTAMP (microseconds since the epoch)
 }
 
 var englishMonths = map[string]bool{"Jan": true, "Feb": true, "Mar": true, "Apr": true, "May": true, "Jun": true,
@@ -56,11 +57,12 @@ func journalJSONLine(line string) (wrapped, bool) {
 		Message  json.RawMessage `json:"MESSAGE"`
 		Hostname string          `json:"_HOSTNAME"`
 		Ident    string          `json:"SYSLOG_IDENTIFIER"`
+		Time     string          `json:"__REALTIME_TIMESTAMP"`
 	}
 	if json.Unmarshal([]byte(line), &rec) != nil || len(rec.Message) == 0 {
 		return wrapped{}, false
 	}
-	w := wrapped{node: rec.Hostname, ident: rec.Ident, wrapper: "journal-json"}
+	w := wrapped{node: rec.Hostname, ident: rec.Ident, wrapper: "journal-json", time: rec.Time}
 	var s string
 	if json.Unmarshal(rec.Message, &s) == nil {
 		w.body = strings.TrimRight(s, "\r\n")
