@@ -162,10 +162,10 @@ const (
 	signalContainerManager    = "container-manager-failed"
 	signalMaxNUMAWarning      = "max-numa-warning"
 	signalUnknownPolicy       = "unknown-policy"
-	// SignalMemoryPlacement: the memory manager pinned a container's memory
+	// signalMemoryPlacement: the memory manager pinned a container's memory
 	// (cpuset.mems) to NUMA nodes ("Memory affinity").
 	signalMemoryPlacement = "memory-placement"
-	// SignalCPUPlacement: the CPU manager gave a container exclusive CPUs.
+	// signalCPUPlacement: the CPU manager gave a container exclusive CPUs.
 	signalCPUPlacement = "cpu-placement"
 	// signalNotEnoughCPUs: the static CPU manager could not take the CPUs
 	// it had hinted ("not enough cpus available to satisfy request").
@@ -296,200 +296,198 @@ func (in *logInterp) record(r logRecord) {
 	if msg == "TopologyHints generated" && !tmHints {
 		msg = "TopologyHints"
 	}
-	{
-		switch msg {
-		case "Topology Admit Handler", "Topology manager admission check":
-			pod := r.PodRef()
-			if pod == "" {
-				// 1.16 to 1.26 name no pod: a new admission starts.
-				in.lastPod = ""
-				return
-			}
-			a := attempt(pod, r.Line, true)
-			if uid, ok := r.Get("podUID"); ok {
-				a.PodUID = uid
-			}
-			in.lastPod = pod
-		case "TopologyHints":
-			pod := r.PodRef()
-			if pod == "" {
-				pod = in.lastPod
-			}
-			in.lastPod = pod
-			cname, hasC := r.Get("containerName")
-			a := attempt(pod, r.Line, false)
-			if !hasC {
-				a.Scope = "pod"
-			}
-			var c *ContainerAdmission
-			if n := len(a.Containers); n > 0 && a.Containers[n-1].Container == cname && a.Containers[n-1].BestHint == nil {
-				c = &a.Containers[n-1]
-			} else {
-				for _, prev := range a.Containers {
-					if prev.Container == cname {
-						// The same container again: a new admission of the pod.
-						a = attempt(pod, r.Line, true)
-						if !hasC {
-							a.Scope = "pod"
-						}
-						break
+	switch msg {
+	case "Topology Admit Handler", "Topology manager admission check":
+		pod := r.PodRef()
+		if pod == "" {
+			// 1.16 to 1.26 name no pod: a new admission starts.
+			in.lastPod = ""
+			return
+		}
+		a := attempt(pod, r.Line, true)
+		if uid, ok := r.Get("podUID"); ok {
+			a.PodUID = uid
+		}
+		in.lastPod = pod
+	case "TopologyHints":
+		pod := r.PodRef()
+		if pod == "" {
+			pod = in.lastPod
+		}
+		in.lastPod = pod
+		cname, hasC := r.Get("containerName")
+		a := attempt(pod, r.Line, false)
+		if !hasC {
+			a.Scope = "pod"
+		}
+		var c *ContainerAdmission
+		if n := len(a.Containers); n > 0 && a.Containers[n-1].Container == cname && a.Containers[n-1].BestHint == nil {
+			c = &a.Containers[n-1]
+		} else {
+			for _, prev := range a.Containers {
+				if prev.Container == cname {
+					// The same container again: a new admission of the pod.
+					a = attempt(pod, r.Line, true)
+					if !hasC {
+						a.Scope = "pod"
 					}
+					break
 				}
-				a.Containers = append(a.Containers, ContainerAdmission{Container: cname})
+			}
+			a.Containers = append(a.Containers, ContainerAdmission{Container: cname})
+			c = &a.Containers[len(a.Containers)-1]
+		}
+		if uid, ok := r.Get("podUID"); ok && a.PodUID == "" {
+			a.PodUID = uid
+		}
+		raw, _ := r.raw("hints")
+		goSyntax := false
+		for _, v := range r.Values {
+			if v.Key == "hints" {
+				goSyntax = v.goSyntax
+			}
+		}
+		c.Providers = append(c.Providers, decodeProviderHints(raw, r.Line, len(c.Providers), goSyntax))
+	case "Hint Provider has no preference for NUMA affinity with resource", "Hint Provider has no possible NUMA affinities for resource":
+		// Settles what an ambiguous "[]" meant (kubelets before 1.28).
+		a := current()
+		res, _ := r.Get("resource")
+		if a == nil || len(a.Containers) == 0 || res == "" {
+			return
+		}
+		c := &a.Containers[len(a.Containers)-1]
+		for i := len(c.Providers) - 1; i >= 0; i-- {
+			for j := range c.Providers[i].Resources {
+				rh := &c.Providers[i].Resources[j]
+				if rh.Resource == res && rh.Indistinct {
+					rh.Indistinct = false
+					rh.Impossible = strings.HasPrefix(msg, "Hint Provider has no possible")
+					rh.NoPreference = !rh.Impossible
+					return
+				}
+			}
+		}
+	case "Topology Affinity for Pod":
+		// 1.16 and 1.17: the admitted pod's containers and their hints.
+		uid, _ := r.Get("podUID")
+		a := current()
+		if a == nil {
+			for j := len(k.Attempts) - 1; j >= 0; j-- {
+				if k.Attempts[j].PodUID == uid {
+					a = &k.Attempts[j]
+					break
+				}
+			}
+		}
+		if a == nil {
+			return
+		}
+		a.PodUID = uid
+		var aff map[string]json.RawMessage
+		raw, _ := r.raw("affinity")
+		if json.Unmarshal([]byte(raw), &aff) != nil {
+			return
+		}
+		names := make([]string, 0, len(aff))
+		for n := range aff {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			var c *ContainerAdmission
+			for i := range a.Containers {
+				if a.Containers[i].Container == n {
+					c = &a.Containers[i]
+				}
+			}
+			if c == nil {
+				a.Containers = append(a.Containers, ContainerAdmission{Container: n})
 				c = &a.Containers[len(a.Containers)-1]
 			}
-			if uid, ok := r.Get("podUID"); ok && a.PodUID == "" {
-				a.PodUID = uid
-			}
-			raw, _ := r.raw("hints")
-			goSyntax := false
-			for _, v := range r.Values {
-				if v.Key == "hints" {
-					goSyntax = v.goSyntax
-				}
-			}
-			c.Providers = append(c.Providers, decodeProviderHints(raw, r.Line, len(c.Providers), goSyntax))
-		case "Hint Provider has no preference for NUMA affinity with resource", "Hint Provider has no possible NUMA affinities for resource":
-			// Settles what an ambiguous "[]" meant (kubelets before 1.28).
-			a := current()
-			res, _ := r.Get("resource")
-			if a == nil || len(a.Containers) == 0 || res == "" {
-				return
-			}
-			c := &a.Containers[len(a.Containers)-1]
-			for i := len(c.Providers) - 1; i >= 0; i-- {
-				for j := range c.Providers[i].Resources {
-					rh := &c.Providers[i].Resources[j]
-					if rh.Resource == res && rh.Indistinct {
-						rh.Indistinct = false
-						rh.Impossible = strings.HasPrefix(msg, "Hint Provider has no possible")
-						rh.NoPreference = !rh.Impossible
-						return
-					}
-				}
-			}
-		case "Topology Affinity for Pod":
-			// 1.16 and 1.17: the admitted pod's containers and their hints.
-			uid, _ := r.Get("podUID")
-			a := current()
-			if a == nil {
-				for j := len(k.Attempts) - 1; j >= 0; j-- {
-					if k.Attempts[j].PodUID == uid {
-						a = &k.Attempts[j]
-						break
-					}
-				}
-			}
-			if a == nil {
-				return
-			}
-			a.PodUID = uid
-			var aff map[string]json.RawMessage
-			raw, _ := r.raw("affinity")
-			if json.Unmarshal([]byte(raw), &aff) != nil {
-				return
-			}
-			names := make([]string, 0, len(aff))
-			for n := range aff {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				var c *ContainerAdmission
-				for i := range a.Containers {
-					if a.Containers[i].Container == n {
-						c = &a.Containers[i]
-					}
-				}
-				if c == nil {
-					a.Containers = append(a.Containers, ContainerAdmission{Container: n})
-					c = &a.Containers[len(a.Containers)-1]
-				}
-				if c.BestHint == nil {
-					if h, err := decodeHint(string(aff[n])); err == nil {
-						c.BestHint, c.BestLine = h, r.Line
-					}
-				}
-				c.Aligned = true
-			}
-			delete(open, a.Pod)
-		case "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint":
-			pod := r.PodRef()
-			if pod == "" {
-				pod = in.lastPod
-			}
-			a := current()
-			if i, ok := open[pod]; ok {
-				a = &k.Attempts[i]
-			}
-			if a == nil || len(a.Containers) == 0 {
-				return
-			}
-			c := &a.Containers[len(a.Containers)-1]
-			if name, ok := r.Get("containerName"); ok {
-				for i := range a.Containers {
-					if a.Containers[i].Container == name {
-						c = &a.Containers[i]
-					}
-				}
-			}
-			if raw, ok := r.raw("bestHint"); ok {
-				if h, err := decodeHint(raw); err == nil {
+			if c.BestHint == nil {
+				if h, err := decodeHint(string(aff[n])); err == nil {
 					c.BestHint, c.BestLine = h, r.Line
 				}
 			}
-		case "Topology Affinity":
-			if _, ok := r.Get("bestHint"); !ok {
-				return // the CPU manager's record of the same name
-			}
-			pod := r.PodRef()
-			if pod == "" {
-				// 1.18 and 1.19 name the pod by UID only.
-				pod = in.lastPod
-				if i, ok := open[pod]; ok {
-					if uid, ok := r.Get("podUID"); ok {
-						k.Attempts[i].PodUID = uid
-					}
+			c.Aligned = true
+		}
+		delete(open, a.Pod)
+	case "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint":
+		pod := r.PodRef()
+		if pod == "" {
+			pod = in.lastPod
+		}
+		a := current()
+		if i, ok := open[pod]; ok {
+			a = &k.Attempts[i]
+		}
+		if a == nil || len(a.Containers) == 0 {
+			return
+		}
+		c := &a.Containers[len(a.Containers)-1]
+		if name, ok := r.Get("containerName"); ok {
+			for i := range a.Containers {
+				if a.Containers[i].Container == name {
+					c = &a.Containers[i]
 				}
 			}
+		}
+		if raw, ok := r.raw("bestHint"); ok {
+			if h, err := decodeHint(raw); err == nil {
+				c.BestHint, c.BestLine = h, r.Line
+			}
+		}
+	case "Topology Affinity":
+		if _, ok := r.Get("bestHint"); !ok {
+			return // the CPU manager's record of the same name
+		}
+		pod := r.PodRef()
+		if pod == "" {
+			// 1.18 and 1.19 name the pod by UID only.
+			pod = in.lastPod
 			if i, ok := open[pod]; ok {
-				name, _ := r.Get("containerName")
-				a := &k.Attempts[i]
-				for j := range a.Containers {
-					if a.Containers[j].Container == name || a.Scope == "pod" {
-						a.Containers[j].Aligned = true
-					}
+				if uid, ok := r.Get("podUID"); ok {
+					k.Attempts[i].PodUID = uid
 				}
 			}
-		case "Pod admission denied":
+		}
+		if i, ok := open[pod]; ok {
+			name, _ := r.Get("containerName")
+			a := &k.Attempts[i]
+			for j := range a.Containers {
+				if a.Containers[j].Container == name || a.Scope == "pod" {
+					a.Containers[j].Aligned = true
+				}
+			}
+		}
+	case "Pod admission denied":
+		uid, _ := r.Get("podUID")
+		reason, _ := r.Get("reason")
+		msg, _ := r.Get("message")
+		closeWith(r.PodRef(), uid, reason, msg, r.Line)
+	case "Event occurred":
+		reason, _ := r.Get("reason")
+		if kind, _ := r.Get("kind"); kind != "" && kind != "Pod" {
+			return
+		}
+		if admissionReasons[reason] {
+			m, _ := r.Get("message")
 			uid, _ := r.Get("podUID")
-			reason, _ := r.Get("reason")
-			msg, _ := r.Get("message")
-			closeWith(r.PodRef(), uid, reason, msg, r.Line)
-		case "Event occurred":
-			reason, _ := r.Get("reason")
-			if kind, _ := r.Get("kind"); kind != "" && kind != "Pod" {
-				return
+			closeWith(r.PodRef(), uid, reason, m, r.Line)
+		}
+	case "Patch status for pod":
+		patch, _ := r.Get("patch")
+		var p struct {
+			Status struct{ Reason, Message, Phase string }
+		}
+		if json.Unmarshal([]byte(patch), &p) == nil && admissionReasons[p.Status.Reason] {
+			uid, _ := r.Get("podUID")
+			m := strings.TrimPrefix(p.Status.Message, "Pod was rejected: ")
+			if m == p.Status.Message {
+				// Before 1.26 the status message is "Pod " + the admit message.
+				m = strings.TrimPrefix(m, "Pod ")
 			}
-			if admissionReasons[reason] {
-				m, _ := r.Get("message")
-				uid, _ := r.Get("podUID")
-				closeWith(r.PodRef(), uid, reason, m, r.Line)
-			}
-		case "Patch status for pod":
-			patch, _ := r.Get("patch")
-			var p struct {
-				Status struct{ Reason, Message, Phase string }
-			}
-			if json.Unmarshal([]byte(patch), &p) == nil && admissionReasons[p.Status.Reason] {
-				uid, _ := r.Get("podUID")
-				m := strings.TrimPrefix(p.Status.Message, "Pod was rejected: ")
-				if m == p.Status.Message {
-					// Before 1.26 the status message is "Pod " + the admit message.
-					m = strings.TrimPrefix(m, "Pod ")
-				}
-				closeWith(r.PodRef(), uid, p.Status.Reason, m, r.Line)
-			}
+			closeWith(r.PodRef(), uid, p.Status.Reason, m, r.Line)
 		}
 	}
 }
