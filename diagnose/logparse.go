@@ -3,7 +3,6 @@ package diagnose
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -114,7 +113,7 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := gunzip(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: starts with the gzip magic bytes but is not gzip: %w (pass the log uncompressed)", name, err)
 		}
@@ -229,7 +228,7 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			}
 			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`: %w",
 				name, what, input.HumanBytes(limit), lines.n, err)
-		case l.Compressed != "" && len(l.Records) > 0 && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum)):
+		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
 		default:
