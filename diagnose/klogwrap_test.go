@@ -41,6 +41,7 @@ func TestParseLogWrappers(t *testing.T) {
 		{name: "hyperkube with banners", in: "-- Logs begin at Wed 2020-03-04 08:00:01 UTC. --\n-- Boot 0f3c --\nMar 05 09:14:02 n1 hyperkube[1]: " + klogLine, wrapper: "journald-short", node: "n1"},
 		{name: "localised month", in: "5月 06 09:14:02 wrk-numa-07 kubelet[2741]: " + klogLine, wrapper: "journald-short", node: "wrk-numa-07", warning: "localised month names in the journald prefix (5月)"},
 		{name: "German month", in: "Mär 05 09:14:02 wrk-numa-07 kubelet[2741]: " + klogLine, wrapper: "journald-short", node: "wrk-numa-07", warning: "localised month names in the journald prefix (Mär)"},
+		{name: "ANSI colours", in: "Mar 05 09:14:02 wrk-numa-07 kubelet[2741]: \x1b[0;1;39m" + klogLine + "\x1b[0m", wrapper: "journald-short", node: "wrk-numa-07"},
 		{name: "talosctl node prefix", in: "10.5.0.12: " + klogLine, wrapper: "node-prefix", node: "10.5.0.12"},
 		{name: "node prefix before journald", in: "wrk-numa-07: Mar 05 09:14:02 ignored kubelet[2741]: " + klogLine, wrapper: "journald-short", node: "wrk-numa-07"},
 		{name: "journal json", in: `{"__REALTIME_TIMESTAMP":"1741166042118201","_HOSTNAME":"wrk-numa-07","SYSLOG_IDENTIFIER":"kubelet","_PID":"2741","MESSAGE":` + jsonString(klogLine) + `}`, wrapper: "journal-json", node: "wrk-numa-07"},

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 )
 
@@ -27,8 +28,15 @@ type wrapped struct {
 var englishMonths = map[string]bool{"Jan": true, "Feb": true, "Mar": true, "Apr": true, "May": true, "Jun": true,
 	"Jul": true, "Aug": true, "Sep": true, "Oct": true, "Nov": true, "Dec": true}
 
+var reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
 // unwrapLine takes the wrapper off one line (already without "\r").
+// journalctl colours warning and error lines with ANSI sequences when it
+// writes to a terminal; they are dropped first.
 func unwrapLine(line string) wrapped {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = reANSI.ReplaceAllString(line, "")
+	}
 	if strings.HasPrefix(line, "-- ") {
 		t := strings.TrimSpace(line)
 		if strings.HasSuffix(t, "--") || strings.HasPrefix(t, "-- Boot") || strings.HasPrefix(t, "-- Logs begin") ||
