@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -249,7 +248,7 @@ func FuzzParseLog(f *testing.F) {
 	f.Add(gzipped(f, "Mar 05 09:14:02 h k3s[1]: I0305 09:14:02.1 1 kubelet.go:1] "+admitDenied131+"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
-			l, err := parseLog("fuzz.log", bytes.NewReader(data), 8<<20)
+			l, err := ParseLogBytes("fuzz.log", data)
 			if err != nil {
 				assert.Contains(t, err.Error(), "fuzz.log", "an error names the file")
 				return
