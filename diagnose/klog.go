@@ -1,11 +1,8 @@
 package diagnose
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -26,6 +23,11 @@ type logRecord struct {
 	Message string `json:"message"`
 	// Values holds the key/value pairs in the order they were printed.
 	Values []logValue `json:"values,omitempty"`
+	// Node is the host the wrapper names (journald hostname, a talosctl or
+	// `oc adm node-logs --role` node prefix, journal JSON _HOSTNAME).
+	Node string `json:"node,omitempty"`
+	// cut is set when a quoted or bracketed value does not end on the line.
+	cut bool
 }
 
 // logValue is one key/value pair of a structured log record. Text holds a
@@ -36,6 +38,10 @@ type logValue struct {
 	Text string `json:"text"`
 	// JSON reports that Text is raw JSON rather than a plain string.
 	JSON bool `json:"json,omitempty"`
+	// goSyntax: the kubelet printed the value with Go's %v or %+v (before
+	// 1.28), where nil and empty maps and lists look the same; Text may have
+	// been converted to JSON since.
+	goSyntax bool
 }
 
 // Get returns the value of key; for an object such as a pod reference
@@ -118,10 +124,24 @@ type Log struct {
 	Records []logRecord `json:"records"`
 	// Skipped counts lines that were not recognised as log records.
 	Skipped int `json:"skipped"`
+	// Wrapper is how the lines were wrapped: "journald-short",
+	// "journald-precise", "journald-iso", "journal-json", "node-prefix",
+	// "plain", or several joined by "+".
+	Wrapper string `json:"wrapper,omitempty"`
+	// Compressed is "gzip" when the input was gzip-compressed.
+	Compressed string `json:"compressed,omitempty"`
+	// Nodes are the hosts the lines came from, when the wrapper names them.
+	Nodes []string `json:"nodes,omitempty"`
+	// Release is the kubelet release (or range of releases) the lines imply.
+	Release logRelease `json:"release"`
+	// Warnings say what was read with doubt: localised month names, mixed
+	// nodes, lines cut at a pager width, ambiguous hint renderings.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type klogHead struct {
 	severity, time, source string
+	start                  int // offset of the severity letter
 	end                    int // offset of the message
 }
 
@@ -174,137 +194,13 @@ func findKlogHeader(s string) (klogHead, bool) {
 		if end >= len(s) || s[end] != ']' || end == src {
 			continue
 		}
-		h := klogHead{severity: s[i : i+1], time: s[j:j+4] + " " + s[j+5:timeEnd], source: s[src:end], end: end + 1}
+		h := klogHead{start: i, severity: s[i : i+1], time: s[j:j+4] + " " + s[j+5:timeEnd], source: s[src:end], end: end + 1}
 		if h.end < len(s) && s[h.end] == ' ' {
 			h.end++
 		}
 		return h, true
 	}
 	return klogHead{}, false
-}
-
-// maxLogLine bounds one log line; kubelet lines with large hint maps stay far below.
-const maxLogLine = 4 << 20
-
-// ParseLog reads kubelet log output: `journalctl -u kubelet` text (with or
-// without the journald prefix, or `-o json`), plain klog text, or the JSON log
-// format, one record per line. name is used in error messages and evidence references.
-// It fails only when the input cannot be read or holds no kubelet record.
-func ParseLog(name string, r io.Reader) (*Log, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLogLine)
-	l := &Log{Name: name}
-	var text, js int
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, len(lines)+1, err)
-	}
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], "\r")
-		if msg, ok := journalJSONMessage(line); ok {
-			// journalctl -o json: the kubelet's own line is in MESSAGE.
-			line = msg
-		}
-		if j := strings.IndexByte(line, '{'); j >= 0 && jsonLogStart(line[j:]) {
-			rec, err := parseJSONRecord(line[j:])
-			if err == nil {
-				rec.Line = i + 1
-				l.Records = append(l.Records, rec)
-				js++
-				continue
-			}
-		}
-		// The header sits behind at most a journald or syslog prefix.
-		head := line
-		if len(head) > 256 {
-			head = head[:256]
-		}
-		h, ok := findKlogHeader(head)
-		if !ok {
-			l.Skipped++
-			continue
-		}
-		rec := logRecord{
-			Line:     i + 1,
-			Severity: h.severity,
-			Time:     h.time,
-			Source:   h.source,
-		}
-		body := line[h.end:]
-		// Multi-line values continue on following lines that start with a tab
-		// (possibly after the same journald prefix) until a line " >".
-		parseTextBody(&rec, body, func() (string, bool) {
-			if i+1 >= len(lines) {
-				return "", false
-			}
-			next := strings.TrimRight(lines[i+1], "\r")
-			cont, ok := continuationLine(next)
-			if !ok {
-				return "", false
-			}
-			i++
-			return cont, true
-		})
-		l.Records = append(l.Records, rec)
-		text++
-	}
-	switch {
-	case text > 0 && js > 0:
-		l.Format = "mixed"
-	case js > 0:
-		l.Format = "json"
-	default:
-		l.Format = "text"
-	}
-	if len(l.Records) == 0 {
-		return l, fmt.Errorf("%s: no kubelet log record found in %d lines: pass `journalctl -u kubelet` output, klog text lines (I1129 10:00:00.000000 1234 file.go:123] ...) or --logging-format=json lines", name, len(lines))
-	}
-	return l, nil
-}
-
-// continuationLine recognises a line of a multi-line klog value: a tab or the
-// closing " >", possibly behind a journald prefix "Mon DD HH:MM:SS host unit[pid]: ".
-func continuationLine(s string) (string, bool) {
-	if strings.HasPrefix(s, "\t") || s == " >" {
-		return s, true
-	}
-	if j := strings.Index(s, "]: "); j >= 0 && j < 120 {
-		rest := s[j+3:]
-		if strings.HasPrefix(rest, "\t") || rest == " >" || strings.HasPrefix(rest, " >") && strings.TrimSpace(rest) == ">" {
-			return rest, true
-		}
-	}
-	return "", false
-}
-
-// journalJSONMessage unwraps one record of `journalctl -o json` output.
-func journalJSONMessage(line string) (string, bool) {
-	if !strings.HasPrefix(line, "{") || !strings.Contains(line, `"MESSAGE"`) {
-		return "", false
-	}
-	var rec struct {
-		Message json.RawMessage `json:"MESSAGE"`
-	}
-	if json.Unmarshal([]byte(line), &rec) != nil || len(rec.Message) == 0 {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(rec.Message, &s) == nil {
-		return s, true
-	}
-	// journald writes non-UTF-8 messages as an array of bytes.
-	var b []byte
-	var ints []int
-	if json.Unmarshal(rec.Message, &ints) == nil {
-		for _, v := range ints {
-			b = append(b, byte(v))
-		}
-		return string(b), true
-	}
-	return "", false
 }
 
 func jsonLogStart(s string) bool {
@@ -384,6 +280,7 @@ func parseTextBody(rec *logRecord, body string, more func() (string, bool)) {
 	msg, rest, ok := cutQuoted(body)
 	if !ok {
 		rec.Message = body
+		rec.cut = true
 		return
 	}
 	rec.Message = msg
@@ -405,6 +302,7 @@ func parseTextBody(rec *logRecord, body string, more func() (string, bool)) {
 			v, r2, ok := cutQuoted(rest)
 			if !ok {
 				rec.Values = append(rec.Values, logValue{Key: key, Text: rest})
+				rec.cut = true
 				return
 			}
 			rec.Values = append(rec.Values, logValue{Key: key, Text: v})
@@ -427,13 +325,20 @@ func parseTextBody(rec *logRecord, body string, more func() (string, bool)) {
 			}
 			rec.Values = append(rec.Values, logValue{Key: key, Text: b.String()})
 			rest = ""
-		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "["):
-			n := jsonExtent(rest)
+		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "map[") || strings.HasPrefix(rest, "&{"):
+			if n := jsonExtent(rest); n > 0 {
+				rec.Values = append(rec.Values, logValue{Key: key, Text: rest[:n], JSON: true})
+				rest = rest[n:]
+				continue
+			}
+			// Go's %v / %+v rendering (klog before v2.100, kubelet before 1.28).
+			n := goExtent(rest)
 			if n <= 0 {
 				rec.Values = append(rec.Values, logValue{Key: key, Text: rest})
+				rec.cut = true
 				return
 			}
-			rec.Values = append(rec.Values, logValue{Key: key, Text: rest[:n], JSON: true})
+			rec.Values = append(rec.Values, logValue{Key: key, Text: rest[:n], goSyntax: true})
 			rest = rest[n:]
 		default:
 			sp := strings.IndexByte(rest, ' ')
@@ -505,9 +410,4 @@ func jsonExtent(s string) int {
 		}
 	}
 	return 0
-}
-
-// ParseLogBytes is ParseLog over a byte slice.
-func ParseLogBytes(name string, data []byte) (*Log, error) {
-	return ParseLog(name, bytes.NewReader(data))
 }

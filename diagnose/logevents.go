@@ -83,6 +83,11 @@ type ReportProviderHints struct {
 	// static memory manager returns {} when no NUMA set has enough free memory.
 	NoPreference bool `json:"noPreference,omitempty"`
 	EmptyMap     bool `json:"emptyMap,omitempty"`
+	// Indistinct is set when the log cannot tell nil from empty: kubelets
+	// before 1.28 print both a nil and an empty map as map[] (and both
+	// lists as []), so NoPreference/EmptyMap (and a resource's
+	// NoPreference/Impossible) are the likelier reading, not a certainty.
+	Indistinct bool `json:"indistinct,omitempty"`
 	// Resources lists, per resource, the hints; a resource whose list is
 	// Impossible could not be placed anywhere ("[]"), one with NoPreference
 	// accepted any NUMA node ("null").
@@ -95,6 +100,10 @@ type ReportResourceHints struct {
 	Hints        []ReportHint `json:"hints"`
 	NoPreference bool         `json:"noPreference,omitempty"`
 	Impossible   bool         `json:"impossible,omitempty"`
+	// Indistinct: "[]" in a log before 1.28, read as Impossible, may have
+	// been nil ("no preference"); a later "Hint Provider has no ..." line
+	// settles it when the log has one.
+	Indistinct bool `json:"indistinct,omitempty"`
 }
 
 // ContainerAdmission is what the logs say about one container's (or, in pod
@@ -153,11 +162,20 @@ const (
 	signalContainerManager    = "container-manager-failed"
 	signalMaxNUMAWarning      = "max-numa-warning"
 	signalUnknownPolicy       = "unknown-policy"
-	// SignalMemoryPlacement: the memory manager pinned a container's memory
+	// signalMemoryPlacement: the memory manager pinned a container's memory
 	// (cpuset.mems) to NUMA nodes ("Memory affinity").
 	signalMemoryPlacement = "memory-placement"
-	// SignalCPUPlacement: the CPU manager gave a container exclusive CPUs.
+	// signalCPUPlacement: the CPU manager gave a container exclusive CPUs.
 	signalCPUPlacement = "cpu-placement"
+	// signalNotEnoughCPUs: the static CPU manager could not take the CPUs
+	// it had hinted ("not enough cpus available to satisfy request").
+	signalNotEnoughCPUs = "not-enough-cpus"
+	// signalDevicePluginRPC: a device plugin's Allocate (or another call)
+	// failed with a gRPC status ("rpc error: code = ... desc = ...").
+	signalDevicePluginRPC = "device-plugin-rpc-error"
+	// signalDeviceEndpointMissing: the device manager has devices of a
+	// resource but no plugin endpoint (the plugin has not re-registered).
+	signalDeviceEndpointMissing = "device-endpoint-missing"
 )
 
 // KubeletLog is a parsed kubelet log with its admission attempts and signals.
@@ -176,6 +194,9 @@ var (
 	reUnexpected        = regexp.MustCompile(`Allocate failed due to (.*), which is unexpected`)
 	reUnknownPolicyText = regexp.MustCompile(`unknown policy: \\?"([^"\\]*)\\?"`)
 	reCheckpointFile    = regexp.MustCompile(`delete the (CPU|memory) manager checkpoint file "([^"]*)"`)
+	reNotEnoughCPUs     = regexp.MustCompile(`not enough cpus available to satisfy request(?:: requested=(\d+), available=(\d+))?`)
+	reRPCError          = regexp.MustCompile(`rpc error: code = (\w+) desc = (.*?)(?:, which is unexpected)?$`)
+	reEndpointMissing   = regexp.MustCompile(`endpoint not found in cache for a registered resource: (\S+?)(?:[,"\s]|$)`)
 )
 
 // admissionReasons are the pod-status reasons kubelet admission produces.
@@ -186,160 +207,296 @@ var admissionReasons = map[string]bool{
 
 // interpret groups the records of a log into admission attempts and signals.
 func (l *Log) interpret() *KubeletLog {
-	k := &KubeletLog{Log: l}
-	open := map[string]int{} // pod -> index into Attempts
-	lastPod := ""
-	attempt := func(pod string, line int, force bool) *AdmissionAttempt {
-		if i, ok := open[pod]; ok && !force {
-			return &k.Attempts[i]
+	in := &logInterp{k: &KubeletLog{Log: l}, open: map[string]int{}}
+	// Before 1.17 the CPU manager's line is the only one with hints; from
+	// 1.17 the Topology Manager logs every provider's answer and the CPU
+	// manager's own line would count the cpu answer twice.
+	for _, r := range l.Records {
+		if r.Message == "TopologyHints" {
+			in.tmHints = true
+			break
 		}
-		k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "container", StartLine: line})
-		open[pod] = len(k.Attempts) - 1
-		return &k.Attempts[len(k.Attempts)-1]
 	}
-	current := func() *AdmissionAttempt {
-		if lastPod == "" {
-			return nil
-		}
-		if i, ok := open[lastPod]; ok {
-			return &k.Attempts[i]
-		}
+	lastPods := map[string]string{} // node -> the pod whose admission the node's lines are in
+	for _, r := range l.Records {
+		in.k.signals(r)
+		in.lastPod = lastPods[r.Node]
+		in.record(r)
+		lastPods[r.Node] = in.lastPod
+	}
+	return in.k
+}
+
+// logInterp groups records into admission attempts.
+type logInterp struct {
+	k       *KubeletLog
+	open    map[string]int // pod -> index into Attempts
+	lastPod string         // the pod whose admission the current node's lines are in
+	tmHints bool           // the log has the Topology Manager's own TopologyHints lines
+}
+
+func (in *logInterp) attempt(pod string, line int, force bool) *AdmissionAttempt {
+	k := in.k
+	if i, ok := in.open[pod]; ok && !force {
+		return &k.Attempts[i]
+	}
+	k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "container", StartLine: line})
+	in.open[pod] = len(k.Attempts) - 1
+	return &k.Attempts[len(k.Attempts)-1]
+}
+
+func (in *logInterp) current() *AdmissionAttempt {
+	if in.lastPod == "" {
 		return nil
 	}
-	closeWith := func(pod, uid, reason, msg string, line int) {
-		i, ok := open[pod]
-		if !ok {
-			// Find the latest attempt of this pod that has no result yet.
+	if i, ok := in.open[in.lastPod]; ok {
+		return &in.k.Attempts[i]
+	}
+	return nil
+}
+
+func (in *logInterp) closeWith(pod, uid, reason, msg string, line int) {
+	k := in.k
+	i, ok := in.open[pod]
+	if !ok {
+		// Find the latest attempt of this pod that has no result yet,
+		// with or without its namespace (1.16 to 1.19 log the name only).
+		for j := len(k.Attempts) - 1; j >= 0; j-- {
+			if sameName(k.Attempts[j].Pod, pod) || uid != "" && k.Attempts[j].PodUID == uid {
+				i, ok = j, true
+				break
+			}
+		}
+	}
+	if !ok {
+		k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "", StartLine: line})
+		i = len(k.Attempts) - 1
+	}
+	a := &k.Attempts[i]
+	if a.Reason != "" && a.ResultLine != 0 {
+		return // keep the first result (the denial record comes before the event)
+	}
+	delete(in.open, a.Pod)
+	if strings.Contains(pod, "/") && !strings.Contains(a.Pod, "/") {
+		a.Pod = pod // the result names the namespace the hint lines left out (1.16 to 1.19)
+	}
+	if uid != "" {
+		a.PodUID = uid
+	}
+	a.Reason, a.Message, a.ResultLine = reason, msg, line
+	delete(in.open, pod)
+}
+
+// record applies one record to the attempts.
+func (in *logInterp) record(r logRecord) {
+	k, open := in.k, in.open
+	attempt, current, closeWith := in.attempt, in.current, in.closeWith
+	tmHints := in.tmHints
+	msg := r.Message
+	if msg == "TopologyHints generated" && !tmHints {
+		msg = "TopologyHints"
+	}
+	switch msg {
+	case "Topology Admit Handler", "Topology manager admission check":
+		pod := r.PodRef()
+		if pod == "" {
+			// 1.16 to 1.26 name no pod: a new admission starts.
+			in.lastPod = ""
+			return
+		}
+		a := attempt(pod, r.Line, true)
+		if uid, ok := r.Get("podUID"); ok {
+			a.PodUID = uid
+		}
+		in.lastPod = pod
+	case "TopologyHints":
+		pod := r.PodRef()
+		if pod == "" {
+			pod = in.lastPod
+		}
+		in.lastPod = pod
+		cname, hasC := r.Get("containerName")
+		a := attempt(pod, r.Line, false)
+		if !hasC {
+			a.Scope = "pod"
+		}
+		var c *ContainerAdmission
+		if n := len(a.Containers); n > 0 && a.Containers[n-1].Container == cname && a.Containers[n-1].BestHint == nil {
+			c = &a.Containers[n-1]
+		} else {
+			for _, prev := range a.Containers {
+				if prev.Container == cname {
+					// The same container again: a new admission of the pod.
+					a = attempt(pod, r.Line, true)
+					if !hasC {
+						a.Scope = "pod"
+					}
+					break
+				}
+			}
+			a.Containers = append(a.Containers, ContainerAdmission{Container: cname})
+			c = &a.Containers[len(a.Containers)-1]
+		}
+		if uid, ok := r.Get("podUID"); ok && a.PodUID == "" {
+			a.PodUID = uid
+		}
+		raw, _ := r.raw("hints")
+		goSyntax := false
+		for _, v := range r.Values {
+			if v.Key == "hints" {
+				goSyntax = v.goSyntax
+			}
+		}
+		c.Providers = append(c.Providers, decodeProviderHints(raw, r.Line, len(c.Providers), goSyntax))
+	case "Hint Provider has no preference for NUMA affinity with resource", "Hint Provider has no possible NUMA affinities for resource":
+		// Settles what an ambiguous "[]" meant (kubelets before 1.28).
+		a := current()
+		res, _ := r.Get("resource")
+		if a == nil || len(a.Containers) == 0 || res == "" {
+			return
+		}
+		c := &a.Containers[len(a.Containers)-1]
+		for i := len(c.Providers) - 1; i >= 0; i-- {
+			for j := range c.Providers[i].Resources {
+				rh := &c.Providers[i].Resources[j]
+				if rh.Resource == res && rh.Indistinct {
+					rh.Indistinct = false
+					rh.Impossible = strings.HasPrefix(msg, "Hint Provider has no possible")
+					rh.NoPreference = !rh.Impossible
+					return
+				}
+			}
+		}
+	case "Topology Affinity for Pod":
+		// 1.16 and 1.17: the admitted pod's containers and their hints.
+		uid, _ := r.Get("podUID")
+		a := current()
+		if a == nil {
 			for j := len(k.Attempts) - 1; j >= 0; j-- {
-				if k.Attempts[j].Pod == pod {
-					i, ok = j, true
+				if k.Attempts[j].PodUID == uid {
+					a = &k.Attempts[j]
 					break
 				}
 			}
 		}
-		if !ok {
-			k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "", StartLine: line})
-			i = len(k.Attempts) - 1
+		if a == nil {
+			return
 		}
-		a := &k.Attempts[i]
-		if a.Reason != "" && a.ResultLine != 0 {
-			return // keep the first result (the denial record comes before the event)
+		a.PodUID = uid
+		var aff map[string]json.RawMessage
+		raw, _ := r.raw("affinity")
+		if json.Unmarshal([]byte(raw), &aff) != nil {
+			return
 		}
-		if uid != "" {
-			a.PodUID = uid
+		names := make([]string, 0, len(aff))
+		for n := range aff {
+			names = append(names, n)
 		}
-		a.Reason, a.Message, a.ResultLine = reason, msg, line
-		delete(open, pod)
-	}
-
-	for _, r := range l.Records {
-		k.signals(r)
-		switch r.Message {
-		case "Topology Admit Handler", "Topology manager admission check":
-			pod := r.PodRef()
-			a := attempt(pod, r.Line, true)
-			if uid, ok := r.Get("podUID"); ok {
-				a.PodUID = uid
-			}
-			lastPod = pod
-		case "TopologyHints":
-			pod := r.PodRef()
-			if pod == "" {
-				pod = lastPod
-			}
-			lastPod = pod
-			cname, hasC := r.Get("containerName")
-			a := attempt(pod, r.Line, false)
-			if !hasC {
-				a.Scope = "pod"
-			}
+		sort.Strings(names)
+		for _, n := range names {
 			var c *ContainerAdmission
-			if n := len(a.Containers); n > 0 && a.Containers[n-1].Container == cname && a.Containers[n-1].BestHint == nil {
-				c = &a.Containers[n-1]
-			} else {
-				for _, prev := range a.Containers {
-					if prev.Container == cname {
-						// The same container again: a new admission of the pod.
-						a = attempt(pod, r.Line, true)
-						if !hasC {
-							a.Scope = "pod"
-						}
-						break
-					}
+			for i := range a.Containers {
+				if a.Containers[i].Container == n {
+					c = &a.Containers[i]
 				}
-				a.Containers = append(a.Containers, ContainerAdmission{Container: cname})
+			}
+			if c == nil {
+				a.Containers = append(a.Containers, ContainerAdmission{Container: n})
 				c = &a.Containers[len(a.Containers)-1]
 			}
-			raw, _ := r.raw("hints")
-			c.Providers = append(c.Providers, decodeProviderHints(raw, r.Line, len(c.Providers)))
-		case "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint":
-			pod := r.PodRef()
-			if pod == "" {
-				pod = lastPod
-			}
-			a := current()
-			if i, ok := open[pod]; ok {
-				a = &k.Attempts[i]
-			}
-			if a == nil || len(a.Containers) == 0 {
-				continue
-			}
-			c := &a.Containers[len(a.Containers)-1]
-			if name, ok := r.Get("containerName"); ok {
-				for i := range a.Containers {
-					if a.Containers[i].Container == name {
-						c = &a.Containers[i]
-					}
-				}
-			}
-			if raw, ok := r.raw("bestHint"); ok {
-				if h, err := decodeHint(raw); err == nil {
+			if c.BestHint == nil {
+				if h, err := decodeHint(string(aff[n])); err == nil {
 					c.BestHint, c.BestLine = h, r.Line
 				}
 			}
-		case "Topology Affinity":
-			if _, ok := r.Get("bestHint"); !ok {
-				continue // the CPU manager's record of the same name
-			}
-			pod := r.PodRef()
-			if i, ok := open[pod]; ok {
-				name, _ := r.Get("containerName")
-				a := &k.Attempts[i]
-				for j := range a.Containers {
-					if a.Containers[j].Container == name || a.Scope == "pod" {
-						a.Containers[j].Aligned = true
-					}
+			c.Aligned = true
+		}
+		delete(open, a.Pod)
+	case "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint":
+		pod := r.PodRef()
+		if pod == "" {
+			pod = in.lastPod
+		}
+		a := current()
+		if i, ok := open[pod]; ok {
+			a = &k.Attempts[i]
+		}
+		if a == nil || len(a.Containers) == 0 {
+			return
+		}
+		c := &a.Containers[len(a.Containers)-1]
+		if name, ok := r.Get("containerName"); ok {
+			for i := range a.Containers {
+				if a.Containers[i].Container == name {
+					c = &a.Containers[i]
 				}
 			}
-		case "Pod admission denied":
-			uid, _ := r.Get("podUID")
-			reason, _ := r.Get("reason")
-			msg, _ := r.Get("message")
-			closeWith(r.PodRef(), uid, reason, msg, r.Line)
-		case "Event occurred":
-			reason, _ := r.Get("reason")
-			if kind, _ := r.Get("kind"); kind != "" && kind != "Pod" {
-				continue
-			}
-			if admissionReasons[reason] {
-				msg, _ := r.Get("message")
-				closeWith(r.PodRef(), "", reason, msg, r.Line)
-			}
-		case "Patch status for pod":
-			patch, _ := r.Get("patch")
-			var p struct {
-				Status struct{ Reason, Message, Phase string }
-			}
-			if json.Unmarshal([]byte(patch), &p) == nil && admissionReasons[p.Status.Reason] {
-				uid, _ := r.Get("podUID")
-				closeWith(r.PodRef(), uid, p.Status.Reason, strings.TrimPrefix(p.Status.Message, "Pod was rejected: "), r.Line)
+		}
+		if raw, ok := r.raw("bestHint"); ok {
+			if h, err := decodeHint(raw); err == nil {
+				c.BestHint, c.BestLine = h, r.Line
 			}
 		}
+	case "Topology Affinity":
+		if _, ok := r.Get("bestHint"); !ok {
+			return // the CPU manager's record of the same name
+		}
+		pod := r.PodRef()
+		if pod == "" {
+			// 1.18 and 1.19 name the pod by UID only.
+			pod = in.lastPod
+			if i, ok := open[pod]; ok {
+				if uid, ok := r.Get("podUID"); ok {
+					k.Attempts[i].PodUID = uid
+				}
+			}
+		}
+		if i, ok := open[pod]; ok {
+			name, _ := r.Get("containerName")
+			a := &k.Attempts[i]
+			for j := range a.Containers {
+				if a.Containers[j].Container == name || a.Scope == "pod" {
+					a.Containers[j].Aligned = true
+				}
+			}
+		}
+	case "Pod admission denied":
+		uid, _ := r.Get("podUID")
+		reason, _ := r.Get("reason")
+		msg, _ := r.Get("message")
+		closeWith(r.PodRef(), uid, reason, msg, r.Line)
+	case "Event occurred":
+		reason, _ := r.Get("reason")
+		if kind, _ := r.Get("kind"); kind != "" && kind != "Pod" {
+			return
+		}
+		if admissionReasons[reason] {
+			m, _ := r.Get("message")
+			uid, _ := r.Get("podUID")
+			closeWith(r.PodRef(), uid, reason, m, r.Line)
+		}
+	case "Patch status for pod":
+		patch, _ := r.Get("patch")
+		var p struct {
+			Status struct{ Reason, Message, Phase string }
+		}
+		if json.Unmarshal([]byte(patch), &p) == nil && admissionReasons[p.Status.Reason] {
+			uid, _ := r.Get("podUID")
+			m := strings.TrimPrefix(p.Status.Message, "Pod was rejected: ")
+			if m == p.Status.Message {
+				// Before 1.26 the status message is "Pod " + the admit message.
+				m = strings.TrimPrefix(m, "Pod ")
+			}
+			closeWith(r.PodRef(), uid, p.Status.Reason, m, r.Line)
+		}
 	}
-	return k
 }
 
-func decodeProviderHints(raw string, line, index int) ReportProviderHints {
+// decodeProviderHints reads one provider's logged answer. goSyntax says the
+// kubelet printed it with Go's %v (before 1.28), where nil and empty look
+// alike: map[] reads as "no preference" and [] as "impossible", both marked
+// Indistinct.
+func decodeProviderHints(raw string, line, index int, goSyntax bool) ReportProviderHints {
 	order := []string{"device", "cpu", "memory"}
 	p := ReportProviderHints{Line: line}
 	if index < len(order) {
@@ -350,7 +507,8 @@ func decodeProviderHints(raw string, line, index int) ReportProviderHints {
 	var m map[string]json.RawMessage
 	if raw == "" || raw == "null" || json.Unmarshal([]byte(raw), &m) != nil || len(m) == 0 {
 		p.NoPreference = true
-		p.EmptyMap = m != nil
+		p.EmptyMap = m != nil && !goSyntax
+		p.Indistinct = goSyntax && (raw == "{}" || m != nil)
 		return p
 	}
 	names := make([]string, 0, len(m))
@@ -370,6 +528,7 @@ func decodeProviderHints(raw string, line, index int) ReportProviderHints {
 				rh.Hints = append(rh.Hints, h.hint())
 			}
 			rh.Impossible = len(list) == 0
+			rh.Indistinct = goSyntax && len(list) == 0
 		}
 		p.Resources = append(p.Resources, rh)
 	}
@@ -490,6 +649,38 @@ func (k *KubeletLog) signals(r logRecord) {
 	}
 	if m := findIf(t, "unknown policy: ", reUnknownPolicyText); m != nil {
 		k.add(signalUnknownPolicy, r, map[string]string{"policy": m[1]})
+	}
+	if m := findIf(t, "not enough cpus available to satisfy request", reNotEnoughCPUs); m != nil {
+		f := map[string]string{"pod": r.PodRef()}
+		if c, ok := r.Get("containerName"); ok {
+			f["container"] = c
+		}
+		if m[1] != "" {
+			f["requested"], f["available"] = m[1], m[2]
+		}
+		k.add(signalNotEnoughCPUs, r, f)
+	}
+	if strings.Contains(t, "rpc error: code = ") {
+		f := map[string]string{"pod": r.PodRef()}
+		// The gRPC status sits in the message or in the err value.
+		src := r.Message
+		if e, ok := r.Get("err"); ok && strings.Contains(e, "rpc error: code = ") {
+			src = e
+		} else if e, ok := r.Get("message"); ok && strings.Contains(e, "rpc error: code = ") {
+			src = e
+		}
+		if m := reRPCError.FindStringSubmatch(src); m != nil {
+			f["code"], f["desc"] = m[1], m[2]
+		}
+		if res, ok := r.Get("resourceName"); ok {
+			f["resource"] = res
+		} else if res, ok := r.Get("resource"); ok {
+			f["resource"] = res
+		}
+		k.add(signalDevicePluginRPC, r, f)
+	}
+	if m := findIf(t, "endpoint not found in cache for a registered resource", reEndpointMissing); m != nil {
+		k.add(signalDeviceEndpointMissing, r, map[string]string{"resource": m[1], "pod": r.PodRef()})
 	}
 	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
 		k.add(signalInvalidState, r, nil)

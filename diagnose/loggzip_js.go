@@ -1,0 +1,16 @@
+//go:build js
+
+package diagnose
+
+import (
+	"errors"
+	"io"
+)
+
+// The browser build leaves compress/gzip out to stay within the playground's
+// size budget: a pasted log is text, and a compressed file gets this error.
+func gunzip(io.Reader) (io.ReadCloser, error) {
+	return nil, errors.New("gzip-compressed logs are not read in the browser: decompress the file first (zcat FILE)")
+}
+
+func truncatedGzip(error) bool { return false }

@@ -1,0 +1,363 @@
+package diagnose
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/numascope/numascope/internal/input"
+)
+
+// maxLogLine bounds one log line; kubelet lines with large hint maps stay far below.
+const maxLogLine = 4 << 20
+
+// maxJoined bounds the headerless lines joined to an F record (a stack dump
+// follows a fatal line) and their bytes.
+const (
+	maxJoinedLines = 200
+	maxJoinedBytes = 64 << 10
+)
+
+// ParseLog reads kubelet log output in any of the wrappers people paste:
+// `journalctl -u kubelet` text (short, short-precise, short-iso, any
+// identifier: kubelet, kubenswrapper, hyperkube, k3s, rke2; localised
+// months), `journalctl -o json`, `<node>: ` prefixes (talosctl, oc adm
+// node-logs --role), plain klog text or the JSON log format, gzip-compressed
+// or not, from kubelet 1.16 on. name is used in error messages and evidence
+// references. The input is bounded by input.MaxLog after decompression. It
+// fails only when the input cannot be read or holds no kubelet record.
+func ParseLog(name string, r io.Reader) (*Log, error) {
+	return parseLog(name, r, input.MaxLog)
+}
+
+// ParseLogBytes is ParseLog over a byte slice.
+func ParseLogBytes(name string, data []byte) (*Log, error) {
+	return ParseLog(name, bytes.NewReader(data))
+}
+
+// errLogTooLarge is returned by limitReader past its limit.
+var errLogTooLarge = fmt.Errorf("log over the size limit: %w", input.ErrTooLarge)
+
+type limitReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		// One byte more tells a file of exactly the limit from a larger one.
+		var one [1]byte
+		n, err := l.r.Read(one[:])
+		if n > 0 {
+			return 0, errLogTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// lineSource yields lines with one line of look-ahead.
+type lineSource struct {
+	sc     *bufio.Scanner
+	n      int // number of the last line returned
+	peeked bool
+	peek   string
+	ok     bool
+}
+
+func (s *lineSource) fill() {
+	if !s.peeked {
+		s.ok = s.sc.Scan()
+		s.peek = strings.TrimRight(s.sc.Text(), "\r")
+		s.peeked = true
+	}
+}
+
+func (s *lineSource) next() (string, bool) {
+	s.fill()
+	s.peeked = false
+	if !s.ok {
+		return "", false
+	}
+	s.n++
+	return s.peek, true
+}
+
+func (s *lineSource) lookahead() (string, bool) {
+	s.fill()
+	return s.peek, s.ok
+}
+
+// bareMessages are kubelet texts recognised on a line without a klog header
+// (a message quoted on its own inside a log paste).
+var bareMessages = []string{
+	"which is unexpected", "not enough cpus available to satisfy request",
+	"failed to find NUMA nodes to extend the current topology hint", "rpc error: code = ",
+	"endpoint not found in cache for a registered resource", "requested number of devices unavailable for",
+	"could not restore state from checkpoint", "Failed to start ContainerManager", "SMT Alignment Error",
+	"differs from state checkpoint policy", "unsupported on machines with more than",
+}
+
+func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
+	l := &Log{Name: name}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gunzip(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: starts with the gzip magic bytes but is not gzip: %w (pass the log uncompressed)", name, err)
+		}
+		defer zr.Close()
+		src = zr
+		l.Compressed = "gzip"
+	}
+	sc := bufio.NewScanner(&limitReader{r: src, n: limit})
+	sc.Buffer(make([]byte, 64*1024), maxLogLine)
+	lines := &lineSource{sc: sc}
+
+	var text, js int
+	wrappers := map[string]bool{}
+	nodes := map[string]bool{}
+	months := map[string]bool{}
+	var cutLines []int
+	cutWidths := map[int]int{}
+	var marks []versionMark
+
+	for {
+		raw, ok := lines.next()
+		if !ok {
+			break
+		}
+		lineNo := lines.n
+		w := unwrapLine(raw)
+		if w.meta {
+			l.Skipped++
+			continue
+		}
+		if w.month != "" {
+			months[w.month] = true
+		}
+		line := w.body
+		var rec logRecord
+		found := false
+		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && jsonLogStart(line[j:]) {
+			if jr, err := parseJSONRecord(line[j:]); err == nil {
+				rec, found = jr, true
+				js++
+				if _, hasCaller := jsonHasKey(line[j:], "caller"); hasCaller {
+					marks = append(marks, versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
+				} else {
+					marks = append(marks, versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
+				}
+			} else if strings.Count(line[j:], "{") > strings.Count(line[j:], "}") {
+				cutLines = append(cutLines, lineNo)
+				cutWidths[utf8.RuneCountInString(raw)]++
+			}
+		}
+		if !found {
+			head := line
+			if len(head) > 256 {
+				head = head[:256]
+			}
+			h, ok := findKlogHeader(head)
+			if ok {
+				found = true
+				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
+				parseTextBody(&rec, line[h.end:], func() (string, bool) {
+					next, ok := lines.lookahead()
+					if !ok {
+						return "", false
+					}
+					nw := unwrapLine(next)
+					b := nw.body
+					if strings.HasPrefix(b, "\t") || strings.TrimSpace(b) == ">" {
+						lines.next()
+						return b, true
+					}
+					return "", false
+				})
+				text++
+				if rec.Severity == "F" {
+					joinFatal(&rec, lines)
+				}
+			} else if bare := bareMessage(line); bare != "" {
+				found = true
+				rec = logRecord{Message: strings.TrimSpace(line)}
+			}
+		}
+		if !found {
+			l.Skipped++
+			continue
+		}
+		rec.Line = lineNo
+		rec.Node = w.node
+		if rec.Time == "" && w.time != "" {
+			rec.Time = w.time // a message without a klog header: journald's own time
+		}
+		wr := w.wrapper
+		if wr == "" {
+			wr = "plain"
+		}
+		wrappers[wr] = true
+		if w.node != "" {
+			nodes[w.node] = true
+		}
+		if rec.cut || lineLooksCut(raw) {
+			cutLines = append(cutLines, lineNo)
+			cutWidths[utf8.RuneCountInString(raw)]++
+		}
+		marks = append(marks, normalizeEra(&rec, l)...)
+		l.Records = append(l.Records, rec)
+	}
+	if err := sc.Err(); err != nil {
+		switch {
+		case errors.Is(err, input.ErrTooLarge):
+			what := "is larger than"
+			if l.Compressed != "" {
+				what = "inflates to more than"
+			}
+			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`: %w",
+				name, what, input.HumanBytes(limit), lines.n, err)
+		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
+			// A cut download: keep what was read.
+			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
+		default:
+			return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, lines.n+1, err)
+		}
+	}
+	switch {
+	case text > 0 && js > 0:
+		l.Format = "mixed"
+	case js > 0:
+		l.Format = "json"
+	default:
+		l.Format = "text"
+	}
+	l.Wrapper = joinKeys(wrappers)
+	for n := range nodes {
+		l.Nodes = append(l.Nodes, n)
+	}
+	sort.Strings(l.Nodes)
+	if len(l.Nodes) > 1 {
+		shown := l.Nodes
+		if len(shown) > 5 {
+			shown = shown[:5]
+		}
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %d nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
+			len(l.Nodes), strings.Join(shown, ", ")))
+	}
+	if len(months) > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("localised month names in the journald prefix (%s): the timestamps were not interpreted; the klog time is used, and ordering assumes one year", joinKeys(months)))
+	}
+	if len(cutLines) > 0 {
+		width, n := 0, 0
+		for w, c := range cutWidths {
+			if c > n || c == n && w < width {
+				width, n = w, c
+			}
+		}
+		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", len(cutLines), cutLines[0])
+		if n >= 2 {
+			msg += fmt.Sprintf(", %d of them at column %d: the log looks cut at a pager width; pass `journalctl --no-pager` output or use `less -S` without cutting", n, width)
+		} else {
+			msg += ": the values on those lines are incomplete"
+		}
+		l.Warnings = append(l.Warnings, msg)
+	}
+	ambiguous, first := 0, 0
+	for _, r := range l.Records {
+		for _, v := range r.Values {
+			if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
+				ambiguous++
+				if first == 0 {
+					first = r.Line
+				}
+			}
+		}
+	}
+	if ambiguous > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d hint lines (first at line %d) come from a kubelet before 1.28, which prints a nil and an empty hint map alike (map[]) and a nil and an empty hint list alike ([]): they are read as \"no preference\" and \"no placement\" and marked indistinct, unless a \"Hint Provider has no ...\" line settles it",
+			ambiguous, first))
+	}
+	l.Release = inferRelease(marks, l)
+	if len(l.Records) == 0 {
+		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
+	}
+	return l, nil
+}
+
+// joinFatal appends the headerless lines after an F record (the rest of a
+// multi-line fatal message) to its message.
+func joinFatal(rec *logRecord, lines *lineSource) {
+	n, size := 0, 0
+	for {
+		next, ok := lines.lookahead()
+		if !ok {
+			return
+		}
+		w := unwrapLine(next)
+		if w.meta || w.body == "" {
+			return
+		}
+		if _, ok := findKlogHeader(w.body); ok {
+			return
+		}
+		if strings.HasPrefix(w.body, "{") && jsonLogStart(w.body) {
+			return
+		}
+		lines.next()
+		if n < maxJoinedLines && size < maxJoinedBytes {
+			rec.Message += "\n" + w.body
+			size += len(w.body)
+		}
+		n++
+	}
+}
+
+func bareMessage(line string) string {
+	for _, m := range bareMessages {
+		if strings.Contains(line, m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// lineLooksCut reports a line that a pager cut: it ends with ">" or "…"
+// while a quote or bracket is still open.
+func lineLooksCut(raw string) bool {
+	t := strings.TrimRight(raw, " ")
+	if !strings.HasSuffix(t, ">") && !strings.HasSuffix(t, "…") {
+		return false
+	}
+	if strings.HasSuffix(t, "=<") || strings.TrimSpace(t) == ">" {
+		return false
+	}
+	return strings.Count(t, "{")+strings.Count(t, "[") > strings.Count(t, "}")+strings.Count(t, "]") || strings.Count(t, `"`)%2 == 1
+}
+
+func joinKeys(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, "+")
+}
+
+// jsonHasKey reports whether the top-level object s has key (cheap check on
+// the records jsonLogStart accepted).
+func jsonHasKey(s, key string) (int, bool) {
+	i := strings.Index(s, `"`+key+`":`)
+	return i, i >= 0
+}
