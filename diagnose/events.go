@@ -445,7 +445,6 @@ var (
 	reColumnGap            = regexp.MustCompile(`\s{2,}`)
 	reCountOver            = regexp.MustCompile(`\(x(\d+) over`)
 	reReady                = regexp.MustCompile(`^\d+/\d+$`)
-	reANSI                 = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
 	rePromptLine           = regexp.MustCompile(`^\S*[$#%>]\s+(kubectl|oc|journalctl|grep|cat|k)\s`)
 	reAlignedColumns       = regexp.MustCompile(`\s{2,}\S`)
 )

@@ -61,7 +61,7 @@ func (b knownBug) refs() string {
 }
 
 func smtForm(f *Finding) (req, per int, notMultiple, ok bool) {
-	m := reSMTText.FindStringSubmatch(f.inner)
+	m := reSMT.FindStringSubmatch(f.inner)
 	if m == nil {
 		return 0, 0, false, false
 	}

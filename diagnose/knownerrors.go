@@ -9,13 +9,10 @@ import (
 // format strings (evidence-formats.md §4): %d is \d+, %v and %s are text.
 var (
 	reTAEText        = regexp.MustCompile(`(?i)Resources cannot be allocated with Topology locality`)
-	reSMTText        = regexp.MustCompile(`SMT Alignment Error: (?:not enough free physical CPUs: available physical CPUs = (\d+), requested CPUs = (\d+), CPUs per core = (\d+)|requested (\d+) cpus not multiple cpus per core = (\d+))`)
 	reUAEText        = regexp.MustCompile(`(?s)(Allocate|Update plugin resources|GeneralPredicates) failed due to (.*?), which is unexpected\.?`)
-	reCPUsShort      = regexp.MustCompile(`not enough cpus available to satisfy request(?:: requested=(\d+), available=(\d+))?`)
 	reUnregistered   = regexp.MustCompile(`(?:can't|cannot) allocate unregistered device (\S+)`)
 	reEndpointCache  = regexp.MustCompile(`endpoint not found in cache for a registered resource: (\S+)`)
 	reUnhealthy      = regexp.MustCompile(`(no healthy devices present|previously allocated devices are no longer healthy); cannot allocate unhealthy devices (\S+)`)
-	reRPCError       = regexp.MustCompile(`rpc error: code = (\w+) desc = (.*)`)
 	reChangedRequest = regexp.MustCompile(`pod "?([^" ]*)"? container "?([^" ]*)"? changed request for resource "?([^" ]*)"? from (\d+) to (\d+)`)
 )
 
@@ -24,7 +21,7 @@ var (
 // from free text: only the kubelet's own templates count.
 func reasonFromMessage(msg string) string {
 	switch {
-	case strings.Contains(msg, "SMT Alignment Error") && reSMTText.MatchString(msg):
+	case strings.Contains(msg, "SMT Alignment Error") && reSMT.MatchString(msg):
 		return CodeSMTAlignmentError
 	case strings.Contains(msg, "which is unexpected") && reUAEText.MatchString(msg):
 		return CodeUnexpectedAdmission
@@ -79,7 +76,7 @@ func classifyInner(msg string) innerError {
 	}
 	switch {
 	case strings.Contains(text, "not enough cpus available to satisfy request"):
-		return set(innerCPUs, "cpu", reCPUsShort.FindStringSubmatch(text))
+		return set(innerCPUs, "cpu", reNotEnoughCPUs.FindStringSubmatch(text))
 	case strings.Contains(text, "failed to find NUMA nodes to extend the current topology hint"):
 		return set(innerMemoryExtend, "memory", nil)
 	case strings.Contains(text, "failed to find the default preferred hint"):

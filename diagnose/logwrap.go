@@ -28,7 +28,7 @@ type wrapped struct {
 var englishMonths = map[string]bool{"Jan": true, "Feb": true, "Mar": true, "Apr": true, "May": true, "Jun": true,
 	"Jul": true, "Aug": true, "Sep": true, "Oct": true, "Nov": true, "Dec": true}
 
-var reANSI = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+var reANSI = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
 
 // unwrapLine takes the wrapper off one line (already without "\r").
 // journalctl colours warning and error lines with ANSI sequences when it

@@ -338,7 +338,7 @@ func (d *diagnosis) admissions() {
 func (d *diagnosis) smtAlignment(r *rejection) {
 	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs, inner: r.message,
 		Title: fmt.Sprintf("Pod %s was rejected with SMTAlignmentError (CPU manager option full-pcpus-only)", r.pod)}
-	m := reSMTText.FindStringSubmatch(r.message)
+	m := reSMT.FindStringSubmatch(r.message)
 	if cfgRef := d.cpuOptionRef("full-pcpus-only"); cfgRef != nil {
 		f.Evidence = append(f.Evidence, *cfgRef)
 	}

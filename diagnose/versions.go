@@ -94,7 +94,7 @@ func (r kubeletRange) overlaps(lo, hi int) bool {
 }
 
 var (
-	reVersion       = regexp.MustCompile(`\bv?1\.(\d{1,2})\.\d+`)
+	reVersionText   = regexp.MustCompile(`\bv?1\.(\d{1,2})\.\d+`)
 	reLogVersionOld = regexp.MustCompile(`^Version: v1\.(\d{1,2})\.\d+`)
 )
 
@@ -152,7 +152,7 @@ func logKubeletRange(l *KubeletLog, r *kubeletRange) {
 		switch {
 		case rec.Message == "Kubelet version":
 			if v, ok := rec.Get("kubeletVersion"); ok {
-				if m := reVersion.FindStringSubmatch(v); m != nil {
+				if m := reVersionText.FindStringSubmatch(v); m != nil {
 					n := atoi(m[1])
 					r.narrow(n, n, fmt.Sprintf("%s:%d says kubeletVersion=%s", l.Name, rec.Line, v))
 				}
@@ -211,7 +211,7 @@ func messageRange(r *kubeletRange, reason, msg string, status bool, where string
 		if strings.Contains(msg, "not enough free physical CPUs") {
 			r.narrow(27, 0, fmt.Sprintf("%s: SMT message \"not enough free physical CPUs\" (kubernetes/kubernetes#114114)", where))
 		}
-		if m := reSMTText.FindStringSubmatch(msg); m != nil && m[4] != "" {
+		if m := reSMT.FindStringSubmatch(msg); m != nil && m[4] != "" {
 			if per := atoi(m[5]); per > 0 && atoi(m[4])%per == 0 {
 				r.narrow(27, 31, fmt.Sprintf("%s: SMT \"not multiple\" message for a multiple of the core size (kubernetes/kubernetes#127959)", where))
 			}
