@@ -294,8 +294,13 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 				common[n]++
 			}
 		}
-		for n, k := range common {
-			if k == len(views) {
+		var nodes []int
+		for n := range common {
+			nodes = append(nodes, n)
+		}
+		sort.Ints(nodes)
+		for _, n := range nodes {
+			if common[n] == len(views) {
 				why = append(why, fmt.Sprintf("By the logged hints NUMA node %d could hold every resource, yet the pod was rejected: the hints and the outcome disagree (another container of the pod, or a kubelet with different code).", n))
 				return CauseUnknown, nil, why
 			}
