@@ -48,7 +48,12 @@ func (r kubeletRange) String() string {
 	if r.maxWhy != "" && r.maxWhy != r.minWhy {
 		why = append(why, r.maxWhy)
 	}
-	s := rangeText(r.min, r.max) + " (" + strings.Join(why, "; ") + ")"
+	total := rangeText(r.min, r.max)
+	for i, w := range why {
+		// A clue that alone decides the range needs no range of its own.
+		why[i] = strings.TrimPrefix(w, total+": ")
+	}
+	s := total + " (" + strings.Join(why, "; ") + ")"
 	if len(r.conflict) > 0 {
 		s += "; clues that disagree, so the evidence may come from more than one kubelet: " + strings.Join(r.conflict, "; ")
 	}
