@@ -66,6 +66,7 @@ type KubeletConfig struct {
 
 	fromFlags   bool              // read from a command line: Layer applies flag precedence
 	fieldSource map[string]string // field -> Source, after Layer
+	tagged      bool              // Warnings start with their source's name (after Layer)
 }
 
 // MemoryReservation is one reservedMemory entry.
@@ -375,7 +376,11 @@ func readWrapped(d *decodedDoc) (*KubeletConfig, error) {
 		return nil, err
 	}
 	c.Format = "file"
-	lead := cutBytes(bytes.TrimSpace(d.text))
+	lead, _, _ := strings.Cut(string(bytes.TrimSpace(d.text)), "\n")
+	lead = cutBytes([]byte(strings.TrimSpace(lead)))
+	if !strings.HasSuffix(lead, "...") {
+		lead += "..."
+	}
 	switch {
 	case kind == "":
 		c.KubeletRefuses = fmt.Sprintf("failed to decode: Object 'Kind' is missing in '%s'", lead)

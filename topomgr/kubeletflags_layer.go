@@ -235,7 +235,25 @@ func (c *KubeletConfig) Layer(over *KubeletConfig) *KubeletConfig {
 		out.KubeletRefuses = over.KubeletRefuses
 	}
 	out.Configz = out.Configz || over.Configz
-	out.Warnings = append(append(out.Warnings, over.Warnings...), notes...)
+	if c.Source != "" && over.Source != "" {
+		// name each source's own warnings, now that there are several
+		if !c.tagged {
+			for i, w := range out.Warnings {
+				out.Warnings[i] = c.Source + ": " + w
+			}
+		}
+		ow := make([]string, len(over.Warnings))
+		for i, w := range over.Warnings {
+			ow[i] = w
+			if !over.tagged {
+				ow[i] = over.Source + ": " + w
+			}
+		}
+		out.Warnings = append(append(out.Warnings, ow...), notes...)
+		out.tagged = true
+	} else {
+		out.Warnings = append(append(out.Warnings, over.Warnings...), notes...)
+	}
 	if over.Source != "" && !strings.Contains(", "+out.Source+", ", ", "+over.Source+", ") {
 		if out.Source != "" {
 			out.Source += ", "

@@ -234,14 +234,14 @@ func TestParseKubeletConfigForms(t *testing.T) {
 		{name: "a fragment without kind", text: "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n",
 			want: with(defaults("file"), func(r *read) {
 				r.CPU, r.ReservedCPUs = "static", "0"
-				r.Refuses = "failed to decode: Object 'Kind' is missing in 'cpuManagerPolicy: static\nreservedSystemC...'"
+				r.Refuses = "failed to decode: Object 'Kind' is missing in 'cpuManagerPolicy: static...'"
 				r.Set = []string{"cpuManagerPolicy", "reservedSystemCPUs"}
 				r.Lines = map[string]int{"cpuManagerPolicy": 1, "reservedSystemCPUs": 2}
 			})},
 		{name: "no apiVersion", text: "kind: KubeletConfiguration\ntopologyManagerPolicy: restricted\n",
 			want: with(defaults("file"), func(r *read) {
 				r.Topology = "restricted"
-				r.Refuses = "failed to decode: Object 'apiVersion' is missing in 'kind: KubeletConfiguration\ntopologyManag...'"
+				r.Refuses = "failed to decode: Object 'apiVersion' is missing in 'kind: KubeletConfiguration...'"
 				r.Set = []string{"kind", "topologyManagerPolicy"}
 				r.Lines = map[string]int{"kind": 1, "topologyManagerPolicy": 2}
 			})},
