@@ -398,7 +398,7 @@ func (r *flagReader) tokenArgs(s string, line int, isPS bool) []flagArg {
 	words := shellWords(s)
 	var args []flagArg
 	for i := 0; i < len(words); i++ {
-		w := strings.TrimRight(words[i], ".,;)")
+		w := strings.TrimRight(words[i], ".,)") // prose punctuation; a ";" is the kubelet's to refuse
 		if w == "--" {
 			break // the rest are arguments, not flags
 		}
@@ -422,7 +422,7 @@ func (r *flagReader) tokenArgs(s string, line int, isPS bool) []flagArg {
 		}
 		a := flagArg{Name: name, Value: val, HasValue: has, Line: line, SingleDash: single}
 		if !has && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
-			a.Value, a.HasValue = strings.TrimRight(words[i+1], ",;)"), true
+			a.Value, a.HasValue = strings.TrimRight(words[i+1], ".,)"), true
 			i++
 		}
 		if isPS && i == len(words)-1 {
@@ -456,10 +456,11 @@ func (r *flagReader) apply(c *KubeletConfig, args []flagArg) int {
 	n := 0
 	seen := map[string]int{}
 	last := map[string]string{}
+	noTarget := false
 	refuse := func(a flagArg, cause string) {
 		msg := fmt.Sprintf("failed to parse kubelet flag: invalid argument %q for \"--%s\" flag: %s", a.Value, a.Name, cause)
 		r.warn(a.Line, "--%s=%s: the kubelet refuses this value and does not start (%s)", a.Name, a.Value, msg)
-		if c.KubeletRefuses == "" {
+		if c.KubeletRefuses == "" || strings.HasPrefix(c.KubeletRefuses, "bad value for option") { // flag parsing comes first
 			c.KubeletRefuses = msg
 		}
 	}
@@ -467,12 +468,12 @@ func (r *flagReader) apply(c *KubeletConfig, args []flagArg) int {
 		n++
 		f := kubeletFlags[a.Name]
 		if a.SingleDash {
-			msg := fmt.Sprintf("failed to parse kubelet flag: unknown shorthand flag: %q in -%s", a.Name[:1], a.Name)
+			msg := fmt.Sprintf("failed to parse kubelet flag: unknown shorthand flag: %q in -%s", rune(a.Name[0]), a.Name)
 			if a.HasValue {
 				msg += "=" + a.Value
 			}
 			r.warn(a.Line, "-%s has one dash: the kubelet rejects it (%s); not read", a.Name, msg)
-			if c.KubeletRefuses == "" {
+			if c.KubeletRefuses == "" || strings.HasPrefix(c.KubeletRefuses, "bad value for option") {
 				c.KubeletRefuses = msg
 			}
 			continue
@@ -490,6 +491,12 @@ func (r *flagReader) apply(c *KubeletConfig, args []flagArg) int {
 		}
 		if seen[a.Name] > 0 && (f.Kind == flagString) && last[a.Name] != a.Value {
 			r.warn(a.Line, "--%s is given again: the last value wins (%q replaces %q)", a.Name, a.Value, last[a.Name])
+		}
+		if f.Kind == flagReservedMem && a.Value == "" {
+			// ReservedMemoryVar.Set("") drops its target and leaves the
+			// field as it was; a later --reserved-memory then fails.
+			noTarget = true
+			continue
 		}
 		first := seen[a.Name] == 0
 		seen[a.Name]++
@@ -546,6 +553,10 @@ func (r *flagReader) apply(c *KubeletConfig, args []flagArg) int {
 		case flagReservedMem:
 			if r.dump {
 				a.Value = dumpReservedMemory(a.Value)
+			}
+			if noTarget {
+				refuse(a, "no target (nil pointer to *[]MemoryReservation)")
+				continue
 			}
 			if first {
 				c.ReservedMemory = []MemoryReservation{}

@@ -156,7 +156,7 @@ func TestParseKubeletConfigForms(t *testing.T) {
 		{name: "a single-dash long flag", text: "kubelet -cpu-manager-policy=static --topology-manager-policy=restricted\n",
 			want: with(defaults("flags"), func(r *read) {
 				r.Topology = "restricted"
-				r.Refuses = `failed to parse kubelet flag: unknown shorthand flag: "c" in -cpu-manager-policy=static`
+				r.Refuses = `failed to parse kubelet flag: unknown shorthand flag: 'c' in -cpu-manager-policy=static`
 				r.Set = []string{"topologyManagerPolicy"}
 				r.Lines = map[string]int{"topologyManagerPolicy": 1}
 			}), warnings: []string{"line 1: -cpu-manager-policy has one dash: the kubelet rejects it"}},
