@@ -131,10 +131,12 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	}
 	if c != nil {
 		c.setDefaults()
+		c.capWarnings()
 		return c, nil
 	}
 	fc, ferr := parseKubeletFlagText(data)
 	if fc != nil {
+		fc.capWarnings()
 		return fc, nil
 	}
 	switch {
@@ -173,6 +175,9 @@ var (
 	docStartRE = regexp.MustCompile(`^---(\s.*)?$`)
 	docEndRE   = regexp.MustCompile(`^\.\.\.\s*$`)
 	elisionRE  = regexp.MustCompile(`^\s*(?:#\s*)?(?:\.\.\.|…|\[\.\.\.\]|<snip>|\(output trimmed\)|# \d+ more lines)\s*$`)
+	// pasteNoiseRE are lines a paste adds around a document: Markdown
+	// fences and the shell prompt of the command that printed it.
+	pasteNoiseRE = regexp.MustCompile("^\\s*(?:```|~~~)|^\\s*(?:\\S*[$#]\\s+)?(?:sudo\\s+)?(?:cat|kubectl|oc|jq|talosctl|curl|less|more|head|tail|grep|crictl)\\s")
 )
 
 // splitDocuments splits a YAML stream at "---" lines and after "..."
@@ -184,10 +189,10 @@ func splitDocuments(data []byte) []yamlDoc {
 	for i, l := range lines {
 		t := bytes.TrimRight(l, "\r")
 		switch {
-		case docStartRE.Match(t):
+		case bytes.HasPrefix(t, []byte("---")) && docStartRE.Match(t):
 			docs = append(docs, cur)
 			cur = yamlDoc{first: i + 2}
-		case docEndRE.Match(t):
+		case bytes.HasPrefix(t, []byte("...")) && docEndRE.Match(t):
 			docs = append(docs, cur)
 			cur = yamlDoc{first: i + 2}
 		default:
@@ -223,22 +228,38 @@ func decodeDoc(d yamlDoc) (*decodedDoc, []string, error) {
 	if err != nil {
 		var kept [][]byte
 		var dropped []string
+		var noise []string
+		quoted := false
 		for i, l := range bytes.Split(d.text, []byte("\n")) {
-			if elisionRE.Match(l) {
+			head := l[:min(len(l), 200)] // the patterns look at a line's start
+			switch {
+			case len(l) < 80 && elisionRE.Match(l):
 				dropped = append(dropped, strconv.Itoa(d.first+i))
 				continue
+			case pasteNoiseRE.Match(head):
+				noise = append(noise, strconv.Itoa(d.first+i))
+				continue
+			}
+			if t := bytes.TrimLeft(l, " "); bytes.HasPrefix(t, []byte("> ")) || bytes.Equal(t, []byte(">")) {
+				l = bytes.TrimPrefix(bytes.TrimPrefix(t, []byte(">")), []byte(" ")) // a quoted reply
+				quoted = true
 			}
 			kept = append(kept, l)
 		}
-		if len(dropped) == 0 {
+		if len(dropped) == 0 && len(noise) == 0 && !quoted {
 			return nil, nil, err
+		}
+		if len(noise) > 0 {
+			warnings = append(warnings, fmt.Sprintf("line %s: a Markdown fence or shell prompt around the document: skipped", strings.Join(noise, ", ")))
 		}
 		js2, err2 := yamljson.ToJSON(bytes.Join(kept, []byte("\n")), "kubelet configuration")
 		if err2 != nil {
 			return nil, nil, err
 		}
 		js = js2
-		warnings = append(warnings, fmt.Sprintf("line %s: an elision (\"...\") inside the YAML: skipped; the kubelet cannot read a file with it (%v), and the settings left out of the paste are unknown", strings.Join(dropped, ", "), err))
+		if len(dropped) > 0 {
+			warnings = append(warnings, fmt.Sprintf("line %s: an elision (\"...\") inside the YAML: skipped; the kubelet cannot read a file with it (%v), and the settings left out of the paste are unknown", strings.Join(dropped, ", "), err))
+		}
 	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(js, &top) != nil || top == nil {
@@ -261,9 +282,14 @@ func parseKubeletDocuments(data []byte) (c *KubeletConfig, mapping string, yamlE
 	var warnings []string
 	firstContent := -1
 	split := splitDocuments(data)
+	decoded := 0
 	for i, d := range split {
 		if blankDoc(d.text) {
 			continue
+		}
+		if decoded++; decoded > maxKubeadmDocs {
+			warnings = append(warnings, fmt.Sprintf("line %d: more than %d YAML documents: the rest are not read", d.first, maxKubeadmDocs))
+			break
 		}
 		if firstContent < 0 {
 			firstContent = i
@@ -452,15 +478,28 @@ func readConfigAndFlags(d *decodedDoc, format string, obj json.RawMessage, prefi
 	return c, nil
 }
 
-// lineOf finds the first line of d at or after the document's start that
-// contains s.
-func lineOf(d *decodedDoc, s string) int {
-	for i, l := range strings.Split(string(d.text), "\n") {
-		if strings.Contains(l, s) {
-			return d.first + i
+// lineFinder returns a function that finds the line of d holding s,
+// searching on from the last line it found (lists are read in order, so
+// each line is looked at about once).
+func lineFinder(d *decodedDoc) func(s string) int {
+	lines := strings.Split(string(d.text), "\n")
+	pos := 0
+	return func(s string) int {
+		for i := pos; i < len(lines); i++ {
+			if strings.Contains(lines[i], s) {
+				pos = i
+				return d.first + i
+			}
 		}
+		return 0
 	}
-	return 0
+}
+
+// knownFlag reports a flag name (with or without dashes, _ for -) that
+// numascope reads.
+func knownFlag(n string) bool {
+	_, ok := kubeletFlags[strings.ReplaceAll(strings.TrimLeft(n, "-"), "_", "-")]
+	return ok
 }
 
 // flagList reads a list of "--name=value" strings (nodeadm spec.kubelet.flags).
@@ -471,8 +510,16 @@ func flagList(d *decodedDoc, raw json.RawMessage) []flagArg {
 	}
 	var out []flagArg
 	r := &flagReader{}
+	find := lineFinder(d)
 	for _, s := range list {
-		out = append(out, r.tokenArgs(s, lineOf(d, s), false)...)
+		args := r.tokenArgs(s, 0, false)
+		if len(args) > 0 {
+			line := find(s)
+			for i := range args {
+				args[i].Line = line
+			}
+		}
+		out = append(out, args...)
 	}
 	return out
 }
@@ -489,9 +536,12 @@ func pairList(d *decodedDoc, raw json.RawMessage) []flagArg {
 	}
 	var names, values []string
 	var lines []int
+	find := lineFinder(d)
 	for _, s := range list {
 		n, v, _ := strings.Cut(s, "=")
-		names, values, lines = append(names, n), append(values, v), append(lines, lineOf(d, s))
+		if knownFlag(n) {
+			names, values, lines = append(names, n), append(values, v), append(lines, find(s))
+		}
 	}
 	return argsFromPairs(names, values, lines)
 }
@@ -504,14 +554,20 @@ func namedFlags(d *decodedDoc, raw json.RawMessage) []flagArg {
 	}
 	var names, values []string
 	var lines []int
+	find := lineFinder(d)
 	var list []struct{ Name, Value string }
 	if json.Unmarshal(raw, &list) == nil {
 		for _, p := range list {
-			names, values, lines = append(names, p.Name), append(values, p.Value), append(lines, lineOf(d, p.Name))
+			if knownFlag(p.Name) {
+				names, values, lines = append(names, p.Name), append(values, p.Value), append(lines, find(p.Name))
+			}
 		}
 		return argsFromPairs(names, values, lines)
 	}
 	_ = eachMember(raw, func(k string, v json.RawMessage) error {
+		if !knownFlag(k) {
+			return nil
+		}
 		var s string
 		if json.Unmarshal(v, &s) != nil {
 			var many []string // Talos also takes a list of values
@@ -519,22 +575,28 @@ func namedFlags(d *decodedDoc, raw json.RawMessage) []flagArg {
 				s = strings.Trim(string(v), `"`)
 			} else {
 				for _, x := range many {
-					names, values, lines = append(names, k), append(values, x), append(lines, lineOf(d, k))
+					names, values, lines = append(names, k), append(values, x), append(lines, find(k))
 				}
 				return nil
 			}
 		}
-		names, values, lines = append(names, k), append(values, s), append(lines, lineOf(d, k))
+		names, values, lines = append(names, k), append(values, s), append(lines, find(k))
 		return nil
 	})
 	return argsFromPairs(names, values, lines)
 }
+
+// maxKubeadmDocs bounds the kubeadm documents read (each is layered).
+const maxKubeadmDocs = 64
 
 // readKubeadmDocs reads kubeadm's documents: the KubeletConfiguration
 // document, then nodeRegistration.kubeletExtraArgs of the Init or Join
 // configuration as flags over it.
 func readKubeadmDocs(docs []*decodedDoc) (*KubeletConfig, error) {
 	var c *KubeletConfig
+	if len(docs) > maxKubeadmDocs {
+		docs = docs[:maxKubeadmDocs]
+	}
 	for _, d := range docs {
 		if stringField(d.top, "kind") == "KubeletConfiguration" {
 			fc, err := parseConfigObject(d.js, "", d)
@@ -751,6 +813,16 @@ func parseConfigObject(obj json.RawMessage, prefix string, d *decodedDoc) (*Kube
 		c.Lines = fieldLines(d.text, c.Set, prefix != "", d.first)
 	}
 	return c, nil
+}
+
+// maxConfigWarnings bounds the warnings kept of one source.
+const maxConfigWarnings = 50
+
+// capWarnings keeps the first warnings and counts the rest.
+func (c *KubeletConfig) capWarnings() {
+	if n := len(c.Warnings); n > maxConfigWarnings {
+		c.Warnings = append(c.Warnings[:maxConfigWarnings-1:maxConfigWarnings-1], fmt.Sprintf("and %d more warnings", n-maxConfigWarnings+1))
+	}
 }
 
 func (c *KubeletConfig) setDefaults() {

@@ -89,23 +89,40 @@ func (r *flagReader) warn(line int, format string, args ...any) {
 }
 
 var (
-	ansiRE      = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
-	envLineRE   = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
-	flagDumpRE  = regexp.MustCompile(`FLAG: --([A-Za-z0-9][A-Za-z0-9_-]*)=(".*")\s*$`)
-	psHeadRE    = regexp.MustCompile(`^\S+\s+\d+\s+(?:\d+\s+)?[\d.]+\s+[\d.]+\s`)     // ps aux: USER PID %CPU %MEM
-	psEfRE      = regexp.MustCompile(`^\S+\s+\d+\s+\d+\s+\d+\s+\S+\s+\S+\s+[\d:]+\s`) // ps -ef: UID PID PPID C STIME TTY TIME
-	gluedFlagRE = regexp.MustCompile(`([^\s-])(--[A-Za-z][A-Za-z0-9_-]*)`)
-	varRE       = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+	ansiRE       = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+	envLineRE    = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
+	flagDumpRE   = regexp.MustCompile(`FLAG: --([A-Za-z0-9][A-Za-z0-9_-]*)=(".*")\s*$`)
+	psHeadRE     = regexp.MustCompile(`^\S+\s+\d+\s+(?:\d+\s+)?[\d.]+\s+[\d.]+\s`)     // ps aux: USER PID %CPU %MEM
+	psEfRE       = regexp.MustCompile(`^\S+\s+\d+\s+\d+\s+\d+\s+\S+\s+\S+\s+[\d:]+\s`) // ps -ef: UID PID PPID C STIME TTY TIME
+	gluedFlagRE  = regexp.MustCompile(`([^\s-])(--[A-Za-z][A-Za-z0-9_-]*)`)
+	deprecatedRE = regexp.MustCompile(`Flag --\S+ has been deprecated`)
+	varRE        = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
 // commonWidths are terminal widths ps cuts its lines at.
 var commonWidths = map[int]bool{79: true, 80: true, 100: true, 120: true, 132: true, 150: true, 160: true, 180: true, 200: true, 210: true, 220: true, 240: true, 250: true, 256: true}
 
+// pasteQuotes undoes what chat and mail do to quotes, spaces and dashes.
+var pasteQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u2018", "'", "\u2019", "'", "\u00a0", " ", "\u2013\u2013", "--", "\u2014", "--")
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // cleanPasteLine removes what chat and terminals add to a line.
 func cleanPasteLine(s string) string {
 	s = strings.TrimRight(s, "\r")
-	s = ansiRE.ReplaceAllString(s, "")
-	s = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u2018", "'", "\u2019", "'", "\u00a0", " ", "\u2013\u2013", "--", "\u2014", "--").Replace(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiRE.ReplaceAllString(s, "")
+	}
+	if !isASCII(s) {
+		s = pasteQuotes.Replace(s)
+	}
 	t := strings.TrimLeft(s, " \t")
 	for _, p := range []string{">> ", "> ", "$ ", "# "} {
 		if strings.HasPrefix(t, p) && (p != "# " || strings.Contains(t, "--")) && !strings.HasPrefix(t, "# /") {
@@ -156,6 +173,28 @@ func parseKubeletFlagText(data []byte) (*KubeletConfig, error) {
 	return c, nil
 }
 
+// dumpLine matches a FLAG: line of the kubelet's start-up dump.
+func dumpLine(t string) []string {
+	if !strings.Contains(t, "FLAG: --") {
+		return nil
+	}
+	return flagDumpRE.FindStringSubmatch(t)
+}
+
+// envLine splits "NAME=value" (or "export NAME=value") into the match,
+// the name and the value; nil when t is not such a line.
+func envLine(t string) []string {
+	t = strings.TrimPrefix(t, "export ")
+	i := 0
+	for i < len(t) && (t[i] == '_' || t[i] >= 'A' && t[i] <= 'Z' || t[i] >= 'a' && t[i] <= 'z' || i > 0 && t[i] >= '0' && t[i] <= '9') {
+		i++
+	}
+	if i == 0 || i >= len(t) || t[i] != '=' {
+		return nil
+	}
+	return []string{t, t[:i], t[i+1:]}
+}
+
 // envValue unquotes an environment value: Go %q or shell quotes.
 func envValue(v string) string {
 	v = strings.TrimSpace(v)
@@ -174,22 +213,25 @@ func envValue(v string) string {
 // logicalLines joins lines ending in a backslash; each result keeps the
 // number of its first line.
 func logicalLines(lines []string) (out []string, nums []int) {
-	cur, start := "", 0
+	var cur strings.Builder
+	start, open := 0, false
 	for i, l := range lines {
 		t := strings.TrimRight(l, " \t")
-		if cur == "" {
-			start = i + 1
+		if !open {
+			start, open = i+1, true
 		}
 		if strings.HasSuffix(t, "\\") {
-			cur += strings.TrimSuffix(t, "\\") + " "
+			cur.WriteString(strings.TrimSuffix(t, "\\"))
+			cur.WriteByte(' ')
 			continue
 		}
-		cur += l
-		out, nums = append(out, cur), append(nums, start)
-		cur = ""
+		cur.WriteString(l)
+		out, nums = append(out, cur.String()), append(nums, start)
+		cur.Reset()
+		open = false
 	}
-	if cur != "" {
-		out, nums = append(out, cur), append(nums, start)
+	if open {
+		out, nums = append(out, cur.String()), append(nums, start)
 	}
 	return out, nums
 }
@@ -205,7 +247,11 @@ func (r *flagReader) textArgs(lines []string) []flagArg {
 		if t == "" || strings.HasPrefix(t, "#") && !strings.Contains(t, "--") {
 			continue
 		}
-		if m := flagDumpRE.FindStringSubmatch(t); m != nil {
+		head := t[:min(len(t), 200)] // the patterns look at a line's start
+		if strings.Contains(t, " has been deprecated") && deprecatedRE.MatchString(t) {
+			continue // the kubelet's notice about a flag, not the flag
+		}
+		if m := dumpLine(t); m != nil {
 			r.dump = true
 			v, err := strconv.Unquote(m[2])
 			if err != nil {
@@ -214,7 +260,7 @@ func (r *flagReader) textArgs(lines []string) []flagArg {
 			args = append(args, flagArg{Name: m[1], Value: v, HasValue: true, Line: line})
 			continue
 		}
-		if m := envLineRE.FindStringSubmatch(t); m != nil && !strings.HasPrefix(t, "--") {
+		if m := envLine(t); m != nil && !strings.HasPrefix(t, "--") {
 			// kubeadm-flags.env, /etc/default/kubelet, /etc/sysconfig/kubelet
 			v := envValue(m[2])
 			env[m[1]] = v
@@ -224,7 +270,7 @@ func (r *flagReader) textArgs(lines []string) []flagArg {
 			args = append(args, r.tokenArgs(v, line, false)...)
 			continue
 		}
-		isPS := psHeadRE.MatchString(t) || psEfRE.MatchString(t)
+		isPS := psHeadRE.MatchString(head) || psEfRE.MatchString(head)
 		if isPS && isGrepLine(t) {
 			continue
 		}
@@ -277,7 +323,7 @@ func (r *flagReader) systemdArgs(lines []string) []flagArg {
 			exec = strings.TrimLeft(exec, "-@:+!")
 		case strings.HasPrefix(t, "#"), strings.HasPrefix(t, "["), strings.HasPrefix(t, ";"):
 		default:
-			if m := envLineRE.FindStringSubmatch(t); m != nil && !strings.Contains(m[1], ".") {
+			if m := envLine(t); m != nil {
 				// an environment file pasted with the unit
 				if _, known := map[string]bool{"Description": true, "Documentation": true, "After": true, "Wants": true, "Requires": true, "Restart": true, "RestartSec": true, "WantedBy": true, "StartLimitInterval": true, "EnvironmentFile": true, "Type": true, "KillMode": true}[m[1]]; !known {
 					env[m[1]] = envValue(m[2])
@@ -348,16 +394,23 @@ func shellWords(s string) []string {
 	var out []string
 	var b strings.Builder
 	word := false
+	var noMore [256]bool // no closing quote of this kind further on
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		switch {
 		case ch == '\'' || ch == '"' || ch == '`':
+			if noMore[ch] {
+				b.WriteByte(ch)
+				word = true
+				continue
+			}
 			if j := strings.IndexByte(s[i+1:], ch); j >= 0 {
 				b.WriteString(s[i+1 : i+1+j])
 				i += j + 1
 				word = true
 				continue
 			}
+			noMore[ch] = true
 			b.WriteByte(ch)
 			word = true
 		case ch == ' ' || ch == '\t':
@@ -377,18 +430,49 @@ func shellWords(s string) []string {
 	return out
 }
 
+// gluedFlags returns the offsets of each "--" in s that follows a
+// character other than a space or a dash and precedes a letter: a flag
+// run into what comes before it.
+func gluedFlags(s string) []int {
+	var out []int
+	for i := 1; i+2 < len(s); i++ {
+		if s[i] == '-' && s[i+1] == '-' && s[i-1] != '-' && s[i-1] != ' ' && s[i-1] != '\t' {
+			if c := s[i+2]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// splitGlued puts a space before each glued flag of s.
+func splitGlued(s string) string {
+	at := gluedFlags(s)
+	var b strings.Builder
+	b.Grow(len(s) + len(at))
+	prev := 0
+	for _, i := range at {
+		b.WriteString(s[prev:i])
+		b.WriteByte(' ')
+		prev = i
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
 // tokenArgs reads the flags of one logical line.
 func (r *flagReader) tokenArgs(s string, line int, isPS bool) []flagArg {
-	if loc := gluedFlagRE.FindAllStringIndex(s, -1); len(loc) > 0 {
+	if strings.Contains(s, "--") {
 		// /proc/PID/cmdline printed without its NUL separators
 		glued := false
 		for _, w := range strings.Fields(s) {
-			if strings.Contains(w[1:], "--") && gluedFlagRE.MatchString(w) && (strings.HasPrefix(w, "/") || strings.HasPrefix(w, "--") || strings.HasPrefix(w, "kubelet")) {
+			if (strings.HasPrefix(w, "/") || strings.HasPrefix(w, "--") || strings.HasPrefix(w, "kubelet")) && len(gluedFlags(w)) > 0 {
 				glued = true
+				break
 			}
 		}
 		if glued {
-			s = gluedFlagRE.ReplaceAllString(s, "$1 $2")
+			s = splitGlued(s)
 			r.warn(line, "flags run together (a /proc/PID/cmdline printed without its NUL separators): split before each --; print it with tr '\\0' ' ' < /proc/PID/cmdline")
 			if r.format == "flags" {
 				r.format = "cmdline"
@@ -422,8 +506,10 @@ func (r *flagReader) tokenArgs(s string, line int, isPS bool) []flagArg {
 		}
 		a := flagArg{Name: name, Value: val, HasValue: has, Line: line, SingleDash: single}
 		if !has && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
-			a.Value, a.HasValue = strings.TrimRight(words[i+1], ".,)"), true
-			i++
+			if v := strings.TrimRight(words[i+1], ".,)"); plausibleValue(name, v) {
+				a.Value, a.HasValue = v, true
+				i++
+			}
 		}
 		if isPS && i == len(words)-1 {
 			cut := strings.HasSuffix(s, "+") || strings.HasSuffix(s, ">") || strings.HasSuffix(s, "…") || commonWidths[len([]rune(strings.TrimRight(s, " ")))]
@@ -435,6 +521,32 @@ func (r *flagReader) tokenArgs(s string, line int, isPS bool) []flagArg {
 		args = append(args, a)
 	}
 	return args
+}
+
+// plausibleValue reports whether the word after "--name" (without "=")
+// can be its value, rather than prose ("set --cpu-manager-policy to
+// static") or a log message ("Flag --cpu-manager-policy has been
+// deprecated").
+func plausibleValue(name, v string) bool {
+	if vals, ok := enumValues[name]; ok {
+		for _, x := range vals {
+			if strings.EqualFold(x, v) {
+				return true
+			}
+		}
+		return false
+	}
+	switch kubeletFlags[name].Kind {
+	case flagPath:
+		return strings.ContainsAny(v, "/.")
+	case flagString: // --reserved-cpus
+		return v != "" && v[0] >= '0' && v[0] <= '9'
+	case flagReservedMem:
+		return strings.Contains(v, ":")
+	case flagLangleMap:
+		return strings.Contains(v, "<")
+	}
+	return strings.Contains(v, "=")
 }
 
 func validEnum(name, v string) bool {

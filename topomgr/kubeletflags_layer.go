@@ -267,5 +267,6 @@ func (c *KubeletConfig) Layer(over *KubeletConfig) *KubeletConfig {
 		out.Format += over.Format
 	}
 	out.fromFlags = c.fromFlags && over.fromFlags
+	out.capWarnings()
 	return out
 }

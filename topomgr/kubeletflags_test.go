@@ -175,6 +175,31 @@ func TestParseKubeletConfigForms(t *testing.T) {
 				r.Lines = map[string]int{"reservedMemory": 1}
 			}), warnings: []string{"line 1: --reserved-memory=0=memory:1Gi: the kubelet refuses this value"}},
 
+		{name: "a kubelet log: deprecation notices and the FLAG: dump", text: "Flag --cpu-manager-policy has been deprecated, This parameter should be set via the config file specified by the Kubelet's --config flag.\nI0305 09:14:02.118230    2741 flags.go:64] FLAG: --cpu-manager-policy=\"static\"\nI0305 09:14:02.118231    2741 flags.go:64] FLAG: --config=\"/var/lib/kubelet/config.yaml\"\n",
+			want: with(defaults("flag-dump"), func(r *read) {
+				r.CPU, r.ConfigFile = "static", "/var/lib/kubelet/config.yaml"
+				r.Set = []string{"cpuManagerPolicy"}
+				r.Lines = map[string]int{"cpuManagerPolicy": 2}
+			}), warnings: []string{"read from the kubelet's FLAG: start-up lines"}},
+		{name: "prose: a flag named, not given a value", text: "I set --topology-manager-policy to single-numa-node and --cpu-manager-policy=static.\n",
+			want: with(defaults("flags"), func(r *read) {
+				r.CPU = "static"
+				r.Set = []string{"cpuManagerPolicy"}
+				r.Lines = map[string]int{"cpuManagerPolicy": 1}
+			}), warnings: []string{"line 1: --topology-manager-policy has no value: not read"}},
+		{name: "a config file in a Markdown fence after its prompt", text: "```yaml\n$ cat /var/lib/kubelet/config.yaml\n" + configHead + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n```\n",
+			want: with(defaults("file"), func(r *read) {
+				r.CPU, r.ReservedCPUs = "static", "0"
+				r.Set = []string{"apiVersion", "cpuManagerPolicy", "kind", "reservedSystemCPUs"}
+				r.Lines = map[string]int{"apiVersion": 3, "kind": 4, "cpuManagerPolicy": 5, "reservedSystemCPUs": 6}
+			}), warnings: []string{"line 1, 2, 7: a Markdown fence or shell prompt around the document: skipped"}},
+		{name: "/configz after its command", text: "$ kubectl get --raw /api/v1/nodes/wrk-1/proxy/configz | jq .\n{\n  \"kubeletconfig\": {\n    \"topologyManagerPolicy\": \"restricted\"\n  }\n}\n",
+			want: with(defaults("configz"), func(r *read) {
+				r.Topology = "restricted"
+				r.Set = []string{"topologyManagerPolicy"}
+				r.Lines = map[string]int{"topologyManagerPolicy": 4}
+			}), warnings: []string{"line 1: a Markdown fence or shell prompt around the document: skipped"}},
+
 		// Wrappers.
 		{name: "/configz", text: `{"kubeletconfig":{"cpuManagerPolicy":"static","reservedSystemCPUs":"0"}}`,
 			want: with(defaults("configz"), func(r *read) {
@@ -374,4 +399,30 @@ func FuzzParseKubeletConfigForms(f *testing.F) {
 			}
 		})
 	})
+}
+
+// BenchmarkParseKubeletConfigLarge reads inputs near the document limit
+// (16 MiB) in the forms whose readers do the most work per byte.
+func BenchmarkParseKubeletConfigLarge(b *testing.B) {
+	const size = 16 << 20
+	fill := func(unit string) []byte { return []byte(strings.Repeat(unit, size/len(unit))) }
+	for name, data := range map[string][]byte{
+		"one line of flags":     fill("--cpu-manager-policy=static --kube-reserved=cpu=1,memory=1Gi "),
+		"unmatched quotes":      fill("it's "),
+		"continuations":         fill("--topology-manager-policy=restricted \\\n"),
+		"glued cmdline":         fill("/usr/bin/kubelet--cpu-manager-policy=static"),
+		"k3s kubelet-arg list":  append([]byte("kubelet-arg:\n"), fill("- \"cpu-manager-policy=static\"\n")...),
+		"many YAML documents":   fill("---\nkind: KubeletConfiguration\n"),
+		"systemd unit":          append([]byte("[Service]\n"), fill("Environment=\"A=--cpu-manager-policy=static\"\n")...),
+		"unknown keys fragment": fill("cpuManagerPolicy: static\n"),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := ParseKubeletConfig(data); err != nil && strings.TrimSpace(err.Error()) == "" {
+					b.Fatal("an empty error")
+				}
+			}
+		})
+	}
 }
