@@ -41,8 +41,8 @@ type KubeletConfig struct {
 	// sources are joined with ", " (SourceOf names the one of a field).
 	Source string `json:"source,omitempty"`
 	// Format is the form it was read in: "file" (a KubeletConfiguration),
-	// "configz", "openshift-kubeletconfig", "talos", "k3s", "kubeadm",
-	// "kind", "nodeadm", or command-line flags: "flags", "ps", "cmdline",
+	// "configz", "configmap", "openshift-kubeletconfig", "talos", "k3s",
+	// "kubeadm", "kind", "nodeadm", or command-line flags: "flags", "ps", "cmdline",
 	// "systemd", "env-file", "flag-dump". Layered sources join theirs
 	// with "+".
 	Format string `json:"format,omitempty"`
@@ -116,7 +116,9 @@ var errNotKubeletConfig = errors.New("not a KubeletConfiguration: no recognised 
 //     extraConfig and extraArgs), a k3s/RKE2 config (kubelet-arg), kubeadm
 //     documents (the KubeletConfiguration document, and
 //     nodeRegistration.kubeletExtraArgs as flags), a kind cluster's
-//     kubeadmConfigPatches, an EKS nodeadm NodeConfig (spec.kubelet);
+//     kubeadmConfigPatches, an EKS nodeadm NodeConfig (spec.kubelet),
+//     kubeadm's kubelet-config ConfigMap (data.kubelet), and a kubectl
+//     List of any of these;
 //   - the kubelet's command line in any pasted form (one line, \
 //     continuations, ps output, /proc/PID/cmdline, systemctl cat kubelet,
 //     kubeadm-flags.env, minikube --extra-config, the kubelet's FLAG: dump,
@@ -388,6 +390,10 @@ func readWrapped(d *decodedDoc) (*KubeletConfig, error) {
 	case top["machine"] != nil && isObject(top["machine"]):
 		kub := objectMember(objectMember(top, "machine"), "kubelet")
 		return readConfigAndFlags(d, "talos", kub["extraConfig"], "/machine/kubelet/extraConfig", namedFlags(d, kub["extraArgs"]))
+	case kind == "List" && version == "v1":
+		return readList(d)
+	case kind == "ConfigMap" && version == "v1":
+		return readConfigMap(d)
 	case top["kubelet-arg"] != nil:
 		return readConfigAndFlags(d, "k3s", nil, "", pairList(d, top["kubelet-arg"]))
 	}
@@ -416,6 +422,70 @@ func readWrapped(d *decodedDoc) (*KubeletConfig, error) {
 		c.KubeletRefuses = fmt.Sprintf("failed to decode: no kind \"KubeletConfiguration\" is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", version)
 	}
 	return c, nil
+}
+
+// readList reads the first item of a kubectl List (kubectl get ... -o
+// yaml of several objects) that carries a configuration.
+func readList(d *decodedDoc) (*KubeletConfig, error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(d.js, &list) != nil {
+		return nil, nil
+	}
+	for i, item := range list.Items {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(item, &top) != nil || top == nil || stringField(top, "kind") == "List" {
+			continue
+		}
+		c, err := readWrapped(&decodedDoc{yamlDoc: d.yamlDoc, js: item, top: top})
+		if err != nil {
+			return nil, fmt.Errorf("/items/%d%w", i, err)
+		}
+		if c != nil {
+			if rest := len(list.Items) - i - 1; rest > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("/items/%d: read the first of %d items that carries a kubelet configuration; the %d after it are not read (pass the node's own one alone)", i, len(list.Items), rest))
+			}
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// readConfigMap reads the KubeletConfiguration kubeadm keeps in the
+// kube-system ConfigMap kubelet-config (data.kubelet, a YAML string).
+func readConfigMap(d *decodedDoc) (*KubeletConfig, error) {
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if json.Unmarshal(d.js, &cm) != nil {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(cm.Data))
+	for k := range cm.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := cm.Data[k]
+		if k != "kubelet" && !strings.Contains(v, "KubeletConfiguration") {
+			continue
+		}
+		inner := yamlDoc{text: []byte(v), first: lineFinder(d)(k+":") + 1}
+		dd, _, err := decodeDoc(inner)
+		if err != nil || dd == nil {
+			continue
+		}
+		c, err := readWrapped(dd)
+		if err != nil {
+			return nil, fmt.Errorf("/data/%s%w", jsonptr.Escape(k), err)
+		}
+		if c != nil {
+			c.Format = "configmap"
+			return c, nil
+		}
+	}
+	return nil, nil
 }
 
 // fragment reports a mapping without kind that is a piece of a

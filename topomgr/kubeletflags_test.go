@@ -255,6 +255,19 @@ func TestParseKubeletConfigForms(t *testing.T) {
 				r.Lines = map[string]int{"cpuManagerPolicy": 6, "reservedSystemCPUs": 7, "topologyManagerPolicy": 9}
 			})},
 
+		{name: "kubeadm's kubelet-config ConfigMap", text: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubelet-config\n  namespace: kube-system\ndata:\n  kubelet: |\n    apiVersion: kubelet.config.k8s.io/v1beta1\n    kind: KubeletConfiguration\n    cpuManagerPolicy: static\n    reservedSystemCPUs: \"0\"\n",
+			want: with(defaults("configmap"), func(r *read) {
+				r.CPU, r.ReservedCPUs = "static", "0"
+				r.Set = []string{"apiVersion", "cpuManagerPolicy", "kind", "reservedSystemCPUs"}
+				r.Lines = map[string]int{"apiVersion": 8, "kind": 9, "cpuManagerPolicy": 10, "reservedSystemCPUs": 11}
+			})},
+		{name: "oc get kubeletconfig -o yaml: a List", text: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: machineconfiguration.openshift.io/v1\n  kind: KubeletConfig\n  metadata: {name: numa}\n  spec:\n    kubeletConfig:\n      topologyManagerPolicy: restricted\n",
+			want: with(defaults("openshift-kubeletconfig"), func(r *read) {
+				r.Topology = "restricted"
+				r.Set = []string{"topologyManagerPolicy"}
+				r.Lines = map[string]int{"topologyManagerPolicy": 9}
+			})},
+
 		// Fragments and YAML details.
 		{name: "a fragment without kind", text: "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n",
 			want: with(defaults("file"), func(r *read) {
