@@ -138,6 +138,9 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	}
 	fc, ferr := parseKubeletFlagText(data)
 	if fc != nil {
+		if yamlErr != nil && looksLikeConfigYAML(data) {
+			fc.Warnings = append(fc.Warnings, fmt.Sprintf("the text also holds KubeletConfiguration fields that could not be read as YAML (%v): only the flags were read; pass the file and the flags as separate sources", yamlErr))
+		}
 		fc.capWarnings()
 		return fc, nil
 	}

@@ -200,6 +200,13 @@ func TestParseKubeletConfigForms(t *testing.T) {
 				r.Lines = map[string]int{"topologyManagerPolicy": 4}
 			}), warnings: []string{"line 1: a Markdown fence or shell prompt around the document: skipped"}},
 
+		{name: "YAML and a command line in one paste", text: "our config.yaml has\ncpuManagerPolicy: static\nand the kubelet runs as\n/usr/bin/kubelet --topology-manager-policy=restricted\n",
+			want: with(defaults("flags"), func(r *read) {
+				r.Topology = "restricted"
+				r.Set = []string{"topologyManagerPolicy"}
+				r.Lines = map[string]int{"topologyManagerPolicy": 4}
+			}), warnings: []string{"the text also holds KubeletConfiguration fields that could not be read as YAML"}},
+
 		// Wrappers.
 		{name: "/configz", text: `{"kubeletconfig":{"cpuManagerPolicy":"static","reservedSystemCPUs":"0"}}`,
 			want: with(defaults("configz"), func(r *read) {
