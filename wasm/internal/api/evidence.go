@@ -73,6 +73,9 @@ func classify(in InputFile) string {
 	if log, err := diagnose.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
 		return kindLog
 	}
+	if _, err := diagnose.ParseKubeletConfig(in.Name, []byte(text)); err == nil {
+		return kindConfig // kubelet flags, or a wrapper of its configuration
+	}
 	return ""
 }
 
