@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/statefile"
@@ -22,16 +24,15 @@ func (d *diagnosis) configChecks() {
 	if c == nil {
 		return
 	}
-	ref := func(path, quote string) Ref { return Ref{File: c.Source, Path: path, Quote: quote} }
-	for _, w := range c.Warnings {
-		path, _, _ := strings.Cut(w, ":")
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityWarning,
-			Title:       "The kubelet ignores a key of the configuration: " + w,
-			Evidence:    []Ref{ref(path, "")},
-			Explanation: "The kubelet decodes its configuration case-sensitively: a key spelled in another case is an unknown field, which the kubelet drops (with only a log warning), so the setting takes its default.",
-			Remedy:      "Spell the key as the KubeletConfiguration reference does and restart the kubelet.",
-		})
+	ref := func(path, quote string) Ref {
+		field := strings.TrimPrefix(path, "/")
+		r := Ref{File: c.SourceOf(field), Path: path, Quote: quote}
+		if l := c.Line(field); l > 0 && fromFlagsOnly(c) {
+			r.Line = l // a command line has lines, not JSON pointers
+		}
+		return r
 	}
+	d.configProvenance(c)
 	policy := c.EffectiveTopologyPolicy()
 	valid := map[string]bool{"none": true, "best-effort": true, "restricted": true, "single-numa-node": true}
 	switch {
@@ -150,4 +151,88 @@ func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string)
 			formatBytes(sys), formatBytes(kube), evictNote, formatBytes(want), formatBytes(reserved)),
 		Remedy: "Make the reservedMemory entries add up to exactly systemReserved + kubeReserved + the memory.available eviction threshold, and restart the kubelet.",
 	})
+}
+
+// fromLineRE finds the source an override note names first.
+var fromLineRE = regexp.MustCompile(`from (\S+) line (\d+)`)
+
+// flagFormats are the Formats of a kubelet command line.
+var flagFormats = map[string]bool{"flags": true, "ps": true, "cmdline": true, "systemd": true, "env-file": true, "flag-dump": true}
+
+// fromFlagsOnly reports a configuration read only from a command line.
+func fromFlagsOnly(c *KubeletConfig) bool {
+	for _, f := range strings.Split(c.Format, "+") {
+		if !flagFormats[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// configProvenance reports what the kubelet would refuse in the
+// configuration sources, and what they warn about.
+func (d *diagnosis) configProvenance(c *KubeletConfig) {
+	if c.KubeletRefuses != "" {
+		f := Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityWarning,
+			Evidence: []Ref{{File: c.Source, Quote: c.KubeletRefuses}}}
+		if strings.HasPrefix(c.KubeletRefuses, "failed to decode: ") {
+			f.Title = "The kubelet would not start with this file as its --config: " + c.KubeletRefuses
+			f.Explanation = "The kubelet decodes its --config file with its scheme and requires kind: KubeletConfiguration and apiVersion: kubelet.config.k8s.io/v1beta1; without them it stops with \"failed to load Kubelet config file ..., error " + c.KubeletRefuses + "\". " +
+				"A fragment pasted from a ticket often leaves the header out, so this does not prove the node's file lacks it: the settings were read as written."
+			f.Remedy = "Check the head of the node's file (usually /var/lib/kubelet/config.yaml): it must start with apiVersion: kubelet.config.k8s.io/v1beta1 and kind: KubeletConfiguration; add them if missing and restart the kubelet."
+		} else {
+			f.Title = "The kubelet would not start with this command line: " + c.KubeletRefuses
+			f.Explanation = "The kubelet parses its flags before anything else and exits on the first one it refuses, with the error quoted. If the node's kubelet is running, its command line differs from this paste (a typo made when copying it, or a change not yet applied by a restart)."
+			f.Remedy = "Fix the flag as the warning about it says (one dash is a shorthand: write --name=value; give --cpu-manager-policy-options once per option) and restart the kubelet."
+		}
+		d.add(f)
+	}
+	sources := strings.Split(c.Source, ", ")
+	for _, w := range c.Warnings {
+		file, text := c.Source, w
+		for _, s := range sources {
+			if len(sources) > 1 && strings.HasPrefix(w, s+": ") {
+				file, text = s, strings.TrimPrefix(w, s+": ")
+			}
+		}
+		if m := fromLineRE.FindStringSubmatch(w); m != nil && file == c.Source && len(sources) > 1 {
+			file = m[1] // an override names its source
+		}
+		path, _, _ := strings.Cut(text, ":")
+		r := Ref{File: file}
+		if strings.HasPrefix(path, "/") {
+			r.Path = path
+		} else if n, err := strconv.Atoi(strings.TrimPrefix(path, "line ")); err == nil {
+			r.Line = n
+		}
+		if m := fromLineRE.FindStringSubmatch(text); m != nil && r.Line == 0 && r.Path == "" && m[1] == file {
+			r.Line, _ = strconv.Atoi(m[2])
+		}
+		switch {
+		case strings.Contains(w, "case-sensitive"):
+			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityWarning,
+				Title:       "The kubelet ignores a key of the configuration: " + w,
+				Evidence:    []Ref{r},
+				Explanation: "The kubelet decodes its configuration case-sensitively: a key spelled in another case is an unknown field, which the kubelet drops (with only a log warning), so the setting takes its default.",
+				Remedy:      "Spell the key as the KubeletConfiguration reference does and restart the kubelet.",
+			})
+		case strings.Contains(w, "the kubelet refuses this value"), strings.Contains(w, "has one dash"), strings.Contains(w, "takes one option per flag"):
+			// reported with KubeletRefuses
+		default:
+			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityInfo,
+				Title:       "Kubelet configuration: " + w,
+				Evidence:    []Ref{r},
+				Explanation: "How the kubelet reads and layers its configuration sources (the --config file, its drop-ins, then the command line, whose flags win) decides the values numascope used; this note says where a value came from or what could not be read.",
+				Remedy:      "None needed if the values numascope used are the node's; otherwise pass the missing source (the --config file, /configz output, or the full command line from ps auxww).",
+			})
+		}
+	}
+	if c.ConfigFile != "" && fromFlagsOnly(c) {
+		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityInfo,
+			Title:       "The command line names --config " + c.ConfigFile + ", which was not given: settings only that file makes are unknown",
+			Evidence:    []Ref{{File: c.Source, Quote: "--config=" + c.ConfigFile}},
+			Explanation: "The kubelet reads the --config file first and applies its flags over it. Only the flags were given, so every field no flag sets was taken as the kubelet's default, though the file may set it (the Topology, CPU and Memory Manager policies are often set there).",
+			Remedy:      "Pass the file too (cat " + c.ConfigFile + ", or kubectl get --raw /api/v1/nodes/NODE/proxy/configz for the merged result).",
+		})
+	}
 }

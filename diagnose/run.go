@@ -73,7 +73,7 @@ func (d *diagnosis) add(f Finding) {
 // configuration or from the kubelet's start-up log line, and where it came from.
 func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 	if c := d.ev.Config; c != nil {
-		return c.EffectiveTopologyPolicy(), c.EffectiveTopologyScope(), &Ref{File: c.Source, Path: "/topologyManagerPolicy", Quote: c.EffectiveTopologyPolicy()}
+		return c.EffectiveTopologyPolicy(), c.EffectiveTopologyScope(), &Ref{File: c.SourceOf("topologyManagerPolicy"), Path: "/topologyManagerPolicy", Quote: c.EffectiveTopologyPolicy()}
 	}
 	for _, l := range d.ev.Logs {
 		// The first start-up line that names the policy decides.

@@ -3,7 +3,9 @@ package topomgr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,9 +17,10 @@ import (
 )
 
 // KubeletConfig is the part of a KubeletConfiguration (the kubelet's
-// config.yaml, or the "kubeletconfig" object of /configz) that decides
-// resource alignment. Fields the document does not set hold the kubelet's
-// defaults; Set tells explicit values from defaults.
+// config.yaml, /configz, a wrapper that carries one, or the kubelet's
+// command-line flags) that decides resource alignment. Fields the source
+// does not set hold the kubelet's defaults; Set tells explicit values from
+// defaults.
 type KubeletConfig struct {
 	TopologyManagerPolicy        string              `json:"topologyManagerPolicy"`
 	TopologyManagerScope         string              `json:"topologyManagerScope"`
@@ -34,17 +37,36 @@ type KubeletConfig struct {
 
 	// Evidence: where the configuration was read and what it says itself.
 
-	// Source is the file it was read from (set by the caller).
+	// Source is the file it was read from (set by the caller); layered
+	// sources are joined with ", " (SourceOf names the one of a field).
 	Source string `json:"source,omitempty"`
+	// Format is the form it was read in: "file" (a KubeletConfiguration),
+	// "configz", "configmap", "openshift-kubeletconfig", "talos", "k3s",
+	// "kubeadm", "kind", "nodeadm", or command-line flags: "flags", "ps", "cmdline",
+	// "systemd", "env-file", "flag-dump". Layered sources join theirs
+	// with "+".
+	Format string `json:"format,omitempty"`
 	// Configz is set when the document was /configz output.
 	Configz bool `json:"configz,omitempty"`
-	// Set lists the top-level fields the document sets, sorted.
+	// ConfigFile is the path the command line's --config names.
+	ConfigFile string `json:"configFile,omitempty"`
+	// KubeletRefuses is the kubelet's own error when it would not start
+	// with this source (a file without kind/apiVersion as its --config, a
+	// flag value its flag parsing refuses); "" when it would start.
+	KubeletRefuses string `json:"kubeletRefuses,omitempty"`
+	// Set lists the fields the source sets, sorted (for a file, every
+	// top-level key; for flags, the fields they set).
 	Set []string `json:"set"`
-	// Lines maps each top-level field to its line in the document (1-based).
+	// Lines maps each field to its line in the source (1-based).
 	Lines map[string]int `json:"lines,omitempty"`
-	// Warnings are what the kubelet accepts but ignores: a field written
-	// in another case (the kubelet's decoder is case-sensitive and drops it).
+	// Warnings are what the kubelet accepts but ignores or reads otherwise
+	// than a reader might expect (a key in another case, a repeated flag,
+	// a value a later source overrides), each with its position.
 	Warnings []string `json:"warnings,omitempty"`
+
+	fromFlags   bool              // read from a command line: Layer applies flag precedence
+	fieldSource map[string]string // field -> Source, after Layer
+	tagged      bool              // Warnings start with their source's name (after Layer)
 }
 
 // MemoryReservation is one reservedMemory entry.
@@ -71,44 +93,670 @@ var kubeletConfigFields = []string{"topologyManagerPolicy", "topologyManagerScop
 	"cpuManagerPolicy", "cpuManagerPolicyOptions", "memoryManagerPolicy", "reservedSystemCPUs", "reservedMemory",
 	"systemReserved", "kubeReserved", "evictionHard", "featureGates"}
 
-// ParseKubeletConfig reads a KubeletConfiguration in YAML or JSON as the
-// kubelet's DecodeKubeletConfiguration does: kind KubeletConfiguration and
-// apiVersion kubelet.config.k8s.io/v1beta1 are required, keys are
-// case-sensitive (a key written in another case is ignored, with a
-// warning), and unset fields get the kubelet's defaults. /configz output
-// ({"kubeletconfig": {...}}, which has no kind) is read the same way.
-// Every top-level field the kubelet knows, also those numascope does not
-// read, must hold the JSON its Go type accepts (kubeletConfigTypes): the
-// kubelet refuses to start otherwise. Errors name the field with a JSON
-// pointer.
+// errNotKubeletConfig is the refusal of a document that holds no kubelet
+// configuration where one is carried.
+var errNotKubeletConfig = errors.New("not a KubeletConfiguration: no recognised kubelet fields at any known wrapper path " +
+	"(a KubeletConfiguration file, /configz output, an OpenShift KubeletConfig's spec.kubeletConfig, a Talos machine.kubelet, " +
+	"k3s/RKE2 kubelet-arg, kubeadm's KubeletConfiguration document or kubeletExtraArgs, EKS nodeadm spec.kubelet; or the kubelet's --flags)")
+
+// ParseKubeletConfig reads the kubelet's configuration from what people
+// have of it, detected from content:
+//   - a KubeletConfiguration in YAML or JSON, read as the kubelet's
+//     DecodeKubeletConfiguration does: keys are case-sensitive (a key in
+//     another case is ignored, with a warning), unset fields get the
+//     kubelet's defaults, and every top-level field the kubelet knows
+//     must hold the JSON its Go type accepts (kubeletConfigTypes; errors
+//     name the field with a JSON pointer). A file without kind or with
+//     another apiVersion is read, and KubeletRefuses holds the kubelet's
+//     error for it. Only the first YAML document is read, as the kubelet
+//     reads it (a "..." or "---" line followed by more is a warning);
+//   - the wrappers that carry one: /configz ({"kubeletconfig": ...}, or
+//     "componentconfig" before 1.16), an OpenShift KubeletConfig
+//     (spec.kubeletConfig), a Talos machine config (machine.kubelet
+//     extraConfig and extraArgs), a k3s/RKE2 config (kubelet-arg), kubeadm
+//     documents (the KubeletConfiguration document, and
+//     nodeRegistration.kubeletExtraArgs as flags), a kind cluster's
+//     kubeadmConfigPatches, an EKS nodeadm NodeConfig (spec.kubelet),
+//     kubeadm's kubelet-config ConfigMap (data.kubelet), and a kubectl
+//     List of any of these;
+//   - the kubelet's command line in any pasted form (one line, \
+//     continuations, ps output, /proc/PID/cmdline, systemctl cat kubelet,
+//     kubeadm-flags.env, minikube --extra-config, the kubelet's FLAG: dump,
+//     flags quoted in prose), read with pflag's rules.
+//
+// Flags are layered over configuration fields as the kubelet does (see
+// Layer). Text with none of these is refused.
 func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
-	js, err := yamljson.ToJSON(data, "kubelet configuration")
+	c, mapping, yamlErr, err := parseKubeletDocuments(data)
 	if err != nil {
 		return nil, err
 	}
+	if c != nil {
+		c.setDefaults()
+		c.capWarnings()
+		return c, nil
+	}
+	fc, ferr := parseKubeletFlagText(data)
+	if fc != nil {
+		if yamlErr != nil && looksLikeConfigYAML(data) {
+			fc.Warnings = append(fc.Warnings, fmt.Sprintf("the text also holds KubeletConfiguration fields that could not be read as YAML (%v): only the flags were read; pass the file and the flags as separate sources", yamlErr))
+		}
+		fc.capWarnings()
+		return fc, nil
+	}
+	switch {
+	case mapping != "":
+		if mapping != "mapping" {
+			return nil, fmt.Errorf("%w; %s", errNotKubeletConfig, mapping)
+		}
+		return nil, errNotKubeletConfig
+	case yamlErr != nil && looksLikeConfigYAML(data):
+		return nil, yamlErr
+	case yamlErr != nil && strings.Contains(yamlErr.Error(), "YAML mapping"):
+		return nil, fmt.Errorf("%w; %v", ferr, yamlErr)
+	}
+	return nil, ferr
+}
+
+// looksLikeConfigYAML reports text that names a field numascope reads as
+// a YAML key, so a YAML error is the better answer than "no flags".
+func looksLikeConfigYAML(data []byte) bool {
+	s := string(data)
+	for _, f := range kubeletConfigFields {
+		if strings.Contains(s, f+":") || strings.Contains(s, `"`+f+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlDoc is one document of a YAML stream.
+type yamlDoc struct {
+	text  []byte
+	first int // line of its first line, 1-based
+}
+
+var (
+	docStartRE = regexp.MustCompile(`^---(\s.*)?$`)
+	docEndRE   = regexp.MustCompile(`^\.\.\.\s*$`)
+	elisionRE  = regexp.MustCompile(`^\s*(?:#\s*)?(?:\.\.\.|…|\[\.\.\.\]|<snip>|\(output trimmed\)|# \d+ more lines)\s*$`)
+	// pasteNoiseRE are lines a paste adds around a document: Markdown
+	// fences and the shell prompt of the command that printed it.
+	pasteNoiseRE = regexp.MustCompile("^\\s*(?:```|~~~)|^\\s*(?:\\S*[$#]\\s+)?(?:sudo\\s+)?(?:cat|kubectl|oc|jq|talosctl|curl|less|more|head|tail|grep|crictl)\\s")
+)
+
+// splitDocuments splits a YAML stream at "---" lines and after "..."
+// lines (document end markers).
+func splitDocuments(data []byte) []yamlDoc {
+	var docs []yamlDoc
+	cur := yamlDoc{first: 1}
+	lines := bytes.Split(data, []byte("\n"))
+	for i, l := range lines {
+		t := bytes.TrimRight(l, "\r")
+		switch {
+		case bytes.HasPrefix(t, []byte("---")) && docStartRE.Match(t):
+			docs = append(docs, cur)
+			cur = yamlDoc{first: i + 2}
+		case bytes.HasPrefix(t, []byte("...")) && docEndRE.Match(t):
+			docs = append(docs, cur)
+			cur = yamlDoc{first: i + 2}
+		default:
+			cur.text = append(append(cur.text, t...), '\n')
+		}
+	}
+	return append(docs, cur)
+}
+
+// blankDoc reports a document of only blank lines and comments.
+func blankDoc(text []byte) bool {
+	for _, l := range bytes.Split(text, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// decodedDoc is a document decoded as a JSON object.
+type decodedDoc struct {
+	yamlDoc
+	js  []byte
+	top map[string]json.RawMessage
+}
+
+// decodeDoc decodes one document; elided lines ("...", "# ...", "<snip>"
+// inside a mapping) that break it are dropped, with a warning.
+func decodeDoc(d yamlDoc) (*decodedDoc, []string, error) {
+	js, err := yamljson.ToJSON(d.text, "kubelet configuration")
+	var warnings []string
+	if err != nil {
+		var kept [][]byte
+		var dropped []string
+		var noise []string
+		quoted := false
+		for i, l := range bytes.Split(d.text, []byte("\n")) {
+			head := l[:min(len(l), 200)] // the patterns look at a line's start
+			switch {
+			case len(l) < 80 && elisionRE.Match(l):
+				dropped = append(dropped, strconv.Itoa(d.first+i))
+				continue
+			case pasteNoiseRE.Match(head):
+				noise = append(noise, strconv.Itoa(d.first+i))
+				continue
+			}
+			if t := bytes.TrimLeft(l, " "); bytes.HasPrefix(t, []byte("> ")) || bytes.Equal(t, []byte(">")) {
+				l = bytes.TrimPrefix(bytes.TrimPrefix(t, []byte(">")), []byte(" ")) // a quoted reply
+				quoted = true
+			}
+			kept = append(kept, l)
+		}
+		if len(dropped) == 0 && len(noise) == 0 && !quoted {
+			return nil, nil, err
+		}
+		if len(noise) > 0 {
+			warnings = append(warnings, fmt.Sprintf("line %s: a Markdown fence or shell prompt around the document: skipped", strings.Join(noise, ", ")))
+		}
+		js2, err2 := yamljson.ToJSON(bytes.Join(kept, []byte("\n")), "kubelet configuration")
+		if err2 != nil {
+			return nil, nil, err
+		}
+		js = js2
+		if len(dropped) > 0 {
+			warnings = append(warnings, fmt.Sprintf("line %s: an elision (\"...\") inside the YAML: skipped; the kubelet cannot read a file with it (%v), and the settings left out of the paste are unknown", strings.Join(dropped, ", "), err))
+		}
+	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(js, &top); err != nil || top == nil {
-		return nil, fmt.Errorf("a KubeletConfiguration is a YAML mapping (pass the kubelet's --config file, usually /var/lib/kubelet/config.yaml)")
+	if json.Unmarshal(js, &top) != nil || top == nil {
+		if t := bytes.TrimSpace(js); len(t) > 0 && t[0] == '[' {
+			return nil, warnings, errors.New("kubelet configuration: a KubeletConfiguration is a YAML mapping, this is a list")
+		}
+		return nil, warnings, nil
+	}
+	return &decodedDoc{yamlDoc: d, js: js, top: top}, warnings, nil
+}
+
+// parseKubeletDocuments reads data as YAML/JSON documents. It returns the
+// configuration when a document carries one; mapping tells that some
+// document was a mapping ("mapping", or "a <kind> <apiVersion>"), so "no
+// recognised fields" is the answer;
+// yamlErr is the first YAML error; err is a configuration the kubelet
+// refuses to read a value of.
+func parseKubeletDocuments(data []byte) (c *KubeletConfig, mapping string, yamlErr, err error) {
+	var docs []*decodedDoc
+	var warnings []string
+	firstContent := -1
+	split := splitDocuments(data)
+	decoded := 0
+	for i, d := range split {
+		if blankDoc(d.text) {
+			continue
+		}
+		if decoded++; decoded > maxKubeadmDocs {
+			warnings = append(warnings, fmt.Sprintf("line %d: more than %d YAML documents: the rest are not read", d.first, maxKubeadmDocs))
+			break
+		}
+		if firstContent < 0 {
+			firstContent = i
+		}
+		dd, w, err := decodeDoc(d)
+		if err != nil {
+			if yamlErr == nil {
+				yamlErr = err
+			}
+			continue
+		}
+		warnings = append(warnings, w...)
+		if dd != nil {
+			docs = append(docs, dd)
+		}
+	}
+	if len(docs) == 0 {
+		return nil, "", yamlErr, nil
+	}
+	mapping = "mapping"
+	if k := stringField(docs[0].top, "kind"); k != "" {
+		mapping = fmt.Sprintf("/kind is %q (apiVersion %q)", k, stringField(docs[0].top, "apiVersion"))
+	}
+	// kubeadm reads every document; the kubelet reads the first.
+	kubeadm := false
+	for _, d := range docs {
+		switch stringField(d.top, "kind") {
+		case "InitConfiguration", "JoinConfiguration", "ClusterConfiguration":
+			if strings.HasPrefix(stringField(d.top, "apiVersion"), "kubeadm.k8s.io/") || stringField(d.top, "apiVersion") == "" {
+				kubeadm = true
+			}
+		}
+	}
+	if kubeadm {
+		c, err := readKubeadmDocs(docs)
+		if c != nil {
+			c.Warnings = append(warnings, c.Warnings...)
+		}
+		return c, mapping, yamlErr, err
+	}
+	d := docs[0]
+	c, err = readWrapped(d)
+	if err != nil || c == nil {
+		return nil, mapping, yamlErr, err
+	}
+	if firstContent >= 0 && len(split) > firstContent+1 {
+		var after []string
+		for _, later := range split[firstContent+1:] {
+			if !blankDoc(later.text) {
+				after = append(after, strconv.Itoa(later.first))
+			}
+		}
+		if len(after) > 0 {
+			warnings = append(warnings, fmt.Sprintf("line %s: more YAML after the first document's end (a \"---\" or \"...\" line): the kubelet reads only the first document of its file and ignores the rest, and so does numascope; if \"...\" marks text left out of the paste, remove it (or paste the whole file) to have the rest read", after[0]))
+		}
+	}
+	c.Warnings = append(warnings, c.Warnings...)
+	return c, mapping, yamlErr, nil
+}
+
+// readWrapped reads the configuration a single document carries, or nil.
+func readWrapped(d *decodedDoc) (*KubeletConfig, error) {
+	top := d.top
+	kind, version := stringField(top, "kind"), stringField(top, "apiVersion")
+	for _, key := range []string{"kubeletconfig", "componentconfig"} {
+		if inner, ok := top[key]; ok && len(top) == 1 { // /configz output
+			if !isObject(inner) {
+				return nil, fmt.Errorf("/%s: want the configuration object of /configz output", key)
+			}
+			c, err := parseConfigObject(inner, "/"+key, d)
+			if err != nil {
+				return nil, err
+			}
+			c.Format, c.Configz = "configz", true
+			return c, nil
+		}
+	}
+	switch {
+	case kind == "KubeletConfig" && (strings.HasPrefix(version, "machineconfiguration.openshift.io/") || version == ""):
+		spec := objectMember(top, "spec")
+		inner, ok := spec["kubeletConfig"]
+		if !ok || !isObject(inner) {
+			return nil, nil
+		}
+		c, err := parseConfigObject(inner, "/spec/kubeletConfig", d)
+		if err != nil {
+			return nil, err
+		}
+		c.Format = "openshift-kubeletconfig"
+		return c, nil
+	case kind == "NodeConfig":
+		kub := objectMember(objectMember(top, "spec"), "kubelet")
+		return readConfigAndFlags(d, "nodeadm", kub["config"], "/spec/kubelet/config", flagList(d, kub["flags"]))
+	case kind == "Cluster" && strings.HasPrefix(version, "kind.x-k8s.io/"):
+		return readKindCluster(d)
+	case top["machine"] != nil && isObject(top["machine"]):
+		kub := objectMember(objectMember(top, "machine"), "kubelet")
+		return readConfigAndFlags(d, "talos", kub["extraConfig"], "/machine/kubelet/extraConfig", namedFlags(d, kub["extraArgs"]))
+	case kind == "List" && version == "v1":
+		return readList(d)
+	case kind == "ConfigMap" && version == "v1":
+		return readConfigMap(d)
+	case top["kubelet-arg"] != nil:
+		return readConfigAndFlags(d, "k3s", nil, "", pairList(d, top["kubelet-arg"]))
+	}
+	if kind != "" && kind != "KubeletConfiguration" {
+		return nil, nil
+	}
+	if kind == "" && !strings.HasPrefix(version, "kubelet.config.k8s.io/") && !fragment(top) {
+		return nil, nil
+	}
+	c, err := parseConfigObject(d.js, "", d)
+	if err != nil {
+		return nil, err
+	}
+	c.Format = "file"
+	lead, _, _ := strings.Cut(string(bytes.TrimSpace(d.text)), "\n")
+	lead = cutBytes([]byte(strings.TrimSpace(lead)))
+	if !strings.HasSuffix(lead, "...") {
+		lead += "..."
+	}
+	switch {
+	case kind == "":
+		c.KubeletRefuses = fmt.Sprintf("failed to decode: Object 'Kind' is missing in '%s'", lead)
+	case version == "":
+		c.KubeletRefuses = fmt.Sprintf("failed to decode: Object 'apiVersion' is missing in '%s'", lead)
+	case version != kubeletConfigAPIVersion:
+		c.KubeletRefuses = fmt.Sprintf("failed to decode: no kind \"KubeletConfiguration\" is registered for version %q in scheme \"pkg/runtime/scheme.go:111\"", version)
+	}
+	return c, nil
+}
+
+// readList reads the first item of a kubectl List (kubectl get ... -o
+// yaml of several objects) that carries a configuration.
+func readList(d *decodedDoc) (*KubeletConfig, error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(d.js, &list) != nil {
+		return nil, nil
+	}
+	for i, item := range list.Items {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(item, &top) != nil || top == nil || stringField(top, "kind") == "List" {
+			continue
+		}
+		c, err := readWrapped(&decodedDoc{yamlDoc: d.yamlDoc, js: item, top: top})
+		if err != nil {
+			return nil, fmt.Errorf("/items/%d%w", i, err)
+		}
+		if c != nil {
+			if rest := len(list.Items) - i - 1; rest > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("/items/%d: read the first of %d items that carries a kubelet configuration; the %d after it are not read (pass the node's own one alone)", i, len(list.Items), rest))
+			}
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// readConfigMap reads the KubeletConfiguration kubeadm keeps in the
+// kube-system ConfigMap kubelet-config (data.kubelet, a YAML string).
+func readConfigMap(d *decodedDoc) (*KubeletConfig, error) {
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if json.Unmarshal(d.js, &cm) != nil {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(cm.Data))
+	for k := range cm.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := cm.Data[k]
+		if k != "kubelet" && !strings.Contains(v, "KubeletConfiguration") {
+			continue
+		}
+		inner := yamlDoc{text: []byte(v), first: lineFinder(d)(k+":") + 1}
+		dd, _, err := decodeDoc(inner)
+		if err != nil || dd == nil {
+			continue
+		}
+		c, err := readWrapped(dd)
+		if err != nil {
+			return nil, fmt.Errorf("/data/%s%w", jsonptr.Escape(k), err)
+		}
+		if c != nil {
+			c.Format = "configmap"
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// fragment reports a mapping without kind that is a piece of a
+// KubeletConfiguration: it names a field numascope reads (in any case),
+// or two fields the kubelet knows.
+func fragment(top map[string]json.RawMessage) bool {
+	known := 0
+	for k := range top {
+		if _, ok := kubeletConfigTypes[k]; ok {
+			known++
+		}
+		for _, f := range kubeletConfigFields {
+			if strings.EqualFold(k, f) {
+				return true
+			}
+		}
+	}
+	return known >= 2
+}
+
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
+}
+
+// objectMember returns the members of top[key] when it is an object.
+func objectMember(top map[string]json.RawMessage, key string) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if raw, ok := top[key]; ok && isObject(raw) {
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+	}
+	return m
+}
+
+// readConfigAndFlags reads a wrapper with configuration fields (may be
+// nil) and flags; flags win, as the kubelet layers them. Nil when it
+// carries neither.
+func readConfigAndFlags(d *decodedDoc, format string, obj json.RawMessage, prefix string, args []flagArg) (*KubeletConfig, error) {
+	var c *KubeletConfig
+	if obj != nil && isObject(obj) {
+		fc, err := parseConfigObject(obj, prefix, d)
+		if err != nil {
+			return nil, err
+		}
+		c = fc
+	}
+	if len(args) > 0 {
+		r := &flagReader{format: format}
+		fc := &KubeletConfig{Format: format, fromFlags: true}
+		r.apply(fc, args)
+		fc.Warnings = append(fc.Warnings, r.warnings...)
+		c = c.Layer(fc)
+	}
+	if c == nil || len(c.Set) == 0 && c.ConfigFile == "" && c.KubeletRefuses == "" {
+		return nil, nil
+	}
+	c.Format, c.fromFlags = format, obj == nil
+	return c, nil
+}
+
+// lineFinder returns a function that finds the line of d holding s,
+// searching on from the last line it found (lists are read in order, so
+// each line is looked at about once).
+func lineFinder(d *decodedDoc) func(s string) int {
+	lines := strings.Split(string(d.text), "\n")
+	pos := 0
+	return func(s string) int {
+		for i := pos; i < len(lines); i++ {
+			if strings.Contains(lines[i], s) {
+				pos = i
+				return d.first + i
+			}
+		}
+		return 0
+	}
+}
+
+// knownFlag reports a flag name (with or without dashes, _ for -) that
+// numascope reads.
+func knownFlag(n string) bool {
+	_, ok := kubeletFlags[strings.ReplaceAll(strings.TrimLeft(n, "-"), "_", "-")]
+	return ok
+}
+
+// flagList reads a list of "--name=value" strings (nodeadm spec.kubelet.flags).
+func flagList(d *decodedDoc, raw json.RawMessage) []flagArg {
+	var list []string
+	if raw == nil || json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	var out []flagArg
+	r := &flagReader{}
+	find := lineFinder(d)
+	for _, s := range list {
+		args := r.tokenArgs(s, 0, false)
+		if len(args) > 0 {
+			line := find(s)
+			for i := range args {
+				args[i].Line = line
+			}
+		}
+		out = append(out, args...)
+	}
+	return out
+}
+
+// pairList reads a list of "name=value" strings (k3s kubelet-arg).
+func pairList(d *decodedDoc, raw json.RawMessage) []flagArg {
+	var list []string
+	if raw == nil || json.Unmarshal(raw, &list) != nil {
+		var one string // a single string is accepted too
+		if raw == nil || json.Unmarshal(raw, &one) != nil {
+			return nil
+		}
+		list = []string{one}
+	}
+	var names, values []string
+	var lines []int
+	find := lineFinder(d)
+	for _, s := range list {
+		n, v, _ := strings.Cut(s, "=")
+		if knownFlag(n) {
+			names, values, lines = append(names, n), append(values, v), append(lines, find(s))
+		}
+	}
+	return argsFromPairs(names, values, lines)
+}
+
+// namedFlags reads a map of flag names to values (Talos extraArgs, kubeadm
+// v1beta3 kubeletExtraArgs), or kubeadm v1beta4's list of {name, value}.
+func namedFlags(d *decodedDoc, raw json.RawMessage) []flagArg {
+	if raw == nil {
+		return nil
+	}
+	var names, values []string
+	var lines []int
+	find := lineFinder(d)
+	var list []struct{ Name, Value string }
+	if json.Unmarshal(raw, &list) == nil {
+		for _, p := range list {
+			if knownFlag(p.Name) {
+				names, values, lines = append(names, p.Name), append(values, p.Value), append(lines, find(p.Name))
+			}
+		}
+		return argsFromPairs(names, values, lines)
+	}
+	_ = eachMember(raw, func(k string, v json.RawMessage) error {
+		if !knownFlag(k) {
+			return nil
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			var many []string // Talos also takes a list of values
+			if json.Unmarshal(v, &many) != nil {
+				s = strings.Trim(string(v), `"`)
+			} else {
+				for _, x := range many {
+					names, values, lines = append(names, k), append(values, x), append(lines, find(k))
+				}
+				return nil
+			}
+		}
+		names, values, lines = append(names, k), append(values, s), append(lines, find(k))
+		return nil
+	})
+	return argsFromPairs(names, values, lines)
+}
+
+// maxKubeadmDocs bounds the kubeadm documents read (each is layered).
+const maxKubeadmDocs = 64
+
+// readKubeadmDocs reads kubeadm's documents: the KubeletConfiguration
+// document, then nodeRegistration.kubeletExtraArgs of the Init or Join
+// configuration as flags over it.
+func readKubeadmDocs(docs []*decodedDoc) (*KubeletConfig, error) {
+	var c *KubeletConfig
+	if len(docs) > maxKubeadmDocs {
+		docs = docs[:maxKubeadmDocs]
+	}
+	for _, d := range docs {
+		if stringField(d.top, "kind") == "KubeletConfiguration" {
+			fc, err := parseConfigObject(d.js, "", d)
+			if err != nil {
+				return nil, err
+			}
+			c = c.Layer(fc)
+		}
+	}
+	for _, d := range docs {
+		switch stringField(d.top, "kind") {
+		case "InitConfiguration", "JoinConfiguration":
+			args := namedFlags(d, objectMember(d.top, "nodeRegistration")["kubeletExtraArgs"])
+			if len(args) > 0 {
+				r := &flagReader{format: "kubeadm"}
+				fc := &KubeletConfig{Format: "kubeadm", fromFlags: true}
+				r.apply(fc, args)
+				fc.Warnings = append(fc.Warnings, r.warnings...)
+				c = c.Layer(fc)
+			}
+		}
+	}
+	if c == nil {
+		return nil, nil
+	}
+	c.Format = "kubeadm"
+	return c, nil
+}
+
+// readKindCluster reads a kind cluster file: kubeadmConfigPatches are YAML
+// strings of kubeadm documents, for the cluster and per node.
+func readKindCluster(d *decodedDoc) (*KubeletConfig, error) {
+	var patches []string
+	var top struct {
+		KubeadmConfigPatches []string `json:"kubeadmConfigPatches"`
+		Nodes                []struct {
+			Role                 string   `json:"role"`
+			KubeadmConfigPatches []string `json:"kubeadmConfigPatches"`
+		} `json:"nodes"`
+	}
+	if json.Unmarshal(d.js, &top) != nil {
+		return nil, nil
+	}
+	patches = append(patches, top.KubeadmConfigPatches...)
+	var roles []string
+	for _, n := range top.Nodes {
+		if len(n.KubeadmConfigPatches) > 0 {
+			roles = append(roles, n.Role)
+			if len(roles) == 1 {
+				patches = append(patches, n.KubeadmConfigPatches...)
+			}
+		}
+	}
+	var docs []*decodedDoc
+	for _, p := range patches {
+		for _, sd := range splitDocuments([]byte(p)) {
+			if blankDoc(sd.text) {
+				continue
+			}
+			sd.first = d.first
+			dd, _, err := decodeDoc(sd)
+			if err != nil || dd == nil {
+				continue
+			}
+			dd.text = d.text // positions are looked up in the cluster file
+			docs = append(docs, dd)
+		}
+	}
+	c, err := readKubeadmDocs(docs)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	if len(roles) > 1 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d nodes carry kubeadmConfigPatches: read the cluster's and the first node's (role %s); pass the node in question alone if they differ", len(roles), roles[0]))
+	}
+	c.Format = "kind"
+	return c, nil
+}
+
+// parseConfigObject reads the KubeletConfiguration fields of the JSON
+// object obj (prefix is its JSON pointer in the document d).
+func parseConfigObject(obj json.RawMessage, prefix string, d *decodedDoc) (*KubeletConfig, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &top); err != nil || top == nil {
+		return nil, fmt.Errorf("%s: a KubeletConfiguration is a YAML mapping", prefix)
 	}
 	c := &KubeletConfig{}
-	prefix, obj := "", json.RawMessage(js)
-	if inner, ok := top["kubeletconfig"]; ok && len(top) == 1 { // /configz output
-		top = nil
-		if err := json.Unmarshal(inner, &top); err != nil || top == nil {
-			return nil, fmt.Errorf("/kubeletconfig: want the configuration object of /configz output")
-		}
-		c.Configz, prefix, obj = true, "/kubeletconfig", inner
-	} else {
-		kind, version := stringField(top, "kind"), stringField(top, "apiVersion")
-		switch {
-		case kind == "":
-			return nil, fmt.Errorf("/kind: missing: the kubelet refuses a configuration file without kind: KubeletConfiguration")
-		case kind != "KubeletConfiguration":
-			return nil, fmt.Errorf("/kind: %q is not KubeletConfiguration", kind)
-		case version != kubeletConfigAPIVersion:
-			return nil, fmt.Errorf("/apiVersion: %q: the kubelet reads only %s (it refuses to start otherwise)", version, kubeletConfigAPIVersion)
-		}
-	}
 	if err := checkKubeletTypes(obj, prefix); err != nil {
 		return nil, err
 	}
@@ -217,17 +865,37 @@ func ParseKubeletConfig(data []byte) (*KubeletConfig, error) {
 	}
 	for k := range top {
 		c.Set = append(c.Set, k)
-		for _, f := range kubeletConfigFields {
-			if k != f && strings.EqualFold(k, f) {
+		if _, known := kubeletConfigTypes[k]; known {
+			continue
+		}
+		cased := false
+		for f := range kubeletConfigTypes {
+			if strings.EqualFold(k, f) {
+				cased = true
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s/%s: the kubelet's decoder is case-sensitive and ignores this key; write %s", prefix, jsonptr.Escape(k), f))
+				break
 			}
+		}
+		if !cased {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s/%s: not a KubeletConfiguration field: the kubelet ignores it (it logs \"Using lenient decoding as strict decoding failed\")", prefix, jsonptr.Escape(k)))
 		}
 	}
 	sort.Strings(c.Set)
 	sort.Strings(c.Warnings)
-	c.Lines = topLevelLines(data, c.Set)
-	c.setDefaults()
+	if d != nil {
+		c.Lines = fieldLines(d.text, c.Set, prefix != "", d.first)
+	}
 	return c, nil
+}
+
+// maxConfigWarnings bounds the warnings kept of one source.
+const maxConfigWarnings = 50
+
+// capWarnings keeps the first warnings and counts the rest.
+func (c *KubeletConfig) capWarnings() {
+	if n := len(c.Warnings); n > maxConfigWarnings {
+		c.Warnings = append(c.Warnings[:maxConfigWarnings-1:maxConfigWarnings-1], fmt.Sprintf("and %d more warnings", n-maxConfigWarnings+1))
+	}
 }
 
 func (c *KubeletConfig) setDefaults() {
@@ -316,9 +984,10 @@ func stringField(top map[string]json.RawMessage, key string) string {
 	return s
 }
 
-// topLevelLines finds the line of each top-level key: a YAML line starting
-// with the key and a colon, or the first `"key":` of a JSON document.
-func topLevelLines(data []byte, keys []string) map[string]int {
+// fieldLines finds the line of each key: a YAML line starting with the
+// key and a colon, or the first `"key":` of a JSON document; top-level
+// only unless nested. first is the line of data's first line.
+func fieldLines(data []byte, keys []string, nested bool, first int) map[string]int {
 	want := map[string]bool{}
 	for _, k := range keys {
 		want[k] = true
@@ -336,8 +1005,8 @@ func topLevelLines(data []byte, keys []string) map[string]int {
 			if q == "" {
 				k, _, ok = strings.Cut(rest, ":")
 			}
-			if ok && want[k] && out[k] == 0 && (len(s)-len(strings.TrimLeft(s, " \t")) == 0 || strings.HasPrefix(strings.TrimSpace(s), `"`)) {
-				out[k] = i + 1
+			if ok && want[k] && out[k] == 0 && (nested || len(s)-len(strings.TrimLeft(s, " \t")) == 0 || strings.HasPrefix(strings.TrimSpace(s), `"`)) {
+				out[k] = first + i
 			}
 		}
 	}

@@ -48,12 +48,10 @@ func TestParseKubeletConfigAsTheKubelet(t *testing.T) {
 
 func TestParseKubeletConfigRefusesWhatTheKubeletRefuses(t *testing.T) {
 	for name, tc := range map[string]struct{ doc, want string }{
-		"no kind":            {"topologyManagerPolicy: restricted\n", "/kind: missing"},
-		"another kind":       {"kind: Pod\n", `/kind: "Pod" is not KubeletConfiguration`},
-		"no apiVersion":      {"kind: KubeletConfiguration\n", `/apiVersion: "": the kubelet reads only kubelet.config.k8s.io/v1beta1`},
-		"apiVersion v1":      {"apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n", `/apiVersion: "kubelet.config.k8s.io/v1"`},
+		"another kind":       {"kind: Pod\n", `not a KubeletConfiguration: no recognised kubelet fields at any known wrapper path`},
+		"a Pod names itself": {"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n", `; /kind is "Pod" (apiVersion "v1")`},
 		"reserved CPUs huge": {configHead + "reservedSystemCPUs: 0-400000000\n", `reservedSystemCPUs "0-400000000": CPU id 400000000`},
-		"a list":             {"- a\n", "YAML mapping"},
+		"a list":             {"- a\n", "a KubeletConfiguration is a YAML mapping, this is a list"},
 		"bad gate":           {configHead + "featureGates: {A: maybe}\n", `/featureGates/A: "maybe" is not true or false: the kubelet refuses to start ("json: cannot unmarshal string into Go struct field KubeletConfiguration.featureGates of type bool")`},
 		"gate a string":      {configHead + "featureGates: {A: \"true\"}\n", `/featureGates/A: "true" is not true or false`},
 		"maxPods a word":     {configHead + "maxPods: many\n", `/maxPods: "many" is not an integer: the kubelet refuses to start ("json: cannot unmarshal string into Go struct field KubeletConfiguration.maxPods of type int32")`},

@@ -78,6 +78,9 @@ func classify(in InputFile) string {
 	if _, err := diagnose.ParseEvents(in.Name, []byte(text)); err == nil {
 		return kindEvents
 	}
+	if _, err := diagnose.ParseKubeletConfig(in.Name, []byte(text)); err == nil {
+		return kindConfig // kubelet flags, or a wrapper of its configuration
+	}
 	return ""
 }
 
