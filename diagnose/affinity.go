@@ -117,9 +117,9 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 			}
 		}
 	}
-	target := "the pod"
+	target := "pod " + r.pod
 	if a.Container != "" {
-		target = fmt.Sprintf("container %q", a.Container)
+		target = fmt.Sprintf("container %q of pod %s", a.Container, r.pod)
 	}
 	policyText := a.Policy
 	if policyText == "" {
@@ -128,7 +128,7 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 		policyText += " (inferred from the logged best hint; pass --kubelet-config to confirm)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The kubelet's Topology Manager (policy %s, scope %s) refused %s of pod %s at admission. ", policyText, orDefault(a.Scope, "container"), target, r.pod)
+	fmt.Fprintf(&b, "The kubelet's Topology Manager (policy %s, scope %s) refused %s at admission. ", policyText, orDefault(a.Scope, "container"), target)
 	b.WriteString("It asks the device, CPU and memory managers where each requested resource could be placed (NUMA hints), merges the hints, and admits only when the best merged hint satisfies the policy. ")
 	if len(why) > 0 {
 		b.WriteString(strings.Join(why, " "))
