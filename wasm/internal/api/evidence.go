@@ -232,17 +232,26 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 				in.Name = n
 			}
 		}
-		if kind == "" {
-			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: "not recognised as kubelet evidence"})
-			continue
-		}
 		items = append(items, item{in, kind})
 	}
-	sort.SliceStable(items, func(i, j int) bool { return evidenceOrder[items[i].kind] < evidenceOrder[items[j].kind] })
+	order := func(kind string) int {
+		if o, ok := evidenceOrder[kind]; ok {
+			return o
+		}
+		return len(evidenceOrder)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return order(items[i].kind) < order(items[j].kind) })
+	// The engine's own detection decides what each input is read as (the
+	// kind above only orders them: configuration before checkpoints).
 	ev := &diagnose.Evidence{}
 	for _, it := range items {
-		if err := addEvidence(ev, it.kind, it.in); err != nil {
-			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: err.Error()})
+		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
+		if !r.Used() {
+			reason := r.Error
+			if reason == "" {
+				reason = r.Note
+			}
+			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: reason})
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)
