@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -323,18 +322,6 @@ func (e *Evidence) popItem(n int, kind string) EvidenceItem {
 func (e *Evidence) refuse(name, kind, given string, err error) {
 	e.items = append(e.items, EvidenceItem{File: name, Kind: kind, Given: given, Status: "refused", Error: err.Error()})
 }
-
-func gzipReader(data []byte) io.Reader {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return errReader{err}
-	}
-	return zr
-}
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // Load reads every source and records each in the evidence: read, or
 // refused with the reason (Report.Evidence lists them). It does not stop at
