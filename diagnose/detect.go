@@ -62,11 +62,33 @@ var (
 	reEventsTable     = regexp.MustCompile(`(?m)^\s*(?:NAMESPACE\s+)?LAST SEEN\s+(?:TYPE|FIRST SEEN)\b`)
 	reDescribeEvents  = regexp.MustCompile(`(?m)^Events:`)
 	reDescribeHeader  = regexp.MustCompile(`(?m)^(?:Name|Namespace|QoS Class|Status|Node):\s+\S`)
-	reTopology        = regexp.MustCompile(`(?m)(?:^available: \d+ nodes|^node \d+ cpus:|NUMA node\d+ CPU\(s\):|Thread\(s\) per core:|^\s*CPU\s+NODE\s+SOCKET\b|^# CPU,Core,Socket,Node|/sys/devices/system/(?:node|cpu)/|NUMANode L#\d|"num_cores"\s*:|"node_id"\s*:)`)
-	reConfigFlag      = regexp.MustCompile(`(?:--|\b)(?:(?:cpu|memory|topology)[-_]manager[-_](?:policy|scope|policy[-_]options)|reserved[-_](?:cpus|memory)|(?:kube|system)[-_]reserved|feature[-_]gates)\b|KUBELET_(?:KUBEADM|EXTRA|CONFIG)_ARGS|kubelet-arg|extra-config=kubelet\.|"kubeletconfig"\s*:|(?m:^\s*kubeletConfig:)`)
+	reTopology        = regexp.MustCompile(`(?m)(?:^available: \d+ nodes|^node \d+ cpus:|NUMA node\d+ CPU\(s\):|^\s*CPU\s+NODE\s+SOCKET\b|NUMANode L#\d|"num_cores"\s*:|"node_id"\s*:)`)
 	reConfigKey       = regexp.MustCompile(`(?m)^\s*"?(?:cpuManagerPolicy|topologyManagerPolicy|topologyManagerScope|memoryManagerPolicy|reservedSystemCPUs|cpuManagerPolicyOptions|topologyManagerPolicyOptions|reservedMemory|kubeReserved|systemReserved|featureGates|evictionHard)"?\s*:`)
-	reBareMessage     = regexp.MustCompile(`Resources cannot be allocated with Topology locality|Topology Affinity Error|TopologyAffinityError|SMT Alignment Error|SMTAlignmentError|UnexpectedAdmissionError|Allocate failed due to|not enough cpus available to satisfy request`)
 )
+
+// Literal tokens, found with bytes.Contains (much cheaper than a regular
+// expression that may start anywhere).
+var (
+	topologyTokens = []string{"available: ", "cpus:", "NUMA node", "Thread(s) per core:", "CPU NODE", "CPU  NODE", "# CPU,Core,Socket,Node",
+		"/sys/devices/system/node/", "/sys/devices/system/cpu/", "NUMANode L#", `"num_cores"`, `"node_id"`}
+	plainTopologyTokens = []string{"Thread(s) per core:", "# CPU,Core,Socket,Node", "/sys/devices/system/node/", "/sys/devices/system/cpu/"}
+	configFlagTokens    = []string{"cpu-manager-policy", "cpu_manager_policy", "memory-manager-policy", "memory_manager_policy",
+		"topology-manager-policy", "topology_manager_policy", "topology-manager-scope", "topology_manager_scope",
+		"reserved-cpus", "reserved_cpus", "reserved-memory", "reserved_memory", "kube-reserved", "kube_reserved",
+		"system-reserved", "system_reserved", "feature-gates", "feature_gates", "KUBELET_KUBEADM_ARGS", "KUBELET_EXTRA_ARGS",
+		"KUBELET_CONFIG_ARGS", "kubelet-arg", "extra-config=kubelet.", `"kubeletconfig"`, "kubeletConfig:"}
+	bareMessageTokens = []string{"Resources cannot be allocated with Topology locality", "Topology Affinity Error", "TopologyAffinityError",
+		"SMT Alignment Error", "SMTAlignmentError", "UnexpectedAdmissionError", "Allocate failed due to", "not enough cpus available to satisfy request"}
+)
+
+func containsAny(b []byte, tokens []string) bool {
+	for _, t := range tokens {
+		if bytes.Contains(b, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}
 
 // kindOfObject maps a Kubernetes object kind to the evidence kind that reads it.
 func kindOfObject(k string) string {
@@ -169,16 +191,16 @@ func sniff(text []byte, commands []string) (out []candidate, notEvidence string)
 	if reDescribeEvents.Match(head) && reDescribeHeader.Match(head) {
 		add(kindEvents, "kubectl describe output")
 	}
-	if reTopology.Match(head) {
+	if containsAny(head, plainTopologyTokens) || containsAny(head, topologyTokens) && reTopology.Match(head) {
 		add(kindTopology, "a NUMA topology listing")
 	}
-	if reConfigFlag.Match(head) {
+	if containsAny(head, configFlagTokens) {
 		add(kindConfig, "kubelet flags")
 	}
 	if reConfigKey.Match(head) {
 		add(kindConfig, "KubeletConfiguration fields")
 	}
-	if reBareMessage.Match(head) {
+	if containsAny(head, bareMessageTokens) {
 		add(kindEvents, "a kubelet admission message")
 	}
 	return out, ""

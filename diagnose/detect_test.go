@@ -303,3 +303,26 @@ func FuzzDetect(f *testing.F) {
 		})
 	})
 }
+
+// BenchmarkAddLog reads a 10 MB kubelet journal through the normaliser,
+// the detection and the log reader.
+func BenchmarkAddLog(b *testing.B) {
+	line := "Mar 05 09:20:11 wrk-numa-07 kubelet[2741]: " + strings.TrimSuffix(fixKlog, "\n") + "\n"
+	data := []byte(strings.Repeat(line, (10<<20)/len(line)))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var ev Evidence
+		if it := ev.Add("kubelet.log", "", data); it.Kind != kindLog {
+			b.Fatalf("read as %s", it.Kind)
+		}
+	}
+}
+
+// BenchmarkSniff is the detection alone on a 10 MB input (it reads the
+// first 64 KiB).
+func BenchmarkSniff(b *testing.B) {
+	data := []byte(strings.Repeat(fixProse, (10<<20)/len(fixProse)))
+	for b.Loop() {
+		sniff(data, nil)
+	}
+}
