@@ -200,6 +200,9 @@ func (e *Evidence) add(name, given string, data []byte, fallback bool) (Evidence
 		it.File = name
 		if it.Status == "unused" {
 			if unused == nil {
+				if c.why != "" {
+					it.Note += " (it looked like " + c.why + ")"
+				}
 				unused = &it
 			}
 			continue
