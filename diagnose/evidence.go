@@ -121,14 +121,14 @@ func (e *Evidence) setMachine(m *topomgr.Machine) EvidenceItem {
 // change is a warning); gzip data is decompressed; checkpoints are decoded
 // from the bytes as given.
 func (e *Evidence) Add(name, kind string, data []byte) EvidenceItem {
-	it, _ := e.add(name, kind, data, true)
+	it, _ := e.add(name, kind, data, true, false)
 	return it
 }
 
 // addStrict reads data as kind only, and returns the reader's error when it
 // refuses it.
 func (e *Evidence) addStrict(name, kind string, data []byte) error {
-	it, err := e.add(name, kind, data, false)
+	it, err := e.add(name, kind, data, false, false)
 	if err != nil && it.Status == "refused" {
 		return err
 	}
@@ -139,7 +139,9 @@ func (e *Evidence) addStrict(name, kind string, data []byte) error {
 const notEvidenceHelp = "not recognised as kubelet evidence: pass a kubelet log, kubectl describe/get output, " +
 	"a pod, the kubelet's flags or configuration, numactl -H/lscpu output, machine-info or a kubelet checkpoint"
 
-func (e *Evidence) add(name, given string, data []byte, fallback bool) (EvidenceItem, error) {
+// add reads one input (see Add); own says that data belongs to add, which
+// may then normalise it in place when no checkpoint needs the bytes.
+func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (EvidenceItem, error) {
 	if given != "" {
 		k, ok := normaliseKind(given)
 		if !ok {
@@ -162,7 +164,12 @@ func (e *Evidence) add(name, given string, data []byte, fallback bool) (Evidence
 		data = plain
 		warns = append(warns, "decompressed gzip data")
 	}
-	norm := paste.Normalize(data)
+	var norm paste.Result
+	if own && given != kindState && !maybeCheckpoint(data) {
+		norm = paste.NormalizeInPlace(data)
+	} else {
+		norm = paste.Normalize(data)
+	}
 	warns = append(warns, norm.WarningStrings()...)
 	cands, notEvidence := sniff(norm.Text, norm.Commands)
 	var order []candidate
@@ -182,6 +189,15 @@ func (e *Evidence) add(name, given string, data []byte, fallback bool) (Evidence
 		it := EvidenceItem{File: name, Kind: "unknown", Status: "unused", Note: orDefault(notEvidence, notEvidenceHelp), Warnings: warns}
 		e.items = append(e.items, it)
 		return it, nil
+	}
+	// The bytes as given are kept only for a checkpoint (verified over them);
+	// a large log is then held once, normalised.
+	needRaw := false
+	for _, c := range order {
+		needRaw = needRaw || c.kind == kindState
+	}
+	if !needRaw && norm.Changed() {
+		data = nil
 	}
 	var firstErr error
 	var reasons []string
@@ -357,7 +373,7 @@ func Load(src Sources) (*Evidence, error) {
 		files := byKind[kind]
 		sort.SliceStable(files, func(i, j int) bool { return !files[i].flags && files[j].flags })
 		for _, f := range files {
-			e.add(f.path, "", f.data, true)
+			e.add(f.path, "", f.data, true, true)
 		}
 	}
 	typed := func(paths []string, kind string, limit int64) {
@@ -367,7 +383,7 @@ func Load(src Sources) (*Evidence, error) {
 				e.refuse(p, kind, kind, err)
 				continue
 			}
-			e.add(p, kind, b, true)
+			e.add(p, kind, b, true, true)
 		}
 	}
 	typed(src.KubeletConfig, kindConfig, input.MaxDocument)
@@ -415,6 +431,21 @@ func Load(src Sources) (*Evidence, error) {
 	return e, nil
 }
 
+// maybeCheckpoint tells, from the first sniffHead bytes, whether data may
+// be a kubelet checkpoint (whose bytes as given must be kept).
+func maybeCheckpoint(data []byte) bool {
+	head := data[:min(len(data), sniffHead)]
+	if reCheckpointKey.Match(head) {
+		return true
+	}
+	for _, c := range []string{"cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state"} {
+		if bytes.Contains(head, []byte(c)) {
+			return true
+		}
+	}
+	return false
+}
+
 // primaryKind is the kind a positional file is placed as (its first
 // candidate; "" when none), and whether it holds kubelet flags.
 func primaryKind(b []byte) (string, bool) {
@@ -447,7 +478,7 @@ func (e *Evidence) loadStateDir(dir string) {
 			e.refuse(p, kindState, "", err)
 			continue
 		}
-		e.add(p, kindState, b, false)
+		e.add(p, kindState, b, false, true)
 	}
 	if found == 0 {
 		e.refuse(dir, kindState, "", fmt.Errorf("state directory %s: none of %s found (pass the kubelet root directory, usually /var/lib/kubelet)", dir, strings.Join(stateFileNames, ", ")))

@@ -87,78 +87,123 @@ var (
 	fenceRe      = regexp.MustCompile("^[ \t]*(?:```+|~~~+)[ \t]*[A-Za-z0-9_+.-]*[ \t]*$")
 )
 
-// Normalize cleans data; see the package documentation.
-func Normalize(data []byte) Result {
+// Normalize cleans data; see the package documentation. The input is not
+// modified; when nothing changes, Text is the input itself.
+func Normalize(data []byte) Result { return normalize(data, false) }
+
+// NormalizeInPlace is Normalize writing the result over data, for a caller
+// that owns data and needs only the result (a large log is then held once).
+// The result is never longer than the input, so it fits.
+func NormalizeInPlace(data []byte) Result { return normalize(data, true) }
+
+func normalize(data []byte, inPlace bool) Result {
 	n := &normaliser{}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	lines := bytes.Split(data, []byte("\n"))
 	// Bullets are stripped only when every non-empty line carries the same
 	// one, so a YAML list or a Markdown list in prose is left alone.
-	bullet := commonBullet(lines)
-	out := make([]byte, 0, len(data))
-	last := len(lines) - 1
-	for last > 0 && len(bytes.TrimSpace(lines[last])) == 0 {
-		last--
+	n.bullet = []byte(commonBullet(data))
+	// The start of the last non-blank line, where a glued prompt may sit.
+	lastStart := len(bytes.TrimRight(data, " \t\r\n"))
+	lastStart = bytes.LastIndexByte(data[:lastStart], '\n') + 1
+	var out []byte // nil until the first change
+	ln := 0
+	for pos := 0; pos <= len(data); {
+		raw, next := data[pos:], len(data)+1
+		nl := bytes.IndexByte(raw, '\n')
+		if nl >= 0 {
+			raw, next = raw[:nl], pos+nl+1
+		}
+		ln++
+		line := n.line(ln, raw, pos == lastStart)
+		if out == nil && !bytes.Equal(line, raw) {
+			if inPlace {
+				// Output offsets never pass input offsets: each line
+				// shrinks or stays, and is read before it is written.
+				out = data[:pos:len(data)]
+			} else {
+				out = make([]byte, pos, len(data))
+				copy(out, data[:pos])
+			}
+		}
+		if out != nil {
+			out = append(out, line...)
+			if nl >= 0 {
+				out = append(out, '\n')
+			}
+		}
+		pos = next
 	}
-	for i, raw := range lines {
-		ln := i + 1
-		line := raw
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
-			n.warn(ln, "converted CRLF line endings to LF")
-		}
-		line = n.characters(ln, line)
-		s := string(line)
-		// Quote prefixes first: "> $ cat file" is a quoted prompt.
-		for depth := 0; depth < 8; depth++ {
-			if t, ok := cutQuote(s); ok {
-				s = t
-				n.warn(ln, "removed a Markdown quote prefix '> '")
-				continue
-			}
-			break
-		}
-		if bullet != "" {
-			if t, ok := strings.CutPrefix(strings.TrimLeft(s, " \t"), bullet); ok {
-				s = t
-				n.warn(ln, "removed a chat bullet '"+strings.TrimSpace(bullet)+"'")
-			}
-		}
-		switch {
-		case fenceRe.MatchString(s):
-			s = ""
-			n.warn(ln, "removed a Markdown code fence")
-		case barePromptRe.MatchString(s):
-			s = ""
-			n.warn(ln, "removed an empty shell prompt")
-		default:
-			if m := promptRe.FindStringIndex(s); m != nil {
-				rest := s[m[1]:]
-				if isCommand(rest) {
-					n.command(rest)
-					s = ""
-					n.warn(ln, "removed shell prompt and command")
-				}
-			}
-		}
-		if i == last {
-			if m := gluedPromptRe.FindStringIndex(s); m != nil && m[0] > 0 {
-				s = s[:m[0]]
-				n.warn(ln, "removed a shell prompt glued to the end of the output")
-			}
-		}
-		out = append(out, s...)
-		if i < len(lines)-1 {
-			out = append(out, '\n')
-		}
+	if out == nil {
+		out = data
 	}
 	n.res.Text = out
 	return n.res
 }
 
+// line normalises one line (without its newline).
+func (n *normaliser) line(ln int, line []byte, last bool) []byte {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+		n.warn(ln, "converted CRLF line endings to LF")
+	}
+	line = n.characters(ln, line)
+	// Quote prefixes first: "> $ cat file" is a quoted prompt.
+	for depth := 0; depth < 8; depth++ {
+		t, ok := cutQuote(line)
+		if !ok {
+			break
+		}
+		line = t
+		n.warn(ln, "removed a Markdown quote prefix '> '")
+	}
+	if len(n.bullet) > 0 {
+		if t := bytes.TrimLeft(line, " \t"); bytes.HasPrefix(t, n.bullet) {
+			line = t[len(n.bullet):]
+			n.warn(ln, "removed a chat bullet '"+strings.TrimSpace(string(n.bullet))+"'")
+		}
+	}
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && (t[0] == '`' || t[0] == '~') && fenceRe.Match(line) {
+		n.warn(ln, "removed a Markdown code fence")
+		return nil
+	}
+	if mayBePrompt(line) {
+		if barePromptRe.Match(line) {
+			n.warn(ln, "removed an empty shell prompt")
+			return nil
+		}
+		if m := promptRe.FindIndex(line); m != nil && isCommand(string(line[m[1]:min(len(line), m[1]+64)])) {
+			n.command(string(line[m[1]:min(len(line), m[1]+4*maxCommandLen)]))
+			n.warn(ln, "removed shell prompt and command")
+			return nil
+		}
+	}
+	if last && bytes.IndexByte(line, '@') >= 0 {
+		if m := gluedPromptRe.FindIndex(line); m != nil && m[0] > 0 {
+			n.warn(ln, "removed a shell prompt glued to the end of the output")
+			return line[:m[0]]
+		}
+	}
+	return line
+}
+
+// mayBePrompt is a cheap test before the prompt expressions run.
+func mayBePrompt(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	switch line[0] {
+	case '[', '$', '#', '%', '>':
+		return true
+	}
+	head := line[:min(len(line), 80)]
+	return bytes.IndexByte(head, '@') >= 0 || bytes.HasPrefix(line, []byte("sh-")) || bytes.HasPrefix(line, []byte("bash-")) ||
+		bytes.HasPrefix(line, []byte("zsh-")) || bytes.HasPrefix(line, []byte("PS "))
+}
+
 type normaliser struct {
-	res  Result
-	seen map[string]int // warning text -> index in res.Warnings
+	res    Result
+	bullet []byte
+	seen   map[string]int // warning text -> index in res.Warnings
 }
 
 func (n *normaliser) warn(line int, what string) {
@@ -209,14 +254,14 @@ func isCommand(s string) bool {
 
 // cutQuote removes one Markdown quote level: ">" at the start of the line
 // followed by a space, another ">" or the end of the line.
-func cutQuote(s string) (string, bool) {
-	if !strings.HasPrefix(s, ">") {
+func cutQuote(s []byte) ([]byte, bool) {
+	if len(s) == 0 || s[0] != '>' {
 		return s, false
 	}
 	rest := s[1:]
 	switch {
-	case rest == "":
-		return "", true
+	case len(rest) == 0:
+		return rest, true
 	case rest[0] == ' ':
 		return rest[1:], true
 	case rest[0] == '>':
@@ -227,14 +272,20 @@ func cutQuote(s string) (string, bool) {
 
 var bullets = []string{"• ", "◦ ", "‣ ", "* "}
 
-func commonBullet(lines [][]byte) string {
+func commonBullet(data []byte) string {
 	for _, b := range bullets {
+		if !bytes.Contains(data, []byte(b)) && !bytes.Contains(data, []byte(strings.TrimSpace(b))) {
+			continue
+		}
 		seen, all := 0, true
-		for _, l := range lines {
-			t := bytes.TrimSpace(l)
-			if len(t) == 0 {
-				continue
+		for rest := data; len(rest) > 0 && all; {
+			l := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				l, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
 			}
+			t := bytes.TrimSpace(l)
 			for len(t) > 0 && t[0] == '>' { // quoted bullets
 				t = bytes.TrimSpace(t[1:])
 			}
@@ -243,7 +294,6 @@ func commonBullet(lines [][]byte) string {
 			}
 			if !bytes.HasPrefix(t, []byte(b)) && string(t) != strings.TrimSpace(b) {
 				all = false
-				break
 			}
 			seen++
 		}

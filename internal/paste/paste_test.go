@@ -63,6 +63,8 @@ func TestNormalize(t *testing.T) {
 			assert.Empty(t, cmp.Diff(tc.commands, r.Commands), "commands")
 			assert.Equal(t, len(tc.warnings) > 0, r.Changed(), "changed")
 			assert.Equal(t, orig, in, "the input must not be modified")
+			inPlace := NormalizeInPlace(bytes.Clone(in))
+			assert.Equal(t, string(r.Text), string(inPlace.Text), "text normalised in place")
 			assert.Equal(t, strings.Count(strings.TrimPrefix(tc.in, "\ufeff"), "\n"), strings.Count(string(r.Text), "\n"), "line count")
 		})
 	}
@@ -98,6 +100,9 @@ func FuzzNormalize(f *testing.F) {
 			}
 			if !bytes.Equal(orig, data) {
 				t.Fatal("input modified")
+			}
+			if got := NormalizeInPlace(bytes.Clone(data)); !bytes.Equal(got.Text, r.Text) {
+				t.Fatalf("in place %q, copied %q", got.Text, r.Text)
 			}
 			in := bytes.TrimPrefix(data, []byte("\ufeff"))
 			if bytes.Count(in, []byte("\n")) != bytes.Count(r.Text, []byte("\n")) {
