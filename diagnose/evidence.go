@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/internal/paste"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 )
@@ -32,9 +34,9 @@ type Evidence struct {
 	PodResources *podresources.Snapshot
 
 	podResourcesName string
-	items            []EvidenceItem
 	// pastes records the checkpoints read from a copy (see paste.go).
 	pastes map[*statefile.File]*provenance
+	items  []EvidenceItem
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.
@@ -60,151 +62,429 @@ type Sources struct {
 	KubeletConfig []string
 	// Topology is a cAdvisor machine-info JSON file or a sysfs snapshot directory.
 	Topology string
+	// Files are inputs of any kind, detected from their content (a kubelet
+	// log, kubectl output, a pod, flags or configuration, a topology
+	// listing, a checkpoint, a PodResources answer).
+	Files []string
 }
 
 // AddLog parses and adds a kubelet log.
-func (e *Evidence) AddLog(name string, data []byte) error {
-	l, err := ParseLog(name, bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	k := l.interpret()
-	e.Logs = append(e.Logs, k)
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-log", Format: l.Format,
-		Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))})
-	return nil
-}
+func (e *Evidence) AddLog(name string, data []byte) error { return e.addStrict(name, kindLog, data) }
 
 // AddPods parses and adds a pod (or a list of pods).
-func (e *Evidence) AddPods(name string, data []byte) error {
-	pods, err := ParsePods(name, data)
-	if err != nil {
-		return err
-	}
-	e.Pods = append(e.Pods, pods...)
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "pod", Note: fmt.Sprintf("%d pods", len(pods))})
-	return nil
-}
+func (e *Evidence) AddPods(name string, data []byte) error { return e.addStrict(name, kindPod, data) }
 
 // AddEvents parses and adds events or `kubectl describe pod` output.
 func (e *Evidence) AddEvents(name string, data []byte) error {
-	ev, err := ParseEvents(name, data)
-	if err != nil {
-		return err
-	}
-	e.Events = append(e.Events, ev)
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "events", Format: ev.Format, Note: fmt.Sprintf("%d events", len(ev.Events))})
-	return nil
+	return e.addStrict(name, kindEvents, data)
 }
 
-// SetKubeletConfig parses and sets the kubelet configuration.
+// SetKubeletConfig parses the kubelet configuration and layers it over the
+// configuration set before.
 func (e *Evidence) SetKubeletConfig(name string, data []byte) error {
-	c, err := ParseKubeletConfig(name, data)
-	if err != nil {
-		return err
-	}
-	e.Config = mergeKubeletConfig(e.Config, c)
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "kubelet-config"})
-	return nil
+	return e.addStrict(name, kindConfig, data)
 }
 
-// SetMachineInfo parses cAdvisor machine-info JSON and sets it as the
-// machine topology.
+// SetMachineInfo parses a machine topology (cAdvisor machine-info JSON, or
+// what the topology reader takes) and sets it.
 func (e *Evidence) SetMachineInfo(name string, data []byte) error {
-	m, err := ParseMachine(name, data)
-	if err != nil {
-		return err
-	}
-	e.SetMachine(m)
-	return nil
+	return e.addStrict(name, kindTopology, data)
 }
 
 // SetMachine sets the machine topology, the one the admission simulation
 // runs on too.
 func (e *Evidence) SetMachine(m *topomgr.Machine) {
-	e.Machine = m
-	e.items = append(e.items, EvidenceItem{File: m.Source, Kind: "topology", Format: m.Format, Note: m.Summary()})
+	e.items = append(e.items, e.setMachine(m))
 }
 
-// Load reads and parses every source. It stops at the first file that
-// cannot be read or parsed, with an error that names it.
-func Load(src Sources) (*Evidence, error) {
-	e := &Evidence{}
-	for _, p := range src.KubeletConfig {
-		b, err := input.ReadFile(p, "--kubelet-config", input.MaxDocument)
+func (e *Evidence) setMachine(m *topomgr.Machine) EvidenceItem {
+	var warns []string
+	if e.Machine != nil {
+		warns = append(warns, "replaces the topology read from "+e.Machine.Source)
+	}
+	e.Machine = m
+	it := EvidenceItem{File: m.Source, Kind: kindTopology, Format: m.Format, Status: "read",
+		Note: m.Summary(), Warnings: append(warns, m.Warnings...)}
+	if len(m.Warnings) > 0 {
+		it.Status = "partial"
+	}
+	return it
+}
+
+// Add reads one input of any kind and records it in the evidence, read or
+// not; the returned item says which. kind forces a reader first
+// ("kubelet-config", "pod", "events", "kubelet-log", "topology", "state",
+// "podresources"; "" detects the kind from the content). When the forced
+// reader refuses the input and another kind reads it, that kind is used,
+// with a warning.
+//
+// Every text goes through the paste normaliser first (Markdown fences and
+// quotes, shell prompts, HTML entities, smart quotes, CRLF, ANSI codes: each
+// change is a warning); gzip data is decompressed; checkpoints are decoded
+// from the bytes as given.
+func (e *Evidence) Add(name, kind string, data []byte) EvidenceItem {
+	it, _ := e.add(name, kind, data, true, false)
+	return it
+}
+
+// addStrict reads data as kind only, and returns the reader's error when it
+// refuses it.
+func (e *Evidence) addStrict(name, kind string, data []byte) error {
+	it, err := e.add(name, kind, data, false, false)
+	if err != nil && it.Status == "refused" {
+		return err
+	}
+	return nil
+}
+
+// notEvidenceHelp is the note of an input no reader recognises.
+const notEvidenceHelp = "not recognised as kubelet evidence: pass a kubelet log, kubectl describe/get output, " +
+	"a pod, the kubelet's flags or configuration, numactl -H/lscpu output, machine-info or a kubelet checkpoint"
+
+// add reads one input (see Add); own says that data belongs to add, which
+// may then normalise it in place when no checkpoint needs the bytes.
+func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (EvidenceItem, error) {
+	if given != "" {
+		k, ok := normaliseKind(given)
+		if !ok {
+			err := fmt.Errorf("%s: unknown evidence kind %q (want kubelet-config, pod, events, kubelet-log, topology, state or podresources)", name, given)
+			it := EvidenceItem{File: name, Kind: "unknown", Given: given, Status: "refused", Error: err.Error()}
+			e.items = append(e.items, it)
+			return it, err
+		}
+		given = k
+	}
+	var warns []string
+	if isGzip(data) {
+		plain, err := input.ReadAll(gzipReader(data), name+" (gzip)", input.MaxLog)
 		if err != nil {
-			return nil, err
+			err = fmt.Errorf("%s: decompressing gzip data: %w (pass the log decompressed, or a smaller excerpt)", name, err)
+			it := EvidenceItem{File: name, Kind: orDefault(given, kindLog), Given: given, Status: "refused", Error: err.Error()}
+			e.items = append(e.items, it)
+			return it, err
 		}
-		if err := e.SetKubeletConfig(p, b); err != nil {
-			return nil, err
-		}
+		data = plain
+		warns = append(warns, "decompressed gzip data")
 	}
-	for _, p := range src.Logs {
-		b, err := input.ReadFile(p, "--log", input.MaxLog)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.AddLog(p, b); err != nil {
-			return nil, err
-		}
+	var norm paste.Result
+	if own && given != kindState && !maybeCheckpoint(data) {
+		norm = paste.NormalizeInPlace(data)
+	} else {
+		norm = paste.Normalize(data)
 	}
-	for _, p := range src.Pods {
-		b, err := input.ReadFile(p, "--pod", input.MaxDocument)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.AddPods(p, b); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range src.Events {
-		b, err := input.ReadFile(p, "--events", input.MaxDocument)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.AddEvents(p, b); err != nil {
-			return nil, err
-		}
-	}
-	if src.StateDir != "" {
-		if err := loadStateDir(e, src.StateDir); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range src.StateFiles {
-		b, err := input.ReadFile(p, "--state", input.MaxCheckpoint)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.AddStateFile(p, b); err != nil {
-			return nil, err
-		}
-	}
-	if src.PodResources != "" {
-		if err := loadPodResources(e, src.PodResources); err != nil {
-			return nil, err
-		}
-	}
-	if src.Topology != "" {
-		st, err := os.Stat(src.Topology)
-		if err != nil {
-			return nil, fmt.Errorf("evidence %s: %w", src.Topology, err)
-		}
-		var m *topomgr.Machine
-		if st.IsDir() {
-			m, err = ParseSysfs(src.Topology, os.DirFS(src.Topology))
-		} else {
-			var b []byte
-			if b, err = input.ReadFile(src.Topology, "--topology", input.MaxDocument); err == nil {
-				m, err = ParseMachine(src.Topology, b)
+	warns = append(warns, norm.WarningStrings()...)
+	cands, notEvidence := sniff(norm.Text, norm.Commands)
+	var order []candidate
+	if given != "" {
+		order = append(order, candidate{kind: given})
+		if fallback {
+			for _, c := range cands {
+				if c.kind != given {
+					order = append(order, c)
+				}
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		e.SetMachine(m)
+	} else {
+		order = cands
 	}
+	if len(order) == 0 {
+		it := EvidenceItem{File: name, Kind: "unknown", Status: "unused", Note: orDefault(notEvidence, notEvidenceHelp), Warnings: warns}
+		e.items = append(e.items, it)
+		return it, nil
+	}
+	// The bytes as given are kept only for a checkpoint (verified over them);
+	// a large log is then held once, normalised.
+	needRaw := false
+	for _, c := range order {
+		needRaw = needRaw || c.kind == kindState
+	}
+	if !needRaw && norm.Changed() {
+		data = nil
+	}
+	var firstErr error
+	var reasons []string
+	var unused *EvidenceItem
+	for _, c := range order {
+		it, err := e.read(name, c.kind, data, norm.Text)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+				reasons = append(reasons, err.Error())
+			} else {
+				reasons = append(reasons, "read as "+c.kind+": "+strings.TrimPrefix(err.Error(), name+": "))
+			}
+			continue
+		}
+		it.File = name
+		if it.Status == "unused" {
+			if unused == nil {
+				if c.why != "" {
+					it.Note += " (it looked like " + c.why + ")"
+				}
+				unused = &it
+			}
+			continue
+		}
+		var pre []string
+		if given != "" && c.kind != given {
+			it.Given = given
+			pre = append(pre, fmt.Sprintf("given as %s, read as %s: %s", kindFlag[given], c.kind, c.why))
+			if firstErr != nil {
+				pre = append(pre, "the "+given+" reader said: "+strings.TrimPrefix(firstErr.Error(), name+": "))
+			}
+		}
+		it.Warnings = append(append(pre, warns...), it.Warnings...)
+		e.items = append(e.items, it)
+		return it, nil
+	}
+	if unused != nil {
+		it := *unused
+		it.Given = given
+		it.Warnings = append(warns, it.Warnings...)
+		e.items = append(e.items, it)
+		return it, nil
+	}
+	it := EvidenceItem{File: name, Kind: order[0].kind, Given: given, Status: "refused", Error: strings.Join(reasons, "; "), Warnings: warns}
+	e.items = append(e.items, it)
+	return it, firstErr
+}
+
+// read runs the reader of kind on one input and adds what it read to the
+// evidence; raw is the input as given (checkpoints are verified over it),
+// text the normalised input.
+func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, error) {
+	switch kind {
+	case kindLog:
+		l, err := ParseLog(name, bytes.NewReader(text))
+		if err != nil {
+			return EvidenceItem{}, err
+		}
+		k := l.interpret()
+		e.Logs = append(e.Logs, k)
+		return EvidenceItem{Kind: kindLog, Format: l.Format, Status: "read",
+			Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))}, nil
+	case kindPod:
+		pods, err := ParsePods(name, text)
+		if err != nil {
+			return EvidenceItem{}, err
+		}
+		if len(pods) == 0 {
+			return EvidenceItem{Kind: kindPod, Status: "unused", Note: "no pods in it"}, nil
+		}
+		e.Pods = append(e.Pods, pods...)
+		return EvidenceItem{Kind: kindPod, Status: "read", Note: fmt.Sprintf("%d pods", len(pods))}, nil
+	case kindEvents:
+		ev, err := ParseEvents(name, text)
+		if err != nil {
+			return EvidenceItem{}, err
+		}
+		if len(ev.Events) == 0 && (ev.Pod == nil || ev.Pod.Status == "" && ev.Pod.Reason == "" && ev.Pod.Message == "") {
+			return EvidenceItem{Kind: kindEvents, Format: ev.Format, Status: "unused", Note: "no events in it"}, nil
+		}
+		e.Events = append(e.Events, ev)
+		return EvidenceItem{Kind: kindEvents, Format: ev.Format, Status: "read", Note: fmt.Sprintf("%d events", len(ev.Events))}, nil
+	case kindConfig:
+		c, err := ParseKubeletConfig(name, text)
+		if err != nil {
+			return EvidenceItem{}, err
+		}
+		e.Config = mergeKubeletConfig(e.Config, c)
+		return EvidenceItem{Kind: kindConfig, Status: "read"}, nil
+	case kindTopology:
+		m, err := ParseMachine(name, text)
+		if err != nil {
+			return EvidenceItem{}, err
+		}
+		if len(m.Nodes) == 0 {
+			return EvidenceItem{Kind: kindTopology, Format: m.Format, Status: "unused", Note: "no NUMA nodes in it", Warnings: m.Warnings}, nil
+		}
+		return e.setMachine(m), nil
+	case kindState:
+		n := len(e.items)
+		if err := e.AddStateFile(name, raw); err != nil {
+			e.items = e.items[:n]
+			return EvidenceItem{}, err
+		}
+		return e.popItem(n, "state"), nil
+	case kindPodResources:
+		s, err := podresources.Decode(text)
+		if s == nil {
+			if err == nil {
+				err = errors.New("empty answer")
+			}
+			return EvidenceItem{}, fmt.Errorf("%s: %w", name, err)
+		}
+		n := len(e.items)
+		e.SetPodResources(name, s)
+		it := e.popItem(n, kindPodResources)
+		if err != nil {
+			it.Status = "partial"
+			it.Warnings = append(it.Warnings, err.Error())
+		}
+		return it, nil
+	}
+	return EvidenceItem{}, fmt.Errorf("%s: unknown evidence kind %q", name, kind)
+}
+
+// popItem takes back the item a Set/Add method appended at index n, so the
+// caller can complete it.
+func (e *Evidence) popItem(n int, kind string) EvidenceItem {
+	if len(e.items) <= n {
+		return EvidenceItem{Kind: kind, Status: "read"}
+	}
+	it := e.items[n]
+	e.items = append(e.items[:n], e.items[n+1:]...)
+	if it.Status == "" {
+		it.Status = "read"
+	}
+	return it
+}
+
+func (e *Evidence) refuse(name, kind, given string, err error) {
+	e.items = append(e.items, EvidenceItem{File: name, Kind: kind, Given: given, Status: "refused", Error: err.Error()})
+}
+
+// Load reads every source and records each in the evidence: read, or
+// refused with the reason (Report.Evidence lists them). It does not stop at
+// an input it cannot read; it returns an error only for sources that make
+// no sense together (none today), so an SDK caller checks the items.
+func Load(src Sources) (*Evidence, error) {
+	e := &Evidence{}
+	// Positional files are read first, and sorted into the kinds' places.
+	type posFile struct {
+		path  string
+		data  []byte
+		flags bool // kubelet flags: layered over configuration files
+	}
+	byKind := map[string][]posFile{}
+	for _, p := range src.Files {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			e.items = append(e.items, EvidenceItem{File: p, Kind: "unknown", Status: "unused",
+				Note: "a directory: pass it with --dir, --state-dir, --topology (sysfs) or --podresources"})
+			continue
+		}
+		b, err := input.ReadFile(p, "evidence file", input.MaxLog)
+		if err != nil {
+			e.refuse(p, "unknown", "", err)
+			continue
+		}
+		k, flags := primaryKind(b)
+		byKind[k] = append(byKind[k], posFile{p, b, flags})
+	}
+	addPos := func(kind string) {
+		files := byKind[kind]
+		sort.SliceStable(files, func(i, j int) bool { return !files[i].flags && files[j].flags })
+		for _, f := range files {
+			e.add(f.path, "", f.data, true, true)
+		}
+	}
+	typed := func(paths []string, kind string, limit int64) {
+		for _, p := range paths {
+			b, err := input.ReadFile(p, kindFlag[kind], limit)
+			if err != nil {
+				e.refuse(p, kind, kind, err)
+				continue
+			}
+			e.add(p, kind, b, true, true)
+		}
+	}
+	typed(src.KubeletConfig, kindConfig, input.MaxDocument)
+	addPos(kindConfig)
+	typed(src.Logs, kindLog, input.MaxLog)
+	addPos(kindLog)
+	typed(src.Pods, kindPod, input.MaxDocument)
+	addPos(kindPod)
+	typed(src.Events, kindEvents, input.MaxDocument)
+	addPos(kindEvents)
+	if src.StateDir != "" {
+		e.loadStateDir(src.StateDir)
+	}
+	typed(src.StateFiles, kindState, input.MaxCheckpoint)
+	addPos(kindState)
+	if src.PodResources != "" {
+		if st, err := os.Stat(src.PodResources); err == nil && st.IsDir() {
+			if s, err := podresources.LoadDir(src.PodResources); err != nil {
+				e.refuse(src.PodResources, kindPodResources, kindPodResources, fmt.Errorf("podresources %s: %w", src.PodResources, err))
+			} else {
+				n := len(e.items)
+				e.SetPodResources(src.PodResources, s)
+				e.items = append(e.items, e.popItem(n, kindPodResources))
+			}
+		} else {
+			typed([]string{src.PodResources}, kindPodResources, input.MaxPodResources)
+		}
+	}
+	addPos(kindPodResources)
+	if p := src.Topology; p != "" {
+		if st, err := os.Stat(p); err != nil {
+			e.refuse(p, kindTopology, kindTopology, fmt.Errorf("evidence %s: %w", p, err))
+		} else if st.IsDir() {
+			if m, err := ParseSysfs(p, os.DirFS(p)); err != nil {
+				e.refuse(p, kindTopology, kindTopology, err)
+			} else {
+				e.SetMachine(m)
+			}
+		} else {
+			typed([]string{p}, kindTopology, input.MaxDocument)
+		}
+	}
+	addPos(kindTopology)
+	addPos("")
 	return e, nil
+}
+
+// maybeCheckpoint tells, from the first sniffHead bytes, whether data may
+// be a kubelet checkpoint (whose bytes as given must be kept).
+func maybeCheckpoint(data []byte) bool {
+	head := data[:min(len(data), sniffHead)]
+	if reCheckpointKey.Match(head) {
+		return true
+	}
+	for _, c := range []string{"cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state"} {
+		if bytes.Contains(head, []byte(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// primaryKind is the kind a positional file is placed as (its first
+// candidate; "" when none), and whether it holds kubelet flags.
+func primaryKind(b []byte) (string, bool) {
+	if isGzip(b) {
+		return kindLog, false
+	}
+	head := b
+	if len(head) > sniffHead {
+		head = head[:sniffHead]
+	}
+	norm := paste.Normalize(head)
+	cands, _ := sniff(norm.Text, norm.Commands)
+	if len(cands) == 0 {
+		return "", false
+	}
+	return cands[0].kind, cands[0].kind == kindConfig && cands[0].why == "kubelet flags"
+}
+
+// loadStateDir adds the checkpoints found under a kubelet root directory.
+func (e *Evidence) loadStateDir(dir string) {
+	found := 0
+	for _, n := range stateFileNames {
+		p := filepath.Join(dir, n)
+		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		found++
+		if err != nil {
+			e.refuse(p, kindState, "", err)
+			continue
+		}
+		e.add(p, kindState, b, false, true)
+	}
+	if found == 0 {
+		e.refuse(dir, kindState, "", fmt.Errorf("state directory %s: none of %s found (pass the kubelet root directory, usually /var/lib/kubelet)", dir, strings.Join(stateFileNames, ", ")))
+	}
 }
 
 // SourcesFromDir finds evidence in a directory by file name: the kubelet's
@@ -214,7 +494,8 @@ func Load(src Sources) (*Evidence, error) {
 // journal* or kubelet-log* (kubelet logs), pod* (pods), events* or
 // describe* (events), kubelet-config* or config.yaml then kubelet-flags*
 // (kubelet configuration, flags layered last), machine-info*, topology* or
-// a sys/ directory (topology). Other files are ignored.
+// a sys/ directory (topology). Other files go to Sources.Files, whose kind
+// Load detects from the content; Load lists those it cannot use, and why.
 //
 // The directory is read one level deep (the sys/, podresources/ and
 // device-plugins/ directories are read by their own readers) and may hold
@@ -245,6 +526,7 @@ func SourcesFromDir(dir string) (Sources, error) {
 		case strings.HasPrefix(lower, "podresources") && hasExt(lower, ".json"):
 			s.PodResources = p
 		case e.IsDir():
+			s.Files = append(s.Files, p) // listed as unused by Load
 		case strings.HasSuffix(lower, ".log") || strings.HasPrefix(lower, "journal") || strings.HasPrefix(lower, "kubelet-log"):
 			s.Logs = append(s.Logs, p)
 		case strings.HasPrefix(lower, "pod"):
@@ -257,6 +539,10 @@ func SourcesFromDir(dir string) (Sources, error) {
 			flagFiles = append(flagFiles, p)
 		case strings.HasPrefix(lower, "machine-info") || strings.HasPrefix(lower, "topology"):
 			s.Topology = p
+		default:
+			// A name that says nothing: the content decides, and Load lists
+			// the file as unused when nothing reads it.
+			s.Files = append(s.Files, p)
 		}
 	}
 	// Flags are layered over the configuration files, as the kubelet does.

@@ -105,9 +105,9 @@ func ExampleReport_WriteMarkdown() {
 	//
 	// 1 error(s), 0 warning(s), 0 note(s).
 	//
-	// | evidence | kind | format | note |
-	// |---|---|---|---|
-	// | `config.yaml` | kubelet-config |  |  |
+	// | evidence | kind | status | format | note |
+	// |---|---|---|---|---|
+	// | `config.yaml` | kubelet-config | read |  |  |
 	//
 	// ### Error `PolicyNameCase`: memoryManagerPolicy "static" is not a policy name the kubelet knows; the kubelet will not start
 	//
@@ -118,4 +118,26 @@ func ExampleReport_WriteMarkdown() {
 	// Evidence:
 	//
 	// - `config.yaml#/memoryManagerPolicy`: `static`
+}
+
+// Add reads a paste of any kind: the kind comes from the content, and what
+// the paste normaliser removed is listed with its line.
+func ExampleEvidence_Add() {
+	paste := "```\n$ kubectl get events -n ml\n" +
+		"LAST SEEN   TYPE      REASON                  OBJECT            MESSAGE\n" +
+		"41s         Warning   TopologyAffinityError   pod/trainer-0     Resources cannot be allocated with Topology locality\n```\n"
+	var ev diagnose.Evidence
+	it := ev.Add("ticket-4711.txt", "", []byte(paste))
+	fmt.Println(it.Kind, it.Status, it.Note)
+	for _, w := range it.Warnings {
+		fmt.Println(w)
+	}
+	// A file given as a pod that is an events table is read as events.
+	it = ev.Add("pod.yaml", "pod", []byte(paste))
+	fmt.Println(it.Kind, it.Status, it.Given)
+	// Output:
+	// events read 1 events
+	// line 1: removed a Markdown code fence (2 lines)
+	// line 2: removed shell prompt and command
+	// events read pod
 }

@@ -119,9 +119,11 @@ func TestLoadDirRefusesAFIFOByName(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	src, err := SourcesFromDir(dir)
 	require.NoError(t, err)
-	_, err = Load(src)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--log "+fifo+": not a regular file: it is a FIFO")
+	ev, err := Load(src)
+	require.NoError(t, err)
+	require.Len(t, ev.items, 1, "evidence items")
+	assert.Equal(t, "refused", ev.items[0].Status, "status of the FIFO")
+	assert.Contains(t, ev.items[0].Error, "--log "+fifo+": not a regular file: it is a FIFO")
 }
 
 // TestSourcesFromDirIsBounded: a directory of more entries than any

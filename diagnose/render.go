@@ -23,10 +23,24 @@ func (r Report) WriteText(w io.Writer) error {
 		b.WriteString("numascope diagnose: no findings")
 		if len(r.Evidence) == 0 {
 			b.WriteString(" (no evidence given)")
+		} else if len(r.notUsed()) == len(r.Evidence) {
+			b.WriteString(" (no input could be read)")
 		}
 		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, "numascope diagnose: %d error(s), %d warning(s), %d note(s)\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	}
+	if unused := r.notUsed(); len(unused) > 0 {
+		fmt.Fprintf(&b, "\nEvidence not used (%d of %d inputs):\n", len(unused), len(r.Evidence))
+		for _, e := range unused {
+			fmt.Fprintf(&b, "  - %s: %s: %s\n", e.File, e.Status, clip(orDefault(e.Error, e.Note), 600))
+		}
+	}
+	if moved := r.readAsOther(); len(moved) > 0 {
+		b.WriteString("\nEvidence read as another kind than given:\n")
+		for _, e := range moved {
+			fmt.Fprintf(&b, "  - %s: %s\n", e.File, clip(e.Warnings[0], 300))
+		}
 	}
 	for i, f := range r.Findings {
 		fmt.Fprintf(&b, "\n%d. [%s] %s: %s\n", i+1, strings.ToUpper(string(f.Severity)), f.Code, f.Title)
@@ -81,10 +95,23 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("## numascope diagnosis\n\n")
 	fmt.Fprintf(&b, "%d error(s), %d warning(s), %d note(s).\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	if unused := r.notUsed(); len(unused) > 0 {
+		fmt.Fprintf(&b, "\n**Evidence not used (%d of %d inputs):**\n\n", len(unused), len(r.Evidence))
+		for _, e := range unused {
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", mdEscape(e.File), e.Status, mdEscape(clip(orDefault(e.Error, e.Note), 600)))
+		}
+	}
 	if len(r.Evidence) > 0 {
-		b.WriteString("\n| evidence | kind | format | note |\n|---|---|---|---|\n")
+		b.WriteString("\n| evidence | kind | status | format | note |\n|---|---|---|---|---|\n")
 		for _, e := range r.Evidence {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdEscape(e.File), e.Kind, e.Format, mdEscape(e.Note))
+			note := e.Note
+			if len(e.Warnings) > 0 {
+				note = strings.TrimPrefix(note+"; "+e.Warnings[0], "; ")
+				if len(e.Warnings) > 1 {
+					note += fmt.Sprintf(" (+%d more)", len(e.Warnings)-1)
+				}
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", mdEscape(e.File), e.Kind, e.Status, e.Format, mdEscape(note))
 		}
 	}
 	for _, f := range r.Findings {
@@ -129,6 +156,28 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// notUsed lists the inputs that were refused or held nothing usable.
+func (r Report) notUsed() []EvidenceItem {
+	var out []EvidenceItem
+	for _, e := range r.Evidence {
+		if !e.Used() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// readAsOther lists the inputs read as another kind than they were given as.
+func (r Report) readAsOther() []EvidenceItem {
+	var out []EvidenceItem
+	for _, e := range r.Evidence {
+		if e.Used() && e.Given != "" && len(e.Warnings) > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func severityIcon(s statefile.Severity) string {

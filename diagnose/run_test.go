@@ -92,14 +92,14 @@ func TestSourcesFromDirAndLoadErrors(t *testing.T) {
 	if _, err := SourcesFromDir("testdata/nope"); err == nil {
 		t.Error("no error for a missing directory")
 	}
-	_, err = Load(Sources{Logs: []string{"testdata/nope.log"}})
-	if assert.Error(t, err, "missing log") {
-		assert.Contains(t, err.Error(), "testdata/nope.log", "the error names the log")
-	}
-	_, err = Load(Sources{StateDir: "testdata/logs"})
-	if assert.Error(t, err, "state directory without state files") {
-		assert.Contains(t, err.Error(), "/var/lib/kubelet", "the error says where the state files are")
-	}
+	// Unreadable sources are listed as refused, with the reason; Load goes on.
+	ev, err := Load(Sources{Logs: []string{"testdata/nope.log"}, StateDir: "testdata/logs"})
+	require.NoError(t, err)
+	require.Len(t, ev.items, 2, "evidence items")
+	assert.Equal(t, "refused", ev.items[0].Status, "status of the missing log")
+	assert.Contains(t, ev.items[0].Error, "testdata/nope.log", "the error names the log")
+	assert.Equal(t, "refused", ev.items[1].Status, "status of the state directory")
+	assert.Contains(t, ev.items[1].Error, "/var/lib/kubelet", "the error says where the state files are")
 }
 
 func TestSimulationDisagreesWithLog(t *testing.T) {

@@ -675,4 +675,51 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 		waitFor(t, ctx, "the group [0 1] offline", `document.querySelector('[data-testid=numa-group][data-nodes="0 1"]')`)
 	})
+
+	t.Run("a paste in the wrong tab is read as what it is, and the tab says so", func(t *testing.T) {
+		tab, cancelTab := chromedp.NewContext(ctx)
+		defer cancelTab()
+		if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		// An events table, fenced as in a chat, in a tab named pod.yaml.
+		events := "```\n$ kubectl get events -n ml\n" +
+			"LAST SEEN   TYPE      REASON                  OBJECT            MESSAGE\n" +
+			"41s         Warning   TopologyAffinityError   pod/trainer-0     Resources cannot be allocated with Topology locality\n```\n"
+		if err := chromedp.Do(tab, chromedp.Focus(chromedp.CSS("[data-testid=file-name]"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(tab, input.InsertText, input.InsertTextParams{Text: "pod.yaml"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(tab, paste(events)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the tab read as events", `document.querySelector('#tab-0').dataset.readAs === 'events'`)
+		label, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[document.querySelector('#tab-0').textContent, document.querySelector('#tab-0').dataset.readAsLabel, document.querySelector('#tab-0').title]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if label[0] != "pod.yaml" || label[1] != "read as events" || !strings.Contains(label[2], "removed shell prompt and command") {
+			t.Errorf("tab name, label and title = %q", label)
+		}
+		// A note that is no evidence, in a second tab: the banner lists it.
+		if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=add-file]').click()`)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "a new tab", `document.querySelectorAll('[data-testid=tab]').length === 2`)
+		if err := chromedp.Do(tab, paste("The node was rebooted on Monday, the pod still fails.")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, "the banner of inputs not read", `!document.querySelector('[data-testid=refused-banner]').hidden && document.querySelector('#tab-1').dataset.readAs === 'not-read'`)
+		banner, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("[data-testid=refused-banner]")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(banner, "not recognised as kubelet evidence") || strings.Contains(banner, "pod.yaml") {
+			t.Errorf("banner = %q", banner)
+		}
+		shot(t, tab, "wrong-tab.png", "#tabs")
+	})
 }

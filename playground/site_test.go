@@ -14,13 +14,16 @@ import (
 )
 
 // The size budget of the engine: what the browser compiles (raw) and what a
-// person downloads before the page works (gzip). The raw budget grew by a
-// quarter MiB for the reader of pasted checkpoints (internal/jsonrepair and
-// diagnose's provenance checks, about 155 KB raw), which the playground
-// needs as much as the CLI: people paste checkpoints with prompts and notes.
+// person downloads before the page works (gzip). The readers of evidence as
+// people paste it (kubelet flags and configuration wrappers, numactl and
+// lscpu text, kubectl tables and bare kubelet messages, every era of kubelet
+// logs, repaired checkpoint pastes, the paste normaliser and the content
+// detection) took the engine from 7.0 MiB raw / 1.72 MiB gzip to 8.2 MiB /
+// 1.97 MiB; the budget leaves about 10% room over that. The browser needs
+// those readers as much as the CLI does: people paste what they have.
 const (
-	maxWasmBytes     = 7<<20 + 256<<10
-	maxWasmGzipBytes = 2 << 20
+	maxWasmBytes     = 9 << 20
+	maxWasmGzipBytes = 2<<20 + 256<<10
 )
 
 func TestWasmDependenciesStayLight(t *testing.T) {

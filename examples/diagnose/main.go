@@ -5,10 +5,20 @@
 //	go run ./examples/diagnose --log kubelet.log --pod pod.yaml --events describe.txt \
 //	    --state-dir /var/lib/kubelet --kubelet-config /var/lib/kubelet/config.yaml \
 //	    --topology machine-info.json --podresources snapshot.json [--json|--markdown]
+//	go run ./examples/diagnose [--json] paste-1.txt paste-2.txt ...
 //
-// --dir DIR picks the evidence up from a directory by file name (see
-// diagnose.SourcesFromDir). The exit status is 0 when no finding has severity
-// error, 1 when one does, and 2 when the evidence cannot be read.
+// Files given without a flag are read as what their content shows
+// (diagnose FILE...); a file given with a flag is read as that kind first,
+// and as what its content shows when that reader refuses it (with a
+// warning). --dir DIR picks the evidence up from a directory by file name
+// and sniffs the files whose names say nothing (see
+// diagnose.SourcesFromDir).
+//
+// A file that cannot be read does not stop the run: the report lists it,
+// with the reason, near the top (and in "evidence" with --json; the report
+// is always printed). The exit status is 0 when no finding has severity
+// error, 1 when one does, and 2 when no input could be read at all (or the
+// command line is wrong).
 package main
 
 import (
@@ -48,15 +58,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema numascope.diagnose/v1)")
 	asMarkdown := fs.Bool("markdown", false, "print the report as Markdown")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Files and flags may be mixed: parse up to each file, take it, go on.
+	var files []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "diagnose: unexpected argument %q: evidence is passed with flags (see -h)\n", fs.Arg(0))
-		return 2
+		if fs.NArg() == 0 {
+			break
+		}
+		if n := len(rest) - fs.NArg(); n > 0 && rest[n-1] == "--" {
+			files = append(files, fs.Args()...) // everything after "--" is a file
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
 	if *asJSON && *asMarkdown {
 		fmt.Fprintln(stderr, "diagnose: --json and --markdown exclude each other")
@@ -75,6 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src.Pods = append(src.Pods, pods...)
 	src.Events = append(src.Events, events...)
 	src.StateFiles = append(src.StateFiles, states...)
+	src.Files = append(src.Files, files...)
 	ev, err := diagnose.Load(src)
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
@@ -84,6 +104,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
+	}
+	used := 0
+	for _, e := range rep.Evidence {
+		switch {
+		case e.Used():
+			used++
+		case e.Error != "":
+			fmt.Fprintln(stderr, "diagnose:", e.Error)
+		default:
+			fmt.Fprintf(stderr, "diagnose: %s: not used: %s\n", e.File, e.Note)
+		}
 	}
 	switch {
 	case *asJSON:
@@ -95,6 +126,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
+		return 2
+	}
+	if used == 0 && len(rep.Evidence) > 0 {
+		fmt.Fprintln(stderr, "diagnose: no input could be read")
 		return 2
 	}
 	if rep.HasErrors() {
@@ -117,5 +152,6 @@ func mergeSources(d, flags diagnose.Sources) diagnose.Sources {
 	if flags.Topology != "" {
 		d.Topology = flags.Topology
 	}
+	d.Files = append(d.Files, flags.Files...)
 	return d
 }

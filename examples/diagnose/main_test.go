@@ -147,3 +147,80 @@ func TestRunOnNodeDirectory(t *testing.T) {
 	assert.Equal(t, "1", free["nvidia.com/gpu@[1]"], "free GPUs on node 1 in %v", free)
 	assert.Equal(t, "0", free["nvidia.com/gpu@[0]"], "free GPUs on node 0 in %v", free)
 }
+
+// TestRunNeverAborts: one unreadable file of three does not stop the run;
+// --json prints the report with the refusal; the exit status follows the
+// findings, and is 2 only when no input could be read.
+func TestRunNeverAborts(t *testing.T) {
+	src := "../../diagnose/testdata/tae-gpu-taken-restricted"
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "pod-bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("kind: Pod\nspec:\n  containers:\n  - name: a\n    resources: {limits: {cpu: x}}\n"), 0o644))
+	prose := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(prose, []byte("The node was rebooted on Monday.\n"), 0o644))
+	type item struct{ File, Kind, Status, Error, Given string }
+	var rep struct {
+		Evidence []item
+		Findings []struct{ Code string }
+	}
+	for name, tc := range map[string]struct {
+		args     []string
+		code     int
+		statuses map[string]string
+		stderr   []string
+	}{
+		"one bad file of three": {
+			args: []string{"--json", "--kubelet-config", filepath.Join(src, "kubelet-config.yaml"), "--log", filepath.Join(src, "kubelet.log"), "--pod", bad},
+			code: 1, statuses: map[string]string{"kubelet-config.yaml": "read", "kubelet.log": "read", "pod-bad.yaml": "refused"},
+			stderr: []string{"diagnose: " + bad + ": /spec/containers/0/resources/limits/cpu"},
+		},
+		"positional files, kinds detected": {
+			args: []string{filepath.Join(src, "kubelet.log"), "--json", filepath.Join(src, "pod.yaml"), prose},
+			code: 1, statuses: map[string]string{"kubelet.log": "read", "pod.yaml": "read", "notes.txt": "unused"},
+			stderr: []string{"diagnose: " + prose + ": not used: not recognised as kubelet evidence"},
+		},
+		"a log given as the pod": {
+			args: []string{"--json", "--pod", filepath.Join(src, "kubelet.log")},
+			code: 1, statuses: map[string]string{"kubelet.log": "read"},
+		},
+		"nothing readable": {
+			args: []string{"--json", "--pod", bad, prose, filepath.Join(dir, "missing.log")},
+			code: 2, statuses: map[string]string{"pod-bad.yaml": "refused", "notes.txt": "unused", "missing.log": "refused"},
+			stderr: []string{"diagnose: no input could be read"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tc.args, &out, &errOut)
+			assert.Equal(t, tc.code, code, "exit code (stderr %s)", errOut.String())
+			rep.Evidence, rep.Findings = nil, nil
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rep), "the report is printed: %q", out.String())
+			got := map[string]string{}
+			for _, e := range rep.Evidence {
+				got[filepath.Base(e.File)] = e.Status
+				if e.Status == "refused" {
+					assert.NotEmpty(t, e.Error, "error of %s", e.File)
+				}
+			}
+			assert.Equal(t, tc.statuses, got, "statuses")
+			for _, s := range tc.stderr {
+				assert.Contains(t, errOut.String(), s, "stderr")
+			}
+		})
+	}
+}
+
+func TestRunDirListsWhatItDidNotUse(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"kubelet-config.yaml", "kubelet.log", "pod.yaml"} {
+		b, err := os.ReadFile(filepath.Join("../../diagnose/testdata/tae-gpu-taken-restricted", n))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), b, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "screenshot-notes.txt"), []byte("see the attached picture\n"), 0o644))
+	var out, errOut bytes.Buffer
+	code := run([]string{"--dir", dir}, &out, &errOut)
+	assert.Equal(t, 1, code, "exit code (stderr %s)", errOut.String())
+	assert.Contains(t, out.String(), "Evidence not used (1 of 4 inputs):\n  - "+filepath.Join(dir, "screenshot-notes.txt")+": unused: not recognised as kubelet evidence", "text report")
+	assert.Contains(t, out.String(), "[ERROR] TopologyAffinityError", "the finding")
+}

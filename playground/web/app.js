@@ -263,6 +263,7 @@ function renderTabs() {
         if (j >= 0) { ev.preventDefault(); selectFile(j); $("tab-" + j).focus(); }
       },
     }, fileLabel(f, i)));
+    markReadAs($("tab-" + i), f);
   });
   const f = state.files[state.active];
   $("input").value = f.content;
@@ -274,8 +275,34 @@ function renderTabs() {
 function renderTabLabels() {
   state.files.forEach((f, i) => {
     const tab = $("tab-" + i);
-    if (tab) tab.textContent = fileLabel(f, i);
+    if (tab) { tab.textContent = fileLabel(f, i); markReadAs(tab, f); }
   });
+}
+
+// markReadAs shows on a tab what the engine read its content as (whatever
+// tab it was pasted into), or that it was not read, and why.
+function markReadAs(tab, f) {
+  if (!tab) return;
+  const r = f.readAs;
+  if (!r) {
+    delete tab.dataset.readAs; delete tab.dataset.readStatus; delete tab.dataset.readAsLabel;
+    tab.removeAttribute("title");
+    return;
+  }
+  const used = r.status === "read" || r.status === "partial";
+  tab.dataset.readAs = used ? r.kind : "not-read";
+  tab.dataset.readStatus = r.status;
+  tab.dataset.readAsLabel = used ? T("read-as", { kind: r.kind }) : T("not-read");
+  tab.title = used ? T("read-as", { kind: r.kind }) + (r.warnings && r.warnings.length ? "\n" + r.warnings.join("\n") : "") : (r.error || r.note || T("not-read"));
+}
+
+// renderRefused lists, above the panes, the inputs the engine did not read.
+function renderRefused() {
+  const d = state.lastDiagnosis;
+  const files = d && d.ok ? (d.result.files || []) : [];
+  const bad = files.filter((x) => x && x.status && x.status !== "read" && x.status !== "partial" && x.note !== "empty");
+  $("refused").hidden = bad.length === 0;
+  $("refused-text").replaceChildren(...bad.map((x, i) => [i ? "; " : "", h("strong", {}, x.file || "?"), ": ", x.error || x.note || x.status]).flat());
 }
 
 function selectFile(i) {
@@ -371,14 +398,20 @@ async function run() {
     }
   }
   if (my !== seq) return; // a newer input superseded this one
-  state.files.forEach((f) => { delete f.autoName; });
+  state.files.forEach((f) => { delete f.autoName; delete f.readAs; });
+  if (diagnosis && diagnosis.ok) {
+    (diagnosis.result.files || []).forEach((r, k) => {
+      const f = state.files[tabs[k]];
+      if (f) f.readAs = r;
+    });
+  }
   if (inspect && inspect.ok) {
     inspect.result.files.forEach((r, k) => {
       const f = state.files[tabs[k]];
       if (f && !f.name) f.autoName = r.file;
     });
-    renderTabLabels();
   }
+  renderTabLabels();
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
   if ($("tm-pod").value.trim()) runAdmit(); // the simulated node is the input tabs
@@ -397,6 +430,7 @@ async function run() {
 // ---------------------------------------------------------------- rendering
 
 function renderAll() {
+  renderRefused();
   renderResult();
   renderNUMA();
   renderPods();

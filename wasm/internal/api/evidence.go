@@ -12,7 +12,6 @@ import (
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/internal/jsonrepair"
-	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"sigs.k8s.io/yaml"
 )
@@ -74,29 +73,33 @@ func classify(in InputFile) string {
 	if log, err := diagnose.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
 		return kindLog
 	}
-	// kubectl get pods tables, describe fragments, bare kubelet messages.
-	if _, err := diagnose.ParseEvents(in.Name, []byte(text)); err == nil {
-		return kindEvents
-	}
-	if _, err := diagnose.ParseKubeletConfig(in.Name, []byte(text)); err == nil {
-		return kindConfig // kubelet flags, or a wrapper of its configuration
+	// Anything else the engine's detection reads (a paste with prompts or
+	// fences, a table, a topology listing, flags).
+	var ev diagnose.Evidence
+	if it := ev.Add(in.Name, "", []byte(in.Content)); it.Used() {
+		return viewKind(it.Kind)
 	}
 	return ""
 }
 
 // decodeEvidence describes a log, pod, events, kubelet configuration or
-// machine-info input; its findings come from the "diagnose" method.
+// machine-info input; its findings come from the "diagnose" method. The
+// engine's own detection decides what the input is (after the paste
+// normaliser), so anything pasted into any tab is read as what it is.
 func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	kind := classify(in)
-	if kind == "" {
+	ev := &diagnose.Evidence{}
+	it := ev.Add(in.Name, "", []byte(in.Content))
+	kind := viewKind(it.Kind)
+	if it.Status == "unused" || kind == "" || strings.HasPrefix(it.Kind, "state-") || it.Kind == "podresources" {
 		return nil, false
 	}
-	v := &FileView{File: in.Name, Kind: kind, KubeletAccepts: true}
-	ev := &diagnose.Evidence{}
-	if err := addEvidence(ev, kind, in); err != nil {
-		v.KubeletAccepts = false
-		v.Problems = []Problem{{Message: err.Error(), Severity: "error", Remedy: remedyFor(kind)}}
+	v := &FileView{File: in.Name, Kind: kind, Format: it.Format, Summary: it.Note, KubeletAccepts: it.Used()}
+	if !it.Used() {
+		v.Problems = []Problem{{Message: it.Error, Severity: "error", Remedy: remedyFor(kind)}}
 		return v, true
+	}
+	for _, w := range it.Warnings {
+		v.Problems = append(v.Problems, Problem{Message: in.Name + ": " + w, Severity: "info"})
 	}
 	if kind == kindMachine && ev.Machine != nil {
 		for _, n := range ev.Machine.Nodes {
@@ -106,12 +109,18 @@ func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileVi
 			node.MachineMemory = n.Memory
 		}
 	}
-	rep, err := diagnose.Run(context.Background(), ev)
-	if err == nil && len(rep.Evidence) > 0 {
-		v.Format = rep.Evidence[0].Format
-		v.Summary = rep.Evidence[0].Note
-	}
 	return v, true
+}
+
+// viewKind is the playground's name of an evidence kind of the engine.
+func viewKind(k string) string {
+	switch k {
+	case "topology":
+		return kindMachine
+	case kindConfig, kindPod, kindEvents, kindLog:
+		return k
+	}
+	return ""
 }
 
 func remedyFor(kind string) string {
@@ -128,38 +137,6 @@ func remedyFor(kind string) string {
 		return "paste the output of kubectl get --raw /api/v1/nodes/NODE/proxy/spec"
 	}
 	return "paste the file unchanged"
-}
-
-// addEvidence parses in as evidence of kind and adds it to ev.
-func addEvidence(ev *diagnose.Evidence, kind string, in InputFile) error {
-	data := []byte(in.Content)
-	switch kind {
-	case kindConfig:
-		return ev.SetKubeletConfig(in.Name, data)
-	case kindPod:
-		return ev.AddPods(in.Name, data)
-	case kindEvents:
-		return ev.AddEvents(in.Name, data)
-	case kindLog:
-		return ev.AddLog(in.Name, data)
-	case kindMachine:
-		m, err := diagnose.ParseMachine(in.Name, data)
-		if err != nil {
-			return err
-		}
-		ev.SetMachine(m)
-		return nil
-	case "podresources":
-		s, err := podresources.Decode(data)
-		if err != nil && s == nil {
-			return err
-		}
-		ev.SetPodResources(in.Name, s)
-		return nil
-	case "state":
-		return ev.AddStateFile(in.Name, data)
-	}
-	return fmt.Errorf("%s: unknown evidence kind %q", in.Name, kind)
 }
 
 // evidenceKind tells what an input is: "state" for a kubelet checkpoint
@@ -193,6 +170,9 @@ type DiagnoseRequest = InspectRequest
 // DiagnoseResult is the answer of the "diagnose" method.
 type DiagnoseResult struct {
 	Report diagnose.Report `json:"report"`
+	// Files says, for each request file in order, what it was read as (its
+	// kind and status), or why it was not read.
+	Files []diagnose.EvidenceItem `json:"files"`
 	// Skipped lists the inputs that could not be used as evidence.
 	Skipped []Skipped `json:"skipped"`
 }
@@ -227,15 +207,19 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	type item struct {
 		in   InputFile
 		kind string
+		i    int
 	}
 	var items []item
-	out := &DiagnoseResult{Skipped: []Skipped{}}
+	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]diagnose.EvidenceItem, len(req.Files))}
 	for i, in := range req.Files {
 		if strings.TrimSpace(in.Content) == "" {
+			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}
 			continue
 		}
 		if len(in.Content) > MaxFileBytes {
-			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: "larger than the playground's limit for one file"})
+			reason := "larger than the playground's limit for one file"
+			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: reason})
+			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
 			continue
 		}
 		kind := evidenceKind(in)
@@ -245,17 +229,27 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 				in.Name = n
 			}
 		}
-		if kind == "" {
-			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: "not recognised as kubelet evidence"})
-			continue
-		}
-		items = append(items, item{in, kind})
+		items = append(items, item{in, kind, i})
 	}
-	sort.SliceStable(items, func(i, j int) bool { return evidenceOrder[items[i].kind] < evidenceOrder[items[j].kind] })
+	order := func(kind string) int {
+		if o, ok := evidenceOrder[kind]; ok {
+			return o
+		}
+		return len(evidenceOrder)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return order(items[i].kind) < order(items[j].kind) })
+	// The engine's own detection decides what each input is read as (the
+	// kind above only orders them: configuration before checkpoints).
 	ev := &diagnose.Evidence{}
 	for _, it := range items {
-		if err := addEvidence(ev, it.kind, it.in); err != nil {
-			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: err.Error()})
+		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
+		out.Files[it.i] = r
+		if !r.Used() {
+			reason := r.Error
+			if reason == "" {
+				reason = r.Note
+			}
+			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: reason})
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)

@@ -157,3 +157,35 @@ func TestInspectPlacesCPUsWithMachineInfo(t *testing.T) {
 		t.Errorf("node 0 CPUs %q, want 0-23", cpus0)
 	}
 }
+
+// TestDiagnoseSaysWhatEachInputWasReadAs: any paste in any tab is read as
+// what its content is; the answer says so per input, and lists the inputs
+// that were not read.
+func TestDiagnoseSaysWhatEachInputWasReadAs(t *testing.T) {
+	events := "LAST SEEN   TYPE      REASON                  OBJECT            MESSAGE\n" +
+		"41s         Warning   TopologyAffinityError   pod/trainer-0     Resources cannot be allocated with Topology locality\n"
+	log := "```\n$ journalctl -u kubelet\n" +
+		`I1129 10:00:00.000000 1 topology_manager.go:192] "Creating topology manager with policy per scope" topologyPolicyName="restricted" topologyScopeName="container"` + "\n```\n"
+	res, err := Diagnose(&DiagnoseRequest{Files: []InputFile{
+		{Name: "pod.yaml", Content: events},
+		{Name: "kubelet-config.yaml", Content: log},
+		{Name: "notes", Content: "the node was rebooted on Monday"},
+		{Name: "empty", Content: "  "},
+	}})
+	require.NoError(t, err)
+	require.Len(t, res.Files, 4, "one entry per input")
+	got := make([]string, len(res.Files))
+	for i, f := range res.Files {
+		got[i] = f.File + " " + f.Kind + " " + f.Status
+	}
+	assert.Equal(t, []string{"pod.yaml events read", "kubelet-config.yaml kubelet-log read", "notes unknown unused", "empty unknown unused"}, got, "inputs")
+	assert.Contains(t, res.Files[1].Warnings, "line 2: removed shell prompt and command", "normaliser warnings")
+	require.Len(t, res.Skipped, 1, "skipped")
+	assert.Equal(t, "notes", res.Skipped[0].File, "skipped input")
+
+	// inspect names the kind too, for a fenced, prompted paste.
+	ins := Inspect(&InspectRequest{Files: []InputFile{{Name: "x", Content: log}}})
+	require.Len(t, ins.Files, 1, "inspected files")
+	assert.Equal(t, kindLog, ins.Files[0].Kind, "kind of a fenced log")
+	assert.True(t, ins.Files[0].KubeletAccepts, "read")
+}

@@ -318,6 +318,10 @@ func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 			return *v
 		}
 	}
+	if t := trimmed[0]; t != '{' && t != '[' && !looksLikeCheckpoint(trimmed) {
+		return unreadable(in.Name, "", in.Name+" is not recognised as kubelet evidence",
+			"paste a kubelet state file, a PodResources answer, a kubelet log, kubectl describe or get output, a pod, the kubelet's flags or configuration, or machine info")
+	}
 	if !json.Valid([]byte(trimmed)) {
 		var x any
 		err := json.Unmarshal([]byte(trimmed), &x)

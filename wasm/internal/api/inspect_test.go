@@ -35,6 +35,7 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 		{"truncated", `{"policyName": "static", "defaultCpuSet": `, "not valid JSON"},
 		{"yaml", "policyName: static\n", "not valid JSON"},
 		{"other JSON", `{"hello": "world"}`, "not a known kubelet checkpoint"},
+		{"prose", "The node was rebooted on Monday.", "not recognised as kubelet evidence"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := inspectJSON(t, InputFile{Name: "x_state", Content: tc.content})
@@ -43,6 +44,9 @@ func TestInspectRejectsWhatIsNoStateFile(t *testing.T) {
 			require.False(t, f.KubeletAccepts, "accepted")
 			require.NotEmpty(t, f.Problems, "problems")
 			require.Contains(t, f.Problems[0].Message, tc.mention, "the first problem")
+			if tc.name == "prose" {
+				require.NotContains(t, f.Problems[0].Message+f.Problems[0].Remedy, "delete", "advice for a paste that is no checkpoint")
+			}
 			require.NotEmpty(t, f.Problems[0].Remedy, "remedy of the first problem")
 			if !strings.Contains(f.Problems[0].Message, "x_state") {
 				t.Errorf("the problem %q does not name the file", f.Problems[0].Message)

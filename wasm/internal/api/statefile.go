@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +20,11 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
 			// Maybe other evidence: a PodResources answer, a log, a pod.
 			if looksLikePodResources(in.Content) || classify(in) != "" {
+				return nil, false
+			}
+			// Prose or other text is no damaged checkpoint: never advise
+			// deleting a node file because of a paste.
+			if errors.Is(err, statefile.ErrNotJSON) && !looksLikeCheckpoint(in.Content) {
 				return nil, false
 			}
 		}
@@ -224,4 +230,17 @@ func draView(v *FileView, d *statefile.DRAState) {
 			v.Assignments = append(v.Assignments, Assignment{Pod: p, Container: "(claim " + c.Namespace + "/" + c.ClaimName + ")", Resource: "dra", Amount: strings.Join(devs, ", "), Source: v.File})
 		}
 	}
+}
+
+var checkpointWords = regexp.MustCompile(`(?i)\b(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList|checksum)\b`)
+
+// looksLikeCheckpoint tells whether text that is not JSON may still be a
+// damaged or pasted checkpoint: it starts like JSON or names a
+// checkpoint's fields.
+func looksLikeCheckpoint(content string) bool {
+	t := strings.TrimSpace(strings.TrimPrefix(content, "\ufeff"))
+	if t != "" && (t[0] == '{' || t[0] == '[') {
+		return true
+	}
+	return checkpointWords.MatchString(t[:min(len(t), 64<<10)])
 }
