@@ -36,6 +36,8 @@ type Evidence struct {
 	podResourcesName string
 	// pastes records the checkpoints read from a copy (see paste.go).
 	pastes map[*statefile.File]*provenance
+	// onNode holds the checkpoints read from a kubelet directory.
+	onNode map[string]bool
 	items  []EvidenceItem
 }
 
@@ -205,7 +207,13 @@ func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (Evi
 	var reasons []string
 	var unused *EvidenceItem
 	for _, c := range order {
-		it, err := e.read(name, c.kind, data, norm.Text)
+		text := norm.Text
+		if c.kind == kindEvents {
+			// The events reader takes the namespace and pod of a pasted
+			// `kubectl get|describe` line for the output below it.
+			text = norm.WithKubectlCommands()
+		}
+		it, err := e.read(name, c.kind, data, text)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -301,7 +309,7 @@ func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, erro
 		return e.setMachine(m), nil
 	case kindState:
 		n := len(e.items)
-		if err := e.AddStateFile(name, raw); err != nil {
+		if err := e.addState(name, raw, e.onNode[name]); err != nil {
 			e.items = e.items[:n]
 			return EvidenceItem{}, err
 		}
@@ -480,6 +488,10 @@ func (e *Evidence) loadStateDir(dir string) {
 			e.refuse(p, kindState, "", err)
 			continue
 		}
+		if e.onNode == nil {
+			e.onNode = map[string]bool{}
+		}
+		e.onNode[p] = true // the node's own file: never repaired as a paste
 		e.add(p, kindState, b, false, true)
 	}
 	if found == 0 {

@@ -1,9 +1,7 @@
 package diagnose
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,28 +130,6 @@ func (e *Evidence) SetPodResources(name string, s *podresources.Snapshot) {
 		note += ", no allocatable answer"
 	}
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "podresources", Note: note})
-}
-
-func loadStateDir(e *Evidence, dir string) error {
-	found := 0
-	for _, n := range stateFileNames {
-		p := filepath.Join(dir, n)
-		b, err := input.ReadFile(p, "state file", input.MaxCheckpoint)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if err := e.addState(p, b, true); err != nil {
-			return err
-		}
-		found++
-	}
-	if found == 0 {
-		return fmt.Errorf("state directory %s: none of %s found (pass the kubelet root directory, usually /var/lib/kubelet)", dir, strings.Join(stateFileNames, ", "))
-	}
-	return nil
 }
 
 func loadPodResources(e *Evidence, p string) error {

@@ -321,9 +321,20 @@ func TestStateDirIsNotAPaste(t *testing.T) {
 	dir := t.TempDir()
 	data := readGolden(t, "cpu/v2-static.json")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpu_manager_state"), data[:len(data)/2], 0o600))
-	_, err := Load(Sources{StateDir: dir})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "not valid JSON")
+	ev, err := Load(Sources{StateDir: dir})
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), ev)
+	require.NoError(t, err)
+	var item *EvidenceItem
+	for i := range rep.Evidence {
+		if filepath.Base(rep.Evidence[i].File) == "cpu_manager_state" {
+			item = &rep.Evidence[i]
+		}
+	}
+	require.NotNil(t, item, "the node's file is listed in the evidence: %+v", rep.Evidence)
+	assert.Equal(t, "refused", item.Status, "status of the cut node file")
+	assert.Contains(t, item.Error, "not valid JSON", "why it was refused")
+	assert.NotContains(t, item.Note, "pasted copy", "a node file is never read as a paste")
 }
 
 // TestStatePasteUnverifiedFindings: findings drawn from a paste's content

@@ -44,8 +44,10 @@ type Result struct {
 	Text     []byte
 	Warnings []Warning
 	// Commands are the command lines found behind shell prompts, in order
-	// (at most maxCommands).
-	Commands []string
+	// (at most maxCommands); CommandLines are their lines (1-based), where
+	// Text holds an empty line.
+	Commands     []string
+	CommandLines []int
 }
 
 // Changed reports whether the text differs from the input.
@@ -172,7 +174,7 @@ func (n *normaliser) line(ln int, line []byte, last bool) []byte {
 			return nil
 		}
 		if m := promptRe.FindIndex(line); m != nil && isCommand(string(line[m[1]:min(len(line), m[1]+64)])) {
-			n.command(string(line[m[1]:min(len(line), m[1]+4*maxCommandLen)]))
+			n.command(ln, string(line[m[1]:min(len(line), m[1]+4*maxCommandLen)]))
 			n.warn(ln, "removed shell prompt and command")
 			return nil
 		}
@@ -221,7 +223,7 @@ func (n *normaliser) warn(line int, what string) {
 	n.res.Warnings = append(n.res.Warnings, Warning{Line: line, Lines: 1, What: what, last: line})
 }
 
-func (n *normaliser) command(c string) {
+func (n *normaliser) command(line int, c string) {
 	if len(n.res.Commands) >= maxCommands {
 		return
 	}
@@ -233,6 +235,7 @@ func (n *normaliser) command(c string) {
 		}
 	}
 	n.res.Commands = append(n.res.Commands, c)
+	n.res.CommandLines = append(n.res.CommandLines, line)
 }
 
 // isCommand reports whether s starts with a known command word (optionally
@@ -443,4 +446,41 @@ func entity(b []byte) (string, int) {
 		return "", 0
 	}
 	return string(rune(v)), end + 1
+}
+
+// WithKubectlCommands returns Text with each kubectl or oc command put back
+// on its line behind a "$ " prompt, for readers that take the namespace and
+// pod a command names for the output below it (the line numbers stay).
+func (r Result) WithKubectlCommands() []byte {
+	var keep []int
+	for i, c := range r.Commands {
+		if i < len(r.CommandLines) && (strings.HasPrefix(c, "kubectl ") || strings.HasPrefix(c, "oc ")) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return r.Text
+	}
+	out := make([]byte, 0, len(r.Text)+64*len(keep))
+	line, k := 1, 0
+	for start := 0; start <= len(r.Text); {
+		end := bytes.IndexByte(r.Text[start:], '\n')
+		if end < 0 {
+			end = len(r.Text)
+		} else {
+			end += start
+		}
+		if k < len(keep) && r.CommandLines[keep[k]] == line && end == start {
+			out = append(out, "$ "+r.Commands[keep[k]]...)
+			k++
+		} else {
+			out = append(out, r.Text[start:end]...)
+		}
+		if end == len(r.Text) {
+			break
+		}
+		out = append(out, '\n')
+		start, line = end+1, line+1
+	}
+	return out
 }
