@@ -2,12 +2,10 @@ package diagnose
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -130,28 +128,6 @@ func (e *Evidence) SetPodResources(name string, s *podresources.Snapshot) {
 		note += ", no allocatable answer"
 	}
 	e.items = append(e.items, EvidenceItem{File: name, Kind: "podresources", Note: note})
-}
-
-func loadPodResources(e *Evidence, p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("podresources %s: %w", p, err)
-	}
-	var s *podresources.Snapshot
-	if st.IsDir() {
-		s, err = podresources.LoadDir(p)
-	} else {
-		var b []byte
-		if b, err = input.ReadFile(p, "--podresources", input.MaxPodResources); err != nil {
-			return err
-		}
-		s, err = podresources.Decode(b)
-	}
-	if err != nil {
-		return fmt.Errorf("podresources %s: %w", p, err)
-	}
-	e.SetPodResources(p, s)
-	return nil
 }
 
 func (e *Evidence) state(kind statefile.Kind) *statefile.File {

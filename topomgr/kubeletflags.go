@@ -90,11 +90,9 @@ func (r *flagReader) warn(line int, format string, args ...any) {
 
 var (
 	ansiRE       = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
-	envLineRE    = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 	flagDumpRE   = regexp.MustCompile(`FLAG: --([A-Za-z0-9][A-Za-z0-9_-]*)=(".*")\s*$`)
 	psHeadRE     = regexp.MustCompile(`^\S+\s+\d+\s+(?:\d+\s+)?[\d.]+\s+[\d.]+\s`)     // ps aux: USER PID %CPU %MEM
 	psEfRE       = regexp.MustCompile(`^\S+\s+\d+\s+\d+\s+\d+\s+\S+\s+\S+\s+[\d:]+\s`) // ps -ef: UID PID PPID C STIME TTY TIME
-	gluedFlagRE  = regexp.MustCompile(`([^\s-])(--[A-Za-z][A-Za-z0-9_-]*)`)
 	deprecatedRE = regexp.MustCompile(`Flag --\S+ has been deprecated`)
 	varRE        = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 )
