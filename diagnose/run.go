@@ -3,6 +3,7 @@ package diagnose
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,6 +99,9 @@ type rejection struct {
 	attempt *AdmissionAttempt
 	log     *KubeletLog
 	spec    *topomgr.Pod
+	// siblings are other pods of the same controller rejected with the
+	// same reason (a controller recreates a rejected pod): one failure.
+	siblings []string
 }
 
 func sameName(a, b string) bool {
@@ -151,6 +155,7 @@ func (d *diagnosis) rejections() []*rejection {
 			r.refs = append(r.refs, Ref{File: p.Source, Path: p.Path + "/status/reason", Quote: p.Reason})
 		}
 	}
+	groups := map[string]*rejection{} // namespace/controller|reason → first rejection
 	for _, ev := range d.ev.Events {
 		podName := ""
 		if ev.Pod != nil {
@@ -175,11 +180,27 @@ func (d *diagnosis) rejections() []*rejection {
 			if e.Object != "" {
 				name = strings.TrimPrefix(e.Object, "pod/")
 			}
+			if e.Controller != "" {
+				key := namespaceOf(name) + "/" + e.Controller + "|" + reason
+				if first := groups[key]; first != nil && !sameName(first.pod, name) {
+					if !slices.Contains(first.siblings, name) {
+						first.siblings = append(first.siblings, name)
+					}
+					first.refs = append(first.refs, Ref{File: ev.Source, Line: e.Line, Path: e.Path, Quote: strings.TrimSpace(e.Type + " " + e.Reason + " " + e.Message)})
+					continue
+				}
+			}
 			r := find(name, reason)
+			if e.Controller != "" {
+				key := namespaceOf(name) + "/" + e.Controller + "|" + reason
+				if groups[key] == nil {
+					groups[key] = r
+				}
+			}
 			if r.message == "" {
 				r.message = e.Message
 			}
-			r.refs = append(r.refs, Ref{File: ev.Source, Line: e.Line, Path: e.Path, Quote: e.Type + " " + e.Reason + " " + e.Message})
+			r.refs = append(r.refs, Ref{File: ev.Source, Line: e.Line, Path: e.Path, Quote: strings.TrimSpace(e.Type + " " + e.Reason + " " + e.Message)})
 		}
 	}
 	for _, l := range d.ev.Logs {
@@ -324,6 +345,7 @@ func (d *diagnosis) admissions() {
 	rejected := d.rejections()
 	defer d.admitted(rejected)
 	for _, r := range rejected {
+		n := len(d.report.Findings)
 		switch r.reason {
 		case CodeTopologyAffinityError:
 			d.topologyAffinity(r)
@@ -332,7 +354,25 @@ func (d *diagnosis) admissions() {
 		case CodeUnexpectedAdmission:
 			d.unexpectedAdmission(r)
 		}
+		if len(r.siblings) == 0 {
+			continue
+		}
+		for i := n; i < len(d.report.Findings); i++ {
+			if f := &d.report.Findings[i]; f.Pod == r.pod {
+				f.Title += fmt.Sprintf(" (and %d more %s of the same controller)", len(r.siblings), map[bool]string{true: "pod", false: "pods"}[len(r.siblings) == 1])
+				f.Explanation += fmt.Sprintf(" The same rejection hit %s: pods of one controller that its controller recreates after each rejection, so this is one failure, not %d.",
+					strings.Join(r.siblings, ", "), len(r.siblings)+1)
+			}
+		}
 	}
+}
+
+// namespaceOf returns the namespace of "namespace/name", or "".
+func namespaceOf(pod string) string {
+	if i := strings.LastIndexByte(pod, '/'); i >= 0 {
+		return pod[:i]
+	}
+	return ""
 }
 
 func (d *diagnosis) smtAlignment(r *rejection) {
