@@ -104,7 +104,7 @@ func bytesOf(s string) (int64, bool) {
 
 // memoryReservation checks the static memory manager's start-up rule: the
 // per-NUMA reservedMemory must add up to what Node Allocatable reserves.
-func (d *diagnosis) memoryReservation(c *KubeletConfig, ref func(string, string) Ref) {
+func (d *diagnosis) memoryReservation(c *topomgr.KubeletConfig, ref func(string, string) Ref) {
 	var reserved int64
 	byType := map[string]int64{}
 	for _, r := range c.ReservedMemory {
@@ -160,7 +160,7 @@ var fromLineRE = regexp.MustCompile(`from (\S+) line (\d+)`)
 var flagFormats = map[string]bool{"flags": true, "ps": true, "cmdline": true, "systemd": true, "env-file": true, "flag-dump": true}
 
 // fromFlagsOnly reports a configuration read only from a command line.
-func fromFlagsOnly(c *KubeletConfig) bool {
+func fromFlagsOnly(c *topomgr.KubeletConfig) bool {
 	for _, f := range strings.Split(c.Format, "+") {
 		if !flagFormats[f] {
 			return false
@@ -171,7 +171,7 @@ func fromFlagsOnly(c *KubeletConfig) bool {
 
 // configProvenance reports what the kubelet would refuse in the
 // configuration sources, and what they warn about.
-func (d *diagnosis) configProvenance(c *KubeletConfig) {
+func (d *diagnosis) configProvenance(c *topomgr.KubeletConfig) {
 	if c.KubeletRefuses != "" {
 		f := Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityWarning,
 			Evidence: []Ref{{File: c.Source, Quote: c.KubeletRefuses}}}

@@ -26,7 +26,7 @@ type Evidence struct {
 	Logs    []*KubeletLog
 	Pods    []*topomgr.Pod
 	Events  []*Events
-	Config  *KubeletConfig
+	Config  *topomgr.KubeletConfig
 	Machine *topomgr.Machine
 	// States are decoded kubelet checkpoint files.
 	States []*statefile.File

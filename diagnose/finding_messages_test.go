@@ -262,10 +262,10 @@ func TestKubeletRange(t *testing.T) {
 			return ev
 		}, "v1.31 or later"},
 		{"config field", func(t *testing.T) *Evidence {
-			return &Evidence{Config: &KubeletConfig{Source: "config.yaml", Set: []string{"cpuManagerPolicyOptions"}}}
+			return &Evidence{Config: &topomgr.KubeletConfig{Source: "config.yaml", Set: []string{"cpuManagerPolicyOptions"}}}
 		}, "v1.22 or later"},
 		{"removed feature gate", func(t *testing.T) *Evidence {
-			return &Evidence{Config: &KubeletConfig{Source: "config.yaml", FeatureGates: map[string]bool{"TopologyManager": true, "CPUManagerPolicyAlphaOptions": true}}}
+			return &Evidence{Config: &topomgr.KubeletConfig{Source: "config.yaml", FeatureGates: map[string]bool{"TopologyManager": true, "CPUManagerPolicyAlphaOptions": true}}}
 		}, "v1.22 to v1.29"},
 		{"cpu v1 checkpoint", func(t *testing.T) *Evidence {
 			return &Evidence{States: []*statefile.File{{Name: "cpu_manager_state", Kind: statefile.KindCPU, Format: statefile.FormatV1}}}

@@ -6,15 +6,11 @@ import (
 	"github.com/numascope/numascope/topomgr"
 )
 
-// KubeletConfig is topomgr's KubeletConfiguration model, the one diagnose
-// reads; the name stays for callers of diagnose.
-type KubeletConfig = topomgr.KubeletConfig
-
 // ParseKubeletConfig reads the kubelet's configuration in any form
 // topomgr.ParseKubeletConfig detects (a KubeletConfiguration file, its
 // wrappers, or the kubelet's command-line flags); name is the Source and
 // starts every error.
-func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
+func ParseKubeletConfig(name string, data []byte) (*topomgr.KubeletConfig, error) {
 	if len(data) > maxEvidenceSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for a kubelet configuration", name, len(data), maxEvidenceSize)
 	}
@@ -30,6 +26,6 @@ func ParseKubeletConfig(name string, data []byte) (*KubeletConfig, error) {
 // source) with the kubelet's precedence: flags win field by field, map
 // flags replace the file's maps, feature gates merge per gate, files over
 // files merge like its drop-ins (topomgr.KubeletConfig.Layer).
-func mergeKubeletConfig(base, next *KubeletConfig) *KubeletConfig {
+func mergeKubeletConfig(base, next *topomgr.KubeletConfig) *topomgr.KubeletConfig {
 	return base.Layer(next)
 }

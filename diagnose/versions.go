@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // kubeletRange is what the evidence says about the kubelet's release, as
@@ -248,7 +249,7 @@ func messageRange(r *kubeletRange, reason, msg string, status bool, where string
 }
 
 // configRange narrows r by configuration fields that exist only from a release.
-func configRange(r *kubeletRange, c *KubeletConfig) {
+func configRange(r *kubeletRange, c *topomgr.KubeletConfig) {
 	fields := []struct {
 		field string
 		since int

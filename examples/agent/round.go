@@ -21,6 +21,7 @@ import (
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 	"k8s.io/utils/cpuset"
 )
 
@@ -338,7 +339,7 @@ func gather(ctx context.Context, c config) *Report {
 	if !explicit {
 		cfgPath = filepath.Join(c.stateDir, "config.yaml")
 	}
-	var kcfg *diagnose.KubeletConfig
+	var kcfg *topomgr.KubeletConfig
 	if !isOff(cfgPath) {
 		data, err := input.ReadFile(cfgPath, "--kubelet-config", c.limits.config)
 		if err == nil {
