@@ -297,7 +297,11 @@ func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, erro
 			return EvidenceItem{}, err
 		}
 		e.Config = mergeKubeletConfig(e.Config, c)
-		return EvidenceItem{Kind: kindConfig, Status: "read"}, nil
+		note := fmt.Sprintf("%d fields set", len(c.Set))
+		if c.ConfigFile != "" {
+			note += ", names --config " + c.ConfigFile
+		}
+		return EvidenceItem{Kind: kindConfig, Format: c.Format, Status: "read", Note: note}, nil
 	case kindTopology:
 		m, err := ParseMachine(name, text)
 		if err != nil {
