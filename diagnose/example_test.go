@@ -107,7 +107,7 @@ func ExampleReport_WriteMarkdown() {
 	//
 	// | evidence | kind | status | format | note |
 	// |---|---|---|---|---|
-	// | `config.yaml` | kubelet-config | read |  |  |
+	// | `config.yaml` | kubelet-config | read | file | 3 fields set |
 	//
 	// ### Error `PolicyNameCase`: memoryManagerPolicy "static" is not a policy name the kubelet knows; the kubelet will not start
 	//
