@@ -79,8 +79,8 @@ type MemoryReservation struct {
 const (
 	DefaultTopologyManagerPolicy = PolicyNone
 	DefaultTopologyManagerScope  = ScopeContainer
-	DefaultCPUManagerPolicy      = "none"
-	DefaultMemoryManagerPolicy   = "None"
+	defaultCPUManagerPolicy      = "none"
+	defaultMemoryManagerPolicy   = "None"
 )
 
 // kubeletConfigAPIVersion is the apiVersion the kubelet reads its
@@ -906,10 +906,10 @@ func (c *KubeletConfig) setDefaults() {
 		c.TopologyManagerScope = DefaultTopologyManagerScope
 	}
 	if c.CPUManagerPolicy == "" {
-		c.CPUManagerPolicy = DefaultCPUManagerPolicy
+		c.CPUManagerPolicy = defaultCPUManagerPolicy
 	}
 	if c.MemoryManagerPolicy == "" {
-		c.MemoryManagerPolicy = DefaultMemoryManagerPolicy
+		c.MemoryManagerPolicy = defaultMemoryManagerPolicy
 	}
 }
 
@@ -942,7 +942,7 @@ func (c *KubeletConfig) EffectiveTopologyScope() string {
 // EffectiveCPUManagerPolicy returns the CPU manager policy, defaulted.
 func (c *KubeletConfig) EffectiveCPUManagerPolicy() string {
 	if c == nil || c.CPUManagerPolicy == "" {
-		return DefaultCPUManagerPolicy
+		return defaultCPUManagerPolicy
 	}
 	return c.CPUManagerPolicy
 }
@@ -950,7 +950,7 @@ func (c *KubeletConfig) EffectiveCPUManagerPolicy() string {
 // EffectiveMemoryManagerPolicy returns the memory manager policy, defaulted.
 func (c *KubeletConfig) EffectiveMemoryManagerPolicy() string {
 	if c == nil || c.MemoryManagerPolicy == "" {
-		return DefaultMemoryManagerPolicy
+		return defaultMemoryManagerPolicy
 	}
 	return c.MemoryManagerPolicy
 }

@@ -41,9 +41,9 @@ type kubeletFlag struct {
 // kubeletFlags are the kubelet flags bound to the fields KubeletConfig
 // reads (options.AddKubeletConfigFlags), by flag name.
 var kubeletFlags = map[string]kubeletFlag{
-	"cpu-manager-policy":              {"cpuManagerPolicy", flagString, DefaultCPUManagerPolicy},
+	"cpu-manager-policy":              {"cpuManagerPolicy", flagString, defaultCPUManagerPolicy},
 	"cpu-manager-policy-options":      {"cpuManagerPolicyOptions", flagMapNoSplit, ""},
-	"memory-manager-policy":           {"memoryManagerPolicy", flagString, DefaultMemoryManagerPolicy},
+	"memory-manager-policy":           {"memoryManagerPolicy", flagString, defaultMemoryManagerPolicy},
 	"reserved-memory":                 {"reservedMemory", flagReservedMem, ""},
 	"topology-manager-policy":         {"topologyManagerPolicy", flagString, DefaultTopologyManagerPolicy},
 	"topology-manager-scope":          {"topologyManagerScope", flagString, DefaultTopologyManagerScope},

@@ -10,8 +10,8 @@ import (
 const (
 	ScopeContainer = "container"
 	ScopePod       = "pod"
-	// ScopeNone is what the none policy runs: no hints, no merge.
-	ScopeNone = "none"
+	// scopeNone is what the none policy runs: no hints, no merge.
+	scopeNone = "none"
 )
 
 // Admission reasons.
@@ -213,7 +213,7 @@ func newManager(nodes []NUMANode, policyName, scopeName string, options map[stri
 	if policyName == PolicyNone {
 		// The kubelet ignores scope and options under the none policy.
 		m.policy = &Policy{name: PolicyNone, numa: &NUMAInfo{}}
-		m.scope = ScopeNone
+		m.scope = scopeNone
 		return m, nil
 	}
 	opts, err := newPolicyOptions(options, gates)
@@ -268,7 +268,7 @@ func (m *Manager) setAffinity(podUID, container string, h TopologyHint) {
 func (m *Manager) Admit(pod *Pod) *Admission {
 	a := &Admission{Policy: m.policy.name, Scope: m.scope, Affinities: map[string]TopologyHint{}}
 	switch m.scope {
-	case ScopeNone:
+	case scopeNone:
 		for _, c := range pod.AllContainers() {
 			if err := m.allocate(pod, &c); err != nil {
 				a.fail(err)
