@@ -105,6 +105,8 @@ func ExampleReport_WriteMarkdown() {
 	//
 	// 1 error(s), 0 warning(s), 0 note(s).
 	//
+	// Kubelet: v1.21 or later (config.yaml sets memoryManagerPolicy)
+	//
 	// | evidence | kind | status | format | note |
 	// |---|---|---|---|---|
 	// | `config.yaml` | kubelet-config | read | file | 3 fields set |

@@ -30,6 +30,9 @@ func (r Report) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "numascope diagnose: %d error(s), %d warning(s), %d note(s)\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
 	}
+	if r.Kubelet != "" {
+		fmt.Fprintf(&b, "Kubelet: %s\n", clip(r.Kubelet, 300))
+	}
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\nEvidence not used (%d of %d inputs):\n", len(unused), len(r.Evidence))
 		for _, e := range unused {
@@ -95,6 +98,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("## numascope diagnosis\n\n")
 	fmt.Fprintf(&b, "%d error(s), %d warning(s), %d note(s).\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	if r.Kubelet != "" {
+		fmt.Fprintf(&b, "\nKubelet: %s\n", mdEscape(clip(r.Kubelet, 300)))
+	}
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\n**Evidence not used (%d of %d inputs):**\n\n", len(unused), len(r.Evidence))
 		for _, e := range unused {
