@@ -3,6 +3,7 @@ package diagnose
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -163,7 +164,16 @@ func (d *diagnosis) startup() {
 		}
 		if !specific {
 			for _, s := range l.Signals {
-				if (s.Kind == signalContainerManager || s.Kind == signalRestoreFailed || s.Kind == signalInvalidState) && once("start") {
+				if s.Kind != signalContainerManager && s.Kind != signalRestoreFailed && s.Kind != signalInvalidState {
+					continue
+				}
+				if f, ok := reservationStartFailure(s.Text, []Ref{logRef(l, s)}); ok {
+					if once("reservation" + f.Code) {
+						d.add(f)
+					}
+					continue
+				}
+				if once("start") {
 					d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
 						Title:       "The kubelet failed to start its container manager",
 						Evidence:    []Ref{logRef(l, s)},
@@ -174,6 +184,49 @@ func (d *diagnosis) startup() {
 			}
 		}
 	}
+}
+
+// The reservation checks the CPU and memory managers make at start-up
+// (cpumanager/cpu_manager.go, memorymanager/memory_manager.go).
+var (
+	reMemoryTotal    = regexp.MustCompile(`the total amount \\?"([^"\\]*)\\?" of type \\?"([^"\\]*)\\?" is not equal to the value \\?"([^"\\]*)\\?" determined by Node Allocatable feature`)
+	reMemoryNoNode   = regexp.MustCompile(`the reserved memory configuration references a NUMA node (\d+) that does not exist on this machine`)
+	staticNeedsCPUs  = "the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"
+	duplicateReserve = "the reserved memory has a duplicate value for NUMA node"
+)
+
+// reservationStartFailure reads a container-manager start error that a
+// reservation check caused, as the configuration finding it is.
+func reservationStartFailure(text string, refs []Ref) (Finding, bool) {
+	f := Finding{Severity: statefile.SeverityError, Evidence: refs}
+	switch {
+	case reMemoryTotal.MatchString(text):
+		m := reMemoryTotal.FindStringSubmatch(text)
+		f.Code = CodeReservedMemoryMismatch
+		f.Title = fmt.Sprintf("The kubelet will not start: reservedMemory adds up to %s of %s, but Node Allocatable reserves %s", m[1], m[2], m[3])
+		f.Explanation = fmt.Sprintf("With the Static memory manager the reservedMemory entries of all NUMA nodes must add up, for each memory type, to exactly what Node Allocatable keeps back: "+
+			"systemReserved + kubeReserved + the hard-eviction threshold memory.available (100Mi by default). For %s they add up to %s where %s is reserved, so the memory manager refuses to start and the kubelet exits.", m[2], m[1], m[3])
+		f.Remedy = fmt.Sprintf("Make the reservedMemory (--reserved-memory) entries for %s add up to %s, or change systemReserved/kubeReserved/evictionHard so that they reserve %s, and restart the kubelet.", m[2], m[3], m[1])
+	case reMemoryNoNode.MatchString(text):
+		m := reMemoryNoNode.FindStringSubmatch(text)
+		f.Code = CodeReservedMemoryMismatch
+		f.Title = fmt.Sprintf("The kubelet will not start: reservedMemory names NUMA node %s, which this machine does not have", m[1])
+		f.Explanation = "The Static memory manager checks every reservedMemory entry against the machine's NUMA nodes at start-up and exits when one names a node that does not exist: a configuration shared by machines with different NUMA layouts, or node numbering that changed with a BIOS setting (sub-NUMA clustering, NPS)."
+		f.Remedy = "Give this node a reservedMemory that names only its NUMA nodes (numactl -H lists them), keeping the total equal to what Node Allocatable reserves, and restart the kubelet."
+	case strings.Contains(text, duplicateReserve):
+		f.Code = CodeReservedMemoryMismatch
+		f.Title = "The kubelet will not start: reservedMemory names the same NUMA node and resource twice"
+		f.Explanation = "The kubelet's configuration validation refuses a reservedMemory (or --reserved-memory) that lists one NUMA node and resource more than once; repeated --reserved-memory flags append, so a flag repeated in a drop-in and a unit file does this."
+		f.Remedy = "Keep one entry per NUMA node and resource (check every --reserved-memory flag and the config file) and restart the kubelet."
+	case strings.Contains(text, staticNeedsCPUs):
+		f.Code = CodeReservationMissing
+		f.Title = "The kubelet will not start: the static CPU manager needs CPUs reserved for the system"
+		f.Explanation = "The static CPU manager hands out exclusive CPUs only from what is not reserved, and refuses to start when neither reservedSystemCPUs nor a CPU quantity in kubeReserved or systemReserved sets a reservation."
+		f.Remedy = "Set reservedSystemCPUs (--reserved-cpus, e.g. \"0\" or one core and its sibling) or kubeReserved/systemReserved cpu, and restart the kubelet."
+	default:
+		return Finding{}, false
+	}
+	return f, true
 }
 
 func tooManyNUMA(limit, nodes string, refs []Ref) Finding {
