@@ -158,7 +158,7 @@ func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (Evi
 	}
 	var warns []string
 	if isGzip(data) {
-		plain, err := input.ReadAll(gzipReader(data), name+" (gzip)", input.MaxLog)
+		plain, cut, err := gunzipAll(data, name)
 		if err != nil {
 			err = fmt.Errorf("%s: decompressing gzip data: %w (pass the log decompressed, or a smaller excerpt)", name, err)
 			it := EvidenceItem{File: name, Kind: orDefault(given, kindLog), Given: given, Status: "refused", Error: err.Error()}
@@ -167,6 +167,9 @@ func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (Evi
 		}
 		data = plain
 		warns = append(warns, "decompressed gzip data")
+		if cut {
+			warns = append(warns, "the gzip stream is cut short: read what came before the cut")
+		}
 	}
 	var norm paste.Result
 	if own && given != kindState && !maybeCheckpoint(data) {

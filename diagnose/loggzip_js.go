@@ -14,3 +14,9 @@ func gunzip(io.Reader) (io.ReadCloser, error) {
 }
 
 func truncatedGzip(error) bool { return false }
+
+// gunzipAll refuses compressed input in the browser (see gunzip).
+func gunzipAll(_ []byte, _ string) ([]byte, bool, error) {
+	_, err := gunzip(nil)
+	return nil, false, err
+}
