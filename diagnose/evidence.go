@@ -481,6 +481,16 @@ func primaryKind(b []byte) (string, bool) {
 	return cands[0].kind, cands[0].kind == kindConfig && cands[0].why == "kubelet flags"
 }
 
+// SniffKind is the kind Evidence.Add tries first for data ("kubelet-config",
+// "pod", "events", "kubelet-log", "topology", "state", "podresources"; ""
+// when nothing matches), judged from its first 64 KiB without reading it:
+// for callers that order inputs as Load does (configuration first) before
+// adding them.
+func SniffKind(data []byte) string {
+	k, _ := primaryKind(data)
+	return k
+}
+
 // loadStateDir adds the checkpoints found under a kubelet root directory.
 func (e *Evidence) loadStateDir(dir string) {
 	found := 0

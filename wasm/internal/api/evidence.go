@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
-	"github.com/numascope/numascope/internal/jsonrepair"
-	"github.com/numascope/numascope/statefile"
 	"sigs.k8s.io/yaml"
 )
 
@@ -139,30 +136,6 @@ func remedyFor(kind string) string {
 	return "paste the file unchanged"
 }
 
-// evidenceKind tells what an input is: "state" for a kubelet checkpoint
-// (intact or not), "podresources", one of the other evidence kinds, or "".
-func evidenceKind(in InputFile) string {
-	_, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, MaxSize: MaxFileBytes})
-	if err == nil {
-		return "state"
-	}
-	if looksLikePodResources(in.Content) {
-		return "podresources"
-	}
-	if k := classify(in); k != "" {
-		return k
-	}
-	if res, rerr := jsonrepair.Repair([]byte(in.Content), jsonrepair.Options{MaxSize: MaxFileBytes}); rerr == nil && res.Changed() {
-		if _, derr := statefile.Decode(res.JSON, statefile.Options{Name: in.Name, MaxSize: MaxFileBytes}); derr == nil {
-			return "state" // a pasted checkpoint: AddStateFile repairs it and says so
-		}
-	}
-	if !errors.Is(err, statefile.ErrUnknownKind) && !errors.Is(err, statefile.ErrNotJSON) {
-		return "state" // a damaged checkpoint: AddStateFile says why
-	}
-	return ""
-}
-
 // DiagnoseRequest is the request of the "diagnose" method: the same inputs
 // as "inspect".
 type DiagnoseRequest = InspectRequest
@@ -222,7 +195,13 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
 			continue
 		}
-		kind := evidenceKind(in)
+		// Only the order depends on the kind (configuration before
+		// checkpoints): a cheap look at the head, not a decode; Add below
+		// reads each input once.
+		kind := diagnose.SniffKind([]byte(in.Content))
+		if kind == "topology" {
+			kind = kindMachine
+		}
 		if in.Name == "" {
 			in.Name = fmt.Sprintf("file %d", i+1)
 			if n := canonicalName[kind]; n != "" {
