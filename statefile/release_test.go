@@ -26,7 +26,7 @@ func TestReleaseVerdicts(t *testing.T) {
 		"v1.28.0": {"1.28", "v1.29.9"},
 		"v1.30.0": {"1.30"},
 		"v1.31.0": {"1.31", "1.32", "v1.33.1"},
-		"v1.34.0": {"1.34"},
+		"v1.34.0": {"1.34", "v1.35.2"},
 		"v1.36.0": {"1.36"},
 	}
 	names := map[Kind]string{KindCPU: "/var/lib/kubelet/cpu_manager_state", KindMemory: "/var/lib/kubelet/memory_manager_state",

@@ -68,7 +68,8 @@ type Options struct {
 	MaxSize int64
 	// KubeletVersion is the release of the kubelet that reads the file
 	// ("1.30", "v1.30.4"; 1.28 to 1.37): KubeletAccepts, OnReject and Reason
-	// are that release's. "" means the newest, 1.37.
+	// are that release's. "" means the newest, 1.37. Decode and ReadFile
+	// honour it; Verify always answers for the newest release.
 	KubeletVersion string
 }
 

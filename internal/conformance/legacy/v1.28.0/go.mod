@@ -2,7 +2,11 @@ module github.com/numascope/numascope/internal/conformance/legacy/v1.28.0
 
 go 1.26.0
 
-require k8s.io/kubernetes v1.28.0
+require (
+	k8s.io/api v0.0.0
+	k8s.io/apimachinery v0.28.0
+	k8s.io/kubernetes v1.28.0
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
@@ -18,8 +22,6 @@ require (
 	golang.org/x/text v0.11.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
-	k8s.io/api v0.0.0 // indirect
-	k8s.io/apimachinery v0.28.0 // indirect
 	k8s.io/klog/v2 v2.100.1 // indirect
 	k8s.io/utils v0.0.0-20230406110748-d93618cff8a2 // indirect
 	sigs.k8s.io/json v0.0.0-20221116044647-bc3834ca7abd // indirect
