@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -158,4 +160,35 @@ func TestDecodeKubeletVersion(t *testing.T) {
 	_, err := Decode(read("cpu/v2-static.json"), Options{Name: "cpu_manager_state", KubeletVersion: "1.27"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `cpu_manager_state: kubelet version "1.27" is outside the supported range`)
+}
+
+// FuzzDecodeKubeletVersion checks that Decode under every known release
+// never fails where it succeeds for the newest, and that each verdict is
+// self-consistent.
+func FuzzDecodeKubeletVersion(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzbudget.RunWith(t, decodes(2+newestKubeletMinor-oldestKubeletMinor), func() {
+			newest, err := Decode(data, Options{Name: "fuzz"})
+			if err != nil {
+				return
+			}
+			for minor := oldestKubeletMinor; minor <= newestKubeletMinor; minor++ {
+				file, err := Decode(data, Options{Name: "fuzz", KubeletVersion: "1." + strconv.Itoa(minor)})
+				require.NoError(t, err, "kubelet 1.%d", minor)
+				require.Equal(t, newest.Kind, file.Kind)
+				if file.KubeletAccepts {
+					require.Empty(t, file.OnReject, "1.%d: an accepted file has no OnReject", minor)
+					require.Empty(t, file.Reason, "1.%d: an accepted file has no Reason", minor)
+				} else {
+					require.Contains(t, []string{RefusesToStart, DiscardsData}, file.OnReject, "1.%d", minor)
+					require.NotEmpty(t, file.Reason, "1.%d: a rejected file has the kubelet's reason", minor)
+				}
+				if minor == newestKubeletMinor {
+					require.Equal(t, newest.KubeletAccepts, file.KubeletAccepts)
+					require.Equal(t, newest.Reason, file.Reason)
+				}
+			}
+		})
+	})
 }
