@@ -39,6 +39,9 @@ type Evidence struct {
 	// onNode holds the checkpoints read from a kubelet directory.
 	onNode map[string]bool
 	items  []EvidenceItem
+	// kubeletVersion and stateInputs serve the release's verdicts (see versions.go).
+	kubeletVersion string
+	stateInputs    map[*statefile.File]stateInput
 }
 
 // Sources names evidence files and directories for Load. Empty fields are skipped.

@@ -82,6 +82,7 @@ func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 		fillContent(f, decoded, statefile.Options{Name: name, Kind: f.Kind})
 		f.KubeletAccepts, f.OnReject, f.Reason = false, "", policyMismatch(f, policy)
 	}
+	e.keepStateInput(f, decoded, opts, prov == nil || prov.repair == nil && len(prov.redactions) == 0)
 	e.States = append(e.States, f)
 	note := "kubelet accepts it"
 	if !f.KubeletAccepts {

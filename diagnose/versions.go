@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -308,5 +309,94 @@ func stateRange(r *kubeletRange, f *statefile.File) {
 		r.narrow(31, 0, where+"a crc32 DRA checkpoint")
 	case f.Kind == statefile.KindDRA && f.Format == statefile.FormatSpewV1:
 		r.narrow(27, 30, where+"a spew DRA checkpoint")
+	}
+}
+
+// stateInput is what a checkpoint was decoded from, kept so that its
+// verdict can be given again for the kubelet release of the evidence.
+type stateInput struct {
+	data []byte
+	opts statefile.Options
+}
+
+// keepStateInput records the bytes and options of a checkpoint whose
+// verdict is the kubelet's (the node's file or an intact copy); verdict is
+// false for a repaired or redacted copy, whose verdict stays withheld.
+func (e *Evidence) keepStateInput(f *statefile.File, data []byte, opts statefile.Options, verdict bool) {
+	if !verdict {
+		return
+	}
+	if e.stateInputs == nil {
+		e.stateInputs = map[*statefile.File]stateInput{}
+	}
+	e.stateInputs[f] = stateInput{data: data, opts: opts}
+}
+
+// SetKubeletVersion names the release of the node's kubelet ("1.30",
+// "v1.30.4"; 1.28 to 1.37): the verdicts on the checkpoint files are then
+// that release's. Without it, Run uses the release the evidence shows when
+// it shows exactly one (a "Kubelet version" log line, for example), else
+// the newest. It returns an error for a version numascope does not know.
+func (e *Evidence) SetKubeletVersion(version string) error {
+	// statefile checks the version before it looks at the bytes
+	if _, err := statefile.Decode([]byte(`{}`), statefile.Options{Kind: statefile.KindCPU, KubeletVersion: version}); err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			return inner // without Decode's file-name prefix
+		}
+		return err
+	}
+	e.kubeletVersion = version
+	return nil
+}
+
+// releaseVerdicts gives the checkpoint verdicts again for the kubelet
+// release set with SetKubeletVersion or shown by the evidence: by the logs
+// alone, else by all of it (exactly one minor release, without disagreeing
+// clues, within statefile's range).
+func (d *diagnosis) releaseVerdicts() {
+	version, why := d.ev.kubeletVersion, "the release given"
+	if version == "" {
+		// The logs are the running kubelet's; the checkpoint formats say
+		// which kubelet wrote them, which an upgrade leaves behind. So
+		// the logs decide first, then all the evidence.
+		var logs kubeletRange
+		for _, l := range d.ev.Logs {
+			logKubeletRange(l, &logs)
+		}
+		r := logs
+		if r.min == 0 || r.min != r.max || len(r.conflict) > 0 {
+			r = d.kubeletRange()
+		}
+		if r.min < 28 || r.min > 37 || r.min != r.max || len(r.conflict) > 0 {
+			return
+		}
+		version, why = fmt.Sprintf("1.%d", r.min), strings.TrimPrefix(r.minWhy, rangeText(r.min, r.max)+": ")
+	}
+	for _, f := range d.ev.States {
+		in, ok := d.ev.stateInputs[f]
+		if !ok {
+			continue
+		}
+		opts := in.opts
+		opts.KubeletVersion = version
+		g, err := statefile.Decode(in.data, opts)
+		if err != nil {
+			continue
+		}
+		// the same *File stays in the evidence: findings and notes refer to it
+		*f = *g
+		if d.ev.pastes[f] != nil {
+			continue
+		}
+		for i := range d.report.Evidence {
+			it := &d.report.Evidence[i]
+			if it.File == f.Name && it.Kind == "state-"+string(f.Kind) {
+				it.Note = "kubelet " + version + " accepts it"
+				if !f.KubeletAccepts {
+					it.Note = "kubelet " + version + " " + f.OnReject
+				}
+				it.Note += " (" + why + ")"
+			}
+		}
 	}
 }

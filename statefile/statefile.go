@@ -66,6 +66,11 @@ type Options struct {
 	Policy string
 	// MaxSize is the largest input accepted, in bytes; 0 means 64 MiB.
 	MaxSize int64
+	// KubeletVersion is the release of the kubelet that reads the file
+	// ("1.30", "v1.30.4"; 1.28 to 1.37): KubeletAccepts, OnReject and Reason
+	// are that release's. "" means the newest, 1.37. Decode and ReadFile
+	// honour it; Verify always answers for the newest release.
+	KubeletVersion string
 }
 
 // Severity grades a Problem.
@@ -183,6 +188,9 @@ func Decode(data []byte, opts Options) (f *File, err error) {
 			f, err = nil, fmt.Errorf("%s: internal error while decoding (please report it): %v", opts.Name, r)
 		}
 	}()
+	if _, err := parseKubeletVersion(opts.KubeletVersion); err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Name, err)
+	}
 	limit := opts.MaxSize
 	if limit <= 0 {
 		limit = DefaultMaxSize
@@ -220,6 +228,9 @@ func Decode(data []byte, opts Options) (f *File, err error) {
 		default:
 			f.OnReject = RefusesToStart
 		}
+	}
+	if err := f.applyRelease(data, opts); err != nil {
+		return nil, err
 	}
 	f.addSchemaProblems(data)
 	sortProblems(f.Problems)

@@ -4,7 +4,7 @@
 //
 //	go run ./examples/diagnose --log kubelet.log --pod pod.yaml --events describe.txt \
 //	    --state-dir /var/lib/kubelet --kubelet-config /var/lib/kubelet/config.yaml \
-//	    --topology machine-info.json --podresources snapshot.json [--json|--markdown]
+//	    --topology machine-info.json --podresources snapshot.json [--kubelet-version X.Y] [--json|--markdown]
 //	go run ./examples/diagnose [--json] paste-1.txt paste-2.txt ...
 //
 // Files given without a flag are read as what their content shows
@@ -56,6 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
 	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
+	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` (1.28 to 1.37, e.g. 1.30 or v1.30.4), for the verdicts on the checkpoint files; default: the release the evidence shows, else the newest")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema numascope.diagnose/v1)")
 	asMarkdown := fs.Bool("markdown", false, "print the report as Markdown")
 	// Files and flags may be mixed: parse up to each file, take it, go on.
@@ -81,6 +82,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagnose: --json and --markdown exclude each other")
 		return 2
 	}
+	if err := new(diagnose.Evidence).SetKubeletVersion(*version); err != nil {
+		fmt.Fprintln(stderr, "diagnose: --kubelet-version:", err)
+		return 2
+	}
 	src.KubeletConfig = configs
 	if *dir != "" {
 		d, err := diagnose.SourcesFromDir(*dir)
@@ -99,6 +104,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
+	}
+	if *version != "" {
+		if err := ev.SetKubeletVersion(*version); err != nil {
+			fmt.Fprintln(stderr, "diagnose: --kubelet-version:", err)
+			return 2
+		}
 	}
 	rep, err := diagnose.Run(context.Background(), ev)
 	if err != nil {

@@ -2,7 +2,7 @@
 // (cpu_manager_state, memory_manager_state, kubelet_internal_checkpoint,
 // dra_manager_state) and says whether the kubelet would accept them.
 //
-//	go run ./examples/inspect [--json] [--policy NAME] [FILE...]
+//	go run ./examples/inspect [--json] [--policy NAME] [--kubelet-version X.Y] [FILE...]
 //
 // With no FILE it inspects an embedded sample: the memory_manager_state shown
 // on the upstream "Topology Management troubleshooting" page.
@@ -30,6 +30,9 @@ import (
 //go:embed memory_manager_state.sample.json
 var sample []byte
 
+// verdictOf names the kubelet whose verdict is printed (--kubelet-version).
+var verdictOf = "kubelet v1.37.2"
+
 const sampleName = "(embedded sample: memory_manager_state from the upstream troubleshooting page)"
 
 // jsonLine is the --json contract: one object per file.
@@ -55,22 +58,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per file, one per line")
 	policy := fs.String("policy", "", "the policy the kubelet is configured with (cpu: none|static, memory: None|Static); default: the policy named in the file")
 	kind := fs.String("kind", "", "force the checkpoint kind (cpu, memory, device, dra); default: detect from content")
+	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` (1.28 to 1.37, e.g. 1.30 or v1.30.4): the verdict is that release's; default: the newest, 1.37")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: inspect [--json] [--policy NAME] [--kind KIND] [FILE...]")
+		fmt.Fprintln(stderr, "usage: inspect [--json] [--policy NAME] [--kind KIND] [--kubelet-version X.Y] [FILE...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// the version is checked once, before any file is read
+	if _, err := statefile.Decode([]byte(`{}`), statefile.Options{Name: "--kubelet-version", Kind: statefile.KindCPU, KubeletVersion: *version}); err != nil {
+		fmt.Fprintln(stderr, "inspect:", err)
+		return 2
+	}
+	verdictOf = "kubelet v1.37.2"
+	if *version != "" {
+		verdictOf = "kubelet " + strings.TrimSpace(*version)
+	}
 	status := 0
 	files := fs.Args()
 	if len(files) == 0 {
-		f, err := statefile.Decode(sample, statefile.Options{Name: sampleName, Policy: *policy, Kind: statefile.Kind(*kind)})
+		f, err := statefile.Decode(sample, statefile.Options{Name: sampleName, Policy: *policy, Kind: statefile.Kind(*kind), KubeletVersion: *version})
 		report(stdout, sampleName, f, err, *asJSON, true)
 		return 0
 	}
 	for _, name := range files {
-		f, err := statefile.ReadFile(name, statefile.Options{Name: name, Policy: *policy, Kind: statefile.Kind(*kind)})
+		f, err := statefile.ReadFile(name, statefile.Options{Name: name, Policy: *policy, Kind: statefile.Kind(*kind), KubeletVersion: *version})
 		if report(stdout, name, f, err, *asJSON, false) {
 			status = 1
 		}
@@ -132,13 +145,13 @@ func human(w io.Writer, f *statefile.File, isSample bool) {
 		fmt.Fprintf(w, "    %s %-42s stored %-10d computed %-10d\n", mark, l.Name, l.Stored, l.Computed)
 	}
 	if f.KubeletAccepts {
-		fmt.Fprintf(w, "  verdict   kubelet v1.37.2 restores this file\n")
+		fmt.Fprintf(w, "  verdict   %s restores this file\n", verdictOf)
 	} else {
 		what := "the kubelet refuses to start"
 		if f.OnReject == statefile.DiscardsData {
 			what = "the kubelet starts but discards the allocation data in this file"
 		}
-		fmt.Fprintf(w, "  verdict   REJECTED by kubelet v1.37.2: %s\n", what)
+		fmt.Fprintf(w, "  verdict   REJECTED by %s: %s\n", verdictOf, what)
 		fmt.Fprintf(w, "  kubelet   %s\n", f.Reason)
 	}
 	if isSample && c.Matched == "" {
