@@ -176,8 +176,7 @@ func parseTarget(args []string) (cmd, name string, err error) {
 type kube struct {
 	cs        kubernetes.Interface
 	config    *rest.Config
-	namespace string // the context's namespace
-	user      string // who the kubeconfig says we are, for messages
+	namespace string // the context's namespace, or -n
 }
 
 // connect loads the kubeconfig with kubectl's rules.

@@ -32,9 +32,8 @@ type zoneFree struct {
 }
 
 type zone struct {
-	name      string
-	cpu, mem  string
-	cpuOK, ok bool
+	name     string
+	cpu, mem string
 }
 
 // nrtZones reads an NRT object's zones.

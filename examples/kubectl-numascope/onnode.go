@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -231,5 +230,3 @@ func agentPods(ctx context.Context, k *kube, ns string) (map[string]corev1.Pod, 
 		opts.Continue = list.Continue
 	}
 }
-
-var errNoAgent = errors.New("no agent")

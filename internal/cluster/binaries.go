@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -98,9 +99,10 @@ func buildAPIServer() (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
+	// go test puts its own toolchain first on PATH.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("no go command on PATH to build kube-apiserver: %w", err)
 	}
 	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
 	cmd := exec.Command(goBin, "build", "-ldflags", ldflags, "-o", tmp, "k8s.io/kubernetes/cmd/kube-apiserver")
@@ -114,6 +116,14 @@ func buildAPIServer() (string, error) {
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return "", err
+	}
+	// Older builds (another go.sum or toolchain) are 120 MB each: drop them.
+	if old, err := filepath.Glob(filepath.Join(filepath.Dir(out), "kube-apiserver-*")); err == nil {
+		for _, p := range old {
+			if p != out && !strings.Contains(filepath.Base(p), ".tmp") {
+				os.Remove(p)
+			}
+		}
 	}
 	return out, nil
 }

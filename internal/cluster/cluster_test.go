@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,4 +61,22 @@ func TestProxiesReachTheFakeKubelet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hello\n", string(out))
 	assert.Equal(t, 1, k.Served("/containerLogs/default/p/c"))
+}
+
+// TestAPIServerBinary builds (or finds cached) the kube-apiserver the
+// cluster tests run; .ci/run runs it first, with a long timeout, so that a
+// cold build does not eat the time of the tests that follow.
+func TestAPIServerBinary(t *testing.T) {
+	start := time.Now()
+	p, err := cluster.APIServerBinary()
+	if err != nil {
+		if os.Getenv(cluster.RequireEnv) == "1" {
+			t.Fatalf("building kube-apiserver: %v", err)
+		}
+		t.Skipf("kube-apiserver cannot be built here: %v", err)
+	}
+	t.Logf("kube-apiserver %s at %s (%s)", cluster.KubernetesVersion, p, time.Since(start).Round(time.Millisecond))
+	out, err := exec.Command(p, "--version").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "Kubernetes "+cluster.KubernetesVersion, strings.TrimSpace(string(out)))
 }

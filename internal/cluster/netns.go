@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -58,6 +59,9 @@ func InNetns(t *testing.T) bool {
 		t.Fatal(err)
 	}
 	args := []string{"-rn", exe, "-test.run", "^" + regexp.QuoteMeta(topName(t.Name())) + "$", "-test.v"}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		args = append(args, "-test.timeout", f.Value.String())
+	}
 	cmd := exec.Command(unshare, args...)
 	cmd.Env = append(os.Environ(), netnsEnv+"="+t.Name())
 	var out bytes.Buffer
