@@ -156,6 +156,11 @@ func TestAgainstAPIServer(t *testing.T) {
 		code, out, errOut = plugin(t, "--kubeconfig", user, "diagnose", "guaranteed", "-n", "default")
 		assert.Equal(t, 1, code, errOut)
 		t.Logf("kubectl numascope diagnose guaranteed -n default:\n%s\nstderr:\n%s", out, errOut)
+		// The text of the finding is the one examples/diagnose --dir prints
+		// (diagnose/testdata/troubleshooting-page/expected.txt) up to its
+		// evidence list, whose file names differ (events.yaml for
+		// describe-pod.txt, kubelet-config.json for kubelet-config.yaml).
+		assert.Equal(t, findingText(string(read(t, "expected.txt"))), findingText(out))
 		assert.Contains(t, out, "1. [ERROR] TopologyAffinityError: Pod default/guaranteed was rejected with TopologyAffinityError")
 		assert.Contains(t, out, "Node: dell8 (kubelet v1.37.2): capacity cpu 48 memory 256Gi, allocatable cpu 47 memory 251Gi")
 		for _, f := range []string{"-o yaml", "-o markdown"} {
@@ -417,4 +422,18 @@ func essentials(fs []diagnose.Finding) []finding {
 		out = append(out, finding{f.Code, string(f.Severity), f.Title, string(f.Cause), f.Explanation, f.Remedy})
 	}
 	return out
+}
+
+// findingText is a text report from its first finding to that finding's
+// evidence list.
+func findingText(report string) string {
+	i := strings.Index(report, "\n1. [")
+	if i < 0 {
+		return ""
+	}
+	rest := report[i+1:]
+	if j := strings.Index(rest, "\n   Evidence:\n"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }
