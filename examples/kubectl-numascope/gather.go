@@ -40,6 +40,14 @@ func collectNodePods(ctx context.Context, k *kube, c *collection, node string) {
 	if list.Continue != "" {
 		c.note("node %s has more than %d pods: only the first %d are in pods.yaml", node, maxNodePods, maxNodePods)
 	}
+	// numascope's own short-lived pods are not the node's workload.
+	kept := list.Items[:0]
+	for _, p := range list.Items {
+		if p.Labels[gatherLabel] != gatherValue {
+			kept = append(kept, p)
+		}
+	}
+	list.Items = kept
 	var failed []corev1.Event
 	for i := range list.Items {
 		p := &list.Items[i]
