@@ -16,11 +16,17 @@ import (
 // addresses, so loopback will not do; nothing leaves the namespace.
 const KubeletIP = "10.253.0.1"
 
+// unshareFlags make a user and network namespace for the test, and a PID
+// namespace whose init is the test binary: when it exits, or unshare is
+// killed, the kernel kills etcd and kube-apiserver with it, so a failed or
+// interrupted test never leaves them running.
+var unshareFlags = []string{"--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child"}
+
 // netnsEnv marks the re-executed test binary running inside the namespace.
 const netnsEnv = "NUMASCOPE_CLUSTER_NETNS"
 
 // InNetns runs the calling test inside a network namespace of its own. The
-// first call re-executes the test binary under `unshare -rn` for this test
+// first call re-executes the test binary under `unshare -rn --pid --fork` for this test
 // only, sets the namespace's loopback up with KubeletIP, reports the child's
 // output and result, and returns false: the caller returns at once. Inside
 // the child it returns true and the test goes on there.
@@ -43,8 +49,8 @@ func InNetns(t *testing.T) bool {
 	if err != nil {
 		unavailable(t, "no unshare on PATH (util-linux) to make a network namespace")
 	}
-	if out, err := exec.Command(unshare, "-rn", "true").CombinedOutput(); err != nil {
-		unavailable(t, "`unshare -rn` is not permitted here: %v %s", err, bytes.TrimSpace(out))
+	if out, err := exec.Command(unshare, append(unshareFlags, "true")...).CombinedOutput(); err != nil {
+		unavailable(t, "`unshare %s` is not permitted here: %v %s", strings.Join(unshareFlags, " "), err, bytes.TrimSpace(out))
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		unavailable(t, "no ip command (iproute2) to set the namespace's address up")
@@ -58,7 +64,7 @@ func InNetns(t *testing.T) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-rn", exe, "-test.run", "^" + regexp.QuoteMeta(topName(t.Name())) + "$", "-test.v"}
+	args := append(append([]string{}, unshareFlags...), exe, "-test.run", "^"+regexp.QuoteMeta(topName(t.Name()))+"$", "-test.v")
 	if f := flag.Lookup("test.timeout"); f != nil {
 		args = append(args, "-test.timeout", f.Value.String())
 	}
