@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
 	"github.com/numascope/numascope/diagnose"
@@ -168,6 +170,16 @@ func TestAgainstAPIServer(t *testing.T) {
 			assert.Equal(t, 1, code, errOut)
 			assert.Contains(t, out, "TopologyAffinityError", f)
 		}
+	})
+
+	t.Run("--context picks a context whose user is an exec credential plugin", func(t *testing.T) {
+		kc := execKubeconfig(t, user, c.UserKubeconfig(t, "stranger"))
+		code, out, errOut := plugin(t, "--kubeconfig", kc, "--context", "ana-exec", "diagnose", "pod/guaranteed", "--no-node-access")
+		assert.Equal(t, 1, code, errOut)
+		assert.Contains(t, out, "TopologyAffinityError")
+		code, _, errOut = plugin(t, "--kubeconfig", kc, "diagnose", "pod/guaranteed", "--no-node-access")
+		assert.Equal(t, 2, code, "the current context is the stranger's")
+		assert.Contains(t, errOut, "the missing permission is get pods")
 	})
 
 	t.Run("gather node/dell8 writes what diagnose --dir reads", func(t *testing.T) {
@@ -436,4 +448,42 @@ func findingText(report string) string {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// execKubeconfig writes a kubeconfig with two contexts: "stranger" (the
+// current one, from the stranger's kubeconfig) and "ana-exec", whose user
+// gets ana's client certificate from an exec credential plugin, as cloud
+// providers' plugins hand out credentials.
+func execKubeconfig(t *testing.T, ana, stranger string) string {
+	a, err := clientcmd.LoadFromFile(ana)
+	require.NoError(t, err)
+	cfg, err := clientcmd.LoadFromFile(stranger)
+	require.NoError(t, err)
+	var authInfo *clientcmdapi.AuthInfo
+	for _, ai := range a.AuthInfos {
+		authInfo = ai
+	}
+	require.NotNil(t, authInfo)
+	cred, err := json.Marshal(map[string]any{
+		"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+		"status": map[string]any{"clientCertificateData": string(authInfo.ClientCertificateData), "clientKeyData": string(authInfo.ClientKeyData)},
+	})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	credFile := filepath.Join(dir, "credential.json")
+	require.NoError(t, os.WriteFile(credFile, cred, 0o600))
+	script := filepath.Join(dir, "credential-plugin")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\nexec cat "+credFile+"\n"), 0o700))
+	var cluster string
+	for _, ctx := range cfg.Contexts {
+		cluster = ctx.Cluster
+		cfg.Contexts["stranger"] = ctx
+	}
+	cfg.AuthInfos["ana-exec"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+		APIVersion: "client.authentication.k8s.io/v1", Command: script, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}
+	cfg.Contexts["ana-exec"] = &clientcmdapi.Context{Cluster: cluster, AuthInfo: "ana-exec"}
+	cfg.CurrentContext = "stranger"
+	p := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*cfg, p))
+	return p
 }
