@@ -25,10 +25,10 @@ func diagnosePod(ctx context.Context, k *kube, o options, name string, stdout, s
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
 	}
+	rep, err := c.diagnose(ctx)
 	for _, n := range c.notes {
 		fmt.Fprintln(stderr, "kubectl-numascope:", n)
 	}
-	rep, err := c.diagnose(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
