@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -36,6 +37,10 @@ func checked(err error, p permission, doing string) error {
 		return nil
 	}
 	switch {
+	case apierrors.IsForbidden(err) && !isRBACDenial(err):
+		// Admission refused it (Pod Security, a quota, a policy engine),
+		// not RBAC: a missing permission would be the wrong answer.
+		return fmt.Errorf("%s: %w: the cluster's admission control refused it: %v", doing, errForbidden, err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%s: %w: the cluster refused it; the missing permission is %s, granted by the ClusterRole in examples/kubectl-numascope/rbac.yaml (kubectl auth can-i %s %s%s shows it; server said: %v)",
 			doing, errForbidden, p, p.verb, p.resource, nsFlag(p.namespace), err)
@@ -50,4 +55,11 @@ func nsFlag(ns string) string {
 		return ""
 	}
 	return " -n " + ns
+}
+
+// isRBACDenial tells an authorization denial (`User "x" cannot get resource
+// "pods" ...`) from an admission one, both 403 Forbidden.
+func isRBACDenial(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, " cannot ") && strings.Contains(msg, "resource ")
 }

@@ -232,6 +232,18 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Equal(t, 1, code, errOut)
 		assert.Contains(t, errOut, `the missing permission is create pods (API group "" (core), in namespace numascope)`)
 		assert.Contains(t, out, "TopologyAffinityError")
+
+		// Pod Security refusing the host paths is a 403 too, but no
+		// permission is missing: the message says what is.
+		_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restricted",
+			Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		code, out, errOut = plugin(t, "--kubeconfig", c.Kubeconfig, "diagnose", "pod/guaranteed", "--agent-namespace", "restricted", "--agent-image", "agent")
+		assert.Equal(t, 1, code, errOut)
+		assert.Contains(t, errOut, "the cluster's admission control refused it")
+		assert.Contains(t, errOut, "pod-security.kubernetes.io/enforce=privileged")
+		assert.NotContains(t, errOut, "missing permission")
+		assert.Contains(t, out, "TopologyAffinityError")
 	})
 
 	t.Run("nodes: 200 agents through the API server, a node without the agent, NodeResourceTopology", func(t *testing.T) {

@@ -55,8 +55,8 @@ func gatherPod(node, image, ns string) *corev1.Pod {
 	if _, err := rand.Read(suffix[:]); err != nil {
 		panic(err) // crypto/rand does not fail on Linux
 	}
-	name := "numascope-gather-" + truncate(node, 40) + "-" + hex.EncodeToString(suffix[:])
-	name = strings.Trim(strings.ToLower(name), "-.")
+	// A DNS subdomain: each dot-separated label starts and ends alphanumeric.
+	name := "numascope-gather-" + strings.TrimRight(truncate(strings.ToLower(node), 40), "-.") + "-" + hex.EncodeToString(suffix[:])
 	no, yes := false, true
 	root := int64(0)
 	deadline := int64(120)
@@ -117,7 +117,11 @@ func collectOnNode(ctx context.Context, k *kube, o options, c *collection, node 
 	ns := pod.Namespace
 	created, err := k.cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
-		return checked(err, permission{"create", "", "pods", ns}, "starting the short-lived pod on node "+node)
+		err = checked(err, permission{"create", "", "pods", ns}, "starting the short-lived pod on node "+node)
+		if strings.Contains(err.Error(), "PodSecurity") {
+			err = fmt.Errorf("%w (the pod mounts host paths read-only: give namespace %s the privileged level, kubectl label namespace %s pod-security.kubernetes.io/enforce=privileged, as examples/agent/daemonset.yaml does, or pass --agent-namespace)", err, ns, ns)
+		}
+		return err
 	}
 	defer func() {
 		// Deleted even when the run was interrupted.
