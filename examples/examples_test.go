@@ -79,6 +79,11 @@ var runs = map[string][]run{
 		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node/kubelet", "--socket", "/nonexistent/kubelet.sock", "--sysfs", "none"}, exit: 0, json: true, want: "PodResourcesUnavailable"},
 		{args: []string{"--interval", "0s"}, exit: 2},
 	},
+	// Runs against a real API server are in kubectl-numascope/cluster_test.go.
+	"kubectl-numascope": {
+		{args: []string{"--kubeconfig", "/nonexistent/kubeconfig", "diagnose", "pod/guaranteed"}, exit: 2},
+		{args: []string{"diagnose", "node/dell8"}, exit: 2},
+	},
 }
 
 var build struct {

@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.listen, "listen", ":9464", "`ADDRESS` serving /metrics, /healthz and /readyz; \"\" serves nothing")
 	fs.DurationVar(&c.interval, "interval", 60*time.Second, "time between rounds")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
-	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations) or none")
+	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin)")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
@@ -121,8 +121,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agent: --max-state-size, --max-podresources-size (at most 2Gi), --max-pods and --http-max-conns must be positive")
 		return 2
 	}
-	if c.report != "full" && c.report != "summary" && c.report != "none" {
-		fmt.Fprintf(stderr, "agent: --report %q: give full, summary or none\n", c.report)
+	if c.report != "full" && c.report != "summary" && c.report != "none" && c.report != "bundle" && c.report != "npd" {
+		fmt.Fprintf(stderr, "agent: --report %q: give full, summary, none, or bundle or npd (with --once)\n", c.report)
+		return 2
+	}
+	if (c.report == "bundle" || c.report == "npd") && !c.once {
+		fmt.Fprintf(stderr, "agent: --report %s goes with --once\n", c.report)
 		return 2
 	}
 	if c.snapshot != "" && c.socket != "" {
@@ -141,7 +145,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	memLimit, memSource := applyMemoryLimit(os.Getenv, cgroupRoot)
 	applyGCPercent(os.Getenv)
+	if c.report == "bundle" {
+		c.limits = c.limits.withDefaults()
+		if err := writeBundle(ctx, c, stdout); err != nil {
+			fmt.Fprintln(stderr, "agent:", err)
+			return 1
+		}
+		return 0
+	}
 	a := newAgent(c)
+	if c.once && c.report == "npd" {
+		msg, code := npdLine(a.round(ctx))
+		fmt.Fprintln(stdout, msg)
+		return code
+	}
 	if c.once {
 		rep := a.round(ctx)
 		if rep == nil || ctx.Err() != nil {

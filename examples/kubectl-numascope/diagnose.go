@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing/fstest"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/numascope/numascope/diagnose"
+)
+
+// diagnosePod is `diagnose pod/NAME`.
+func diagnosePod(ctx context.Context, k *kube, o options, name string, stdout, stderr io.Writer) int {
+	pod, err := findPod(ctx, k, o, name)
+	if err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	c, err := collectPod(ctx, k, o, pod)
+	if err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	rep, err := c.diagnose(ctx)
+	for _, n := range c.notes {
+		fmt.Fprintln(stderr, "kubectl-numascope:", n)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	for _, e := range rep.Evidence {
+		if e.Error != "" {
+			fmt.Fprintln(stderr, "kubectl-numascope:", e.Error)
+		}
+	}
+	if o.output == "text" || o.output == "markdown" {
+		for _, a := range c.about {
+			if o.output == "markdown" {
+				fmt.Fprintf(stdout, "- %s\n", a)
+			} else {
+				fmt.Fprintln(stdout, a)
+			}
+		}
+		if len(c.about) > 0 {
+			fmt.Fprintln(stdout)
+		}
+	}
+	if err := render(rep, o.output, stdout); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	if rep.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+// diagnose runs numascope's diagnosis on the collection, through the same
+// Evidence.Add readers as examples/diagnose; files are named as in a
+// gathered directory, so the report's evidence lines read the same.
+func (c *collection) diagnose(ctx context.Context) (*diagnose.Report, error) {
+	ev := &diagnose.Evidence{}
+	sys := fstest.MapFS{}
+	// The node's configuration file first, /configz (what the kubelet runs
+	// with, flags included) over it: the order of a gathered directory.
+	files := make([]file, 0, len(c.files))
+	for _, f := range c.files {
+		if f.path == "config.yaml" {
+			files = append(files, f)
+		}
+	}
+	for _, f := range c.files {
+		if f.path != "config.yaml" {
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		switch f.kind {
+		case "":
+		case "sysfs":
+			sys[f.path] = &fstest.MapFile{Data: f.data, Mode: 0o444}
+		default:
+			ev.Add(f.path, f.kind, f.data)
+		}
+	}
+	if len(sys) > 0 {
+		m, err := diagnose.ParseSysfs("sys", sys)
+		if err != nil {
+			c.notes = append(c.notes, "the node's sysfs copy cannot be read: "+err.Error())
+		} else {
+			ev.SetMachine(m)
+		}
+	}
+	rep, err := diagnose.Run(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// render writes the report as -o asks.
+func render(rep *diagnose.Report, output string, w io.Writer) error {
+	switch output {
+	case "json":
+		return rep.WriteJSON(w)
+	case "yaml":
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			return err
+		}
+		y, err := yaml.JSONToYAML(buf.Bytes())
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(y)
+		return err
+	case "markdown":
+		return rep.WriteMarkdown(w)
+	}
+	return rep.WriteText(w)
+}
+
+// gatherNode is `gather node/NAME --out DIR`.
+func gatherNode(ctx context.Context, k *kube, o options, name string, stderr io.Writer) int {
+	if o.out == "" {
+		fmt.Fprintln(stderr, "kubectl-numascope: gather needs --out DIR (a new or empty directory)")
+		return 2
+	}
+	if err := emptyDir(o.out); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	c := &collection{}
+	if err := collectNode(ctx, k, o, c, name); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	collectNodePods(ctx, k, c, name)
+	for _, n := range c.notes {
+		fmt.Fprintln(stderr, "kubectl-numascope:", n)
+	}
+	if err := c.writeDir(o.out); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	var names []string
+	for _, f := range c.files {
+		if !strings.HasPrefix(f.path, "sys/") {
+			names = append(names, f.path)
+		}
+	}
+	fmt.Fprintf(stderr, "kubectl-numascope: wrote %s: %s; read it with go run ./examples/diagnose --dir %s\n", o.out, strings.Join(names, ", "), o.out)
+	return 0
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/numascope/numascope/internal/nodebundle"
+)
+
+// emptyDir makes sure dir is new or empty: a gather never mixes its files
+// with others.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case os.IsNotExist(err):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s is not empty: give a new directory", dir)
+	}
+	return nil
+}
+
+// collectNodePods adds the pods bound to the node (a gather has no one pod)
+// and the events of those that failed.
+func collectNodePods(ctx context.Context, k *kube, c *collection, node string) {
+	list, err := k.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(), Limit: maxNodePods})
+	if err != nil {
+		c.note("%v", checked(err, permission{"list", "", "pods", ""}, "listing the pods of node "+node))
+		return
+	}
+	if list.Continue != "" {
+		c.note("node %s has more than %d pods: only the first %d are in pods.yaml", node, maxNodePods, maxNodePods)
+	}
+	// numascope's own short-lived pods are not the node's workload.
+	kept := list.Items[:0]
+	for _, p := range list.Items {
+		if p.Labels[gatherLabel] != gatherValue {
+			kept = append(kept, p)
+		}
+	}
+	list.Items = kept
+	var failed []corev1.Event
+	for i := range list.Items {
+		p := &list.Items[i]
+		p.ManagedFields = nil
+		if p.Status.Phase != corev1.PodFailed || len(failed) >= maxEvents {
+			continue
+		}
+		evs, err := k.cs.CoreV1().Events(p.Namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.kind", "Pod"),
+			fields.OneTermEqualSelector("involvedObject.name", p.Name)).String(), Limit: maxEvents})
+		if err != nil {
+			c.note("%v", checked(err, permission{"list", "", "events", p.Namespace}, "listing the events of pod "+p.Namespace+"/"+p.Name))
+			continue
+		}
+		for _, e := range evs.Items {
+			e.ManagedFields = nil
+			failed = append(failed, e)
+		}
+	}
+	list.APIVersion, list.Kind = "v1", "List"
+	if data, err := toYAML(list); err == nil {
+		c.add("pods.yaml", "pod", data)
+	}
+	if len(failed) > 0 {
+		if data, err := toYAML(corev1.EventList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}, Items: failed}); err == nil {
+			c.add("events.yaml", "events", data)
+		}
+	}
+}
+
+// writeDir writes the collection as a directory examples/diagnose --dir reads.
+func (c *collection) writeDir(dir string) error {
+	b := &nodebundle.Bundle{Node: c.node}
+	for _, f := range c.files {
+		b.Files = append(b.Files, nodebundle.File{Path: f.path, Data: f.data})
+	}
+	if err := b.WriteDir(dir); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Clean(dir), err)
+	}
+	return nil
+}

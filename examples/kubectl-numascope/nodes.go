@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/numascope/numascope/internal/input"
+)
+
+// nodeRow is one line of `nodes`.
+type nodeRow struct {
+	Node string `json:"node"`
+	// Source is where the figures come from: "agent" (the last report of
+	// the agent pod on the node), "nrt" (its NodeResourceTopology), or
+	// "none".
+	Source string `json:"source"`
+	// Checkpoints is "ok", "N rejected", "N unreadable", or "" when unknown.
+	Checkpoints string `json:"checkpoints,omitempty"`
+	// FreeCPU and FreeMemory are per NUMA node ("0:19 1:24").
+	FreeCPU    string `json:"freeCPU,omitempty"`
+	FreeMemory string `json:"freeMemory,omitempty"`
+	// Errors are the codes of the error findings.
+	Errors []string `json:"errors"`
+	// Note says why figures are missing.
+	Note string `json:"note,omitempty"`
+}
+
+// agentReport is the part of the agent's report line (numascope.agent/v1) read here.
+type agentReport struct {
+	Schema      string `json:"schema"`
+	Node        string `json:"node"`
+	Checkpoints []struct {
+		Present        bool   `json:"present"`
+		Error          string `json:"error"`
+		KubeletAccepts *bool  `json:"kubeletAccepts"`
+	} `json:"checkpoints"`
+	Memory []struct {
+		NUMANode int    `json:"numaNode"`
+		Resource string `json:"resource"`
+		Free     uint64 `json:"free"`
+	} `json:"memory"`
+	CPUs []struct {
+		NUMANode int  `json:"numaNode"`
+		Free     *int `json:"free"`
+	} `json:"cpus"`
+	Findings []struct {
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+	} `json:"findings"`
+}
+
+// maxReportLine bounds the agent's report line read back.
+const maxReportLine = 16 << 20
+
+// listNodes is `nodes`.
+func listNodes(ctx context.Context, k *kube, o options, progress bool, stdout, stderr io.Writer) int {
+	var nodes []corev1.Node
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := k.cs.CoreV1().Nodes().List(ctx, opts)
+		if err != nil {
+			fmt.Fprintln(stderr, "kubectl-numascope:", checked(err, permission{"list", "", "nodes", ""}, "listing the nodes"))
+			return 2
+		}
+		nodes = append(nodes, list.Items...)
+		if list.Continue == "" {
+			break
+		}
+		opts.Continue = list.Continue
+	}
+	agents, err := agentPods(ctx, k, o.agentNamespace)
+	if err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err, "(reading NodeResourceTopology instead)")
+		agents = map[string]corev1.Pod{}
+	}
+	var nrt dynamic.ResourceInterface
+	if nrtServed(k) {
+		if dc, err := dynamic.NewForConfig(k.config); err == nil {
+			nrt = dc.Resource(nrtGVR)
+		}
+	}
+	rows := make([]nodeRow, len(nodes))
+	var done atomic.Int64
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.parallel, max(len(nodes), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				rows[i] = nodeLine(ctx, k, nodes[i].Name, agents, nrt)
+				if n := done.Add(1); progress {
+					fmt.Fprintf(stderr, "\rkubectl-numascope: %d/%d nodes", n, len(nodes))
+				}
+			}
+		}()
+	}
+	for i := range nodes {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if progress {
+		fmt.Fprintln(stderr)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Node < rows[j].Node })
+	if err := writeRows(rows, o.output, stdout); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	for _, r := range rows {
+		if len(r.Errors) > 0 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// nodeLine reads one node's figures: the agent's report, else its NRT.
+func nodeLine(ctx context.Context, k *kube, node string, agents map[string]corev1.Pod, nrt dynamic.ResourceInterface) nodeRow {
+	row := nodeRow{Node: node, Source: "none", Errors: []string{}}
+	var why []string
+	if p, ok := agents[node]; ok {
+		rep, err := lastReport(ctx, k, p)
+		if err == nil {
+			fillFromAgent(&row, rep)
+			return row
+		}
+		why = append(why, err.Error())
+	} else {
+		why = append(why, "no running numascope agent")
+	}
+	if nrt != nil {
+		obj, err := nrt.Get(ctx, node, metav1.GetOptions{})
+		if err == nil {
+			if z, err := nrtZones(obj.Object); err == nil {
+				row.Source = "nrt"
+				var cpu, mem []string
+				for _, e := range z.zones {
+					id := strings.TrimPrefix(e.name, "node-")
+					cpu = append(cpu, id+":"+e.cpu)
+					mem = append(mem, id+":"+e.mem)
+				}
+				row.FreeCPU, row.FreeMemory = strings.Join(cpu, " "), strings.Join(mem, " ")
+				row.Note = strings.Join(why, "; ") + " (figures from NodeResourceTopology; checkpoints unknown)"
+				return row
+			}
+		} else {
+			why = append(why, checked(err, permission{"get", nrtGVR.Group, nrtGVR.Resource, ""}, "NodeResourceTopology").Error())
+		}
+	} else {
+		why = append(why, "no NodeResourceTopology API")
+	}
+	row.Note = strings.Join(why, "; ")
+	return row
+}
+
+// lastReport reads the last report line of the agent pod's log.
+func lastReport(ctx context.Context, k *kube, p corev1.Pod) (*agentReport, error) {
+	tail, limit := int64(3), int64(3*maxReportLine)
+	rc, err := k.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "agent", TailLines: &tail, LimitBytes: &limit}).Stream(ctx)
+	if err != nil {
+		return nil, checked(err, permission{"get", "", "pods/log", p.Namespace}, "reading the agent's report")
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 0, 64<<10), maxReportLine)
+	var last []byte
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte(`"schema":"numascope.agent/v1"`)) {
+			last = append(last[:0], sc.Bytes()...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the log of %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	if last == nil {
+		return nil, fmt.Errorf("the agent %s/%s has not reported yet", p.Namespace, p.Name)
+	}
+	if err := input.CheckValues(last, "the agent's report", input.ValueBudget{}); err != nil {
+		return nil, err
+	}
+	var r agentReport
+	if err := json.Unmarshal(last, &r); err != nil {
+		return nil, fmt.Errorf("the agent's report of %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return &r, nil
+}
+
+func fillFromAgent(row *nodeRow, r *agentReport) {
+	row.Source = "agent"
+	rejected, unreadable := 0, 0
+	for _, c := range r.Checkpoints {
+		switch {
+		case !c.Present:
+		case c.KubeletAccepts != nil && !*c.KubeletAccepts:
+			rejected++
+		case c.Error != "":
+			unreadable++
+		}
+	}
+	switch {
+	case rejected > 0:
+		row.Checkpoints = fmt.Sprintf("%d rejected", rejected)
+	case unreadable > 0:
+		row.Checkpoints = fmt.Sprintf("%d unreadable", unreadable)
+	default:
+		row.Checkpoints = "ok"
+	}
+	var cpu, mem []string
+	for _, c := range r.CPUs {
+		if c.Free != nil && c.NUMANode >= 0 {
+			cpu = append(cpu, fmt.Sprintf("%d:%d", c.NUMANode, *c.Free))
+		}
+	}
+	for _, m := range r.Memory {
+		if m.Resource == "memory" {
+			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, input.HumanBytes(int64(m.Free))))
+		}
+	}
+	row.FreeCPU, row.FreeMemory = strings.Join(cpu, " "), strings.Join(mem, " ")
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Severity == "error" && !seen[f.Code] {
+			seen[f.Code] = true
+			row.Errors = append(row.Errors, f.Code)
+		}
+	}
+}
+
+func writeRows(rows []nodeRow, output string, w io.Writer) error {
+	switch output {
+	case "json", "yaml":
+		data, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		if output == "yaml" {
+			if data, err = yaml.JSONToYAML(data); err != nil {
+				return err
+			}
+		} else {
+			data = append(data, '\n')
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	sep := "\t"
+	if output == "markdown" {
+		sep = " | "
+		fmt.Fprintln(tw, "| NODE | SOURCE | CHECKPOINTS | FREE CPU (NUMA:n) | FREE MEMORY (NUMA:bytes) | ERRORS | NOTE |")
+		fmt.Fprintln(tw, "|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Fprintln(tw, "NODE\tSOURCE\tCHECKPOINTS\tFREE CPU (NUMA:n)\tFREE MEMORY (NUMA:bytes)\tERRORS\tNOTE")
+	}
+	for _, r := range rows {
+		cells := []string{r.Node, r.Source, dash(r.Checkpoints), dash(r.FreeCPU), dash(r.FreeMemory), dash(strings.Join(r.Errors, ",")), dash(r.Note)}
+		line := strings.Join(cells, sep)
+		if output == "markdown" {
+			line = "| " + line + " |"
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
