@@ -52,7 +52,7 @@ func randomDMCase(r *rand.Rand) *dmCase {
 	}
 	for i := range 1 + r.IntN(3) {
 		res := dmResource{Name: fmt.Sprintf("example.com/dev%d", i), Plugin: r.IntN(8) != 0, Registered: r.IntN(3) == 0}
-		n := r.IntN(7)
+		n := r.IntN(9)
 		if res.Plugin && n == 0 {
 			n = 1
 		}
@@ -131,6 +131,15 @@ func randomDMCase(r *rand.Rand) *dmCase {
 	}
 	for i := range 1 + r.IntN(3) {
 		c.Pod.Apps = append(c.Pod.Apps, dmContainer{Name: "app" + strconv.Itoa(i), Limits: limits()})
+	}
+	// A third of the pods reuse: an init container's devices go to an app
+	// container after it (fewer, as many or more than it held).
+	if r.IntN(3) == 0 {
+		res := names[r.IntN(len(c.Resources))]
+		k := 1 + r.IntN(3)
+		c.Pod.Init = append(c.Pod.Init, dmContainer{Name: "init-reused", Limits: map[string]int{res: k}})
+		app := &c.Pod.Apps[r.IntN(len(c.Pod.Apps))]
+		app.Limits[res] = max(1, k-1+r.IntN(3))
 	}
 	// After a kubelet restart the pod's containers may hold devices already
 	// (free, healthy ones; sometimes fewer than the request).
@@ -402,8 +411,36 @@ func compareDM(c *dmCase, res *dmResult) error {
 		}
 		res.steps++
 		res.kinds[dmKind(s)]++
+		if c.reuses(s) {
+			res.kinds["after-init-devices"]++
+		}
 	}
 	return nil
+}
+
+// reuses reports whether the step's container asks for a resource that a
+// regular init container allocated before it (the kubelet's reusable
+// devices).
+func (c *dmCase) reuses(s dmStep) bool {
+	var want map[string]int
+	for _, dc := range c.Pod.all() {
+		if dc.Name == s.Container {
+			want = dc.Limits
+		}
+	}
+	for _, name := range s.Done {
+		for _, ic := range c.Pod.Init {
+			if ic.Name != name || ic.Sidecar {
+				continue
+			}
+			for r, n := range ic.Limits {
+				if n > 0 && want[r] > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // dmEitherError accepts a different Allocate error when the kubelet's and
