@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -512,16 +513,17 @@ func TestDeviceManagerHintsAgree(t *testing.T) {
 	assert.Positive(t, res.kinds["hints"])
 }
 
-// FuzzDeviceManagerHints draws cases from the fuzzer's seed through the
-// same generator.
+// FuzzDeviceManagerHints draws cases through the same generator: its
+// decisions come first from the fuzzer's bytes (so that mutations steer
+// them), then from a PCG seeded with seed.
 func FuzzDeviceManagerHints(f *testing.F) {
 	for _, s := range []uint64{1, 2, 3, 1701, 1742} {
-		f.Add(s)
+		f.Add(s, []byte{})
 	}
-	f.Fuzz(func(t *testing.T, seed uint64) {
+	f.Fuzz(func(t *testing.T, seed uint64, data []byte) {
 		fuzzbudget.Run(t, func() {
 			res := &dmResult{kinds: map[string]int{}}
-			c := randomDMCase(Rand(seed))
+			c := randomDMCase(rand.New(&bytesSource{data: data, rest: rand.NewPCG(seed, 0x6e756d6173636f70)}))
 			if err := compareDM(c, res); err != nil {
 				js, jerr := json.Marshal(c)
 				require.NoError(t, jerr)
@@ -529,4 +531,21 @@ func FuzzDeviceManagerHints(f *testing.F) {
 			}
 		})
 	})
+}
+
+// bytesSource is a rand.Source that returns the bytes it holds, eight at a
+// time, then the numbers of rest.
+type bytesSource struct {
+	data []byte
+	rest rand.Source
+}
+
+func (s *bytesSource) Uint64() uint64 {
+	if len(s.data) == 0 {
+		return s.rest.Uint64()
+	}
+	var b [8]byte
+	n := copy(b[:], s.data)
+	s.data = s.data[n:]
+	return binary.LittleEndian.Uint64(b[:])
 }

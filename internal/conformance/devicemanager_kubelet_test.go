@@ -22,7 +22,6 @@ import (
 	"k8s.io/klog/v2"
 	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 	podresourcesapi "k8s.io/kubelet/pkg/apis/podresources/v1"
-	"k8s.io/kubernetes/pkg/kubelet/checkpointmanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/containermap"
 	"k8s.io/kubernetes/pkg/kubelet/cm/devicemanager"
 	devcheckpoint "k8s.io/kubernetes/pkg/kubelet/cm/devicemanager/checkpoint"
@@ -171,32 +170,12 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 	}
 	defer os.RemoveAll(dir)
 
-	registered := map[string][]string{}
-	for _, r := range c.Resources {
-		if !r.Registered {
-			continue
-		}
-		registered[r.Name] = []string{}
-		for _, d := range r.Devices {
-			if !d.Unhealthy {
-				registered[r.Name] = append(registered[r.Name], d.ID)
-			}
-		}
+	start, err := dmStartCheckpoint(c)
+	if err != nil {
+		return nil, err
 	}
-	if len(c.Entries) > 0 || len(registered) > 0 {
-		resp, err := proto.Marshal(&pluginapi.ContainerAllocateResponse{Envs: map[string]string{"RESTORED": "1"}})
-		if err != nil {
-			return nil, err
-		}
-		var entries []devcheckpoint.PodDevicesEntry
-		for _, e := range c.Entries {
-			entries = append(entries, devcheckpoint.PodDevicesEntry{PodUID: e.Pod, ContainerName: e.Container, ResourceName: e.Resource, DeviceIDs: e.IDs, AllocResp: resp})
-		}
-		cm, err := checkpointmanager.NewCheckpointManager(dir)
-		if err != nil {
-			return nil, err
-		}
-		if err := cm.CreateCheckpoint(dmCheckpointName, devcheckpoint.New(entries, registered)); err != nil {
+	if start != nil {
+		if err := os.WriteFile(filepath.Join(dir, dmCheckpointName), start, 0o600); err != nil {
 			return nil, err
 		}
 	}
@@ -346,6 +325,35 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 }
 
 const dmCheckpointName = "kubelet_internal_checkpoint"
+
+// dmStartCheckpoint is the checkpoint the kubelet starts from, written by
+// the kubelet's own MarshalCheckpoint (nil when the case has none).
+func dmStartCheckpoint(c *dmCase) ([]byte, error) {
+	registered := map[string][]string{}
+	for _, r := range c.Resources {
+		if !r.Registered {
+			continue
+		}
+		registered[r.Name] = []string{}
+		for _, d := range r.Devices {
+			if !d.Unhealthy {
+				registered[r.Name] = append(registered[r.Name], d.ID)
+			}
+		}
+	}
+	if len(c.Entries) == 0 && len(registered) == 0 {
+		return nil, nil
+	}
+	resp, err := proto.Marshal(&pluginapi.ContainerAllocateResponse{Envs: map[string]string{"RESTORED": "1"}})
+	if err != nil {
+		return nil, err
+	}
+	var entries []devcheckpoint.PodDevicesEntry
+	for _, e := range c.Entries {
+		entries = append(entries, devcheckpoint.PodDevicesEntry{PodUID: e.Pod, ContainerName: e.Container, ResourceName: e.Resource, DeviceIDs: e.IDs, AllocResp: resp})
+	}
+	return devcheckpoint.New(entries, registered).MarshalCheckpoint()
+}
 
 func waitFor(cond func() bool) error {
 	deadline := time.Now().Add(10 * time.Second)
