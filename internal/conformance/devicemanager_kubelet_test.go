@@ -168,7 +168,18 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	var plugins []*testPlugin
+	defer func() {
+		// Plugins first, then the manager (registered below), then the directory.
+		for _, p := range plugins {
+			if e := p.close(); e != nil && err == nil {
+				err = e
+			}
+		}
+		if e := os.RemoveAll(dir); e != nil && err == nil {
+			err = e
+		}
+	}()
 
 	start, err := dmStartCheckpoint(c)
 	if err != nil {
@@ -248,7 +259,7 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 		if err != nil {
 			return nil, err
 		}
-		defer p.close()
+		plugins = append(plugins, p)
 		if err := p.register(ctx, kubeSocket); err != nil {
 			return nil, err
 		}
