@@ -231,8 +231,8 @@ func (s nsAffinity) GetAffinity(_ string, c string) ns.TopologyHint {
 
 // observable reports whether the evidence numascope reads (the device
 // checkpoint and GetAllocatableResources) shows every device the kubelet
-// counts: unhealthy devices and topologies without a NUMA node appear in
-// neither; a device that only an allocation names may be unhealthy (the
+// counts: unhealthy devices with NUMA nodes and healthy ones whose
+// topology lists no node appear in neither; a device that only an allocation names may be unhealthy (the
 // kubelet counts it) or gone, or its plugin may not have registered again
 // since the kubelet restarted (it does not count).
 func (c *dmCase) observable() bool {
@@ -242,7 +242,11 @@ func (c *dmCase) observable() bool {
 			return false // the checkpoint names devices the restarted kubelet does not hold yet
 		}
 		for _, d := range res.Devices {
-			if res.Plugin && (d.Unhealthy || (d.Topology && len(d.Nodes) == 0)) {
+			// An unhealthy device counts only through its NUMA nodes; a
+			// healthy one whose topology lists no node looks, in the
+			// evidence, like one without topology, which differs only once
+			// an init container has held it.
+			if res.Plugin && ((d.Unhealthy && len(d.Nodes) > 0) || (!d.Unhealthy && d.Topology && len(d.Nodes) == 0)) {
 				return false
 			}
 			if res.Plugin {
