@@ -32,15 +32,18 @@ type Device struct {
 //
 // Built from the evidence a node gives (the device checkpoint and a
 // PodResources GetAllocatableResources answer), it knows the healthy
-// devices and the allocated ones. The kubelet also counts unhealthy devices
-// (for the preferred hints and the NUMA nodes it tries); those the
-// evidence does not name can be given with SetDevices.
+// devices and the allocated ones. What that evidence cannot show, and
+// SetDevices can give: the kubelet also counts unhealthy devices (for the
+// preferred hints and the NUMA nodes it tries); a device that only an
+// allocation names may be unhealthy (the kubelet counts it) or gone (it
+// does not); and a checkpoint written before a kubelet restart names
+// devices the kubelet holds again only once their plugin registers.
 type DeviceProvider struct {
 	machineNodes []int
 	devices      map[string]map[string]*Device
-	// resources are the device-plugin resources: registered (by a plugin
-	// or in the checkpoint) or named by an allocation, as the kubelet's
-	// isDevicePluginResource.
+	// registered and inAllocated together are the device-plugin resources
+	// (the kubelet's isDevicePluginResource): registered by a plugin or in
+	// the checkpoint, or named by an allocation.
 	registered  map[string]bool
 	inAllocated map[string]bool
 	allocated   map[string]map[string]map[string][]string // pod → container → resource → IDs
