@@ -29,6 +29,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/utils/cpuset"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/statefile"
 	ns "github.com/numascope/numascope/topomgr"
 )
@@ -628,4 +629,20 @@ func TestCPUManagerStaticPolicyAgrees(t *testing.T) {
 		assert.NotZero(t, kinds[k], "no random case reached %q: %v", k, kinds)
 	}
 	t.Logf("%d cases, no difference: %v", cases+cases/4, kinds)
+}
+
+// FuzzCPUManagerVsKubelet draws a case from the fuzzer's seed and demands
+// the same answers; the corpus is in testdata/fuzz/FuzzCPUManagerVsKubelet.
+func FuzzCPUManagerVsKubelet(f *testing.F) {
+	f.Add(uint64(1), uint64(2), true)
+	f.Add(uint64(26802), uint64(17), true)
+	f.Add(uint64(7), uint64(3), false)
+	f.Fuzz(func(t *testing.T, a, b uint64, alpha bool) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.CPUManagerPolicyAlphaOptions, alpha)
+		fuzzbudget.Run(t, func() {
+			c := randomCPUCase(rand.New(rand.NewPCG(a, b)), alpha)
+			_, diff := diffCPU(t, c)
+			require.Empty(t, diff, "numascope's CPU manager static policy against the kubelet's")
+		})
+	})
 }
