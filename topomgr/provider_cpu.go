@@ -116,7 +116,7 @@ func (p *CPUProvider) readTopology(tmPolicy string) error {
 		}
 	}
 	for _, c := range p.reserved.List() {
-		if core, ok := p.coreOf(c); ok {
+		if core, ok := p.coreOf(c); ok && !m.CoresUnknown {
 			p.reservedPhysical = p.reservedPhysical.Union(cores[core])
 		}
 	}
