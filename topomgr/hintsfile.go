@@ -19,7 +19,8 @@ type HintsFile struct {
 	Distances map[int][]uint64  `json:"distances,omitempty"`
 	Policy    string            `json:"policy"`
 	Options   map[string]string `json:"options,omitempty"`
-	// Providers are the providers' answers: nil for "no preference".
+	// Providers are the providers' answers in order, an entry nil for "no
+	// preference". Absent, null and [] all mean no providers.
 	Providers []ProviderHints `json:"providers"`
 }
 
@@ -128,7 +129,10 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 			f.Options[k] = s
 		}
 	}
-	opts, err := NewPolicyOptions(f.Options)
+	// The kubelet's NewManager returns the none policy before it reads the
+	// options or the NUMA layout: under none, options and distances the
+	// other policies refuse are ignored, as the kubelet ignores them.
+	opts, err := f.policyOptions()
 	if err != nil {
 		return nil, &HintsFileError{Pointer: "/options", Msg: "the kubelet would refuse these options", Err: err}
 	}
@@ -160,9 +164,11 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 		return nil, ferr("/numaNodes", "%d NUMA nodes: the kubelet refuses to start with more than %d; set options.%s", len(nodes), opts.MaxAllowableNUMANodes, MaxAllowableNUMANodes)
 	}
 	// providers
+	// An absent or null providers list is "no providers", as [] is: the
+	// kubelet merges zero providers into the preferred any-NUMA hint.
 	raw, ok = top["providers"]
 	if !ok || isNull(raw) {
-		return nil, ferr("/providers", "missing: give the providers' answers in order, e.g. [{\"cpu\":[...]}, null]")
+		return f, nil
 	}
 	var provs []json.RawMessage
 	if err := strictUnmarshal(raw, &provs); err != nil {
@@ -245,9 +251,10 @@ func (f *HintsFile) Nodes() []NUMANode {
 	return out
 }
 
-// PolicyFor builds the file's policy on the file's machine.
+// PolicyFor builds the file's policy on the file's machine. Under the none
+// policy the options and distances are not read, as in the kubelet.
 func (f *HintsFile) PolicyFor() (*Policy, error) {
-	opts, err := NewPolicyOptions(f.Options)
+	opts, err := f.policyOptions()
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +263,15 @@ func (f *HintsFile) PolicyFor() (*Policy, error) {
 		return nil, err
 	}
 	return NewPolicy(f.Policy, numa, opts)
+}
+
+// policyOptions parses the options as the kubelet's NewManager does: not at
+// all under the none policy (whose defaults then leave distances unread).
+func (f *HintsFile) policyOptions() (PolicyOptions, error) {
+	if f.Policy == PolicyNone {
+		return NewPolicyOptions(nil)
+	}
+	return NewPolicyOptions(f.Options)
 }
 
 func isNull(raw json.RawMessage) bool {

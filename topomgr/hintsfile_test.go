@@ -24,7 +24,7 @@ func TestParseHintsFileErrors(t *testing.T) {
 		{`{"numaNodes":[0,1],"policy":"restricted","options":{"prefer-closest-numa-nodes":"true"},"providers":[]}`, `/distances: the kubelet cannot use these distances: error getting NUMA distances from cadvisor`},
 		{`{"numaNodes":[0],"distances":{"1":[10]},"policy":"restricted","providers":[]}`, `/distances/1: "1" is not one of numaNodes`},
 		{`{"numaNodes":[0,1,2,3,4,5,6,7,8],"policy":"restricted","providers":[]}`, `/numaNodes: 9 NUMA nodes: the kubelet refuses to start with more than 8`},
-		{`{"numaNodes":[0],"policy":"restricted"}`, `/providers: missing`},
+		{`{"numaNodes":[0],"policy":"restricted","providers":{}}`, `/providers: must be an array`},
 		{`{"numaNodes":[0],"policy":"restricted","providers":[5]}`, `/providers/0: a provider is an object`},
 		{`{"numaNodes":[0],"policy":"restricted","providers":[{"cpu":{}}]}`, `/providers/0/cpu: a hint list is an array`},
 		{`{"numaNodes":[0],"policy":"restricted","providers":[{"cpu":[{"numaAffinity":[70]}]}]}`, `/providers/0/cpu/0/numaAffinity: NUMA node IDs are 0-63`},
@@ -60,6 +60,52 @@ func TestParseHintsFileSemantics(t *testing.T) {
 	assert.Equal(t, BitMask(0), g[1].NUMANodeAffinity, "gpu hint 1: affinity")
 	assert.Equal(t, mask(1), g[2].NUMANodeAffinity, "gpu hint 2: affinity")
 	assert.False(t, g[2].Preferred, "gpu hint 2 (preferred missing): preferred")
+}
+
+// TestParseHintsFileNoProviders: an absent, null or empty providers list is
+// "no providers"; the kubelet merges zero providers into one preferred hint
+// over every NUMA node (single-numa-node: without affinity; none: the zero
+// hint) and admits, under every policy.
+func TestParseHintsFileNoProviders(t *testing.T) {
+	for _, policy := range []string{PolicyNone, PolicyBestEffort, PolicyRestricted, PolicySingleNumaNode} {
+		for _, providers := range []string{``, `,"providers":null`, `,"providers":[]`, `,"providers": null `} {
+			in := `{"numaNodes":[0,1],"policy":"` + policy + `"` + providers + `}`
+			f, err := ParseHintsFile([]byte(in))
+			require.NoError(t, err, "%s", in)
+			assert.Empty(t, f.Providers, "%s: providers", in)
+			p, err := f.PolicyFor()
+			require.NoError(t, err, "%s", in)
+			best, admit := p.Merge(f.Providers)
+			// best-effort and restricted keep the default affinity (every
+			// NUMA node); none and single-numa-node answer without affinity.
+			// The none policy answers the zero hint whatever it is given.
+			want := NewHint(mask(0, 1), true)
+			switch policy {
+			case PolicySingleNumaNode:
+				want = AnyNUMAHint(true)
+			case PolicyNone:
+				want = AnyNUMAHint(false)
+			}
+			assert.True(t, best.IsEqual(want), "%s: best hint %v, want %v", in, best, want)
+			assert.True(t, admit, "%s: admit", in)
+		}
+	}
+}
+
+// TestParseHintsFileNonePolicyIgnoresOptions: the kubelet's NewManager
+// returns the none policy before it reads the options or the NUMA layout, so
+// options the other policies refuse are no error under none.
+func TestParseHintsFileNonePolicyIgnoresOptions(t *testing.T) {
+	in := `{"numaNodes":[0,1],"policy":"none","options":{"max-allowable-numa-nodes":"4","prefer-closest-numa-nodes":"true","unknown":"x"},"providers":[{"cpu":[]}]}`
+	f, err := ParseHintsFile([]byte(in))
+	require.NoError(t, err, "%s", in)
+	p, err := f.PolicyFor()
+	require.NoError(t, err, "%s", in)
+	best, admit := p.Merge(f.Providers)
+	assert.True(t, best.IsEqual(AnyNUMAHint(false)), "best hint %v", best)
+	assert.True(t, admit, "admit")
+	_, err = ParseHintsFile([]byte(strings.Replace(in, `"none"`, `"restricted"`, 1)))
+	assert.Error(t, err, "the same options under restricted")
 }
 
 // FuzzParseHintsFile: the parser never panics; whatever it accepts merges

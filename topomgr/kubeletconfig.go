@@ -971,6 +971,12 @@ func (c *KubeletConfig) Gates() FeatureGates {
 	if v, ok := c.FeatureGates["PodLevelResourceManagers"]; ok {
 		g.PodLevelResourceManagers = v
 	}
+	if v, ok := c.FeatureGates[cpuManagerPolicyAlphaOptions]; ok {
+		g.CPUManagerPolicyAlphaOptions = v
+	}
+	if v, ok := c.FeatureGates[cpuManagerPolicyBetaOptions]; ok {
+		g.CPUManagerPolicyBetaOptions = v
+	}
 	return g
 }
 

@@ -32,6 +32,9 @@ type NodeConfig struct {
 	Scope       string
 	Options     map[string]string
 	Gates       FeatureGates
+	// CPUPolicyOptions are the CPU manager's static policy options
+	// (cpuManagerPolicyOptions).
+	CPUPolicyOptions map[string]string
 }
 
 // NodeAdmission is an admission simulated on a node, with the account of why.
@@ -77,7 +80,7 @@ func SimulateAdmission(pod *Pod, cfg NodeConfig) (*NodeAdmission, error) {
 		}
 	}
 	if cfg.CPU != nil && cfg.CPU.PolicyName == "static" {
-		cp, err := NewCPUProvider(cfg.Machine, cfg.CPU, cfg.ReservedCPUs, cfg.Gates)
+		cp, err := newStaticCPUProvider(cfg.Machine, cfg.CPU, cfg.ReservedCPUs, cfg.Gates, cfg.CPUPolicyOptions, cfg.Policy)
 		if err != nil {
 			return nil, err
 		}

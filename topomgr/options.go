@@ -41,11 +41,17 @@ type FeatureGates struct {
 	// PodLevelResourceManagers makes pods with pod-level resources
 	// (spec.resources) go through the pod-level admission paths (beta, default off in 1.37).
 	PodLevelResourceManagers bool
+	// CPUManagerPolicyAlphaOptions allows the CPU manager's alpha options
+	// (align-by-socket, distribute-cpus-across-cores; default off).
+	CPUManagerPolicyAlphaOptions bool
+	// CPUManagerPolicyBetaOptions allows its beta options
+	// (distribute-cpus-across-numa; default on).
+	CPUManagerPolicyBetaOptions bool
 }
 
 // DefaultFeatureGates returns the kubelet 1.37 defaults.
 func DefaultFeatureGates() FeatureGates {
-	return FeatureGates{TopologyManagerPolicyBetaOptions: true}
+	return FeatureGates{TopologyManagerPolicyBetaOptions: true, CPUManagerPolicyBetaOptions: true}
 }
 
 // PolicyOptions are the parsed Topology Manager policy options.

@@ -7,7 +7,10 @@
 // "policy":"restricted", "options":{"prefer-closest-numa-nodes":"true"},
 // "providers":[{"cpu":[{"numaAffinity":[0],"preferred":true}], "memory":null}, null]}.
 // A null provider or hint list means "no preference", [] "no possible
-// placement". With --json it prints
+// placement"; an absent, null or empty providers list means no providers
+// (the kubelet then admits with a preferred hint over every NUMA node).
+// Under the none policy the options are not read, as in the kubelet. With
+// --json it prints
 // {"bestHint":{"numaAffinity":[0],"preferred":true},"admit":true}.
 //
 // Exit codes, so that scripts can branch on the verdict: 0 the pod is

@@ -62,3 +62,22 @@ func TestHintsErrors(t *testing.T) {
 	code, _, errs = runCmd()
 	assert.Equal(t, 2, code, "no input: exit code; stderr: %s", errs)
 }
+
+// TestHintsNoProviders: a hints file without providers (absent, null or [])
+// merges as the kubelet merges zero providers: every NUMA node, preferred,
+// admitted (single-numa-node rewrites the default affinity to none).
+func TestHintsNoProviders(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, doc, want string }{
+		{"absent.json", `{"numaNodes":[0,1],"policy":"single-numa-node"}`, `{"bestHint":{"numaAffinity":null,"preferred":true},"admit":true}`},
+		{"null.json", `{"numaNodes":[0,1],"policy":"restricted","providers":null}`, `{"bestHint":{"numaAffinity":[0,1],"preferred":true},"admit":true}`},
+		{"empty.json", `{"numaNodes":[0,1],"policy":"best-effort","providers":[]}`, `{"bestHint":{"numaAffinity":[0,1],"preferred":true},"admit":true}`},
+	} {
+		name, doc := c.name, c.doc
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
+		code, out, errs := runCmd("--hints", path, "--json")
+		assert.Equal(t, 0, code, "%s: exit code (stderr %q)", name, errs)
+		assert.Equal(t, c.want, strings.TrimSpace(out), "%s: stdout", name)
+	}
+}

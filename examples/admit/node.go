@@ -34,11 +34,12 @@ func (o optionFlags) Set(v string) error {
 type nodeFlags struct {
 	pod, stateDir, topology, policy, scope, allocatable, reserved, config string
 	options                                                               optionFlags
+	cpuOptions                                                            optionFlags
 	fs                                                                    *flag.FlagSet
 }
 
 func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
-	nf := &nodeFlags{options: optionFlags{}, fs: fs}
+	nf := &nodeFlags{options: optionFlags{}, cpuOptions: optionFlags{}, fs: fs}
 	fs.StringVar(&nf.pod, "pod", "", "pod YAML or JSON (as kubectl get pod -o yaml prints it)")
 	fs.StringVar(&nf.stateDir, "state-dir", "", "kubelet root dir with cpu_manager_state, memory_manager_state, device-plugins/kubelet_internal_checkpoint (each optional)")
 	fs.StringVar(&nf.topology, "topology", "", "sysfs snapshot directory or cAdvisor machine-info JSON file")
@@ -48,6 +49,7 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	fs.StringVar(&nf.allocatable, "allocatable", "", "PodResources GetAllocatableResources JSON: the devices' NUMA nodes")
 	fs.StringVar(&nf.reserved, "reserved-cpus", "", "reservedSystemCPUs, e.g. 0-1")
 	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable; replaces the config's options)")
+	fs.Var(nf.cpuOptions, "cpu-option", "CPU manager static policy option name=value, e.g. full-pcpus-only=true (repeatable; replaces the config's cpuManagerPolicyOptions)")
 	return nf
 }
 
@@ -131,7 +133,11 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if kc != nil {
 		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
 	}
-	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, ReservedCPUs: nf.reserved})
+	var cpuOptions map[string]string
+	if set["cpu-option"] {
+		cpuOptions = nf.cpuOptions
+	}
+	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, CPUPolicyOptions: cpuOptions, ReservedCPUs: nf.reserved})
 	if err != nil {
 		return fail("--reserved-cpus: %v", err)
 	}
@@ -178,6 +184,9 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
 	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
 	w.line("policy", nf.policy+"  scope: "+nf.scope+optionsText(nf.options))
+	if len(cfg.CPUPolicyOptions) > 0 {
+		w.line("cpu manager", "static"+optionsText(cfg.CPUPolicyOptions))
+	}
 	if configPath != "" {
 		w.line("config", configPath+" (flags override it)")
 	}

@@ -22,6 +22,8 @@ type Input struct {
 	// Policy, Scope and Options of the Topology Manager.
 	Policy, Scope string
 	Options       map[string]string
+	// CPUPolicyOptions are the CPU manager's static policy options.
+	CPUPolicyOptions map[string]string
 	// ReservedCPUs is a reservedSystemCPUs list ("0-1").
 	ReservedCPUs string
 	CPU          *statefile.CPUState
@@ -35,7 +37,8 @@ type Input struct {
 // and the value.
 func Build(in Input) (topomgr.NodeConfig, error) {
 	cfg := topomgr.NodeConfig{Machine: in.Machine, Policy: in.Policy, Scope: in.Scope, Options: in.Options,
-		CPU: in.CPU, Memory: in.Memory, Devices: in.Devices, Allocatable: in.Allocatable, Gates: in.Kubelet.Gates()}
+		CPU: in.CPU, Memory: in.Memory, Devices: in.Devices, Allocatable: in.Allocatable, Gates: in.Kubelet.Gates(),
+		CPUPolicyOptions: in.CPUPolicyOptions}
 	reserved := in.ReservedCPUs
 	if kc := in.Kubelet; kc != nil {
 		if cfg.Policy == "" {
@@ -46,6 +49,9 @@ func Build(in Input) (topomgr.NodeConfig, error) {
 		}
 		if cfg.Options == nil {
 			cfg.Options = kc.TopologyManagerPolicyOptions
+		}
+		if cfg.CPUPolicyOptions == nil {
+			cfg.CPUPolicyOptions = kc.CPUManagerPolicyOptions
 		}
 		if reserved == "" {
 			reserved = kc.ReservedSystemCPUs

@@ -156,6 +156,9 @@ func TestCPUHintsAgree(t *testing.T) {
 				}
 			}
 		}
+		if len(free) == 0 {
+			free = all[:1] // an empty defaultCpuSet without assignments is a fresh state the static policy's Start fills
+		}
 		def, res := cpuset.New(free...), cpuset.New(reserved...)
 		uid := fmt.Sprintf("pod-%d", i)
 		np, kp := randomPod(r, uid)
