@@ -311,6 +311,11 @@ type cpuRestore struct {
 	// boundsAt is the JSON pointer of the cpuset that made err a bounds
 	// error (errCPUBudget, errHugeCPUSet), "" otherwise.
 	boundsAt string
+	// the outer (rollback) copy's policy and default set of a v4 file,
+	// when outerRead
+	outerPolicy, outerDefault string
+	outerRead                 bool
+	hint                      *schemaHint // from the fast path
 }
 
 func newCPUV4() *cpuCheckpointV4 {
@@ -336,8 +341,15 @@ func unmarshalCPUV4(blob []byte, cp *cpuCheckpointV4) error {
 
 var errCorrupt = errors.New("checkpoint is corrupted")
 
-func decodeCPU(f *File, blob []byte, opts Options) {
-	r := restoreCPU(blob)
+// decodeCPU decodes a cpu_manager_state; fast, when set, is the restore
+// the fast path made of it.
+func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
+	var r cpuRestore
+	if fast != nil {
+		r = *fast
+	} else {
+		r = restoreCPU(blob)
+	}
 	f.Checksum = r.checksum
 	f.Format = r.fileFormat()
 	err := r.err
@@ -589,7 +601,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	// One budget for every cpuset the kubelet reads: the default set, the
 	// entries, and the pod-level sets it read while decoding.
 	var b cpuBudget
-	if _, err := b.parse(d.DefaultCPUSet); err != nil {
+	if err := b.check(d.DefaultCPUSet); err != nil {
 		return fmt.Errorf("could not parse default CPU set %s: %w", setText(d.DefaultCPUSet, err), err)
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
@@ -597,7 +609,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, container := range sortedKeys(d.Entries[pod]) {
 			s := d.Entries[pod][container]
-			if _, err := b.parse(s); err != nil {
+			if err := b.check(s); err != nil {
 				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
 			}
 		}
@@ -617,11 +629,24 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 	var b cpuBudget
 	over := ""
+	// a cpuset named again (a baseline is mostly its container's set) is
+	// the same value: sets are never changed once built
+	built := map[string]cpuset.CPUSet{}
 	parse := func(text, at string) cpuset.CPUSet {
-		set, err := b.parse(text)
-		if errors.Is(err, errCPUBudget) {
-			over = at
+		if err := b.check(text); err != nil {
+			if errors.Is(err, errCPUBudget) {
+				over = at
+			}
+			return cpuset.New()
 		}
+		if set, ok := built[text]; ok {
+			return set
+		}
+		set, err := (&cpuBudget{}).parse(text)
+		if err != nil {
+			return cpuset.New()
+		}
+		built[text] = set
 		return set
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
@@ -700,34 +725,48 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	// the sets in cpuValidate's order, under one budget: the set that goes
 	// over it is reported, the ones after it are counted
+	// (the sets are the ones cpuStateFrom built in the same order under
+	// the same budget)
 	var b cpuBudget
 	skipped := 0
-	def, err := b.parse(d.DefaultCPUSet)
-	if err != nil {
+	def := f.CPU.DefaultCPUSet
+	if r.format == FormatV1 {
+		def = cpuset.New() // the state shows the v1 sets, d has none
+	}
+	if err := b.check(d.DefaultCPUSet); err != nil {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
 	type owned struct {
-		who string
-		set cpuset.CPUSet
+		pod, container string
+		set            cpuset.CPUSet
 	}
 	var all []owned
 	for _, pod := range sortedKeys(d.Entries) {
 		for _, c := range sortedKeys(d.Entries[pod]) {
-			s, err := b.parse(d.Entries[pod][c])
+			text := d.Entries[pod][c]
+			err := b.check(text)
 			if errors.Is(err, errCPUSkipped) {
 				skipped++
 				continue
 			}
 			if err != nil {
 				f.problem(SeverityError, base+pointer("entries", pod, c), drain,
-					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(d.Entries[pod][c]), c, pod, err)
+					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(text), c, pod, err)
 				continue
 			}
-			all = append(all, owned{fmt.Sprintf("container %q of pod %q", c, pod), s})
-			if ov := s.Intersection(def); ov.Size() > 0 && d.PolicyName == "static" {
+			s, ok := f.CPU.Entries[pod][c]
+			if !ok {
+				s, _ = parseCPUSet(text)
+			}
+			all = append(all, owned{pod, c, s})
+			shared := false
+			if d.PolicyName == "static" && def.Size() > 0 {
+				eachCPU(text, func(cpu int) { shared = shared || def.Contains(cpu) })
+			}
+			if shared {
 				f.problem(SeverityError, base+pointer("entries", pod, c),
 					"the exclusive CPUs of a container must not be in the shared pool; "+drain,
-					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", ov, c, pod, def)
+					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", s.Intersection(def), c, pod, def)
 			}
 		}
 	}
@@ -748,6 +787,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	// overlaps between containers, in one pass over the CPUs
 	owner := map[int]int{}
 	reported := map[[2]int]bool{}
+	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
 	for i, o := range all {
 		for _, cpu := range o.set.List() {
 			j, seen := owner[cpu]
@@ -758,7 +798,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			if key := [2]int{j, i}; !reported[key] {
 				reported[key] = true
 				ov := all[j].set.Intersection(o.set)
-				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[j].who, o.who)
+				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, who(all[j]), who(o))
 			}
 		}
 	}
@@ -767,9 +807,14 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			"policy none with %d pods holding exclusive CPUs", len(d.Entries))
 	}
 	if r.format == FormatV4 && r.err == nil {
-		var outer cpuCheckpointV2
-		if json.Unmarshal(blob, &outer) == nil {
-			if outer.PolicyName != d.PolicyName || outer.DefaultCPUSet != d.DefaultCPUSet {
+		if !r.outerRead {
+			var outer cpuCheckpointV2
+			if json.Unmarshal(blob, &outer) == nil {
+				r.outerPolicy, r.outerDefault, r.outerRead = outer.PolicyName, outer.DefaultCPUSet, true
+			}
+		}
+		if r.outerRead {
+			if r.outerPolicy != d.PolicyName || r.outerDefault != d.DefaultCPUSet {
 				f.problem(SeverityWarning, "/policyName", "the outer copy is only read by older kubelets after a downgrade; a kubelet restart rewrites it",
 					"the outer (rollback) copy differs from the data section the kubelet uses")
 			}

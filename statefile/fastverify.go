@@ -782,6 +782,22 @@ type fastCapture struct {
 	sum uint64
 	// pre is the data section when it was read before the scan
 	pre *preread
+	// what Decode needs of the outer (rollback) copy
+	outer outerCopy
+}
+
+// outerCopy is what the scan of a cpu v4 or memory v3 file notes about its
+// outer copy, for Decode's checksum layouts and problems.
+type outerCopy struct {
+	policy           span   // policyName's value (no escapes)
+	hasPolicy        bool   // policyName is there
+	policyEsc        bool   // its value holds escapes
+	checksum         uint64 // checksum's value (0 when absent)
+	present, copied  [3]bool
+	spans            [3][2]int // where the copied members' values lie in the file
+	unknown          bool // a member no kubelet struct of the format has
+	members          int
+	defaultOrMachine bool // defaultCpuSet or machineState is there (kind detection)
 }
 
 // preread is a data section read before the rest of the file, as found by
@@ -947,7 +963,26 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 	if kind == KindMemory {
 		names = memOuterFields
 	}
-	return s.fields(names, func(i int) (ok bool) {
+	var seen uint32
+	o := &c.outer
+	return s.members(func(ks, ke int) bool {
+		i := field(s.b[ks:ke], names, &seen)
+		switch i {
+		case -2:
+			return false
+		case -1:
+			o.unknown = true
+			return s.skip()
+		}
+		o.members++
+		return s.outerField(kind, names, i, c)
+	}) && s.atEnd()
+}
+
+// outerField scans the value of the outer member names[i].
+func (s *fastScanner) outerField(kind Kind, names []string, i int, c *fastCapture) (ok bool) {
+	o := &c.outer
+	{
 		switch {
 		case names[i] == "data":
 			c.dataStart = s.i
@@ -966,20 +1001,36 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		case names[i] == "dataChecksum":
 			c.dataChecksum, ok = s.typedUint64()
 		case names[i] == "checksum":
-			_, ok = s.typedUint64()
+			o.checksum, ok = s.typedUint64()
 		case names[i] == "policyName":
-			ok = s.anyString()
-		case names[i] == "defaultCpuSet":
-			ok = s.copied(c.pre, 1) || s.anyString()
-		case names[i] == "machineState":
-			ok = s.copied(c.pre, 1) || s.machineState()
-		case kind == KindMemory: // entries
-			ok = s.copied(c.pre, 2) || s.memEntries()
-		default: // cpu entries
-			ok = s.copied(c.pre, 2) || s.stringMap(leafString, true)
+			var st, en int
+			st, en, o.policyEsc, ok = s.typedString()
+			o.policy, o.hasPolicy = span{int32(st), int32(en)}, true
+		default: // defaultCpuSet or machineState (1), entries (2)
+			j := 1
+			if names[i] == "entries" {
+				j = 2
+			} else {
+				o.defaultOrMachine = true
+			}
+			o.present[j] = true
+			if start := s.i; s.copied(c.pre, j) {
+				o.copied[j], o.spans[j] = true, [2]int{start, s.i}
+				return true
+			}
+			switch {
+			case names[i] == "defaultCpuSet":
+				ok = s.anyString()
+			case names[i] == "machineState":
+				ok = s.machineState()
+			case kind == KindMemory: // entries
+				ok = s.memEntries()
+			default: // cpu entries
+				ok = s.stringMap(leafString, true)
+			}
 		}
 		return ok
-	}) && s.atEnd()
+	}
 }
 
 // atEnd reports whether only white space is left after the top-level value.

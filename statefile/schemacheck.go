@@ -369,8 +369,9 @@ type schemaLeaf struct {
 }
 
 type schemaMember struct {
-	key   string
-	known bool // named in properties
+	key    string
+	known  bool // named in properties
+	lo, hi int  // the leaves of its value
 }
 
 type schemaWalk struct {
@@ -378,6 +379,7 @@ type schemaWalk struct {
 	loc     []byte
 	leaves  []schemaLeaf
 	members []schemaMember
+	skip    [][2]int // values passed over: start and end
 }
 
 func (w *schemaWalk) leaf(msg string) {
@@ -425,6 +427,13 @@ func (w *schemaWalk) typeOK(n *sNode, kind string, num decimal) bool {
 // past it. The document has passed the syntax check.
 func (w *schemaWalk) value(n *sNode) {
 	s := &w.s
+	s.peek()
+	for _, sk := range w.skip {
+		if s.i == sk[0] {
+			s.i = sk[1]
+			return
+		}
+	}
 	kind := jsonKind(s.peek())
 	switch kind {
 	case "number":
@@ -515,8 +524,6 @@ func (w *schemaWalk) object(n *sNode) {
 	s.objOpen()
 	base := len(w.members)
 	var index map[string]int // key → member, once the object is large
-	type span struct{ lo, hi int }
-	var spans []span // leaves of each member, when keys repeat
 	for first := true; ; first = false {
 		if s.peek() == '}' {
 			s.i++
@@ -564,15 +571,14 @@ func (w *schemaWalk) object(n *sNode) {
 		w.loc = w.loc[:mark]
 		if dup >= 0 {
 			// encoding/json keeps the last value of a repeated key
-			sp := spans[dup-base]
-			for i := sp.lo; i < sp.hi; i++ {
+			m := &w.members[dup]
+			for i := m.lo; i < m.hi; i++ {
 				w.leaves[i].dropped = true
 			}
-			spans[dup-base] = span{lo, len(w.leaves)}
+			m.lo, m.hi = lo, len(w.leaves)
 			continue
 		}
-		w.members = append(w.members, schemaMember{key: key, known: known})
-		spans = append(spans, span{lo, len(w.leaves)})
+		w.members = append(w.members, schemaMember{key: key, known: known, lo: lo, hi: len(w.leaves)})
 		if index == nil && len(w.members)-base > 16 {
 			index = make(map[string]int, 64)
 			for j := base; j < len(w.members); j++ {
@@ -825,7 +831,8 @@ func quotedListAt(msg string, i int) (int, bool) {
 
 // addSchemaProblems reports where the file breaks its published schema (and,
 // for cpu v4, memory v3 and dra crc32, where the data section breaks its own).
-func (f *File) addSchemaProblems(data []byte) {
+// hint, from Decode's fast path, may spare work; the problems are the same.
+func (f *File) addSchemaProblems(data []byte, hint *schemaHint) {
 	checkOnce.Do(loadChecks)
 	if checkErr != nil {
 		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", checkErr)
@@ -836,21 +843,59 @@ func (f *File) addSchemaProblems(data []byte) {
 	if root == nil {
 		return
 	}
+	var inner []byte
+	var innerLeaves []schemaLeaf
+	dataRoot := checkRoots[name+"-data"]
+	key := "data"
+	if f.Kind == KindDRA {
+		key = "Data"
+	}
+	if dataRoot != nil {
+		ok := false
+		if hint != nil {
+			inner, ok = hint.inner, true
+		} else {
+			inner, ok = dataMember(data, key)
+		}
+		if ok && len(inner) > 0 {
+			innerLeaves = schemaLeaves(dataRoot, inner, nil, hint != nil)
+		} else {
+			inner = nil
+		}
+	}
+	// an outer member that is the data section's byte for byte, checked
+	// against the same schema, has the same problems: none when the data
+	// section has none
+	var skip [][2]int
+	if hint != nil && inner != nil && len(innerLeaves) == 0 {
+		names := cpuOuterFields
+		if f.Kind == KindMemory {
+			names = memOuterFields
+		}
+		for _, c := range hint.copies {
+			n := names[c[0]]
+			if a, b := root.props[n], dataRoot.props[n]; a != nil && b != nil && a.resolved() == b.resolved() {
+				skip = append(skip, [2]int{c[1], c[2]})
+			}
+		}
+	}
 	count := 0
-	f.schemaLeaves(root, name, data, "", &count)
-	if d := checkRoots[name+"-data"]; d != nil {
-		key := "data"
-		if f.Kind == KindDRA {
-			key = "Data"
-		}
-		if inner, ok := dataMember(data, key); ok && len(inner) > 0 {
-			f.schemaLeaves(d, name+"-data", inner, "/"+key, &count)
-		}
+	f.addLeaves(schemaLeaves(root, data, skip, true), name, "", &count)
+	if inner != nil {
+		f.addLeaves(innerLeaves, name+"-data", "/"+key, &count)
 	}
 	if count > maxSchemaProblems {
 		f.problem(SeverityWarning, "", "fix the first ones and check again",
 			"%d more schema findings are not listed", count-maxSchemaProblems)
 	}
+}
+
+// resolved follows the $ref of a schema that has nothing else.
+func (n *sNode) resolved() *sNode {
+	for n.ref != nil && len(n.types) == 0 && n.enum == nil && !n.structural() && n.match == nil && n.min == nil && n.max == nil {
+		n = n.ref
+	}
+	return n
 }
 
 // dataMember returns the unescaped string value of the last top-level
@@ -899,13 +944,16 @@ func dataMember(data []byte, key string) ([]byte, bool) {
 	return unquoteInto(nil, raw), true
 }
 
-// schemaLeaves checks doc against root and adds its problems, sorted by
-// place and text, counting them all in count.
-func (f *File) schemaLeaves(root *sNode, name string, doc []byte, prefix string, count *int) {
-	w := schemaWalk{s: fastScanner{b: doc}}
-	// like encoding/json's Decoder: the first value, whatever follows it
-	if probe := (fastScanner{b: doc}); probe.peek() == 0 || !probe.skipAny() {
-		return
+// schemaLeaves checks doc against root and returns its problems, sorted by
+// place and text. The values starting at skip[i][0] are passed over.
+//
+// The document is one valid JSON value when valid; otherwise, like
+// encoding/json's Decoder, only its first value counts, and nothing is
+// checked when that is not valid JSON.
+func schemaLeaves(root *sNode, doc []byte, skip [][2]int, valid bool) []schemaLeaf {
+	w := schemaWalk{s: fastScanner{b: doc}, skip: skip}
+	if probe := (fastScanner{b: doc}); !valid && (probe.peek() == 0 || !probe.skipAny()) {
+		return nil
 	}
 	w.value(root)
 	leaves := w.leaves[:0]
@@ -920,6 +968,10 @@ func (f *File) schemaLeaves(root *sNode, name string, doc []byte, prefix string,
 		}
 		return leaves[i].msg < leaves[j].msg
 	})
+	return leaves
+}
+
+func (f *File) addLeaves(leaves []schemaLeaf, name, prefix string, count *int) {
 	for _, l := range leaves {
 		*count++
 		if *count > maxSchemaProblems {

@@ -37,7 +37,7 @@ func schemaNames(t testing.TB) []string {
 func schemaDiff(name string, data []byte) (diff string, ok bool) {
 	kind, format, _ := strings.Cut(name, "-")
 	got := &File{Name: "f", Kind: Kind(kind), Format: Format(format)}
-	got.addSchemaProblems(data)
+	got.addSchemaProblems(data, nil)
 	want := &File{Name: "f", Kind: Kind(kind), Format: Format(format)}
 	func() {
 		defer func() {
@@ -128,7 +128,7 @@ func TestSchemaProblemsMatchReference(t *testing.T) {
 			require.True(t, ok, "the reference checks it")
 			assert.Empty(t, diff, "reference (-) and typed check (+)")
 			f := &File{Name: "f", Kind: Kind(strings.Split(m.schema, "-")[0]), Format: Format(strings.SplitN(m.schema, "-", 2)[1])}
-			f.addSchemaProblems([]byte(m.doc))
+			f.addSchemaProblems([]byte(m.doc), nil)
 			assert.NotEmpty(t, f.Problems, "the mutation breaks the schema")
 		})
 	}
