@@ -795,7 +795,7 @@ type outerCopy struct {
 	checksum         uint64 // checksum's value (0 when absent)
 	present, copied  [3]bool
 	spans            [3][2]int // where the copied members' values lie in the file
-	unknown          bool // a member no kubelet struct of the format has
+	unknown          bool      // a member no kubelet struct of the format has
 	members          int
 	defaultOrMachine bool // defaultCpuSet or machineState is there (kind detection)
 }
