@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"k8s.io/utils/cpuset"
 )
@@ -632,10 +633,10 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 	// a cpuset named again (a baseline is mostly its container's set) is
 	// the same value: sets are never changed once built
 	built := map[string]cpuset.CPUSet{}
-	parse := func(text, at string) cpuset.CPUSet {
+	parse := func(text string, at ...string) cpuset.CPUSet {
 		if err := b.check(text); err != nil {
 			if errors.Is(err, errCPUBudget) {
-				over = at
+				over = base + pointer(at...)
 			}
 			return cpuset.New()
 		}
@@ -650,14 +651,14 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 		return set
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet = parse(d.DefaultCPUSet, base+"/defaultCpuSet")
+	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
 	if d.Entries != nil {
 		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
 		for _, pod := range sortedKeys(d.Entries) {
 			cs := d.Entries[pod]
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
 			for _, c := range sortedKeys(cs) {
-				s.Entries[pod][c] = parse(cs[c], base+pointer("entries", pod, c))
+				s.Entries[pod][c] = parse(cs[c], "entries", pod, c)
 			}
 		}
 	}
@@ -669,7 +670,7 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 				s.PodEntries[pod] = e.CPUSet
 				continue
 			}
-			s.PodEntries[pod] = parse(e.text, base+pointer("podEntries", pod, "cpuSet"))
+			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet")
 		}
 	}
 	if len(d.Baselines) > 0 {
@@ -678,7 +679,7 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 			cs := d.Baselines[pod]
 			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
 			for _, c := range sortedKeys(cs) {
-				s.Baselines[pod][c] = parse(cs[c].Baseline, base+pointer("baselines", pod, c, "baseline"))
+				s.Baselines[pod][c] = parse(cs[c].Baseline, "baselines", pod, c, "baseline")
 			}
 		}
 	}
@@ -784,15 +785,18 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		f.problem(SeverityInfo, "", "fix the cpuset reported above first",
 			"%d more cpusets were not checked: the file is over numascope's budget of %d CPUs", skipped, MaxFileCPUs)
 	}
-	// overlaps between containers, in one pass over the CPUs
-	owner := map[int]int{}
+	// overlaps between containers, in one pass over the CPUs (each set is
+	// walked from its text: the CPUs in order, without sorting a list)
+	owner := newCPUOwners(all, func(o owned) string { return d.Entries[o.pod][o.container] })
 	reported := map[[2]int]bool{}
 	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
+	var cpus []int
 	for i, o := range all {
-		for _, cpu := range o.set.List() {
-			j, seen := owner[cpu]
+		cpus = sortedCPUs(cpus[:0], d.Entries[o.pod][o.container])
+		for _, cpu := range cpus {
+			j, seen := owner.get(cpu)
 			if !seen {
-				owner[cpu] = i
+				owner.set(cpu, i)
 				continue
 			}
 			if key := [2]int{j, i}; !reported[key] {
@@ -847,4 +851,66 @@ func checksumPointer(f *File) string {
 
 func isZeroCPUSet(s cpuset.CPUSet) bool {
 	return reflect.ValueOf(s).Field(0).IsNil()
+}
+
+// sortedCPUs appends the CPUs of a cpuset text that check accepted, in
+// ascending order and each once (what CPUSet.List returns).
+func sortedCPUs(dst []int, text string) []int {
+	start := len(dst)
+	eachCPU(text, func(cpu int) { dst = append(dst, cpu) })
+	out := dst[start:]
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
+	return append(dst[:start], slices.Compact(out)...)
+}
+
+// cpuOwners maps a CPU to the first container that holds it: a slice when
+// the ids are small, a map otherwise.
+type cpuOwners struct {
+	dense []int32
+	m     map[int]int
+}
+
+func newCPUOwners[T any](all []T, text func(T) string) *cpuOwners {
+	top := -1
+	for _, o := range all {
+		for rest, more := text(o), text(o) != ""; more; {
+			var r string
+			r, rest, more = strings.Cut(rest, ",")
+			if _, hi, _, ok := kubeletRange(r); ok && hi > top {
+				top = hi
+			}
+		}
+	}
+	if top >= 0 && top < 1<<22 {
+		d := make([]int32, top+1)
+		for i := range d {
+			d[i] = -1
+		}
+		return &cpuOwners{dense: d}
+	}
+	return &cpuOwners{m: map[int]int{}}
+}
+
+func (c *cpuOwners) get(cpu int) (int, bool) {
+	if c.dense != nil {
+		if cpu < 0 || cpu >= len(c.dense) || c.dense[cpu] < 0 {
+			return 0, false
+		}
+		return int(c.dense[cpu]), true
+	}
+	j, ok := c.m[cpu]
+	return j, ok
+}
+
+func (c *cpuOwners) set(cpu, i int) {
+	if c.dense != nil && cpu >= 0 && cpu < len(c.dense) {
+		c.dense[cpu] = int32(i)
+		return
+	}
+	if c.m == nil {
+		c.m = map[int]int{}
+	}
+	c.m[cpu] = i
 }

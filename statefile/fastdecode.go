@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Decode's fast path for the formats the kubelet writes today (cpu v4,
@@ -70,22 +71,25 @@ func newBuilder(buf []byte) *builder {
 	return &builder{s: fastScanner{b: buf}, str: string(buf), ints: make([]int, 0, n+64), blocks: make([]Block, 0, n+1)}
 }
 
-// key reads a map key or field name without escapes.
+// key reads a map key or field name without escapes (and valid UTF-8:
+// encoding/json would replace the rest).
 func (b *builder) key(first bool) (k string, done, ok bool) {
 	ks, ke, done, ok := b.s.objKey(first)
 	if !ok || done {
 		return "", done, ok
 	}
-	return b.str[ks:ke], false, true
+	k = b.str[ks:ke]
+	return k, false, isASCII(b.s.b[ks:ke]) || utf8.ValidString(k)
 }
 
-// text reads a string value without escapes.
+// text reads a string value without escapes, in valid UTF-8.
 func (b *builder) text() (string, bool) {
 	st, en, esc, ok := b.s.typedString()
 	if !ok || esc {
 		return "", false
 	}
-	return b.str[st:en], true
+	t := b.str[st:en]
+	return t, isASCII(b.s.b[st:en]) || utf8.ValidString(t)
 }
 
 func (b *builder) intList() ([]int, bool) {
@@ -436,4 +440,157 @@ func (c *fastCapture) schemaHint(kind Kind) *schemaHint {
 		}
 	}
 	return h
+}
+
+// --- the spew-era layouts (memory v1/v2, cpu v2) ---
+
+// The builders read these files whole: they check each value against the
+// kubelet's Go types as they go (strictly: anything else gives up), so a
+// file they read is one encoding/json reads into the same values.
+
+var (
+	memFileFields = []string{"policyName", "machineState", "entries", "podEntries", "checksum"}
+	cpuFileFields = []string{"policyName", "defaultCpuSet", "entries", "checksum"}
+)
+
+// fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
+func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
+	b := newBuilder(data)
+	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
+	var checksum uint64
+	var hasMachine, hasPods bool
+	ok := b.object(memFileFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			st.PolicyName, ok = b.text()
+		case 1:
+			hasMachine, ok = true, b.machineState(st.MachineState)
+		case 2:
+			ok = stringMap(b, st.Entries, b.memContainers)
+		case 3:
+			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry)
+		default:
+			checksum, ok = b.s.typedUint64()
+		}
+		return ok
+	})
+	if !ok || !b.s.atEnd() || detect && !hasMachine {
+		return memRestore{}, false
+	}
+	p := newPrinter()
+	p.memHead(st.PolicyName, st.MachineState, st.Entries)
+	q := p
+	if p.text != nil {
+		q = newPrinter()
+		q.memHead(st.PolicyName, st.MachineState, st.Entries)
+	}
+	p.s(" Checksum:(checksum.Checksum)0}")
+	v1sum := p.sum()
+	q.s(" PodEntries:(state.PodMemoryAssignments)")
+	q.memPodEntries(st.PodEntries)
+	q.s(" Checksum:(checksum.Checksum)0}")
+	v2sum := q.sum()
+	r := memRestore{format: FormatV1}
+	if hasPods {
+		r.format = FormatV2
+	}
+	r.checksum.Layouts = []Layout{
+		{Name: layoutMemV1, Stored: checksum, Computed: v1sum, Matched: checksum == v1sum, Era: eraMemV1},
+		{Name: layoutMemV2, Stored: checksum, Computed: v2sum, Matched: checksum == v2sum, Era: eraMemV2},
+	}
+	r.checksum.Stored = checksum
+	if checksum == v2sum {
+		r.data, r.format = st, FormatV2
+		r.checksum.Valid = true
+		r.checksum.finish()
+		return r, true
+	}
+	// the v1 reader: no podEntries
+	r.data = MemoryState{PolicyName: st.PolicyName, MachineState: st.MachineState, Entries: st.Entries}
+	zero := checksum == 0
+	if !zero && checksum != v1sum {
+		r.err = errCorrupt
+		r.checksum.finish()
+		return r, true
+	}
+	r.checksum.Valid, r.checksum.ZeroSkipped = true, zero
+	r.checksum.finish()
+	if zero {
+		r.checksum.Era = eraMemZero
+		if r.format == FormatV2 {
+			r.checksum.Valid, r.checksum.Era = false, eraMemZeroV2
+			r.zeroFallback = len(st.PodEntries)
+		}
+	}
+	return r, true
+}
+
+// fastRestoreCPUSpew is restoreCPU for a cpu v2 file (entries of pods, no
+// podEntries).
+func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
+	b := newBuilder(data)
+	var policy, def string
+	entries := map[string]map[string]string{}
+	var checksum uint64
+	var hasDefault bool
+	ok := b.object(cpuFileFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			policy, ok = b.text()
+		case 1:
+			def, ok = b.text()
+			hasDefault = true
+		case 2:
+			ok = stringMap(b, entries, b.cpuContainers)
+		default:
+			checksum, ok = b.s.typedUint64()
+		}
+		return ok
+	})
+	if !ok || !b.s.atEnd() || detect && !hasDefault {
+		return cpuRestore{}, false
+	}
+	v3 := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Checksum: checksum}
+	v2sum := cpuV2Sum("CPUManagerCheckpoint", policy, def, entries)
+	v2raw := cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries)
+	v3sum := cpuV3Sum("CPUManagerCheckpoint", v3)
+	v3raw := cpuV3Sum("CPUManagerCheckpointV3", v3)
+	ls := []Layout{
+		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
+		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
+		{Name: layoutCPUV3, Stored: checksum, Computed: v3sum, Era: eraCPUV3},
+		{Name: layoutCPUV3Raw, Stored: checksum, Computed: v3raw, Era: eraCPUV3Raw},
+	}
+	if len(entries) == 0 {
+		ls = append(ls, Layout{Name: layoutCPUV1, Stored: checksum, Computed: cpuV1Sum(policy, def, map[string]string{}), Era: eraCPUV1})
+	}
+	for i := range ls {
+		ls[i].Matched = ls[i].Stored == ls[i].Computed
+	}
+	r := cpuRestore{}
+	r.checksum.Layouts = ls
+	r.checksum.Stored = checksum
+	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
+	if checksum == v3raw || checksum == v3sum {
+		r.format, r.data = FormatV3, data2
+		r.checksum.Valid = true
+		r.checksum.finish()
+		return r, true
+	}
+	r.format = FormatV2
+	if checksum != 0 && checksum != v2raw && checksum != v2sum {
+		r.err = errCorrupt
+		r.checksum.finish()
+		return r, true
+	}
+	r.checksum.Valid = true
+	r.checksum.ZeroSkipped = checksum == 0
+	r.data = data2
+	r.checksum.finish()
+	if r.checksum.ZeroSkipped {
+		r.checksum.Era = eraCPUZero
+	}
+	return r, true
 }

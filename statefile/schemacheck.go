@@ -444,9 +444,12 @@ func (w *schemaWalk) value(n *sNode) {
 	case "string":
 		start, end, esc, _ := s.str()
 		raw := s.b[start:end]
-		str := unsafeString(raw)
-		if esc || !isASCII(raw) {
-			str = string(unquoteInto(nil, raw))
+		str := ""
+		if needsText(n) { // the value itself is only read when a keyword needs it
+			str = unsafeString(raw)
+			if esc || !isASCII(raw) {
+				str = string(unquoteInto(nil, raw))
+			}
 		}
 		w.prim(n, kind, decimal{}, str)
 	case "boolean", "null":
@@ -455,6 +458,17 @@ func (w *schemaWalk) value(n *sNode) {
 	default:
 		w.composite(n, kind)
 	}
+}
+
+// needsText reports whether a string's text matters to n or the schemas it
+// refers to.
+func needsText(n *sNode) bool {
+	for ; n != nil; n = n.ref {
+		if n.enum != nil || n.match != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // prim checks a number, string, boolean or null against n and the schemas

@@ -268,8 +268,14 @@ func fastRestore(data []byte, kind Kind) (*cpuRestore, *memRestore) {
 			if r, ok := fastRestoreMemory(data, detect); ok {
 				return nil, &r
 			}
+			if r, ok := fastRestoreMemorySpew(data, detect); ok {
+				return nil, &r
+			}
 		default:
 			if r, ok := fastRestoreCPU(data, detect); ok {
+				return &r, nil
+			}
+			if r, ok := fastRestoreCPUSpew(data, detect); ok {
 				return &r, nil
 			}
 		}
