@@ -608,7 +608,8 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
 	for _, pod := range sortedKeys(d.Entries) {
-		for _, container := range sortedKeys(d.Entries[pod]) {
+		var buf smallKeys
+		for _, container := range sortedKeysIn(d.Entries[pod], &buf) {
 			s := d.Entries[pod][container]
 			if err := b.check(s); err != nil {
 				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
@@ -657,7 +658,8 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 		for _, pod := range sortedKeys(d.Entries) {
 			cs := d.Entries[pod]
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for _, c := range sortedKeys(cs) {
+			var buf smallKeys
+			for _, c := range sortedKeysIn(cs, &buf) {
 				s.Entries[pod][c] = parse(cs[c], "entries", pod, c)
 			}
 		}
@@ -678,7 +680,8 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 		for _, pod := range sortedKeys(d.Baselines) {
 			cs := d.Baselines[pod]
 			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for _, c := range sortedKeys(cs) {
+			var buf smallKeys
+			for _, c := range sortedKeysIn(cs, &buf) {
 				s.Baselines[pod][c] = parse(cs[c].Baseline, "baselines", pod, c, "baseline")
 			}
 		}
@@ -743,7 +746,8 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	var all []owned
 	for _, pod := range sortedKeys(d.Entries) {
-		for _, c := range sortedKeys(d.Entries[pod]) {
+		var buf smallKeys
+		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
 			text := d.Entries[pod][c]
 			err := b.check(text)
 			if errors.Is(err, errCPUSkipped) {

@@ -401,15 +401,14 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	policy := string(data[o.policy.s:o.policy.e])
 	// the outer copy: the data section's default set and entries, byte
 	// for byte, and no podEntries
-	v3 := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: d.DefaultCPUSet, Entries: d.Entries, PodEntries: map[string]cpuPodEntry{}, Checksum: o.checksum}
-	v2sum := cpuV2Sum("CPUManagerCheckpoint", policy, d.DefaultCPUSet, d.Entries)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries)
 	ls := []Layout{
 		{Name: layoutCPUV4, Stored: c.dataChecksum, Computed: c.sum, Era: eraCPUV4},
 		{Name: layoutCPUOut, Stored: o.checksum, Computed: v2sum, Era: eraCPUV4Out},
 		{Name: layoutCPUV2, Stored: o.checksum, Computed: v2sum, Era: eraCPUV2},
-		{Name: layoutCPUV2Raw, Stored: o.checksum, Computed: cpuV2Sum("CPUManagerCheckpointV2", policy, d.DefaultCPUSet, d.Entries), Era: eraCPUV2Raw},
-		{Name: layoutCPUV3, Stored: o.checksum, Computed: cpuV3Sum("CPUManagerCheckpoint", v3), Era: eraCPUV3},
-		{Name: layoutCPUV3Raw, Stored: o.checksum, Computed: cpuV3Sum("CPUManagerCheckpointV3", v3), Era: eraCPUV3Raw},
+		{Name: layoutCPUV2Raw, Stored: o.checksum, Computed: v2raw, Era: eraCPUV2Raw},
+		{Name: layoutCPUV3, Stored: o.checksum, Computed: v3sum, Era: eraCPUV3},
+		{Name: layoutCPUV3Raw, Stored: o.checksum, Computed: v3raw, Era: eraCPUV3Raw},
 	}
 	if len(d.Entries) == 0 {
 		// the v1 reader (entries of strings) reads an outer copy without pods
@@ -552,11 +551,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok || !b.s.atEnd() || detect && !hasDefault {
 		return cpuRestore{}, false
 	}
-	v3 := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Checksum: checksum}
-	v2sum := cpuV2Sum("CPUManagerCheckpoint", policy, def, entries)
-	v2raw := cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries)
-	v3sum := cpuV3Sum("CPUManagerCheckpoint", v3)
-	v3raw := cpuV3Sum("CPUManagerCheckpointV3", v3)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries)
 	ls := []Layout{
 		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
 		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
@@ -593,4 +588,32 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 		r.checksum.Era = eraCPUZero
 	}
 	return r, true
+}
+
+// cpuOuterSums computes the v2 and v3 layouts (each under both type names)
+// of a cpu checkpoint without podEntries, rendering its entries once.
+func cpuOuterSums(policy, def string, entries map[string]map[string]string) (v2, v2raw, v3, v3raw uint64) {
+	if captureText != nil { // a test captures the texts: render each apart
+		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}}
+		return cpuV2Sum("CPUManagerCheckpoint", policy, def, entries), cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries),
+			cpuV3Sum("CPUManagerCheckpoint", v3c), cpuV3Sum("CPUManagerCheckpointV3", v3c)
+	}
+	var text []byte
+	r := printer{text: &text}
+	r.stringMapMap(entries)
+	sum := func(typeName, tail string) uint64 {
+		p := newPrinter()
+		p.s("(*state.")
+		p.s(typeName)
+		p.s("){PolicyName:(string)")
+		p.s(policy)
+		p.s(" DefaultCPUSet:(string)")
+		p.s(def)
+		p.s(" Entries:(map[string]map[string]string)")
+		p.b(text)
+		p.s(tail)
+		return p.sum()
+	}
+	const v2tail, v3tail = " Checksum:(checksum.Checksum)0}", " PodEntries:(state.PodCPUAssignments)map[] Checksum:(checksum.Checksum)0}"
+	return sum("CPUManagerCheckpoint", v2tail), sum("CPUManagerCheckpointV2", v2tail), sum("CPUManagerCheckpoint", v3tail), sum("CPUManagerCheckpointV3", v3tail)
 }

@@ -167,6 +167,23 @@ func (p *printer) byteSlice(v []byte) {
 	p.c(']')
 }
 
+// smallKeys is room for the keys of a small map (a pod's containers), so
+// that walking it in order allocates nothing.
+type smallKeys [8]string
+
+// sortedKeysIn is sortedKeys, in buf when the keys fit.
+func sortedKeysIn[V any](m map[string]V, buf *smallKeys) []string {
+	if len(m) > len(buf) {
+		return sortedKeys(m)
+	}
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // sortedKeys returns the keys of a string-keyed map in spew's order (Go
 // string order).
 func sortedKeys[V any](m map[string]V) []string {
@@ -210,7 +227,8 @@ func spewMap[V any](p *printer, m map[string]V, val func(V)) {
 		return
 	}
 	p.s("map[")
-	for i, k := range sortedKeys(m) {
+	var buf smallKeys
+	for i, k := range sortedKeysIn(m, &buf) {
 		if i > 0 {
 			p.c(' ')
 		}
