@@ -374,16 +374,36 @@ type schemaMember struct {
 	lo, hi int  // the leaves of its value
 }
 
+// pathToken is one step of an instance location: a member name, or an
+// array index (idx >= 0).
+type pathToken struct {
+	key string
+	idx int
+}
+
 type schemaWalk struct {
 	s       fastScanner
-	loc     []byte
+	path    []pathToken
 	leaves  []schemaLeaf
 	members []schemaMember
 	skip    [][2]int // values passed over: start and end
 }
 
 func (w *schemaWalk) leaf(msg string) {
-	w.leaves = append(w.leaves, schemaLeaf{loc: string(w.loc), msg: msg})
+	// the location is only written out for a problem
+	var loc []byte
+	for _, t := range w.path {
+		if t.key == "" && t.idx < 0 {
+			continue // the validator leaves an empty name out
+		}
+		loc = append(loc, '/')
+		if t.idx >= 0 {
+			loc = strconv.AppendInt(loc, int64(t.idx), 10)
+		} else {
+			loc = appendPathToken(loc, t.key)
+		}
+	}
+	w.leaves = append(w.leaves, schemaLeaf{loc: string(loc), msg: msg})
 }
 
 // jsonKind names the JSON type of a value by its first byte, as the validator does.
@@ -555,11 +575,7 @@ func (w *schemaWalk) object(n *sNode) {
 		}
 		s.peek()
 		s.i++ // ':'
-		mark := len(w.loc)
-		if key != "" {
-			// the validator leaves an empty name out of the location
-			w.loc = appendPathToken(append(w.loc, '/'), key)
-		}
+		w.path = append(w.path, pathToken{key: key, idx: -1})
 		dup := -1
 		if index != nil {
 			if j, ok := index[key]; ok {
@@ -582,7 +598,7 @@ func (w *schemaWalk) object(n *sNode) {
 			sub = n.addl
 		}
 		w.value(sub)
-		w.loc = w.loc[:mark]
+		w.path = w.path[:len(w.path)-1]
 		if dup >= 0 {
 			// encoding/json keeps the last value of a repeated key
 			m := &w.members[dup]
@@ -655,14 +671,13 @@ func (w *schemaWalk) array(n *sNode) {
 			s.i++ // ','
 			s.peek()
 		}
-		mark := len(w.loc)
-		w.loc = strconv.AppendInt(append(w.loc, '/'), int64(count), 10)
+		w.path = append(w.path, pathToken{idx: count})
 		start := s.i
 		w.value(n.items)
 		if n.unique {
 			canon = append(canon, canonical(s.b[start:s.i]))
 		}
-		w.loc = w.loc[:mark]
+		w.path = w.path[:len(w.path)-1]
 		count++
 	}
 	if n.minItems >= 0 && count < n.minItems {
