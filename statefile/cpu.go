@@ -104,6 +104,17 @@ type cpuCheckpointData struct {
 	Entries       map[string]map[string]string      `json:"entries,omitempty"`
 	PodEntries    map[string]cpuPodEntry            `json:"podEntries,omitempty"`
 	Baselines     map[string]map[string]cpuBaseline `json:"baselines,omitempty"`
+	// entryOrder, when set, is the keys of Entries in order (the fast
+	// path's builder notes them as it reads them)
+	entryOrder []string
+}
+
+// pods returns the pods of Entries in order.
+func (d *cpuCheckpointData) pods() []string {
+	if d.entryOrder != nil && len(d.entryOrder) == len(d.Entries) {
+		return d.entryOrder
+	}
+	return sortedKeys(d.Entries)
 }
 
 type cpuCheckpointV4 struct {
@@ -607,7 +618,7 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
-	for _, pod := range sortedKeys(d.Entries) {
+	for _, pod := range d.pods() {
 		var buf smallKeys
 		for _, container := range sortedKeysIn(d.Entries[pod], &buf) {
 			s := d.Entries[pod][container]
@@ -655,7 +666,7 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
 	if d.Entries != nil {
 		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
-		for _, pod := range sortedKeys(d.Entries) {
+		for _, pod := range d.pods() {
 			cs := d.Entries[pod]
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
 			var buf smallKeys
@@ -745,7 +756,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		set            cpuset.CPUSet
 	}
 	var all []owned
-	for _, pod := range sortedKeys(d.Entries) {
+	for _, pod := range d.pods() {
 		var buf smallKeys
 		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
 			text := d.Entries[pod][c]

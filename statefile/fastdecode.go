@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -144,6 +145,41 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
 			return false
 		}
 		m[k] = v
+	}
+}
+
+// orderedMap is stringMap that also returns the keys in order (in the
+// order read, sorted when the file did not have them sorted).
+func orderedMap[V any](b *builder, m map[string]V, val func() (V, bool)) ([]string, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	keys := []string{}
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			if !sorted {
+				slices.Sort(keys)
+			}
+			return keys, true
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		v, ok := val()
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		if len(keys) > 0 && keys[len(keys)-1] >= k {
+			sorted = false
+		}
+		keys = append(keys, k)
 	}
 }
 
@@ -375,7 +411,7 @@ func (b *builder) cpuData() (cpuCheckpointData, bool) {
 		case 1:
 			d.DefaultCPUSet, ok = b.text()
 		case 2:
-			ok = stringMap(b, d.Entries, b.cpuContainers)
+			d.entryOrder, ok = orderedMap(b, d.Entries, b.cpuContainers)
 		case 3:
 			ok = stringMap(b, d.PodEntries, b.cpuPodEntry)
 		default:
@@ -401,7 +437,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	policy := string(data[o.policy.s:o.policy.e])
 	// the outer copy: the data section's default set and entries, byte
 	// for byte, and no podEntries
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries, d.entryOrder)
 	ls := []Layout{
 		{Name: layoutCPUV4, Stored: c.dataChecksum, Computed: c.sum, Era: eraCPUV4},
 		{Name: layoutCPUOut, Stored: o.checksum, Computed: v2sum, Era: eraCPUV4Out},
@@ -533,6 +569,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	entries := map[string]map[string]string{}
 	var checksum uint64
 	var hasDefault bool
+	var order []string
 	ok := b.object(cpuFileFields, func(i int) bool {
 		var ok bool
 		switch i {
@@ -542,7 +579,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 			def, ok = b.text()
 			hasDefault = true
 		case 2:
-			ok = stringMap(b, entries, b.cpuContainers)
+			order, ok = orderedMap(b, entries, b.cpuContainers)
 		default:
 			checksum, ok = b.s.typedUint64()
 		}
@@ -551,7 +588,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok || !b.s.atEnd() || detect && !hasDefault {
 		return cpuRestore{}, false
 	}
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries, order)
 	ls := []Layout{
 		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
 		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
@@ -567,7 +604,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	r := cpuRestore{}
 	r.checksum.Layouts = ls
 	r.checksum.Stored = checksum
-	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
+	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}, entryOrder: order}
 	if checksum == v3raw || checksum == v3sum {
 		r.format, r.data = FormatV3, data2
 		r.checksum.Valid = true
@@ -592,7 +629,9 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 
 // cpuOuterSums computes the v2 and v3 layouts (each under both type names)
 // of a cpu checkpoint without podEntries, rendering its entries once.
-func cpuOuterSums(policy, def string, entries map[string]map[string]string) (v2, v2raw, v3, v3raw uint64) {
+//
+// order, when it has every key, is the keys of entries in order.
+func cpuOuterSums(policy, def string, entries map[string]map[string]string, order []string) (v2, v2raw, v3, v3raw uint64) {
 	if captureText != nil { // a test captures the texts: render each apart
 		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}}
 		return cpuV2Sum("CPUManagerCheckpoint", policy, def, entries), cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries),
@@ -600,7 +639,20 @@ func cpuOuterSums(policy, def string, entries map[string]map[string]string) (v2,
 	}
 	var text []byte
 	r := printer{text: &text}
-	r.stringMapMap(entries)
+	if entries != nil && len(order) == len(entries) {
+		r.s("map[")
+		for i, k := range order {
+			if i > 0 {
+				r.c(' ')
+			}
+			r.s(k)
+			r.c(':')
+			r.stringMap(entries[k])
+		}
+		r.c(']')
+	} else {
+		r.stringMapMap(entries)
+	}
 	sum := func(typeName, tail string) uint64 {
 		p := newPrinter()
 		p.s("(*state.")
