@@ -278,6 +278,18 @@ type decimal struct {
 
 // parseDecimal reads a JSON number (already checked by the scanner).
 func parseDecimal(s string) (decimal, bool) {
+	// a plain integer, the common case
+	if t, neg := strings.CutPrefix(s, "-"); allDigits(t) {
+		t = strings.TrimLeft(t, "0")
+		n := len(t)
+		for n > 0 && t[n-1] == '0' {
+			n--
+		}
+		if n == 0 {
+			return decimal{}, true
+		}
+		return decimal{neg: neg, digits: t[:n], exp: int64(len(t) - n)}, true
+	}
 	var d decimal
 	if strings.HasPrefix(s, "-") {
 		d.neg, s = true, s[1:]
