@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"k8s.io/utils/cpuset"
 )
@@ -103,6 +104,17 @@ type cpuCheckpointData struct {
 	Entries       map[string]map[string]string      `json:"entries,omitempty"`
 	PodEntries    map[string]cpuPodEntry            `json:"podEntries,omitempty"`
 	Baselines     map[string]map[string]cpuBaseline `json:"baselines,omitempty"`
+	// entryOrder, when set, is the keys of Entries in order (the fast
+	// path's builder notes them as it reads them)
+	entryOrder []string
+}
+
+// pods returns the pods of Entries in order.
+func (d *cpuCheckpointData) pods() []string {
+	if d.entryOrder != nil && len(d.entryOrder) == len(d.Entries) {
+		return d.entryOrder
+	}
+	return sortedKeys(d.Entries)
 }
 
 type cpuCheckpointV4 struct {
@@ -311,6 +323,11 @@ type cpuRestore struct {
 	// boundsAt is the JSON pointer of the cpuset that made err a bounds
 	// error (errCPUBudget, errHugeCPUSet), "" otherwise.
 	boundsAt string
+	// the outer (rollback) copy's policy and default set of a v4 file,
+	// when outerRead
+	outerPolicy, outerDefault string
+	outerRead                 bool
+	hint                      *schemaHint // from the fast path
 }
 
 func newCPUV4() *cpuCheckpointV4 {
@@ -336,8 +353,15 @@ func unmarshalCPUV4(blob []byte, cp *cpuCheckpointV4) error {
 
 var errCorrupt = errors.New("checkpoint is corrupted")
 
-func decodeCPU(f *File, blob []byte, opts Options) {
-	r := restoreCPU(blob)
+// decodeCPU decodes a cpu_manager_state; fast, when set, is the restore
+// the fast path made of it.
+func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
+	var r cpuRestore
+	if fast != nil {
+		r = *fast
+	} else {
+		r = restoreCPU(blob)
+	}
 	f.Checksum = r.checksum
 	f.Format = r.fileFormat()
 	err := r.err
@@ -589,15 +613,16 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	// One budget for every cpuset the kubelet reads: the default set, the
 	// entries, and the pod-level sets it read while decoding.
 	var b cpuBudget
-	if _, err := b.parse(d.DefaultCPUSet); err != nil {
+	if err := b.check(d.DefaultCPUSet); err != nil {
 		return fmt.Errorf("could not parse default CPU set %s: %w", setText(d.DefaultCPUSet, err), err)
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
-	for _, pod := range sortedKeys(d.Entries) {
-		for _, container := range sortedKeys(d.Entries[pod]) {
+	for _, pod := range d.pods() {
+		var buf smallKeys
+		for _, container := range sortedKeysIn(d.Entries[pod], &buf) {
 			s := d.Entries[pod][container]
-			if _, err := b.parse(s); err != nil {
+			if err := b.check(s); err != nil {
 				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
 			}
 		}
@@ -617,22 +642,36 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 	var b cpuBudget
 	over := ""
-	parse := func(text, at string) cpuset.CPUSet {
-		set, err := b.parse(text)
-		if errors.Is(err, errCPUBudget) {
-			over = at
+	// a cpuset named again (a baseline is mostly its container's set) is
+	// the same value: sets are never changed once built
+	built := map[string]cpuset.CPUSet{}
+	parse := func(text string, at ...string) cpuset.CPUSet {
+		if err := b.check(text); err != nil {
+			if errors.Is(err, errCPUBudget) {
+				over = base + pointer(at...)
+			}
+			return cpuset.New()
 		}
+		if set, ok := built[text]; ok {
+			return set
+		}
+		set, err := (&cpuBudget{}).parse(text)
+		if err != nil {
+			return cpuset.New()
+		}
+		built[text] = set
 		return set
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet = parse(d.DefaultCPUSet, base+"/defaultCpuSet")
+	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
 	if d.Entries != nil {
 		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
-		for _, pod := range sortedKeys(d.Entries) {
+		for _, pod := range d.pods() {
 			cs := d.Entries[pod]
 			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for _, c := range sortedKeys(cs) {
-				s.Entries[pod][c] = parse(cs[c], base+pointer("entries", pod, c))
+			var buf smallKeys
+			for _, c := range sortedKeysIn(cs, &buf) {
+				s.Entries[pod][c] = parse(cs[c], "entries", pod, c)
 			}
 		}
 	}
@@ -644,7 +683,7 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 				s.PodEntries[pod] = e.CPUSet
 				continue
 			}
-			s.PodEntries[pod] = parse(e.text, base+pointer("podEntries", pod, "cpuSet"))
+			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet")
 		}
 	}
 	if len(d.Baselines) > 0 {
@@ -652,8 +691,9 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 		for _, pod := range sortedKeys(d.Baselines) {
 			cs := d.Baselines[pod]
 			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			for _, c := range sortedKeys(cs) {
-				s.Baselines[pod][c] = parse(cs[c].Baseline, base+pointer("baselines", pod, c, "baseline"))
+			var buf smallKeys
+			for _, c := range sortedKeysIn(cs, &buf) {
+				s.Baselines[pod][c] = parse(cs[c].Baseline, "baselines", pod, c, "baseline")
 			}
 		}
 	}
@@ -700,34 +740,49 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	// the sets in cpuValidate's order, under one budget: the set that goes
 	// over it is reported, the ones after it are counted
+	// (the sets are the ones cpuStateFrom built in the same order under
+	// the same budget)
 	var b cpuBudget
 	skipped := 0
-	def, err := b.parse(d.DefaultCPUSet)
-	if err != nil {
+	def := f.CPU.DefaultCPUSet
+	if r.format == FormatV1 {
+		def = cpuset.New() // the state shows the v1 sets, d has none
+	}
+	if err := b.check(d.DefaultCPUSet); err != nil {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
 	type owned struct {
-		who string
-		set cpuset.CPUSet
+		pod, container string
+		set            cpuset.CPUSet
 	}
 	var all []owned
-	for _, pod := range sortedKeys(d.Entries) {
-		for _, c := range sortedKeys(d.Entries[pod]) {
-			s, err := b.parse(d.Entries[pod][c])
+	for _, pod := range d.pods() {
+		var buf smallKeys
+		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
+			text := d.Entries[pod][c]
+			err := b.check(text)
 			if errors.Is(err, errCPUSkipped) {
 				skipped++
 				continue
 			}
 			if err != nil {
 				f.problem(SeverityError, base+pointer("entries", pod, c), drain,
-					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(d.Entries[pod][c]), c, pod, err)
+					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(text), c, pod, err)
 				continue
 			}
-			all = append(all, owned{fmt.Sprintf("container %q of pod %q", c, pod), s})
-			if ov := s.Intersection(def); ov.Size() > 0 && d.PolicyName == "static" {
+			s, ok := f.CPU.Entries[pod][c]
+			if !ok {
+				s, _ = parseCPUSet(text)
+			}
+			all = append(all, owned{pod, c, s})
+			shared := false
+			if d.PolicyName == "static" && def.Size() > 0 {
+				eachCPU(text, func(cpu int) { shared = shared || def.Contains(cpu) })
+			}
+			if shared {
 				f.problem(SeverityError, base+pointer("entries", pod, c),
 					"the exclusive CPUs of a container must not be in the shared pool; "+drain,
-					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", ov, c, pod, def)
+					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", s.Intersection(def), c, pod, def)
 			}
 		}
 	}
@@ -745,20 +800,24 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		f.problem(SeverityInfo, "", "fix the cpuset reported above first",
 			"%d more cpusets were not checked: the file is over numascope's budget of %d CPUs", skipped, MaxFileCPUs)
 	}
-	// overlaps between containers, in one pass over the CPUs
-	owner := map[int]int{}
+	// overlaps between containers, in one pass over the CPUs (each set is
+	// walked from its text: the CPUs in order, without sorting a list)
+	owner := newCPUOwners(all, func(o owned) string { return d.Entries[o.pod][o.container] })
 	reported := map[[2]int]bool{}
+	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
+	var cpus []int
 	for i, o := range all {
-		for _, cpu := range o.set.List() {
-			j, seen := owner[cpu]
+		cpus = sortedCPUs(cpus[:0], d.Entries[o.pod][o.container])
+		for _, cpu := range cpus {
+			j, seen := owner.get(cpu)
 			if !seen {
-				owner[cpu] = i
+				owner.set(cpu, i)
 				continue
 			}
 			if key := [2]int{j, i}; !reported[key] {
 				reported[key] = true
 				ov := all[j].set.Intersection(o.set)
-				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, all[j].who, o.who)
+				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, who(all[j]), who(o))
 			}
 		}
 	}
@@ -767,9 +826,14 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			"policy none with %d pods holding exclusive CPUs", len(d.Entries))
 	}
 	if r.format == FormatV4 && r.err == nil {
-		var outer cpuCheckpointV2
-		if json.Unmarshal(blob, &outer) == nil {
-			if outer.PolicyName != d.PolicyName || outer.DefaultCPUSet != d.DefaultCPUSet {
+		if !r.outerRead {
+			var outer cpuCheckpointV2
+			if json.Unmarshal(blob, &outer) == nil {
+				r.outerPolicy, r.outerDefault, r.outerRead = outer.PolicyName, outer.DefaultCPUSet, true
+			}
+		}
+		if r.outerRead {
+			if r.outerPolicy != d.PolicyName || r.outerDefault != d.DefaultCPUSet {
 				f.problem(SeverityWarning, "/policyName", "the outer copy is only read by older kubelets after a downgrade; a kubelet restart rewrites it",
 					"the outer (rollback) copy differs from the data section the kubelet uses")
 			}
@@ -802,4 +866,66 @@ func checksumPointer(f *File) string {
 
 func isZeroCPUSet(s cpuset.CPUSet) bool {
 	return reflect.ValueOf(s).Field(0).IsNil()
+}
+
+// sortedCPUs appends the CPUs of a cpuset text that check accepted, in
+// ascending order and each once (what CPUSet.List returns).
+func sortedCPUs(dst []int, text string) []int {
+	start := len(dst)
+	eachCPU(text, func(cpu int) { dst = append(dst, cpu) })
+	out := dst[start:]
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
+	return append(dst[:start], slices.Compact(out)...)
+}
+
+// cpuOwners maps a CPU to the first container that holds it: a slice when
+// the ids are small, a map otherwise.
+type cpuOwners struct {
+	dense []int32
+	m     map[int]int
+}
+
+func newCPUOwners[T any](all []T, text func(T) string) *cpuOwners {
+	top := -1
+	for _, o := range all {
+		for rest, more := text(o), text(o) != ""; more; {
+			var r string
+			r, rest, more = strings.Cut(rest, ",")
+			if _, hi, _, ok := kubeletRange(r); ok && hi > top {
+				top = hi
+			}
+		}
+	}
+	if top >= 0 && top < 1<<22 {
+		d := make([]int32, top+1)
+		for i := range d {
+			d[i] = -1
+		}
+		return &cpuOwners{dense: d}
+	}
+	return &cpuOwners{m: map[int]int{}}
+}
+
+func (c *cpuOwners) get(cpu int) (int, bool) {
+	if c.dense != nil {
+		if cpu < 0 || cpu >= len(c.dense) || c.dense[cpu] < 0 {
+			return 0, false
+		}
+		return int(c.dense[cpu]), true
+	}
+	j, ok := c.m[cpu]
+	return j, ok
+}
+
+func (c *cpuOwners) set(cpu, i int) {
+	if c.dense != nil && cpu >= 0 && cpu < len(c.dense) {
+		c.dense[cpu] = int32(i)
+		return
+	}
+	if c.m == nil {
+		c.m = map[int]int{}
+	}
+	c.m[cpu] = i
 }

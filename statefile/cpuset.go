@@ -87,6 +87,43 @@ func (b *cpuBudget) parse(s string) (cpuset.CPUSet, error) {
 	return set, nil
 }
 
+// check is parse without building the set: the same error, the same charge
+// to the budget.
+func (b *cpuBudget) check(s string) error {
+	if b.over {
+		return errCPUSkipped
+	}
+	n, bad, err := cpuCount(s, MaxFileCPUs-b.used)
+	if errors.Is(err, errCPUBudget) {
+		b.over = true
+	}
+	if err != nil {
+		return err
+	}
+	b.used += n
+	if bad {
+		_, err := cpuset.Parse(s) // the kubelet's own text
+		return err
+	}
+	return nil
+}
+
+// eachCPU calls fn for every CPU of a cpuset that check accepted, range by
+// range, without building the set.
+func eachCPU(s string, fn func(cpu int)) {
+	for rest, more := s, s != ""; more; {
+		var r string
+		r, rest, more = strings.Cut(rest, ",")
+		lo, hi, _, ok := kubeletRange(r)
+		if !ok {
+			return
+		}
+		for c := lo; c <= hi; c++ {
+			fn(c)
+		}
+	}
+}
+
 // parseCPUSet parses one cpuset with a budget of its own.
 func parseCPUSet(s string) (cpuset.CPUSet, error) { return (*cpuBudget)(nil).parse(s) }
 

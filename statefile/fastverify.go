@@ -571,7 +571,7 @@ func (s *fastScanner) machineState() bool {
 }
 
 func (s *fastScanner) memBlock() bool {
-	if s.memBlockCompact(nil) {
+	if s.memBlockCompact() {
 		return true
 	}
 	return s.fields(memBlockFields, func(i int) bool {
@@ -596,10 +596,8 @@ func hasLit(b []byte, i int, w string) bool {
 // {"numaAffinity":[0,1],"type":"memory","size":1024}: no spaces, the
 // fields in order, no escapes. It leaves s alone and returns false on
 // anything else (the general reader then reads it), so it accepts only
-// blocks the general reader accepts too. With an arena it also records the
-// block there, for the spew layouts (the type then has to be valid UTF-8,
-// as hashedString requires).
-func (s *fastScanner) memBlockCompact(a *spewArena) bool {
+// blocks the general reader accepts too.
+func (s *fastScanner) memBlockCompact() bool {
 	// the head is compared in two parts: literals of up to 16 bytes are
 	// compared inline
 	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
@@ -608,24 +606,11 @@ func (s *fastScanner) memBlockCompact(a *spewArena) bool {
 		return false
 	}
 	i += len(head) + 1
-	lo := 0
-	if a != nil {
-		lo = len(a.ints)
-	}
-	fail := func() bool {
-		if a != nil {
-			a.ints = a.ints[:lo]
-		}
-		return false
-	}
 	if i < len(b) && b[i] != ']' {
 		for {
-			v, j, ok := scanInt(b, i)
+			_, j, ok := scanInt(b, i)
 			if !ok || j >= len(b) {
-				return fail()
-			}
-			if a != nil {
-				a.ints = append(a.ints, v)
+				return false
 			}
 			if i = j; b[i] != ',' {
 				break
@@ -634,22 +619,17 @@ func (s *fastScanner) memBlockCompact(a *spewArena) bool {
 		}
 	}
 	if !hasLit(b, i, typ) {
-		return fail()
+		return false
 	}
-	ts := i + len(typ)
-	i = skipPlain(b, ts)
-	te := i
-	if !hasLit(b, i, size) || a != nil && !isASCII(b[ts:te]) && !utf8.Valid(b[ts:te]) {
-		return fail()
+	i = skipPlain(b, i+len(typ))
+	if !hasLit(b, i, size) {
+		return false
 	}
-	v, i, ok := scanUint64(b, i+len(size))
+	_, i, ok := scanUint64(b, i+len(size))
 	if !ok || i >= len(b) || b[i] != '}' {
-		return fail()
+		return false
 	}
 	s.i = i + 1
-	if a != nil {
-		a.blocks = append(a.blocks, fBlock{aff: rng{int32(lo), int32(len(a.ints))}, hasAff: true, typ: span{int32(ts), int32(te)}, size: v})
-	}
 	return true
 }
 
@@ -782,6 +762,22 @@ type fastCapture struct {
 	sum uint64
 	// pre is the data section when it was read before the scan
 	pre *preread
+	// what Decode needs of the outer (rollback) copy
+	outer outerCopy
+}
+
+// outerCopy is what the scan of a cpu v4 or memory v3 file notes about its
+// outer copy, for Decode's checksum layouts and problems.
+type outerCopy struct {
+	policy           span   // policyName's value (no escapes)
+	hasPolicy        bool   // policyName is there
+	policyEsc        bool   // its value holds escapes
+	checksum         uint64 // checksum's value (0 when absent)
+	present, copied  [3]bool
+	spans            [3][2]int // where the copied members' values lie in the file
+	unknown          bool      // a member no kubelet struct of the format has
+	members          int
+	defaultOrMachine bool // defaultCpuSet or machineState is there (kind detection)
 }
 
 // preread is a data section read before the rest of the file, as found by
@@ -795,6 +791,24 @@ type preread struct {
 	// defaultCpuSet or machineState, and entries)
 	copies [3][2]int
 	buf    []byte
+}
+
+type span struct{ s, e int32 }
+
+// isASCII reports whether b is all ASCII (and so valid UTF-8), eight bytes
+// at a time.
+func isASCII(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // dataKey starts the data member as the kubelet writes it.
@@ -947,7 +961,26 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 	if kind == KindMemory {
 		names = memOuterFields
 	}
-	return s.fields(names, func(i int) (ok bool) {
+	var seen uint32
+	o := &c.outer
+	return s.members(func(ks, ke int) bool {
+		i := field(s.b[ks:ke], names, &seen)
+		switch i {
+		case -2:
+			return false
+		case -1:
+			o.unknown = true
+			return s.skip()
+		}
+		o.members++
+		return s.outerField(kind, names, i, c)
+	}) && s.atEnd()
+}
+
+// outerField scans the value of the outer member names[i].
+func (s *fastScanner) outerField(kind Kind, names []string, i int, c *fastCapture) (ok bool) {
+	o := &c.outer
+	{
 		switch {
 		case names[i] == "data":
 			c.dataStart = s.i
@@ -966,20 +999,36 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 		case names[i] == "dataChecksum":
 			c.dataChecksum, ok = s.typedUint64()
 		case names[i] == "checksum":
-			_, ok = s.typedUint64()
+			o.checksum, ok = s.typedUint64()
 		case names[i] == "policyName":
-			ok = s.anyString()
-		case names[i] == "defaultCpuSet":
-			ok = s.copied(c.pre, 1) || s.anyString()
-		case names[i] == "machineState":
-			ok = s.copied(c.pre, 1) || s.machineState()
-		case kind == KindMemory: // entries
-			ok = s.copied(c.pre, 2) || s.memEntries()
-		default: // cpu entries
-			ok = s.copied(c.pre, 2) || s.stringMap(leafString, true)
+			var st, en int
+			st, en, o.policyEsc, ok = s.typedString()
+			o.policy, o.hasPolicy = span{int32(st), int32(en)}, true
+		default: // defaultCpuSet or machineState (1), entries (2)
+			j := 1
+			if names[i] == "entries" {
+				j = 2
+			} else {
+				o.defaultOrMachine = true
+			}
+			o.present[j] = true
+			if start := s.i; s.copied(c.pre, j) {
+				o.copied[j], o.spans[j] = true, [2]int{start, s.i}
+				return true
+			}
+			switch {
+			case names[i] == "defaultCpuSet":
+				ok = s.anyString()
+			case names[i] == "machineState":
+				ok = s.machineState()
+			case kind == KindMemory: // entries
+				ok = s.memEntries()
+			default: // cpu entries
+				ok = s.stringMap(leafString, true)
+			}
 		}
 		return ok
-	}) && s.atEnd()
+	}
 }
 
 // atEnd reports whether only white space is left after the top-level value.

@@ -154,61 +154,6 @@ func FuzzVerifyFast(f *testing.F) {
 	})
 }
 
-// FuzzVerifyFastSpew holds the spew-layout fast path to the exact path.
-func FuzzVerifyFastSpew(f *testing.F) {
-	cpu3 := sampleCPU()
-	cpu3.PodEntries = map[string]cpuset.CPUSet{"pod-a": cpuset.New(2, 3, 4), "pod-c": cpuset.New()}
-	for _, c := range []struct {
-		file   *File
-		format Format
-	}{
-		{&File{Kind: KindCPU, CPU: sampleCPU()}, FormatV2},
-		{&File{Kind: KindCPU, CPU: cpu3}, FormatV3},
-		{&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV1},
-		{&File{Kind: KindMemory, Memory: sampleMemory()}, FormatV2},
-	} {
-		data, err := Encode(c.file, c.format)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data, c.file.Kind == KindCPU, "")
-	}
-	f.Fuzz(func(t *testing.T, data []byte, isCPU bool, policy string) {
-		// the exact path decodes the bytes up to twice
-		fuzzbudget.RunWith(t, decodes(2), func() {
-			kind := KindMemory
-			if isCPU {
-				kind = KindCPU
-			}
-			opts := Options{Name: "fuzz", Kind: kind, Policy: policy}
-			// the rendering of every layout, whatever the stored checksum
-			if sums, ok := spewComputed(data, kind); ok {
-				file, err := Decode(data, Options{Name: "fuzz", Kind: kind})
-				require.NoError(t, err, "fast scanner reads it, Decode fails")
-				seen := 0
-				for _, l := range file.Checksum.Layouts {
-					if want, ok := sums[l.Name]; ok {
-						seen++
-						require.Equal(t, l.Computed, want, "layout %s: fast path against exact path", l.Name)
-					}
-				}
-				require.GreaterOrEqual(t, seen, 2, "exact path computed too few of the layouts: %+v", file.Checksum.Layouts)
-			}
-			fast, ok := verifyFastSpew(data, opts)
-			if !ok {
-				return
-			}
-			file, err := Decode(data, opts)
-			require.NoError(t, err, "fast path accepts, Decode fails")
-			require.True(t, file.KubeletAccepts, "fast path accepts, exact path refuses: %s", file.Reason)
-			require.Equal(t, fast.Format, file.Format, "format: fast path against exact path")
-			require.Equal(t, fast.Checksum.Stored, file.Checksum.Stored, "stored checksum: fast path against exact path")
-			require.True(t, file.Checksum.Valid, "exact path: checksum valid")
-			require.Equal(t, fast.Checksum.Matched, file.Checksum.Matched, "matched layout: fast path against exact path")
-		})
-	})
-}
-
 // FuzzTypedNumbers holds the typed number scanners to encoding/json.
 func FuzzTypedNumbers(f *testing.F) {
 	for _, s := range []string{"0", "-0", "01", "1.5", "1e3", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "9223372036854775808", "-", "00", "0x"} {
@@ -427,8 +372,8 @@ func TestFeedWindow(t *testing.T) {
 	require.True(t, ok, "the whole section does not read")
 }
 
-// TestSpewLongAffinity renders a block whose NUMA list does not fit the
-// stack buffer of arenaBlocks in one piece.
+// TestSpewLongAffinity decodes a block with a long NUMA list on Decode's
+// fast path of the spew layouts.
 func TestSpewLongAffinity(t *testing.T) {
 	m := sampleMemory()
 	var nodes []int
@@ -439,8 +384,11 @@ func TestSpewLongAffinity(t *testing.T) {
 	for _, format := range []Format{FormatV1, FormatV2} {
 		data, err := Encode(&File{Kind: KindMemory, Memory: m}, format)
 		require.NoError(t, err)
-		v, ok := verifyFastSpew(data, Options{Name: "m", Kind: KindMemory})
-		require.True(t, ok, "%s: the fast path does not accept the kubelet's own checksum", format)
-		assert.Equal(t, format, v.Format, "%s: format of the fast path", format)
+		r, ok := fastRestoreMemorySpew(data, true)
+		require.True(t, ok, "%s: the fast path does not read the file", format)
+		assert.True(t, r.checksum.Valid, "%s: the fast path does not accept the kubelet's own checksum", format)
+		assert.Equal(t, format, r.format, "%s: format of the fast path", format)
+		diff, _ := fastDiff(t, data, Options{Name: "m"})
+		assert.Empty(t, diff, "%s: exact (-) and fast (+)", format)
 	}
 }

@@ -47,8 +47,8 @@ func addSeeds(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// Decode, Verify, and Decode again with the encodings between
-		fuzzbudget.RunWith(t, decodes(3), func() {
+		// Decode, and Decode again with the encodings between
+		fuzzbudget.RunWith(t, decodes(2), func() {
 			file, err := Decode(data, Options{Name: "fuzz"})
 			if err != nil {
 				require.Nil(t, file, "error with a non-nil File")
@@ -63,10 +63,6 @@ func FuzzDecode(f *testing.F) {
 			}
 			_, err = json.Marshal(file)
 			require.NoError(t, err, "JSON of the decoded File")
-			v, err := Verify(data, Options{Name: "fuzz", Kind: file.Kind})
-			require.NoError(t, err, "Verify of a file Decode reads")
-			require.Equal(t, file.KubeletAccepts, v.KubeletAccepts, "accepts for Verify and Decode")
-			require.Equal(t, file.Reason, v.Reason, "reason for Verify and Decode")
 			if !file.KubeletAccepts || file.Kind == KindDRA && file.Format == FormatSpewV1 {
 				return
 			}

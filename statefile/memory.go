@@ -256,6 +256,7 @@ type memRestore struct {
 	// zeroFallback counts the podEntries the older reader drops when a
 	// zero checksum sends the kubelet down its fallback.
 	zeroFallback int
+	hint         *schemaHint // from the fast path
 }
 
 // restoreMemory follows loadAndMigrateCheckpointV3 → V2 → V1 of kubelet v1.37.2.
@@ -360,8 +361,15 @@ func detectMemFormat(blob []byte) Format {
 	return FormatV1
 }
 
-func decodeMemory(f *File, blob []byte, opts Options) {
-	r := restoreMemory(blob)
+// decodeMemory decodes a memory_manager_state; fast, when set, is the
+// restore the fast path made of it (a file without the "nodes" alias).
+func decodeMemory(f *File, blob []byte, opts Options, fast *memRestore) {
+	var r memRestore
+	if fast != nil {
+		r = *fast
+	} else {
+		r = restoreMemory(blob)
+	}
 	f.Checksum, f.Format = r.checksum, r.format
 	err := r.err
 	if err == nil {
@@ -380,7 +388,9 @@ func decodeMemory(f *File, blob []byte, opts Options) {
 	}
 	st := r.data
 	f.Memory = &st
-	attachNodesAlias(f, blob, r.format)
+	if fast == nil {
+		attachNodesAlias(f, blob, r.format)
+	}
 	memoryProblems(f, &r, opts)
 }
 

@@ -18,14 +18,8 @@ const (
 )
 
 // printer is an FNV-32a hash that knows how to render spew values.
-//
-// Its l-methods (ls, lb, lc, li) hash into three lanes at once: h, and h2
-// and h3, which a rendering that serves several checksum layouts starts
-// from other prefixes (layouts that differ only in the struct's type
-// name). FNV-32a is one chain of multiplies, a byte at a time, so the CPU
-// runs the other two chains in the first one's shadow.
 type printer struct {
-	h, h2, h3 uint32
+	h uint32
 	// text, when non-nil, receives a copy of everything hashed (tests only).
 	text *[]byte
 }
@@ -64,36 +58,6 @@ func (p *printer) c(c byte) {
 	if p.text != nil {
 		*p.text = append(*p.text, c)
 	}
-}
-
-func (p *printer) ls(v string) {
-	h, h2, h3 := p.h, p.h2, p.h3
-	for i := 0; i < len(v); i++ {
-		c := uint32(v[i])
-		h = (h ^ c) * fnvPrime32
-		h2 = (h2 ^ c) * fnvPrime32
-		h3 = (h3 ^ c) * fnvPrime32
-	}
-	p.h, p.h2, p.h3 = h, h2, h3
-	if p.text != nil {
-		*p.text = append(*p.text, v...)
-	}
-}
-
-func (p *printer) lb(v []byte) { p.ls(unsafeString(v)) }
-
-func (p *printer) lc(c byte) {
-	p.h = (p.h ^ uint32(c)) * fnvPrime32
-	p.h2 = (p.h2 ^ uint32(c)) * fnvPrime32
-	p.h3 = (p.h3 ^ uint32(c)) * fnvPrime32
-	if p.text != nil {
-		*p.text = append(*p.text, c)
-	}
-}
-
-func (p *printer) li(v int64) {
-	var buf [24]byte
-	p.lb(strconv.AppendInt(buf[:0], v, 10))
 }
 
 // fnvAdd continues the FNV-32a hash h with v.
@@ -167,6 +131,23 @@ func (p *printer) byteSlice(v []byte) {
 	p.c(']')
 }
 
+// smallKeys is room for the keys of a small map (a pod's containers), so
+// that walking it in order allocates nothing.
+type smallKeys [8]string
+
+// sortedKeysIn is sortedKeys, in buf when the keys fit.
+func sortedKeysIn[V any](m map[string]V, buf *smallKeys) []string {
+	if len(m) > len(buf) {
+		return sortedKeys(m)
+	}
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // sortedKeys returns the keys of a string-keyed map in spew's order (Go
 // string order).
 func sortedKeys[V any](m map[string]V) []string {
@@ -210,7 +191,8 @@ func spewMap[V any](p *printer, m map[string]V, val func(V)) {
 		return
 	}
 	p.s("map[")
-	for i, k := range sortedKeys(m) {
+	var buf smallKeys
+	for i, k := range sortedKeysIn(m, &buf) {
 		if i > 0 {
 			p.c(' ')
 		}

@@ -68,8 +68,8 @@ type Options struct {
 	MaxSize int64
 	// KubeletVersion is the release of the kubelet that reads the file
 	// ("1.30", "v1.30.4"; 1.28 to 1.37): KubeletAccepts, OnReject and Reason
-	// are that release's. "" means the newest, 1.37. Decode and ReadFile
-	// honour it; Verify always answers for the newest release.
+	// are that release's. "" means the newest, 1.37. Decode, ReadFile and
+	// Verify honour it.
 	KubeletVersion string
 }
 
@@ -183,6 +183,12 @@ var (
 // unknown kind); everything else is reported in File.Problems and the
 // kubelet's verdict. It never panics.
 func Decode(data []byte, opts Options) (f *File, err error) {
+	return decode(data, opts, true)
+}
+
+// decode is Decode; without fast it always takes the exact path (for the
+// tests that hold the fast path to it).
+func decode(data []byte, opts Options, fast bool) (f *File, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = nil, fmt.Errorf("%s: internal error while decoding (please report it): %v", opts.Name, r)
@@ -198,22 +204,36 @@ func Decode(data []byte, opts Options) (f *File, err error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s: %w (%d bytes > %d); kubelet checkpoints are far smaller, check that this is the right file or raise Options.MaxSize", opts.Name, ErrTooLarge, len(data), limit)
 	}
-	if err := checkSyntax(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", opts.Name, err)
-	}
 	kind := opts.Kind
-	if kind == "" {
-		kind, err = detectKind(data)
-		if err != nil {
+	// the fast path reads the files the kubelet writes today; it also
+	// checks their syntax and kind as the lines after it do
+	var fastCPU *cpuRestore
+	var fastMem *memRestore
+	if fast {
+		fastCPU, fastMem = fastRestore(data, kind)
+	}
+	switch {
+	case fastCPU != nil:
+		kind = KindCPU
+	case fastMem != nil:
+		kind = KindMemory
+	default:
+		if err := checkSyntax(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.Name, err)
+		}
+		if kind == "" {
+			kind, err = detectKind(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", opts.Name, err)
+			}
 		}
 	}
 	f = &File{Name: opts.Name, Kind: kind, Problems: []Problem{}}
 	switch kind {
 	case KindCPU:
-		decodeCPU(f, data, opts)
+		decodeCPU(f, data, opts, fastCPU)
 	case KindMemory:
-		decodeMemory(f, data, opts)
+		decodeMemory(f, data, opts, fastMem)
 	case KindDevice:
 		decodeDevice(f, data, opts)
 	case KindDRA:
@@ -232,9 +252,46 @@ func Decode(data []byte, opts Options) (f *File, err error) {
 	if err := f.applyRelease(data, opts); err != nil {
 		return nil, err
 	}
-	f.addSchemaProblems(data)
+	var hint *schemaHint
+	switch {
+	case fastCPU != nil:
+		hint = fastCPU.hint
+	case fastMem != nil:
+		hint = fastMem.hint
+	}
+	f.addSchemaProblems(data, hint)
 	sortProblems(f.Problems)
 	return f, nil
+}
+
+// fastRestore runs the fast path for a cpu or memory file (or one of no
+// given kind); nil, nil when the file needs the exact path.
+func fastRestore(data []byte, kind Kind) (*cpuRestore, *memRestore) {
+	detect := kind == ""
+	order := [2]Kind{KindCPU, KindMemory}
+	if kind == KindMemory || detect && bytes.Contains(data, []byte(`"machineState"`)) {
+		order = [2]Kind{KindMemory, KindCPU}
+	}
+	for _, k := range order {
+		switch {
+		case !detect && k != kind:
+		case k == KindMemory:
+			if r, ok := fastRestoreMemory(data, detect); ok {
+				return nil, &r
+			}
+			if r, ok := fastRestoreMemorySpew(data, detect); ok {
+				return nil, &r
+			}
+		default:
+			if r, ok := fastRestoreCPU(data, detect); ok {
+				return &r, nil
+			}
+			if r, ok := fastRestoreCPUSpew(data, detect); ok {
+				return &r, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // checkSyntax validates JSON syntax and nesting depth with encoding/json's

@@ -16,34 +16,32 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-const schemaValidation = true
-
 var (
-	schemaOnce     sync.Once
-	schemaCompiled map[string]*jsonschema.Schema
-	schemaErr      error
+	refOnce     sync.Once
+	refCompiled map[string]*jsonschema.Schema
+	refErr      error
 )
 
-func loadSchemas() {
+func refLoadSchemas() {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	names, err := fs.Glob(schemaFS, "schema/*.json")
 	if err != nil {
-		schemaErr = err
+		refErr = err
 		return
 	}
 	for _, n := range names {
 		b, err := schemaFS.ReadFile(n)
 		if err != nil {
-			schemaErr = err
+			refErr = err
 			return
 		}
 		if err := c.AddResource(schemaBase+strings.TrimPrefix(n, "schema/"), bytes.NewReader(b)); err != nil {
-			schemaErr = err
+			refErr = err
 			return
 		}
 	}
-	schemaCompiled = map[string]*jsonschema.Schema{}
+	refCompiled = map[string]*jsonschema.Schema{}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "schema/"), ".json")
 		if name == "defs" {
@@ -51,28 +49,31 @@ func loadSchemas() {
 		}
 		s, err := c.Compile(schemaBase + name + ".json")
 		if err != nil {
-			schemaErr = fmt.Errorf("schema %s: %w", name, err)
+			refErr = fmt.Errorf("schema %s: %w", name, err)
 			return
 		}
-		schemaCompiled[name] = s
+		refCompiled[name] = s
 	}
 }
 
-func (f *File) addSchemaProblems(data []byte) {
-	schemaOnce.Do(loadSchemas)
-	if schemaErr != nil {
-		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", schemaErr)
+// refSchemaProblems is the schema check the way numascope made it before the
+// typed check: santhosh-tekuri/jsonschema/v5 on a decoded tree. It stays as
+// the reference the typed check is held to.
+func refSchemaProblems(f *File, data []byte) {
+	refOnce.Do(refLoadSchemas)
+	if refErr != nil {
+		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", refErr)
 		return
 	}
 	name := string(f.Kind) + "-" + string(f.Format)
-	s := schemaCompiled[name]
+	s := refCompiled[name]
 	if s == nil {
 		return
 	}
 	count := 0
-	f.validate(s, name, data, "", &count)
+	f.refValidate(s, name, data, "", &count)
 	// the data section of cpu v4, memory v3 and dra crc32
-	if d := schemaCompiled[name+"-data"]; d != nil {
+	if d := refCompiled[name+"-data"]; d != nil {
 		var outer map[string]json.RawMessage
 		if json.Unmarshal(data, &outer) != nil {
 			return
@@ -83,7 +84,7 @@ func (f *File) addSchemaProblems(data []byte) {
 		}
 		var inner string
 		if raw, ok := outer[key]; ok && json.Unmarshal(raw, &inner) == nil && inner != "" {
-			f.validate(d, name+"-data", []byte(inner), "/"+key, &count)
+			f.refValidate(d, name+"-data", []byte(inner), "/"+key, &count)
 		}
 	}
 	if count > maxSchemaProblems {
@@ -92,7 +93,7 @@ func (f *File) addSchemaProblems(data []byte) {
 	}
 }
 
-func (f *File) validate(s *jsonschema.Schema, name string, data []byte, prefix string, count *int) {
+func (f *File) refValidate(s *jsonschema.Schema, name string, data []byte, prefix string, count *int) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -118,7 +119,7 @@ func (f *File) validate(s *jsonschema.Schema, name string, data []byte, prefix s
 	walk(ve)
 	msgs := make([]string, len(leaves))
 	for i, l := range leaves {
-		msgs[i] = sortQuotedLists(l.Message)
+		msgs[i] = refSortQuotedLists(l.Message)
 	}
 	idx := make([]int, len(leaves))
 	for i := range idx {
@@ -143,13 +144,13 @@ func (f *File) validate(s *jsonschema.Schema, name string, data []byte, prefix s
 }
 
 // quotedList matches a list of quoted names such as 'a', 'b', 'c'.
-var quotedList = regexp.MustCompile(`'[^']*'(?:, '[^']*')+`)
+var refQuotedList = regexp.MustCompile(`'[^']*'(?:, '[^']*')+`)
 
 // sortQuotedLists sorts the names in each quoted list of a schema message
 // (the validator lists object members in map order), so the same file always
 // gives the same text.
-func sortQuotedLists(msg string) string {
-	return quotedList.ReplaceAllStringFunc(msg, func(list string) string {
+func refSortQuotedLists(msg string) string {
+	return refQuotedList.ReplaceAllStringFunc(msg, func(list string) string {
 		names := strings.Split(list, ", ")
 		sort.Strings(names)
 		return strings.Join(names, ", ")

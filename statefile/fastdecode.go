@@ -1,0 +1,671 @@
+package statefile
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Decode's fast path for the formats the kubelet writes today (cpu v4,
+// memory v3): the scan of fastverify.go checks the file against the
+// kubelet's Go types and hashes the data section; the builders below then
+// read the state out of the unescaped data section into the kubelet's
+// structs, with its strings cut from one copy of the section and its
+// slices cut from shared arenas. Whatever they are not sure of (a member
+// no kubelet struct has, escapes in names, a repeated map key, an outer
+// copy that is not the data section's) sends Decode down the exact path,
+// which reads the file with encoding/json; the differential tests hold the
+// two to the same File.
+
+// dataHas reports whether the data section has member j (1 or 2).
+func (p *preread) dataHas(j int) bool { return p.copies[j][1] > p.copies[j][0] }
+
+// fastScan runs the verified scan of a cpu v4 or memory v3 file and returns
+// the unescaped data section, or false when the file needs the exact path.
+//
+// With detect, the file must also be one that Decode's detection takes for
+// kind: it has the member (defaultCpuSet, machineState) detection looks for.
+func fastScan(data []byte, kind Kind, detect bool) (*fastCapture, bool) {
+	k := -1
+	if bytes.Contains(data[max(0, len(data)-64):], []byte(`"dataChecksum":`)) {
+		k = bytes.Index(data, dataKey)
+	}
+	if k < 0 {
+		return nil, false
+	}
+	c := &fastCapture{}
+	c.pre, c.buf = readDataFirst(data, kind, k, nil)
+	if c.pre == nil {
+		return nil, false
+	}
+	s := fastScanner{b: data}
+	if !s.outer(kind, c) || !c.hasData || c.pre == nil || c.dataEnd-c.dataStart <= 2 || c.sum != c.dataChecksum {
+		return nil, false
+	}
+	o := &c.outer
+	if o.unknown || o.policyEsc || detect && !o.defaultOrMachine {
+		return nil, false
+	}
+	for j := 1; j <= 2; j++ {
+		if o.present[j] && !o.copied[j] || !o.present[j] && c.pre.dataHas(j) {
+			return nil, false
+		}
+	}
+	c.buf = c.pre.buf
+	return c, true
+}
+
+// builder reads typed values out of a data section that the scan has
+// checked: b is the section, str one string copy of it.
+type builder struct {
+	s      fastScanner
+	str    string
+	ints   []int
+	blocks []Block
+	nodes  []NUMANodeState
+	tables []MemoryTable
+}
+
+func newBuilder(buf []byte) *builder {
+	n := bytes.Count(buf, []byte(`"numaAffinity"`))
+	return &builder{s: fastScanner{b: buf}, str: string(buf), ints: make([]int, 0, n+64), blocks: make([]Block, 0, n+1)}
+}
+
+// key reads a map key or field name without escapes (and valid UTF-8:
+// encoding/json would replace the rest).
+func (b *builder) key(first bool) (k string, done, ok bool) {
+	ks, ke, done, ok := b.s.objKey(first)
+	if !ok || done {
+		return "", done, ok
+	}
+	k = b.str[ks:ke]
+	return k, false, isASCII(b.s.b[ks:ke]) || utf8.ValidString(k)
+}
+
+// text reads a string value without escapes, in valid UTF-8.
+func (b *builder) text() (string, bool) {
+	st, en, esc, ok := b.s.typedString()
+	if !ok || esc {
+		return "", false
+	}
+	t := b.str[st:en]
+	return t, isASCII(b.s.b[st:en]) || utf8.ValidString(t)
+}
+
+func (b *builder) intList() ([]int, bool) {
+	s := &b.s
+	if !s.arrOpen() {
+		return nil, false
+	}
+	lo := len(b.ints)
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		v, ok := s.parsedIntFast()
+		if !ok {
+			return nil, false
+		}
+		b.ints = append(b.ints, int(v))
+	}
+	return b.ints[lo:len(b.ints):len(b.ints)], true
+}
+
+// object reads the members of an object, calling fn with each field index
+// of names; an unknown or repeated field gives up.
+func (b *builder) object(names []string, fn func(i int) bool) bool {
+	var seen uint32
+	return b.s.members(func(ks, ke int) bool {
+		i := field(b.s.b[ks:ke], names, &seen)
+		return i >= 0 && fn(i)
+	})
+}
+
+// stringMap reads map[string]V, giving up on a repeated key.
+func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
+	s := &b.s
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok || done {
+			return ok
+		}
+		if _, dup := m[k]; dup {
+			return false
+		}
+		v, ok := val()
+		if !ok {
+			return false
+		}
+		m[k] = v
+	}
+}
+
+// orderedMap is stringMap that also returns the keys in order (in the
+// order read, sorted when the file did not have them sorted).
+func orderedMap[V any](b *builder, m map[string]V, val func() (V, bool)) ([]string, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	keys := []string{}
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			if !sorted {
+				slices.Sort(keys)
+			}
+			return keys, true
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		v, ok := val()
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		if len(keys) > 0 && keys[len(keys)-1] >= k {
+			sorted = false
+		}
+		keys = append(keys, k)
+	}
+}
+
+// --- memory v3 ---
+
+func (b *builder) memTable() (*MemoryTable, bool) {
+	// a later append may move the arena; t keeps the element it points at
+	b.tables = append(b.tables, MemoryTable{})
+	t := &b.tables[len(b.tables)-1]
+	ok := b.object(memTableFields, func(i int) bool {
+		v, ok := b.s.typedUint64()
+		switch i {
+		case 0:
+			t.TotalMemSize = v
+		case 1:
+			t.SystemReserved = v
+		case 2:
+			t.Allocatable = v
+		case 3:
+			t.Reserved = v
+		default:
+			t.Free = v
+		}
+		return ok
+	})
+	return t, ok
+}
+
+func (b *builder) memNode() (*NUMANodeState, bool) {
+	b.nodes = append(b.nodes, NUMANodeState{})
+	n := &b.nodes[len(b.nodes)-1]
+	ok := b.object(memNodeFields, func(i int) bool {
+		switch i {
+		case 0:
+			v, ok := b.s.parsedIntFast()
+			n.NumberOfAssignments = int(v)
+			return ok
+		case 1:
+			n.MemoryMap = map[string]*MemoryTable{}
+			return stringMap(b, n.MemoryMap, b.memTable)
+		default:
+			var ok bool
+			n.Cells, ok = b.intList()
+			return ok
+		}
+	})
+	return n, ok
+}
+
+func (b *builder) machineState(m map[int]*NUMANodeState) bool {
+	s := &b.s
+	if !s.objOpen() {
+		return false
+	}
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok || done {
+			return ok
+		}
+		id, err := strconv.ParseInt(k, 10, strconv.IntSize)
+		if err != nil {
+			return false
+		}
+		if _, dup := m[int(id)]; dup {
+			return false
+		}
+		n, ok := b.memNode()
+		if !ok {
+			return false
+		}
+		m[int(id)] = n
+	}
+}
+
+func (b *builder) memBlocks() ([]Block, bool) {
+	s := &b.s
+	if !s.arrOpen() {
+		return nil, false
+	}
+	lo := len(b.blocks)
+	for first := true; ; first = false {
+		done, ok := s.arrNext(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		var blk Block
+		if !b.object(memBlockFields, func(i int) bool {
+			var ok bool
+			switch i {
+			case 0:
+				blk.NUMAAffinity, ok = b.intList()
+			case 1:
+				blk.Type, ok = b.text()
+			default:
+				blk.Size, ok = b.s.typedUint64()
+			}
+			return ok
+		}) {
+			return nil, false
+		}
+		b.blocks = append(b.blocks, blk)
+	}
+	return b.blocks[lo:len(b.blocks):len(b.blocks)], true
+}
+
+func (b *builder) memContainers() (map[string][]Block, bool) {
+	m := make(map[string][]Block, 4)
+	return m, stringMap(b, m, b.memBlocks)
+}
+
+func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
+	var e PodMemoryEntry
+	ok := b.object(memPodFields, func(int) bool {
+		var ok bool
+		e.MemoryBlocks, ok = b.memBlocks()
+		return ok
+	})
+	return e, ok
+}
+
+// memoryData reads the data section of a memory v3 file into the state
+// encoding/json builds from it.
+func (b *builder) memoryData() (MemoryState, bool) {
+	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
+	ok := b.object(memDataFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			st.PolicyName, ok = b.text()
+		case 1:
+			ok = b.machineState(st.MachineState)
+		case 2:
+			ok = stringMap(b, st.Entries, b.memContainers)
+		default:
+			ok = stringMap(b, st.PodEntries, b.memPodEntry)
+		}
+		return ok
+	})
+	return st, ok && b.s.atEnd()
+}
+
+// fastRestoreMemory is restoreMemory for a memory v3 file the fast scan
+// reads; false sends Decode down the exact path.
+func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
+	c, ok := fastScan(data, KindMemory, detect)
+	if !ok {
+		return memRestore{}, false
+	}
+	st, ok := newBuilder(c.buf).memoryData()
+	if !ok {
+		return memRestore{}, false
+	}
+	o := &c.outer
+	policy := string(data[o.policy.s:o.policy.e])
+	// the outer copy as the older readers hold it: the data section's
+	// machine state and entries, byte for byte
+	// v1 and v2 render the same head: it is hashed once
+	p := newPrinter()
+	p.memHead(policy, st.MachineState, st.Entries)
+	q := p
+	if p.text != nil { // a test captures the texts: render them apart
+		q = newPrinter()
+		q.memHead(policy, st.MachineState, st.Entries)
+	}
+	p.s(" Checksum:(checksum.Checksum)0}")
+	v1sum := p.sum()
+	q.s(" PodEntries:(state.PodMemoryAssignments)")
+	q.memPodEntries(map[string]PodMemoryEntry{})
+	q.s(" Checksum:(checksum.Checksum)0}")
+	v2sum := q.sum()
+	ls := []Layout{
+		{Name: layoutMemV3, Stored: c.dataChecksum, Computed: c.sum, Era: eraMemV3},
+		{Name: layoutMemOuter, Stored: o.checksum, Computed: v1sum, Era: eraMemOuter},
+		{Name: layoutMemV1, Stored: o.checksum, Computed: v1sum, Era: eraMemV1},
+		{Name: layoutMemV2, Stored: o.checksum, Computed: v2sum, Era: eraMemV2},
+	}
+	for i := range ls {
+		ls[i].Matched = ls[i].Stored == ls[i].Computed
+	}
+	r := memRestore{data: st, format: FormatV3, hint: c.schemaHint(KindMemory)}
+	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
+	r.checksum.finish()
+	return r, true
+}
+
+// --- cpu v4 ---
+
+func (b *builder) cpuContainers() (map[string]string, bool) {
+	m := make(map[string]string, 2)
+	return m, stringMap(b, m, b.text)
+}
+
+func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
+	var e cpuPodEntry
+	ok := b.object(cpuPodEntryFields, func(int) bool {
+		var ok bool
+		e.text, ok = b.text()
+		return ok
+	})
+	e.decoded = true
+	return e, ok
+}
+
+func (b *builder) cpuBaselines() (map[string]cpuBaseline, bool) {
+	m := make(map[string]cpuBaseline, 2)
+	return m, stringMap(b, m, func() (cpuBaseline, bool) {
+		var c cpuBaseline
+		ok := b.object(cpuBaselineFields, func(int) bool {
+			var ok bool
+			c.Baseline, ok = b.text()
+			return ok
+		})
+		return c, ok
+	})
+}
+
+// cpuData reads the data section of a cpu v4 file into the struct
+// encoding/json builds from it.
+func (b *builder) cpuData() (cpuCheckpointData, bool) {
+	d := cpuCheckpointData{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
+	ok := b.object(cpuDataFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			d.PolicyName, ok = b.text()
+		case 1:
+			d.DefaultCPUSet, ok = b.text()
+		case 2:
+			d.entryOrder, ok = orderedMap(b, d.Entries, b.cpuContainers)
+		case 3:
+			ok = stringMap(b, d.PodEntries, b.cpuPodEntry)
+		default:
+			ok = stringMap(b, d.Baselines, b.cpuBaselines)
+		}
+		return ok
+	})
+	return d, ok && b.s.atEnd()
+}
+
+// fastRestoreCPU is restoreCPU for a cpu v4 file the fast scan reads;
+// false sends Decode down the exact path.
+func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
+	c, ok := fastScan(data, KindCPU, detect)
+	if !ok {
+		return cpuRestore{}, false
+	}
+	d, ok := newBuilder(c.buf).cpuData()
+	if !ok {
+		return cpuRestore{}, false
+	}
+	o := &c.outer
+	policy := string(data[o.policy.s:o.policy.e])
+	// the outer copy: the data section's default set and entries, byte
+	// for byte, and no podEntries
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries, d.entryOrder)
+	ls := []Layout{
+		{Name: layoutCPUV4, Stored: c.dataChecksum, Computed: c.sum, Era: eraCPUV4},
+		{Name: layoutCPUOut, Stored: o.checksum, Computed: v2sum, Era: eraCPUV4Out},
+		{Name: layoutCPUV2, Stored: o.checksum, Computed: v2sum, Era: eraCPUV2},
+		{Name: layoutCPUV2Raw, Stored: o.checksum, Computed: v2raw, Era: eraCPUV2Raw},
+		{Name: layoutCPUV3, Stored: o.checksum, Computed: v3sum, Era: eraCPUV3},
+		{Name: layoutCPUV3Raw, Stored: o.checksum, Computed: v3raw, Era: eraCPUV3Raw},
+	}
+	if len(d.Entries) == 0 {
+		// the v1 reader (entries of strings) reads an outer copy without pods
+		ls = append(ls, Layout{Name: layoutCPUV1, Stored: o.checksum, Computed: cpuV1Sum(policy, d.DefaultCPUSet, map[string]string{}), Era: eraCPUV1})
+	}
+	for i := range ls {
+		ls[i].Matched = ls[i].Stored == ls[i].Computed
+	}
+	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: c.schemaHint(KindCPU)}
+	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
+	r.checksum.finish()
+	return r, true
+}
+
+// schemaHint is what the fast path knows that spares the schema check work:
+// the unescaped data section, and the members of the outer copy that are
+// the data section's byte for byte.
+type schemaHint struct {
+	inner  []byte
+	copies [][3]int // name index into copyNames, start and end in the file
+}
+
+func (c *fastCapture) schemaHint(kind Kind) *schemaHint {
+	h := &schemaHint{inner: c.buf}
+	for j := 1; j <= 2; j++ {
+		if c.outer.copied[j] {
+			h.copies = append(h.copies, [3]int{j, c.outer.spans[j][0], c.outer.spans[j][1]})
+		}
+	}
+	return h
+}
+
+// --- the spew-era layouts (memory v1/v2, cpu v2) ---
+
+// The builders read these files whole: they check each value against the
+// kubelet's Go types as they go (strictly: anything else gives up), so a
+// file they read is one encoding/json reads into the same values.
+
+var (
+	memFileFields = []string{"policyName", "machineState", "entries", "podEntries", "checksum"}
+	cpuFileFields = []string{"policyName", "defaultCpuSet", "entries", "checksum"}
+)
+
+// fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
+func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
+	b := newBuilder(data)
+	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
+	var checksum uint64
+	var hasMachine, hasPods bool
+	ok := b.object(memFileFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			st.PolicyName, ok = b.text()
+		case 1:
+			hasMachine, ok = true, b.machineState(st.MachineState)
+		case 2:
+			ok = stringMap(b, st.Entries, b.memContainers)
+		case 3:
+			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry)
+		default:
+			checksum, ok = b.s.typedUint64()
+		}
+		return ok
+	})
+	if !ok || !b.s.atEnd() || detect && !hasMachine {
+		return memRestore{}, false
+	}
+	p := newPrinter()
+	p.memHead(st.PolicyName, st.MachineState, st.Entries)
+	q := p
+	if p.text != nil {
+		q = newPrinter()
+		q.memHead(st.PolicyName, st.MachineState, st.Entries)
+	}
+	p.s(" Checksum:(checksum.Checksum)0}")
+	v1sum := p.sum()
+	q.s(" PodEntries:(state.PodMemoryAssignments)")
+	q.memPodEntries(st.PodEntries)
+	q.s(" Checksum:(checksum.Checksum)0}")
+	v2sum := q.sum()
+	r := memRestore{format: FormatV1}
+	if hasPods {
+		r.format = FormatV2
+	}
+	r.checksum.Layouts = []Layout{
+		{Name: layoutMemV1, Stored: checksum, Computed: v1sum, Matched: checksum == v1sum, Era: eraMemV1},
+		{Name: layoutMemV2, Stored: checksum, Computed: v2sum, Matched: checksum == v2sum, Era: eraMemV2},
+	}
+	r.checksum.Stored = checksum
+	if checksum == v2sum {
+		r.data, r.format = st, FormatV2
+		r.checksum.Valid = true
+		r.checksum.finish()
+		return r, true
+	}
+	// the v1 reader: no podEntries
+	r.data = MemoryState{PolicyName: st.PolicyName, MachineState: st.MachineState, Entries: st.Entries}
+	zero := checksum == 0
+	if !zero && checksum != v1sum {
+		r.err = errCorrupt
+		r.checksum.finish()
+		return r, true
+	}
+	r.checksum.Valid, r.checksum.ZeroSkipped = true, zero
+	r.checksum.finish()
+	if zero {
+		r.checksum.Era = eraMemZero
+		if r.format == FormatV2 {
+			r.checksum.Valid, r.checksum.Era = false, eraMemZeroV2
+			r.zeroFallback = len(st.PodEntries)
+		}
+	}
+	return r, true
+}
+
+// fastRestoreCPUSpew is restoreCPU for a cpu v2 file (entries of pods, no
+// podEntries).
+func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
+	b := newBuilder(data)
+	var policy, def string
+	entries := map[string]map[string]string{}
+	var checksum uint64
+	var hasDefault bool
+	var order []string
+	ok := b.object(cpuFileFields, func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			policy, ok = b.text()
+		case 1:
+			def, ok = b.text()
+			hasDefault = true
+		case 2:
+			order, ok = orderedMap(b, entries, b.cpuContainers)
+		default:
+			checksum, ok = b.s.typedUint64()
+		}
+		return ok
+	})
+	if !ok || !b.s.atEnd() || detect && !hasDefault {
+		return cpuRestore{}, false
+	}
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries, order)
+	ls := []Layout{
+		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
+		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
+		{Name: layoutCPUV3, Stored: checksum, Computed: v3sum, Era: eraCPUV3},
+		{Name: layoutCPUV3Raw, Stored: checksum, Computed: v3raw, Era: eraCPUV3Raw},
+	}
+	if len(entries) == 0 {
+		ls = append(ls, Layout{Name: layoutCPUV1, Stored: checksum, Computed: cpuV1Sum(policy, def, map[string]string{}), Era: eraCPUV1})
+	}
+	for i := range ls {
+		ls[i].Matched = ls[i].Stored == ls[i].Computed
+	}
+	r := cpuRestore{}
+	r.checksum.Layouts = ls
+	r.checksum.Stored = checksum
+	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}, entryOrder: order}
+	if checksum == v3raw || checksum == v3sum {
+		r.format, r.data = FormatV3, data2
+		r.checksum.Valid = true
+		r.checksum.finish()
+		return r, true
+	}
+	r.format = FormatV2
+	if checksum != 0 && checksum != v2raw && checksum != v2sum {
+		r.err = errCorrupt
+		r.checksum.finish()
+		return r, true
+	}
+	r.checksum.Valid = true
+	r.checksum.ZeroSkipped = checksum == 0
+	r.data = data2
+	r.checksum.finish()
+	if r.checksum.ZeroSkipped {
+		r.checksum.Era = eraCPUZero
+	}
+	return r, true
+}
+
+// cpuOuterSums computes the v2 and v3 layouts (each under both type names)
+// of a cpu checkpoint without podEntries, rendering its entries once.
+//
+// order, when it has every key, is the keys of entries in order.
+func cpuOuterSums(policy, def string, entries map[string]map[string]string, order []string) (v2, v2raw, v3, v3raw uint64) {
+	if captureText != nil { // a test captures the texts: render each apart
+		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}}
+		return cpuV2Sum("CPUManagerCheckpoint", policy, def, entries), cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries),
+			cpuV3Sum("CPUManagerCheckpoint", v3c), cpuV3Sum("CPUManagerCheckpointV3", v3c)
+	}
+	var text []byte
+	r := printer{text: &text}
+	if entries != nil && len(order) == len(entries) {
+		r.s("map[")
+		for i, k := range order {
+			if i > 0 {
+				r.c(' ')
+			}
+			r.s(k)
+			r.c(':')
+			r.stringMap(entries[k])
+		}
+		r.c(']')
+	} else {
+		r.stringMapMap(entries)
+	}
+	sum := func(typeName, tail string) uint64 {
+		p := newPrinter()
+		p.s("(*state.")
+		p.s(typeName)
+		p.s("){PolicyName:(string)")
+		p.s(policy)
+		p.s(" DefaultCPUSet:(string)")
+		p.s(def)
+		p.s(" Entries:(map[string]map[string]string)")
+		p.b(text)
+		p.s(tail)
+		return p.sum()
+	}
+	const v2tail, v3tail = " Checksum:(checksum.Checksum)0}", " PodEntries:(state.PodCPUAssignments)map[] Checksum:(checksum.Checksum)0}"
+	return sum("CPUManagerCheckpoint", v2tail), sum("CPUManagerCheckpointV2", v2tail), sum("CPUManagerCheckpoint", v3tail), sum("CPUManagerCheckpointV3", v3tail)
+}
