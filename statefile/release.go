@@ -98,6 +98,15 @@ func (f *File) applyRelease(data []byte, opts Options) error {
 		accepts, reason = f.draVerdict(rel, data)
 	}
 	newest := f.KubeletAccepts
+	// Checksum.Valid is this release's checksum verification: a release
+	// that accepts the file verified (or, for a zero checksum, skipped)
+	// it; one that calls the file corrupted did not.
+	switch {
+	case accepts && !newest:
+		f.Checksum.Valid = true
+	case !accepts && strings.Contains(reason, errCorrupt.Error()):
+		f.Checksum.Valid = false
+	}
 	f.KubeletAccepts, f.Reason, f.OnReject = accepts, reason, ""
 	if !accepts {
 		f.OnReject = RefusesToStart

@@ -118,20 +118,21 @@ func TestDecodeKubeletVersion(t *testing.T) {
 		name, file, version string
 		kind                Kind
 		accepts             bool
+		checksumValid       bool
 		onReject            string
 		reason              string
 		problem             string
 	}{
-		{name: "dra spew file of a 1.30 kubelet, read by 1.30", file: "dra/legacy-v1.30.0-dra-spew-handles-0.json", kind: KindDRA, version: "1.30", accepts: true,
+		{name: "dra spew file of a 1.30 kubelet, read by 1.30", file: "dra/legacy-v1.30.0-dra-spew-handles-0.json", kind: KindDRA, version: "1.30", accepts: true, checksumValid: true,
 			problem: "kubelet 1.30 accepts this file; kubelet 1.37 would refuse it"},
 		{name: "same file, newest kubelet", file: "dra/legacy-v1.30.0-dra-spew-handles-0.json", kind: KindDRA, version: "", onReject: RefusesToStart,
 			reason: "create ResourceClaim cache: GetOrCreate() on checkpoint state: failed to get checkpoint dra_manager_state: checkpoint is corrupted"},
 		{name: "same file, 1.29 hashes handles without structuredData", file: "dra/legacy-v1.30.0-dra-spew-handles-0.json", kind: KindDRA, version: "v1.29.3", onReject: RefusesToStart,
 			reason: "failed to create claimInfo cache: error calling GetOrCreate() on checkpoint state: failed to get checkpoint dra_manager_state: checkpoint is corrupted"},
-		{name: "device v1 file, read by 1.30", file: "device/legacy-v1.30.0-device-v1-0.json", kind: KindDevice, version: "1.30", accepts: true},
+		{name: "device v1 file, read by 1.30", file: "device/legacy-v1.30.0-device-v1-0.json", kind: KindDevice, version: "1.30", accepts: true, checksumValid: true},
 		{name: "device v1 file, read by 1.31", file: "device/legacy-v1.30.0-device-v1-0.json", kind: KindDevice, version: "1.31", onReject: DiscardsData,
 			reason: "json: cannot unmarshal array into Go struct field PodDevicesEntry.Data.PodDeviceEntries.DeviceIDs of type checkpoint.DevicesPerNUMA"},
-		{name: "cpu v4 file, read by 1.35 (the outer v2 copy)", file: "cpu/v4-static.json", kind: KindCPU, version: "1.35", accepts: true},
+		{name: "cpu v4 file, read by 1.35 (the outer v2 copy)", file: "cpu/v4-static.json", kind: KindCPU, version: "1.35", accepts: true, checksumValid: true},
 		{name: "cpu v3 file, read by 1.35", file: "cpu/v3-static.json", kind: KindCPU, version: "1.35", onReject: RefusesToStart,
 			reason:  `could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file "cpu_manager_state" before restarting Kubelet`,
 			problem: "kubelet 1.35 refuses to start with this file"},
@@ -143,6 +144,10 @@ func TestDecodeKubeletVersion(t *testing.T) {
 			assert.Equal(t, tc.accepts, f.KubeletAccepts, "KubeletAccepts (reason %q)", f.Reason)
 			assert.Equal(t, tc.onReject, f.OnReject)
 			assert.Equal(t, tc.reason, f.Reason)
+			assert.Equal(t, tc.checksumValid, f.Checksum.Valid, "Checksum.Valid")
+			v, err := Verify(read(tc.file), Options{Name: name, Kind: tc.kind, KubeletVersion: tc.version})
+			require.NoError(t, err)
+			assert.Equal(t, Verdict{Kind: f.Kind, Format: f.Format, Checksum: f.Checksum, KubeletAccepts: f.KubeletAccepts, OnReject: f.OnReject, Reason: f.Reason}, *v, "Verify is Decode's verdict")
 			if tc.problem != "" {
 				var msgs []string
 				for _, p := range f.Problems {

@@ -118,8 +118,9 @@ type ChecksumReport struct {
 	// Stored is the checksum the newest kubelet verifies (dataChecksum for
 	// cpu v4 and memory v3).
 	Stored uint64 `json:"stored"`
-	// Valid is true when the newest kubelet's verification of this format passes
-	// (including a zero checksum it does not check).
+	// Valid is true when the kubelet's verification of this format passes
+	// (including a zero checksum it does not check): the newest kubelet's,
+	// or that of the release Options.KubeletVersion names.
 	Valid bool `json:"valid"`
 	// Layouts lists every layout tried, with its computed value.
 	Layouts []Layout `json:"layouts"`
