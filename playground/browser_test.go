@@ -212,11 +212,15 @@ func selectOption(selector, value string) chromedp.Action[chromedp.Void] {
 })()`, selector, value, value, selector, value))
 }
 
+// findingsIdle is true unless the page has drawn a run's verdicts and is
+// still diagnosing: what the tests read is a whole run's answer.
+const findingsIdle = `document.querySelector('[data-testid=findings]').getAttribute('aria-busy') !== 'true'`
+
 // waitFor polls a JavaScript predicate and fails the test with the page's
-// view when it does not become true in time.
+// view when it does not become true in time, with the findings drawn.
 func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void]("Promise.resolve("+predicate+").then((v) => v && "+findingsIdle+")", chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
 		v, _ := chromedp.Run(ctx, chromedp.Evaluate[view](readView))
 		t.Fatalf("waiting for %s: %v\npage: %+v", what, err, v)
 	}
