@@ -1,7 +1,7 @@
 package api
 
 import (
-	"crypto/sha256"
+	"strings"
 	"sync"
 
 	"github.com/numascope/numascope/statefile"
@@ -10,9 +10,11 @@ import (
 // The engine keeps the decoded form of the last few checkpoints it was
 // given, so that a page that re-runs inspect after an edit of one tab does
 // not decode the unchanged tabs again (the 10,000-container memory file
-// takes seconds in the browser). The key is the SHA-256 of the content and
-// every decode option, so a hit is the decode of the same bytes the same
-// way; Decode is deterministic and its File is only read afterwards. Only
+// takes seconds in the browser). The key is the content itself and every
+// decode option, so a hit is the decode of the same bytes the same way (a
+// hash would bring crypto/sha256 into the browser build, 180 KB, and a
+// string comparison of a few MB takes a millisecond); Decode is
+// deterministic and its File is only read afterwards. Only
 // files that decode are kept: the other inputs (logs, pods, configuration)
 // fail Decode at once, and keeping them would push the checkpoints out.
 const (
@@ -21,8 +23,8 @@ const (
 )
 
 type decodeKey struct {
-	sum  [sha256.Size]byte
-	opts statefile.Options
+	content string
+	opts    statefile.Options
 }
 
 type decodeEntry struct {
@@ -43,7 +45,7 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 	if len(content) > decodeCacheBytes {
 		return statefile.Decode([]byte(content), opts)
 	}
-	key := decodeKey{sum: sha256.Sum256([]byte(content)), opts: opts}
+	key := decodeKey{content: content, opts: opts}
 	c := &decodeCache
 	c.Lock()
 	for i, e := range c.entries {
@@ -61,6 +63,8 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 	}
 	c.Lock()
 	defer c.Unlock()
+	// A copy: the content must not keep the whole request alive.
+	key.content = strings.Clone(content)
 	c.entries = append(c.entries, decodeEntry{key: key, size: len(content), file: f})
 	total := 0
 	for _, e := range c.entries {
