@@ -28,7 +28,7 @@ var screenshots = flag.String("screenshots", "", "write screenshots of the main 
 // chromium finds the browser for the browser tests. Under
 // NUMASCOPE_REQUIRE_BROWSER (set by CI) a missing browser fails the test;
 // otherwise the tests skip, and they also skip under -short.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	required := os.Getenv("NUMASCOPE_REQUIRE_BROWSER") != ""
 	path := findChromium([]string{os.Getenv("NUMASCOPE_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless-shell"})
@@ -107,10 +107,12 @@ var (
 	siteErr  error
 )
 
-func testSite(t *testing.T) *site {
+func testSite(t testing.TB) *site {
 	t.Helper()
 	siteOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		// A cold build runs wasm-opt (minutes on a busy machine) and brotli; both
+		// are cached by input hash, so later runs take seconds.
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		siteVal, siteErr = buildSite(ctx)
 	})
@@ -210,11 +212,15 @@ func selectOption(selector, value string) chromedp.Action[chromedp.Void] {
 })()`, selector, value, value, selector, value))
 }
 
+// findingsIdle is true unless the page has drawn a run's verdicts and is
+// still diagnosing: what the tests read is a whole run's answer.
+const findingsIdle = `document.querySelector('[data-testid=findings]').getAttribute('aria-busy') !== 'true'`
+
 // waitFor polls a JavaScript predicate and fails the test with the page's
-// view when it does not become true in time.
+// view when it does not become true in time, with the findings drawn.
 func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void]("Promise.resolve("+predicate+").then((v) => v && "+findingsIdle+")", chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
 		v, _ := chromedp.Run(ctx, chromedp.Evaluate[view](readView))
 		t.Fatalf("waiting for %s: %v\npage: %+v", what, err, v)
 	}
@@ -267,7 +273,7 @@ func readTestdata(t *testing.T, name string) string {
 // startBrowser starts headless Chromium with every background service off and
 // every request that is not for a loopback address sent to proxyAddr. The
 // returned context ends after limit and when the test ends.
-func startBrowser(t *testing.T, exe, proxyAddr string, limit time.Duration) context.Context {
+func startBrowser(t testing.TB, exe, proxyAddr string, limit time.Duration) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),

@@ -55,7 +55,7 @@ func bombPayload(n int) []byte {
 
 // bigMemoryState is a valid memory_manager_state (v3) with n container
 // entries on 8 NUMA nodes, the size of a large node's file.
-func bigMemoryState(t *testing.T, n int) string {
+func bigMemoryState(t testing.TB, n int) string {
 	t.Helper()
 	s := &statefile.MemoryState{PolicyName: "Static", MachineState: map[int]*statefile.NUMANodeState{}, Entries: map[string]map[string][]statefile.Block{}}
 	per := uint64(n / 8)

@@ -4,7 +4,11 @@
 //
 //	go run ./playground                  # build and serve on http://localhost:8080
 //	go run ./playground -addr :9000      # another address
-//	go run ./playground -out site/       # write the static site, precompressed
+//	go run ./playground -out site/       # write the static site, precompressed (.gz, .br)
+//
+// With binaryen's wasm-opt on PATH the engine is optimised for size first
+// (NUMASCOPE_WASM_OPT=off skips it); its output and the brotli form are
+// cached in the user cache directory by the hash of their input.
 package main
 
 import (
@@ -22,7 +26,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "localhost:8080", "`host:port` to serve the playground on")
-	out := flag.String("out", "", "write the static site to `DIR` (each file with a .gz twin) instead of serving it")
+	out := flag.String("out", "", "write the static site to `DIR` (each file with .gz and .br twins) instead of serving it")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./playground [-addr host:port] [-out DIR]\n\n")
 		flag.PrintDefaults()
@@ -46,17 +50,21 @@ func run(ctx context.Context, addr, out string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "playground: built the engine in %s: numascope.wasm %s raw, %s gzip\n",
-		time.Since(start).Round(100*time.Millisecond), mib(s.manifest.Wasm.Bytes), mib(s.manifest.Wasm.GzipBytes))
+	opt := "without wasm-opt (install binaryen for a smaller engine)"
+	if s.manifest.Wasm.Optimizer != "" {
+		opt = "after " + s.manifest.Wasm.Optimizer
+	}
+	fmt.Fprintf(os.Stderr, "playground: built the engine in %s: numascope.wasm %s raw, %s gzip, %s brotli, %s\n",
+		time.Since(start).Round(100*time.Millisecond), mib(s.manifest.Wasm.Bytes), mib(s.manifest.Wasm.GzipBytes), mib(s.manifest.Wasm.BrotliBytes), opt)
 	if out != "" {
 		if err := s.write(out); err != nil {
 			return fmt.Errorf("writing the site to %s: %w", out, err)
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "file\tbytes\tgzip\t")
+		fmt.Fprintln(tw, "file\tbytes\tgzip\tbrotli\t")
 		for _, n := range s.names() {
 			f := s.files[n]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t\n", n, len(f.data), len(f.gz))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", n, len(f.data), len(f.gz), len(f.br))
 		}
 		tw.Flush()
 		fmt.Printf("wrote the playground to %s\n", out)

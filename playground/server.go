@@ -12,7 +12,8 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsaf
 	"connect-src 'self'; img-src 'self' data:; style-src 'self'; font-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// handler serves the site from memory, gzip-encoded when the client accepts it.
+// handler serves the site from memory, brotli- or gzip-encoded when the
+// client accepts it (brotli first: it is the smaller).
 func (s *site) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -43,7 +44,12 @@ func (s *site) handler() http.Handler {
 			return
 		}
 		body := f.data
-		if f.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		ae := r.Header.Get("Accept-Encoding")
+		switch {
+		case f.br != nil && accepts(ae, "br"):
+			h.Set("Content-Encoding", "br")
+			body = f.br
+		case f.gz != nil && accepts(ae, "gzip"):
 			h.Set("Content-Encoding", "gzip")
 			body = f.gz
 		}
@@ -55,12 +61,25 @@ func (s *site) handler() http.Handler {
 	})
 }
 
-func acceptsGzip(ae string) bool {
+// accepts reports whether an Accept-Encoding header allows the coding: named
+// with a q-value other than zero, or, when it is not named, "*" so.
+func accepts(ae, coding string) bool {
+	named, star := false, false
 	for _, part := range strings.Split(ae, ",") {
 		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.TrimSpace(enc) == "gzip" && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
-			return true
+		enc = strings.ToLower(strings.TrimSpace(enc))
+		ok := true
+		if q, found := strings.CutPrefix(strings.ReplaceAll(strings.TrimSpace(params), " ", ""), "q="); found {
+			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
+				ok = false
+			}
+		}
+		switch enc {
+		case coding:
+			return ok
+		case "*":
+			named, star = true, ok
 		}
 	}
-	return false
+	return named && star
 }

@@ -9,21 +9,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// The size budget of the engine: what the browser compiles (raw) and what a
-// person downloads before the page works (gzip). The readers of evidence as
-// people paste it (kubelet flags and configuration wrappers, numactl and
-// lscpu text, kubectl tables and bare kubelet messages, every era of kubelet
-// logs, repaired checkpoint pastes, the paste normaliser and the content
-// detection) took the engine from 7.0 MiB raw / 1.72 MiB gzip to 8.2 MiB /
-// 1.97 MiB; the budget leaves about 10% room over that. The browser needs
-// those readers as much as the CLI does: people paste what they have.
+// The size budget of the engine as the site serves it (the bytes -out
+// writes): what the browser compiles (raw) and what a person downloads
+// before the page works (gzip, and brotli, which every current browser
+// takes and the server prefers). Measured with Go 1.26 after math/big left
+// the browser build: 8,388,599 bytes raw, 2,037,919 gzip (about 1.44 MB brotli)
+// without wasm-opt; 7,909,646 raw, 2,056,755 gzip, 1,483,100 brotli after
+// binaryen's wasm-opt -Oz (version 108), which CI does not install (it
+// takes minutes on a cold cache). Each budget is 3-9% over its figure. The
+// whole engine is in the build: every reader of evidence the CLI has.
 const (
-	maxWasmBytes     = 9 << 20
-	maxWasmGzipBytes = 2<<20 + 256<<10
+	maxWasmBytes          = 8<<20 + 256<<10 // without wasm-opt
+	maxWasmOptimizedBytes = 7<<20 + 768<<10 // with wasm-opt -Oz
+	maxWasmGzipBytes      = 2<<20 + 64<<10
+	maxWasmBrotliBytes    = 1<<20 + 512<<10
 )
 
 func TestWasmDependenciesStayLight(t *testing.T) {
@@ -53,12 +61,24 @@ func TestWasmSizeBudget(t *testing.T) {
 	}
 	s := testSite(t)
 	w := s.files["numascope.wasm"]
-	t.Logf("numascope.wasm: %d bytes raw (%.2f MiB), %d bytes gzip (%.2f MiB)", len(w.data), float64(len(w.data))/(1<<20), len(w.gz), float64(len(w.gz))/(1<<20))
-	if len(w.data) > maxWasmBytes {
-		t.Errorf("numascope.wasm is %d bytes, over the %d-byte budget", len(w.data), maxWasmBytes)
+	t.Logf("numascope.wasm: %d bytes raw (%.2f MiB), %d bytes gzip (%.2f MiB), %d bytes brotli (%.2f MiB); optimiser: %q",
+		len(w.data), float64(len(w.data))/(1<<20), len(w.gz), float64(len(w.gz))/(1<<20), len(w.br), float64(len(w.br))/(1<<20), s.manifest.Wasm.Optimizer)
+	limit := maxWasmBytes
+	if s.manifest.Wasm.Optimizer != "" {
+		limit = maxWasmOptimizedBytes
 	}
-	if len(w.gz) == 0 || len(w.gz) > maxWasmGzipBytes {
-		t.Errorf("numascope.wasm gzips to %d bytes, over the %d-byte budget", len(w.gz), maxWasmGzipBytes)
+	assert.LessOrEqual(t, len(w.data), limit, "numascope.wasm raw bytes (optimiser %q)", s.manifest.Wasm.Optimizer)
+	assert.NotEmpty(t, w.gz, "numascope.wasm has no gzip form")
+	assert.LessOrEqual(t, len(w.gz), maxWasmGzipBytes, "numascope.wasm gzip bytes")
+	assert.NotEmpty(t, w.br, "numascope.wasm has no brotli form")
+	assert.LessOrEqual(t, len(w.br), maxWasmBrotliBytes, "numascope.wasm brotli bytes")
+	// What the site writes is what is measured: the .wasm and its twins.
+	dir := t.TempDir()
+	require.NoError(t, s.write(dir))
+	for ext, want := range map[string][]byte{"": w.data, ".gz": w.gz, ".br": w.br} {
+		b, err := os.ReadFile(filepath.Join(dir, "numascope.wasm"+ext))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(b, want), "numascope.wasm%s as written differs from what the server sends", ext)
 	}
 	if !bytes.HasPrefix(w.data, []byte("\x00asm")) {
 		t.Errorf("numascope.wasm does not start with the wasm magic number")
@@ -156,6 +176,25 @@ func TestHandler(t *testing.T) {
 		t.Error("gzip sent although the client refused it")
 	}
 
+	// Brotli when the browser accepts it (every current browser does over
+	// HTTPS and on localhost), gzip otherwise.
+	for _, name := range []string{"/numascope.wasm", "/app.js", "/"} {
+		resp = get(name, "gzip, deflate, br, zstd")
+		assert.Equal(t, "br", resp.Header.Get("Content-Encoding"), "%s with br accepted", name)
+		assert.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"), name)
+		body, err := io.ReadAll(brotli.NewReader(resp.Body))
+		require.NoError(t, err, "%s: the brotli body", name)
+		f := s.files[strings.TrimPrefix(name, "/")]
+		if name == "/" {
+			f = s.files["index.html"]
+		}
+		assert.Equal(t, f.ctype, resp.Header.Get("Content-Type"), name)
+		assert.Equal(t, strconv.Itoa(len(f.br)), resp.Header.Get("Content-Length"), name)
+		assert.True(t, bytes.Equal(body, f.data), "%s: the brotli body does not decode to the file", name)
+	}
+	resp = get("/numascope.wasm", "gzip, br;q=0")
+	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"), "br refused, gzip accepted")
+
 	etag := resp.Header.Get("ETag")
 	req, _ := http.NewRequest("GET", srv.URL+"/numascope.wasm", nil)
 	req.Header.Set("If-None-Match", etag)
@@ -193,6 +232,14 @@ func TestWriteSite(t *testing.T) {
 		if err != nil || !bytes.Equal(b, s.files[name].data) {
 			t.Errorf("%s: %v", name, err)
 		}
+		if br := s.files[name].br; br != nil {
+			b2, err := os.ReadFile(filepath.Join(dir, name+".br"))
+			require.NoError(t, err, "%s.br", name)
+			assert.True(t, bytes.Equal(b2, br), "%s.br is not the brotli form the server sends", name)
+			plain, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b2)))
+			require.NoError(t, err, "%s.br", name)
+			assert.True(t, bytes.Equal(plain, b), "%s.br does not decode to %s", name, name)
+		}
 		if s.files[name].gz != nil {
 			gz, err := os.ReadFile(filepath.Join(dir, name+".gz"))
 			if err != nil {
@@ -211,18 +258,28 @@ func TestWriteSite(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
-	for ae, want := range map[string]bool{
-		"":                   false,
-		"gzip":               true,
-		"br, gzip;q=0.8":     true,
-		"gzip;q=0":           false,
-		"deflate, identity":  false,
-		"x-gzip":             false,
-		" gzip ; q=1 , br  ": true,
+func TestAccepts(t *testing.T) {
+	for _, tc := range []struct {
+		ae, coding string
+		want       bool
+	}{
+		{"", "gzip", false},
+		{"gzip", "gzip", true},
+		{"br, gzip;q=0.8", "gzip", true},
+		{"br, gzip;q=0.8", "br", true},
+		{"gzip;q=0", "gzip", false},
+		{"gzip;q=0.000", "gzip", false},
+		{"deflate, identity", "gzip", false},
+		{"x-gzip", "gzip", false},
+		{" gzip ; q=1 , br  ", "gzip", true},
+		{"gzip, deflate", "br", false},
+		{"BR", "br", true},
+		{"*", "br", true},
+		{"*;q=0", "br", false},
+		{"*, br;q=0", "br", false},
+		{"br;q=0, *", "br", false},
+		{"gzip;q=0, *", "br", true},
 	} {
-		if got := acceptsGzip(ae); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", ae, got, want)
-		}
+		assert.Equal(t, tc.want, accepts(tc.ae, tc.coding), "accepts(%q, %q)", tc.ae, tc.coding)
 	}
 }

@@ -2,7 +2,8 @@ package topomgr
 
 import (
 	"fmt"
-	"math/big"
+	"math"
+	"strings"
 )
 
 // Topology Manager policy names.
@@ -97,8 +98,9 @@ type MergeReport struct {
 	// BestNonPreferredAffinityCount is the widest of the lists' narrowest
 	// masks: the width the most demanding resource needs.
 	BestNonPreferredAffinityCount int `json:"bestNonPreferredAffinityCount"`
-	// Combinations is how many combinations the kubelet enumerates.
-	Combinations *big.Int `json:"combinations"`
+	// Combinations is how many combinations the kubelet enumerates (any
+	// number: it is written in JSON as a number of as many digits as needed).
+	Combinations combinationCount `json:"combinations"`
 	// PreferredCandidates counts the distinct non-empty merged masks of
 	// preferred combinations.
 	PreferredCandidates int `json:"preferredCandidates"`
@@ -118,9 +120,37 @@ type MergeReport struct {
 	RewrittenToAnyNUMA bool `json:"rewrittenToAnyNuma,omitempty"`
 }
 
+// combinationCount is a number of combinations, exact at any size.
+type combinationCount nat
+
+// String is the count in decimal.
+func (c combinationCount) String() string { return nat(c).String() }
+
+// Int64 is the count, or math.MaxInt64 when it is larger.
+func (c combinationCount) Int64() int64 {
+	if v, ok := nat(c).uint64(); ok && v <= math.MaxInt64 {
+		return int64(v)
+	}
+	return math.MaxInt64
+}
+
+// MarshalJSON writes the count as a JSON number.
+func (c combinationCount) MarshalJSON() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalJSON reads a count written by MarshalJSON: a whole number of at
+// most 10,000 digits.
+func (c *combinationCount) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "" || len(s) > 10000 || strings.Trim(s, "0123456789") != "" {
+		return fmt.Errorf("combinations: %.40q is not a whole number of at most 10000 digits", s)
+	}
+	*c = combinationCount(natFromDecimal(s))
+	return nil
+}
+
 // Explain merges like Merge and returns the work behind the answer.
 func (p *Policy) Explain(providers []ProviderHints) *MergeReport {
-	r := &MergeReport{Policy: p.name, DefaultAffinity: p.numa.DefaultAffinityMask(), Combinations: new(big.Int)}
+	r := &MergeReport{Policy: p.name, DefaultAffinity: p.numa.DefaultAffinityMask()}
 	if p.name == PolicyNone {
 		r.Admit, r.Rule = true, RuleNonePolicy
 		return r
@@ -136,10 +166,11 @@ func (p *Policy) Explain(providers []ProviderHints) *MergeReport {
 		r.SingleNUMALists = lists
 		closest = false
 	}
-	r.Combinations.SetInt64(1)
+	count := nat{1}
 	for _, l := range lists {
-		r.Combinations.Mul(r.Combinations, big.NewInt(int64(len(l))))
+		count = count.mul(natFromUint64(uint64(len(l))))
 	}
+	r.Combinations = combinationCount(count)
 	m := newMerger(p.numa, lists, closest)
 	r.BestNonPreferredAffinityCount = m.b
 	res := m.merge()

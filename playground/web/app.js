@@ -176,7 +176,10 @@ class Engine {
     const sent = performance.now();
     const deadline = opts && opts.deadline;
     const wait = deadline ? Math.max(0, deadline - sent) : CALL_TIMEOUT_MS;
-    const body = JSON.stringify(request || {});
+    // The request goes to the worker as an object (a structured clone, a
+    // copy of each string): its JSON text is made there, by the engine's
+    // glue, so that a 10 MB paste is not serialised on the page's thread.
+    const body = request || {};
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -336,7 +339,7 @@ async function addFiles(fileList) {
   state.files = onlyEmpty ? added : cur.concat(added);
   state.active = onlyEmpty ? 0 : cur.length;
   renderTabs();
-  changed();
+  changed({ now: true });
 }
 
 // ---------------------------------------------------------------- running the engine
@@ -355,14 +358,60 @@ function inputChars() {
 // changed schedules a run for the new inputs. A run still working on the
 // old inputs is dropped at once, and its worker replaced when it has been
 // busy for a while (a short call is cheaper to finish than a restart).
-// Large inputs wait longer, so typing into them does not start a run per key.
-function changed() {
+// Typing waits for a pause, longer in large inputs, so that it does not start
+// a run per key; a paste, a drop or an opened file (opts.now) runs at once.
+function changed(opts) {
   clearTimeout(debounce);
   seq++;
   const since = engine.busySince();
   if (since && performance.now() - since > 250) engine.cancel();
-  const delay = inputChars() > (1 << 20) ? 700 : 200;
+  const delay = opts && opts.now ? 0 : inputChars() > (1 << 20) ? 700 : 200;
   debounce = setTimeout(() => { run(); updateShare(); }, delay);
+}
+
+// The answers of recent runs, by the key of their inputs (see runKey): a run
+// whose inputs and policy are those of an earlier one (a tab selected, added
+// empty or removed empty, a name typed back, the simulator's fields edited)
+// shows the earlier answers without calling the engine.
+const runCache = new Map();
+const RUN_CACHE_SIZE = 8;
+
+// contentKey is the SHA-256 of a tab's content, computed once per content:
+// re-runs do not hash unchanged tabs again. Without Web Crypto (a page
+// opened from a file: URL) the content itself is the key.
+async function contentKey(f) {
+  if (f.keyOf === f.content) return f.key;
+  const content = f.content;
+  let key = content;
+  if (globalThis.crypto && crypto.subtle) {
+    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(content)));
+    key = Array.from(sum, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  if (f.content === content) { f.keyOf = content; f.key = key; }
+  return key;
+}
+
+// runKey is the key of one run's inputs: the policy, and each non-empty tab's
+// name and content key, in order.
+async function runKey() {
+  const parts = [state.policy || ""];
+  for (const f of state.files) {
+    if (f.content.trim() === "") continue;
+    parts.push(f.name, await contentKey(f));
+  }
+  return JSON.stringify(parts);
+}
+
+function remember(key, answers) {
+  runCache.delete(key);
+  runCache.set(key, answers);
+  while (runCache.size > RUN_CACHE_SIZE) runCache.delete(runCache.keys().next().value);
+}
+
+// settled says whether an answer depends on the inputs alone: a run that was
+// cancelled, stopped or ran out of time is not remembered.
+function settled(r) {
+  return !!r && (r.ok || (!!r.error && ["bad-request", "too-large", "unknown-method"].includes(r.error.code)));
 }
 
 // requestFiles lists the non-empty tabs; unnamed ones are named by the engine
@@ -380,24 +429,55 @@ function requestFiles() {
 async function run() {
   if (!engineReady) return;
   const my = ++seq;
+  const began = performance.now();
   const { files, tabs } = requestFiles();
+  const key = await runKey();
+  if (my !== seq) return; // a newer input superseded this one
   const result = $("result");
   result.setAttribute("aria-busy", "true");
   let inspect = null, diagnosis = null;
-  const began = performance.now();
-  if (files.length) {
+  const hit = runCache.get(key);
+  if (hit) {
+    document.body.dataset.cacheHits = String((Number(document.body.dataset.cacheHits) || 0) + 1);
+    ({ inspect, diagnosis } = hit);
+    show(inspect, diagnosis, tabs);
+  } else if (files.length) {
     document.body.dataset.runs = String(++runs);
     // One time limit for the whole run: the answer, or the timeout message,
     // is on the page within CALL_TIMEOUT_MS of the run's start.
     const deadline = performance.now() + CALL_TIMEOUT_MS;
-    inspect = await engine.call("inspect", { files, policy: state.policy || undefined }, { deadline, stale: true });
+    const policy = state.policy || undefined;
+    inspect = await engine.call("inspect", { files, policy }, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
-    if (state.caps.has("diagnose") && inspect.ok) {
-      diagnosis = await engine.call("diagnose", { files, policy: state.policy || undefined }, { deadline, stale: true });
+    const diagnosing = state.caps.has("diagnose") && inspect.ok;
+    // The verdicts are on the page while the diagnosis runs.
+    show(inspect, null, tabs, diagnosing);
+    document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
+    if (diagnosing) {
+      diagnosis = await engine.call("diagnose", { files, policy }, { deadline, stale: true });
+      if (my !== seq) return; // a newer input superseded this one
+      show(inspect, diagnosis, tabs);
     }
+    if (settled(inspect) && (!diagnosing || settled(diagnosis))) remember(key, { inspect, diagnosis });
+  } else {
+    show(null, null, tabs);
   }
-  if (my !== seq) return; // a newer input superseded this one
+  if ($("tm-pod").value.trim()) runAdmit(); // the simulated node is the input tabs
+  result.setAttribute("aria-busy", "false");
+  if (files.length) document.body.dataset.runMs = String(Math.round(performance.now() - began));
+  // One short sentence for screen readers instead of re-reading the result.
+  if (inspect && inspect.ok) {
+    const fs = inspect.result.files;
+    const refused = fs.filter((f) => !f.kubeletAccepts).length;
+    const findings = diagnosis && diagnosis.ok ? (diagnosis.result.report.findings || []).length : 0;
+    announce(T("result-announce", { n: fs.length, refused, findings }));
+  }
+}
+
+// show draws one run's answers; tabs[i] is the tab of request file i. While
+// diagnosing, the findings pane says that the diagnosis is still running.
+function show(inspect, diagnosis, tabs, diagnosing) {
   state.files.forEach((f) => { delete f.autoName; delete f.readAs; });
   if (diagnosis && diagnosis.ok) {
     (diagnosis.result.files || []).forEach((r, k) => {
@@ -414,17 +494,8 @@ async function run() {
   renderTabLabels();
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
-  if ($("tm-pod").value.trim()) runAdmit(); // the simulated node is the input tabs
-  result.setAttribute("aria-busy", "false");
+  state.diagnosing = !!diagnosing;
   renderAll();
-  if (files.length) document.body.dataset.runMs = String(Math.round(performance.now() - began));
-  // One short sentence for screen readers instead of re-reading the result.
-  if (inspect && inspect.ok) {
-    const fs = inspect.result.files;
-    const refused = fs.filter((f) => !f.kubeletAccepts).length;
-    const findings = diagnosis && diagnosis.ok ? (diagnosis.result.report.findings || []).length : 0;
-    announce(T("result-announce", { n: fs.length, refused, findings }));
-  }
 }
 
 // ---------------------------------------------------------------- rendering
@@ -593,6 +664,8 @@ function renderFindings() {
   const box = $("findings");
   const d = state.lastDiagnosis;
   const r = state.lastInspect;
+  box.setAttribute("aria-busy", state.diagnosing ? "true" : "false");
+  if (state.diagnosing) { box.replaceChildren(h("p", { class: "empty", "data-testid": "diagnosing" }, T("diagnosing"))); return; }
   if (d && d.ok) {
     const rep = d.result.report || {};
     const fs = rep.findings || [];
@@ -923,7 +996,7 @@ function loadExample(id) {
   }
   state.policy = ex.policy || "";
   $("policy").value = state.policy;
-  changed();
+  changed({ now: true });
   runAdmit();
 }
 
@@ -1018,11 +1091,16 @@ function wire() {
     $(id).addEventListener("input", () => clearInputError($("admit-input-error")));
   }
   $("share-error-close").addEventListener("click", () => { $("share-error").hidden = true; });
-  $("input").addEventListener("input", () => {
-    state.files[state.active].content = $("input").value;
+  $("input").addEventListener("input", (ev) => {
+    const f = state.files[state.active];
+    const before = f.content.length;
+    f.content = $("input").value;
     $("remove").disabled = false;
     clearInputError($("input-error"));
-    changed();
+    // A paste or drop, or any edit of more than a few words at once, is
+    // complete when it arrives: no pause to wait for.
+    const bulk = (ev.inputType || "").startsWith("insertFrom") || Math.abs(f.content.length - before) > 256;
+    changed({ now: bulk });
   });
   $("name").addEventListener("input", () => {
     state.files[state.active].name = $("name").value;
@@ -1052,7 +1130,7 @@ function wire() {
     drop.classList.remove("dragging");
     if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles([...ev.dataTransfer.files]);
   });
-  $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed(); });
+  $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed({ now: true }); });
   $("examples").addEventListener("change", () => { loadExample($("examples").value); $("examples").value = ""; });
   $("lang").addEventListener("change", () => { store("lang", $("lang").value); applyLanguage($("lang").value); renderExamples(); runAdmit(); });
   $("theme").addEventListener("click", () => {

@@ -9,6 +9,8 @@ importScripts("wasm_exec.js");
 let ready = false;
 const queue = [];
 
+// answer runs one call. The request is an object (the page's) or JSON text;
+// the engine's glue turns an object into JSON itself.
 function answer(id, method, request) {
   let response;
   try {

@@ -232,15 +232,38 @@ func init() {
 
 // Inspect decodes every file of the request.
 func Inspect(req *InspectRequest) *InspectResult {
-	out := &InspectResult{Files: []FileView{}}
+	if out, ok := inspect(req, true); ok {
+		return out
+	}
+	out, _ := inspect(req, false) // without guesses it always finishes
+	return out
+}
+
+// inspect decodes every file of the request. An unnamed paste is named after
+// the kind it turns out to be, so that messages read like the kubelet's own:
+// it is read under a neutral name, then again under its kind's name. With
+// guess, a paste whose content names its kind of checkpoint (see
+// guessStateKind) is read once, under that kind's name, which gives the same
+// view because a checkpoint's kind does not depend on its name; when the
+// decoded kind is not the guessed one, inspect gives up (ok false) and the
+// caller reads the request again without guesses.
+func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
+	out = &InspectResult{Files: []FileView{}}
 	var numa numaBuilder
 	for i, in := range req.Files {
 		if in.Name != "" {
 			out.Files = append(out.Files, inspectOne(in, req, &numa))
 			continue
 		}
-		// An unnamed paste is named after the kind it turns out to be, so
-		// that messages read like the kubelet's own.
+		if kind := guessStateKind(in.Content); guess && kind != "" {
+			in.Name = canonicalName[kind]
+			v := inspectOne(in, req, &numa)
+			if v.Kind != kind {
+				return nil, false
+			}
+			out.Files = append(out.Files, v)
+			continue
+		}
 		in.Name = fmt.Sprintf("file %d", i+1)
 		var probe numaBuilder
 		v := inspectOne(in, req, &probe)
@@ -254,7 +277,23 @@ func Inspect(req *InspectRequest) *InspectResult {
 	}
 	out.NUMA = numa.view()
 	placeCPUs(out)
-	return out
+	return out, true
+}
+
+// guessStateKind is the kind of checkpoint the content's keys suggest
+// (memory for machineState, cpu for defaultCpuSet), or "" when they suggest
+// neither or both. It only saves a decode: Inspect checks the guess against
+// the decoded kind.
+func guessStateKind(content string) string {
+	head := content[:min(len(content), 64<<10)]
+	mem, cpu := strings.Contains(head, `machineState`), strings.Contains(head, `defaultCpuSet`)
+	switch {
+	case mem && !cpu:
+		return string(statefile.KindMemory)
+	case cpu && !mem:
+		return string(statefile.KindCPU)
+	}
+	return ""
 }
 
 // placeCPUs fills in the NUMA nodes of CPU assignments when machine info
