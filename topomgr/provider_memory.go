@@ -77,7 +77,7 @@ func (p *MemoryProvider) containerRequests(pod *Pod, c *Container) (map[string]u
 			continue
 		}
 		q := c.Resources.Request(name)
-		if !q.IsInteger() || q.rat().Sign() < 0 {
+		if !q.IsInteger() || q.Sign() < 0 {
 			return nil, false
 		}
 		out[name] = uint64(q.Value())
@@ -96,7 +96,7 @@ func (p *MemoryProvider) podRequests(pod *Pod) (map[string]uint64, bool) {
 			if !q.IsInteger() {
 				return nil, false
 			}
-			if q.rat().Sign() > 0 {
+			if q.Sign() > 0 {
 				out[name] = uint64(q.Value())
 			}
 		}

@@ -287,10 +287,6 @@ func (q Quantity) Sign() int {
 	return 1
 }
 
-// rat is the quantity itself, for callers written when it held a big.Rat
-// (q.rat().Sign() is q.Sign()).
-func (q Quantity) rat() Quantity { return q }
-
 // IsZero reports whether the quantity is zero (or unset).
 func (q Quantity) IsZero() bool { return q.v == nil || len(q.v.mag) == 0 }
 
