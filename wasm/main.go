@@ -31,16 +31,51 @@ func install(global js.Value) {
 			return string(api.Call("", nil))
 		}
 		var req string
+		var contents []string
 		if len(args) > 1 && args[1].Type() == js.TypeString {
 			req = args[1].String()
 		} else if len(args) > 1 && !args[1].IsUndefined() && !args[1].IsNull() {
-			// An object was passed: take its JSON text.
-			req = global.Get("JSON").Call("stringify", args[1]).String()
+			// An object was passed: take its JSON text, the files'
+			// contents beside it.
+			var obj js.Value
+			obj, contents = splitContents(global, args[1])
+			req = global.Get("JSON").Call("stringify", obj).String()
 		}
-		return string(api.Call(args[0].String(), []byte(req)))
+		return string(api.CallContents(args[0].String(), []byte(req), contents))
 	}))
 	global.Set("numascope", obj)
 	if ready := global.Get("numascopeReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
 	}
+}
+
+// splitContents takes the string contents of req.files[i].content out of
+// a request object (into a copy; the caller's object is left as it is) and
+// names each by a contentRef: a pasted file then crosses into Go as one
+// string, not escaped into the request's JSON and scanned twice more there.
+func splitContents(global, req js.Value) (js.Value, []string) {
+	if req.Type() != js.TypeObject {
+		return req, nil
+	}
+	files := req.Get("files")
+	if !global.Get("Array").Call("isArray", files).Bool() {
+		return req, nil
+	}
+	object := global.Get("Object")
+	list := global.Get("Array").New()
+	var contents []string
+	for i, n := 0, files.Length(); i < n; i++ {
+		f := files.Index(i)
+		if f.Type() == js.TypeObject && f.Get("content").Type() == js.TypeString && f.Get("contentRef").IsUndefined() {
+			c := object.Call("assign", object.New(), f)
+			contents = append(contents, f.Get("content").String())
+			c.Delete("content")
+			c.Set("contentRef", len(contents))
+			f = c
+		}
+		list.Call("push", f)
+	}
+	copied := object.Call("assign", object.New(), req)
+	copied.Set("files", list)
+	return copied, contents
 }

@@ -134,3 +134,23 @@ func TestSimulateUnderWasm(t *testing.T) {
 		assert.Contains(t, string(e.Result), "TopologyAffinityError", "simulate reason")
 	}
 }
+
+// TestObjectRequestFilesCrossAsStrings: an object request's file contents
+// reach the engine beside the JSON (contentRef) and give the answer the same
+// request as JSON text gives; the caller's object is left unchanged.
+func TestObjectRequestFilesCrossAsStrings(t *testing.T) {
+	install(js.Global())
+	text := `{"files":[{"name":"cpu_manager_state","content":"{\"policyName\":\"none\",\"defaultCpuSet\":\"4-6\",\"checksum\":354655845}"},{"name":"notes.txt","content":"plain words"}]}`
+	obj := js.Global().Get("JSON").Call("parse", text)
+	fromText := callJS(t, "inspect", text)
+	fromObject := callJS(t, "inspect", obj)
+	require.True(t, fromText.OK, "inspect from text: %+v", fromText.Error)
+	require.True(t, fromObject.OK, "inspect from an object: %+v", fromObject.Error)
+	assert.JSONEq(t, string(fromText.Result), string(fromObject.Result))
+	assert.Equal(t, text, js.Global().Get("JSON").Call("stringify", obj).String(), "the caller's object is not changed")
+
+	bad := callJS(t, "inspect", `{"files":[{"name":"x","contentRef":3}]}`)
+	require.NotNil(t, bad.Error, "a contentRef that names no content is an error")
+	assert.Equal(t, "bad-request", bad.Error.Code)
+	assert.Contains(t, bad.Error.Message, "contentRef 3 names no content")
+}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Version is the version of the JSON interface; it changes when a request or
@@ -23,6 +24,12 @@ const Version = "1"
 // MaxRequestBytes bounds a request so that a hostile paste cannot make the
 // engine allocate without limit.
 const MaxRequestBytes = 32 << 20
+
+var (
+	// callMu serialises calls: sideContents belongs to the call running.
+	callMu       sync.Mutex
+	sideContents []string
+)
 
 // Response is the envelope of every answer: exactly one of Result and Error
 // is set.
@@ -91,7 +98,27 @@ func Capabilities() CapabilityList {
 // envelope. It never panics: a panic inside the engine becomes an error
 // response with code "panic".
 func Call(name string, request []byte) []byte {
-	resp := call(name, request)
+	return CallContents(name, request, nil)
+}
+
+// CallContents is Call with the contents of the request's files given
+// beside it: a file {"name": N, "contentRef": i} has contents[i-1]. The
+// contents count towards MaxRequestBytes.
+func CallContents(name string, request []byte, contents []string) []byte {
+	callMu.Lock()
+	defer callMu.Unlock()
+	sideContents = contents
+	defer func() { sideContents = nil }()
+	size := len(request)
+	for _, c := range contents {
+		size += len(c)
+	}
+	var resp Response
+	if size > MaxRequestBytes {
+		resp = tooLarge(size)
+	} else {
+		resp = call(name, request)
+	}
 	b, err := json.Marshal(resp)
 	if err != nil {
 		b, _ = json.Marshal(Response{Error: &Error{Code: "engine", Message: "encoding the answer failed: " + err.Error()}})
@@ -124,8 +151,7 @@ func call(name string, request []byte) (resp Response) {
 			"no method %q; this build offers: %s", name, strings.Join(names, ", "))}}
 	}
 	if len(request) > MaxRequestBytes {
-		return Response{Error: &Error{Code: "too-large", Message: fmt.Sprintf(
-			"the request is %d bytes, more than the %d-byte limit; paste the state files one at a time or trim them", len(request), MaxRequestBytes)}}
+		return tooLarge(len(request))
 	}
 	if len(strings.TrimSpace(string(request))) == 0 {
 		request = []byte("{}")
@@ -142,6 +168,11 @@ func call(name string, request []byte) (resp Response) {
 		return Response{Error: &Error{Code: "engine", Message: err.Error()}}
 	}
 	return Response{OK: true, Result: result}
+}
+
+func tooLarge(size int) Response {
+	return Response{Error: &Error{Code: "too-large", Message: fmt.Sprintf(
+		"the request is %d bytes, more than the %d-byte limit; paste the state files one at a time or trim them", size, MaxRequestBytes)}}
 }
 
 // decode reads a request strictly, naming the method in the error.

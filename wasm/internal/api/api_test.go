@@ -129,3 +129,33 @@ func TestExamplesAreComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestCallContents(t *testing.T) {
+	state := `{"policyName":"none","defaultCpuSet":"4-6","checksum":354655845}`
+	inline, err := json.Marshal(InspectRequest{Files: []InputFile{{Name: "cpu_manager_state", Content: state}}})
+	require.NoError(t, err)
+	want := Call("inspect", inline)
+	for _, tc := range []struct {
+		name     string
+		request  string
+		contents []string
+		code     string // "" for the inline answer
+	}{
+		{name: "content given beside the request", request: `{"files":[{"name":"cpu_manager_state","contentRef":1}]}`, contents: []string{state}},
+		{name: "contentRef past the contents", request: `{"files":[{"name":"cpu_manager_state","contentRef":2}]}`, contents: []string{state}, code: "bad-request"},
+		{name: "both content and contentRef", request: `{"files":[{"name":"a","content":"x","contentRef":1}]}`, contents: []string{state}, code: "bad-request"},
+		{name: "contents count towards the limit", request: `{"files":[{"name":"a","contentRef":1}]}`, contents: []string{strings.Repeat("x", MaxRequestBytes)}, code: "too-large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CallContents("inspect", []byte(tc.request), tc.contents)
+			if tc.code == "" {
+				assert.JSONEq(t, string(want), string(got))
+				return
+			}
+			var resp Response
+			require.NoError(t, json.Unmarshal(got, &resp))
+			require.NotNil(t, resp.Error, "response %s", got)
+			assert.Equal(t, tc.code, resp.Error.Code)
+		})
+	}
+}
