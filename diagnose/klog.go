@@ -124,6 +124,12 @@ type Log struct {
 	Records []logRecord `json:"records"`
 	// Skipped counts lines that were not recognised as log records.
 	Skipped int `json:"skipped"`
+	// Dropped counts the records a streamed log read and let go because no
+	// finding reads them (other components' lines, routine events); they
+	// are not in Records.
+	Dropped int `json:"dropped,omitempty"`
+	// Lines is the number of lines read.
+	Lines int `json:"lines,omitempty"`
 	// Wrapper is how the lines were wrapped: "journald-short",
 	// "journald-precise", "journald-iso", "journal-json", "node-prefix",
 	// "plain", or several joined by "+".

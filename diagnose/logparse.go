@@ -108,7 +108,36 @@ var bareMessages = []string{
 	"differs from state checkpoint policy", "unsupported on machines with more than",
 }
 
+// logOptions are how parseLog reads a log.
+type logOptions struct {
+	// limit bounds the bytes read (after decompression); 0 is no limit.
+	limit int64
+	// stream keeps only the records the findings read (see recordNeeded),
+	// at most maxKeptRecords of them and maxKeptBytes of their lines, and
+	// counts the others in Log.Dropped.
+	stream bool
+	// raise tells how to raise limit, for the error past it.
+	raise string
+}
+
+// Bounds of what a log's reading keeps besides its records, whatever its
+// size: a hostile log cannot grow them.
+const (
+	maxLogNodes     = 1000 // distinct hosts named by the wrapper
+	maxLogMonths    = 32   // distinct localised month names
+	maxCutWidths    = 4096 // distinct widths of the lines that look cut
+	maxEraWarnings  = 100  // warnings about renderings numascope does not know
+	maxKeptRecords  = 500000
+	maxKeptBytes    = 96 << 20
+	keptRecordBytes = 160 // what a kept record costs besides its line
+)
+
+// parseLog reads a whole log, every record kept, through limit.
 func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
+	return parseLogWith(name, r, logOptions{limit: limit})
+}
+
+func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	l := &Log{Name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
@@ -121,17 +150,34 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		src = zr
 		l.Compressed = "gzip"
 	}
-	sc := bufio.NewScanner(&limitReader{r: src, n: limit})
+	if opt.limit > 0 {
+		src = &limitReader{r: src, n: opt.limit}
+	}
+	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 64*1024), maxLogLine)
 	lines := &lineSource{sc: sc}
 
 	var text, js int
 	wrappers := map[string]bool{}
 	nodes := map[string]bool{}
+	moreNodes := false
 	months := map[string]bool{}
-	var cutLines []int
+	cutCount, cutFirst := 0, 0
 	cutWidths := map[int]int{}
-	var marks []versionMark
+	cut := func(lineNo int, raw string) {
+		cutCount++
+		if cutFirst == 0 {
+			cutFirst = lineNo
+		}
+		w := utf8.RuneCountInString(raw)
+		if _, ok := cutWidths[w]; ok || len(cutWidths) < maxCutWidths {
+			cutWidths[w]++
+		}
+	}
+	var release releaseInference
+	eraWarnings, eraMore := 0, 0
+	ambiguous, ambiguousFirst := 0, 0
+	keptBytes, notKept, notKeptFirst := 0, 0, 0
 
 	for {
 		raw, ok := lines.next()
@@ -144,7 +190,7 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			l.Skipped++
 			continue
 		}
-		if w.month != "" {
+		if w.month != "" && (months[w.month] || len(months) < maxLogMonths) {
 			months[w.month] = true
 		}
 		line := w.body
@@ -155,13 +201,12 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 				rec, found = jr, true
 				js++
 				if _, hasCaller := jsonHasKey(line[j:], "caller"); hasCaller {
-					marks = append(marks, versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
+					release.add(versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
 				} else {
-					marks = append(marks, versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
+					release.add(versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
 				}
 			} else if strings.Count(line[j:], "{") > strings.Count(line[j:], "}") {
-				cutLines = append(cutLines, lineNo)
-				cutWidths[utf8.RuneCountInString(raw)]++
+				cut(lineNo, raw)
 			}
 		}
 		if !found {
@@ -210,13 +255,47 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		wrappers[wr] = true
 		if w.node != "" {
-			nodes[w.node] = true
+			if nodes[w.node] || len(nodes) < maxLogNodes {
+				nodes[w.node] = true
+			} else {
+				moreNodes = true
+			}
 		}
 		if rec.cut || lineLooksCut(raw) {
-			cutLines = append(cutLines, lineNo)
-			cutWidths[utf8.RuneCountInString(raw)]++
+			cut(lineNo, raw)
 		}
-		marks = append(marks, normalizeEra(&rec, l)...)
+		nw := len(l.Warnings)
+		for _, m := range normalizeEra(&rec, l) {
+			release.add(m)
+		}
+		if n := len(l.Warnings) - nw; n > 0 {
+			if keep := maxEraWarnings - eraWarnings; n > keep {
+				l.Warnings = l.Warnings[:nw+max(keep, 0)]
+				eraMore += n - max(keep, 0)
+			}
+			eraWarnings += n
+		}
+		if n := ambiguousHints(&rec); n > 0 {
+			ambiguous += n
+			if ambiguousFirst == 0 {
+				ambiguousFirst = rec.Line
+			}
+		}
+		if opt.stream {
+			if !recordNeeded(&rec) {
+				l.Dropped++
+				continue
+			}
+			size := len(raw) + keptRecordBytes
+			if len(l.Records) >= maxKeptRecords || keptBytes+size > maxKeptBytes {
+				notKept++
+				if notKeptFirst == 0 {
+					notKeptFirst = rec.Line
+				}
+				continue
+			}
+			keptBytes += size
+		}
 		l.Records = append(l.Records, rec)
 	}
 	if err := sc.Err(); err != nil {
@@ -226,8 +305,12 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			if l.Compressed != "" {
 				what = "inflates to more than"
 			}
-			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`: %w",
-				name, what, input.HumanBytes(limit), lines.n, err)
+			how := "pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`"
+			if opt.raise != "" {
+				how += ", or " + opt.raise
+			}
+			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): %s: %w",
+				name, what, input.HumanBytes(opt.limit), lines.n, how, err)
 		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
@@ -235,6 +318,7 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, lines.n+1, err)
 		}
 	}
+	l.Lines = lines.n
 	switch {
 	case text > 0 && js > 0:
 		l.Format = "mixed"
@@ -248,25 +332,32 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		l.Nodes = append(l.Nodes, n)
 	}
 	sort.Strings(l.Nodes)
+	if eraMore > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more lines with renderings numascope does not know were ignored", eraMore))
+	}
 	if len(l.Nodes) > 1 {
 		shown := l.Nodes
 		if len(shown) > 5 {
 			shown = shown[:5]
 		}
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %d nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
-			len(l.Nodes), strings.Join(shown, ", ")))
+		count := fmt.Sprint(len(l.Nodes))
+		if moreNodes {
+			count = "more than " + count
+		}
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %s nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
+			count, strings.Join(shown, ", ")))
 	}
 	if len(months) > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("localised month names in the journald prefix (%s): the timestamps were not interpreted; the klog time is used, and ordering assumes one year", joinKeys(months)))
 	}
-	if len(cutLines) > 0 {
+	if cutCount > 0 {
 		width, n := 0, 0
 		for w, c := range cutWidths {
 			if c > n || c == n && w < width {
 				width, n = w, c
 			}
 		}
-		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", len(cutLines), cutLines[0])
+		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", cutCount, cutFirst)
 		if n >= 2 {
 			msg += fmt.Sprintf(", %d of them at column %d: the log looks cut at a pager width; pass `journalctl --no-pager` output or use `less -S` without cutting", n, width)
 		} else {
@@ -274,26 +365,31 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		l.Warnings = append(l.Warnings, msg)
 	}
-	ambiguous, first := 0, 0
-	for _, r := range l.Records {
-		for _, v := range r.Values {
-			if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
-				ambiguous++
-				if first == 0 {
-					first = r.Line
-				}
-			}
-		}
-	}
 	if ambiguous > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d hint lines (first at line %d) come from a kubelet before 1.28, which prints a nil and an empty hint map alike (map[]) and a nil and an empty hint list alike ([]): they are read as \"no preference\" and \"no placement\" and marked indistinct, unless a \"Hint Provider has no ...\" line settles it",
-			ambiguous, first))
+			ambiguous, ambiguousFirst))
 	}
-	l.Release = inferRelease(marks, l)
-	if len(l.Records) == 0 {
+	if notKept > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more records the findings read were not kept (first at line %d): numascope keeps at most %d records and %s of their lines; the findings cover the log up to that line: pass an excerpt from there on to see the rest",
+			notKept, notKeptFirst, maxKeptRecords, input.HumanBytes(maxKeptBytes)))
+	}
+	l.Release = release.result(l)
+	if len(l.Records) == 0 && l.Dropped == 0 {
 		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
 	}
 	return l, nil
+}
+
+// ambiguousHints counts the hints values printed with Go's %v in which a
+// nil and an empty map or list look alike (kubelets before 1.28).
+func ambiguousHints(r *logRecord) int {
+	n := 0
+	for _, v := range r.Values {
+		if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
+			n++
+		}
+	}
+	return n
 }
 
 // joinFatal appends the headerless lines after an F record (the rest of a
