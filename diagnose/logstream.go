@@ -100,7 +100,7 @@ var interpretMessages = map[string]bool{
 	"TopologyHints": true, "TopologyHints generated": true,
 	"Hint Provider has no preference for NUMA affinity with resource": true,
 	"Hint Provider has no possible NUMA affinities for resource":      true,
-	"Topology Affinity for Pod": true, "ContainerTopologyHint": true, "PodTopologyHint": true,
+	"Topology Affinity for Pod":                                       true, "ContainerTopologyHint": true, "PodTopologyHint": true,
 	"Best TopologyHint": true, "Topology Affinity": true, "Pod admission denied": true,
 }
 
