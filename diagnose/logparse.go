@@ -118,6 +118,8 @@ type logOptions struct {
 	stream bool
 	// raise tells how to raise limit, for the error past it.
 	raise string
+	// maxKept overrides maxKeptRecords (for tests).
+	maxKept int
 }
 
 // Bounds of what a log's reading keeps besides its records, whatever its
@@ -178,6 +180,10 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	eraWarnings, eraMore := 0, 0
 	ambiguous, ambiguousFirst := 0, 0
 	keptBytes, notKept, notKeptFirst := 0, 0, 0
+	maxKept := maxKeptRecords
+	if opt.maxKept > 0 {
+		maxKept = opt.maxKept
+	}
 
 	for {
 		raw, ok := lines.next()
@@ -287,7 +293,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				continue
 			}
 			size := len(raw) + keptRecordBytes
-			if len(l.Records) >= maxKeptRecords || keptBytes+size > maxKeptBytes {
+			if len(l.Records) >= maxKept || keptBytes+size > maxKeptBytes {
 				notKept++
 				if notKeptFirst == 0 {
 					notKeptFirst = rec.Line
@@ -371,7 +377,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	}
 	if notKept > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more records the findings read were not kept (first at line %d): numascope keeps at most %d records and %s of their lines; the findings cover the log up to that line: pass an excerpt from there on to see the rest",
-			notKept, notKeptFirst, maxKeptRecords, input.HumanBytes(maxKeptBytes)))
+			notKept, notKeptFirst, maxKept, input.HumanBytes(maxKeptBytes)))
 	}
 	l.Release = release.result(l)
 	if len(l.Records) == 0 && l.Dropped == 0 {

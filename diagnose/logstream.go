@@ -96,12 +96,18 @@ func (e *Evidence) streamLog(name string, r io.Reader, limit int64) EvidenceItem
 // findings read by message (the records of an admission, the start-up
 // lines that date the kubelet or show a restart).
 var interpretMessages = map[string]bool{
-	"Topology Admit Handler": true, "Topology manager admission check": true,
-	"TopologyHints": true, "TopologyHints generated": true,
+	"Topology Admit Handler":           true,
+	"Topology manager admission check": true,
+	"TopologyHints":                    true,
+	"TopologyHints generated":          true,
 	"Hint Provider has no preference for NUMA affinity with resource": true,
 	"Hint Provider has no possible NUMA affinities for resource":      true,
-	"Topology Affinity for Pod":                                       true, "ContainerTopologyHint": true, "PodTopologyHint": true,
-	"Best TopologyHint": true, "Topology Affinity": true, "Pod admission denied": true,
+	"Topology Affinity for Pod":                                       true,
+	"ContainerTopologyHint":                                           true,
+	"PodTopologyHint":                                                 true,
+	"Best TopologyHint":                                               true,
+	"Topology Affinity":                                               true,
+	"Pod admission denied":                                            true,
 }
 
 // recordNeeded tells whether a finding may read the record: interpret

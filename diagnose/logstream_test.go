@@ -1,0 +1,246 @@
+package diagnose
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/paste"
+)
+
+var (
+	journalOut  = flag.String("journal", "", "write a generated `journalctl -u kubelet` log to this file (TestWriteJournal)")
+	journalSize = flag.Int64("journal-size", 1<<30, "size of the log TestWriteJournal writes")
+)
+
+// forceStream makes every log stream, whatever its size, for the test.
+func forceStream(t *testing.T) {
+	t.Helper()
+	old := streamAbove
+	streamAbove = -1
+	t.Cleanup(func() { streamAbove = old })
+}
+
+// comparable is what the findings of a run are: the JSON report without
+// the evidence list, whose notes say how each input was read.
+func comparable(t *testing.T, rep Report) string {
+	t.Helper()
+	rep.Evidence = nil
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&b))
+	return b.String()
+}
+
+// pasted reports whether a file of dir is changed by the paste normaliser
+// (Markdown, prompts, entities...), which a streamed log does without.
+func pasted(t *testing.T, dir string) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		if k, _ := primaryKind(b); k == kindLog && paste.Normalize(b).Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLogStreamMatchesInMemory runs every scenario and every test log
+// twice, read into memory and streamed, and wants the same findings: the
+// records the stream drops are records no finding reads.
+func TestLogStreamMatchesInMemory(t *testing.T) {
+	compared := 0
+	for _, dir := range scenarioDirs(t) {
+		if pasted(t, dir) {
+			continue
+		}
+		compared++
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var want, got string
+			t.Run("memory", func(t *testing.T) { want = comparable(t, runScenario(t, dir)) })
+			t.Run("stream", func(t *testing.T) {
+				forceStream(t)
+				got = comparable(t, runScenario(t, dir))
+			})
+			require.NotEmpty(t, want)
+			assert.Empty(t, cmp.Diff(want, got))
+		})
+	}
+	assert.Greater(t, compared, 40, "scenarios compared")
+
+	logs, err := filepath.Glob("testdata/logs/*.log")
+	require.NoError(t, err)
+	var gen bytes.Buffer
+	_, _, err = genJournal(&gen, 4<<20, 1)
+	require.NoError(t, err)
+	genPath := filepath.Join(t.TempDir(), "journal.log")
+	require.NoError(t, os.WriteFile(genPath, gen.Bytes(), 0o600))
+	logs = append(logs, genPath)
+	for _, p := range logs {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			run := func() (string, *KubeletLog) {
+				ev, err := Load(Sources{Logs: []string{p}})
+				require.NoError(t, err)
+				require.Len(t, ev.Logs, 1)
+				rep, err := Run(context.Background(), ev)
+				require.NoError(t, err)
+				return comparable(t, rep), ev.Logs[0]
+			}
+			want, wl := run()
+			forceStream(t)
+			got, gl := run()
+			assert.Empty(t, cmp.Diff(want, got))
+			assert.Empty(t, cmp.Diff(wl.Attempts, gl.Attempts))
+			assert.Empty(t, cmp.Diff(wl.Signals, gl.Signals, cmp.AllowUnexported(signal{})))
+			assert.Equal(t, wl.Release, gl.Release)
+			assert.Equal(t, wl.Warnings, gl.Warnings)
+			assert.Equal(t, len(wl.Records), len(gl.Records)+gl.Dropped)
+		})
+	}
+}
+
+// TestLogStream checks what a streamed log says about itself: its size
+// limit, gzip, an unbounded read, a log with no kubelet line.
+func TestLogStream(t *testing.T) {
+	var gen bytes.Buffer
+	admitted, rejected, err := genJournal(&gen, 2<<20, 7)
+	require.NoError(t, err)
+	require.Positive(t, rejected)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write(gen.Bytes())
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+
+	tests := []struct {
+		name      string
+		data      []byte
+		limit     int64
+		status    string
+		note      string // a substring of the note
+		warning   string // a substring of one warning
+		errSubstr []string
+	}{
+		{name: "text", data: gen.Bytes(), status: "read", note: "kept for the findings"},
+		{name: "gzip", data: gz.Bytes(), status: "read", warning: "decompressed gzip data"},
+		{name: "unbounded", data: gen.Bytes(), limit: -1, status: "read", warning: "without a size limit"},
+		{name: "over the limit", data: gen.Bytes(), limit: 1 << 20, status: "refused",
+			errSubstr: []string{"over the limit.log: the log is larger than 1 MiB", "--log-limit"}},
+		{name: "gzip over the limit", data: gz.Bytes(), limit: 1 << 20, status: "refused",
+			errSubstr: []string{"inflates to more than 1 MiB"}},
+		{name: "no kubelet line", data: bytes.Repeat([]byte("hello world\n"), 1000), status: "refused",
+			errSubstr: []string{"no kubelet log lines found in 1000 lines"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forceStream(t)
+			var e Evidence
+			it := e.AddLogStream(tt.name+".log", bytes.NewReader(tt.data), tt.limit)
+			assert.Equal(t, tt.status, it.Status)
+			assert.Contains(t, it.Note, tt.note)
+			if tt.warning != "" {
+				assert.Contains(t, strings.Join(it.Warnings, "\n"), tt.warning)
+			}
+			for _, s := range tt.errSubstr {
+				assert.Contains(t, it.Error, s)
+			}
+			if tt.status != "read" {
+				assert.Empty(t, e.Logs)
+				return
+			}
+			require.Len(t, e.Logs, 1)
+			l := e.Logs[0]
+			assert.Positive(t, l.Dropped)
+			guaranteed, denied := 0, 0
+			for _, a := range l.Attempts {
+				if strings.HasPrefix(a.Pod, "numa/") {
+					guaranteed++
+				}
+				if a.Reason == "TopologyAffinityError" {
+					denied++
+				}
+			}
+			assert.Equal(t, admitted, guaranteed)
+			assert.Equal(t, rejected, denied)
+		})
+	}
+}
+
+// TestLogStreamKeepsBounded feeds more needed records than the stream
+// keeps and wants the rest counted in a warning.
+func TestLogStreamKeepsBounded(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 3000 {
+		b.WriteString(`I1201 10:00:00.000000    2143 predicate.go:152] "Pod admission denied" podUID="u" pod="ns/p` + strings.Repeat("x", i%7) + `" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"` + "\n")
+	}
+	l, err := parseLogWith("many.log", &b, logOptions{limit: input.MaxLog, stream: true, maxKept: 1000})
+	require.NoError(t, err)
+	assert.Len(t, l.Records, 1000)
+	assert.Contains(t, strings.Join(l.Warnings, "\n"), "2000 more records the findings read were not kept (first at line 1001)")
+}
+
+// TestWriteJournal writes a generated log for a run of the CLI:
+// go test ./diagnose -run TestWriteJournal -journal /tmp/kubelet.log [-journal-size N]
+func TestWriteJournal(t *testing.T) {
+	if *journalOut == "" {
+		t.Skip("no -journal file given")
+	}
+	f, err := os.Create(*journalOut)
+	require.NoError(t, err)
+	admitted, rejected, err := genJournal(f, *journalSize, 1)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	t.Logf("%s: %d admissions, %d rejected", *journalOut, admitted, rejected)
+	assert.Positive(t, rejected)
+}
+
+// BenchmarkLogStream diagnoses a generated 64 MiB `journalctl -u kubelet`
+// log through the streaming reader, as the CLI reads a large --log file;
+// MB/s is the log's bytes.
+func BenchmarkLogStream(b *testing.B) {
+	var gen bytes.Buffer
+	_, _, err := genJournal(&gen, 64<<20, 1)
+	require.NoError(b, err)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write(gen.Bytes())
+	require.NoError(b, err)
+	require.NoError(b, zw.Close())
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"text", gen.Bytes()}, {"gzip", gz.Bytes()}} {
+		b.Run(c.name, func(b *testing.B) {
+			old := streamAbove
+			streamAbove = -1
+			defer func() { streamAbove = old }()
+			b.SetBytes(int64(gen.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				var e Evidence
+				it := e.AddLogStream("kubelet.log", bytes.NewReader(c.data), 0)
+				if it.Status != "read" {
+					b.Fatal(it.Error)
+				}
+				if _, err := Run(context.Background(), &e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
