@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // logRecord is one kubelet log entry, in either the klog text format or the
@@ -111,6 +112,18 @@ func (r logRecord) Text() string {
 		b.WriteString(v.Text)
 	}
 	return b.String()
+}
+
+// appendText appends Text to b.
+func (r logRecord) appendText(b []byte) []byte {
+	b = append(b, r.Message...)
+	for _, v := range r.Values {
+		b = append(b, ' ')
+		b = append(b, v.Key...)
+		b = append(b, '=')
+		b = append(b, v.Text...)
+	}
+	return b
 }
 
 // Log is a parsed kubelet log file.
@@ -369,19 +382,76 @@ func isNumber(s string) bool {
 
 // cutQuoted reads a Go-quoted string at the start of s.
 func cutQuoted(s string) (string, string, bool) {
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			v, err := strconv.Unquote(s[:i+1])
-			if err != nil {
-				return "", s, false
-			}
-			return v, s[i+1:], true
+	// The closing quote is the first one after the opening quote that is
+	// preceded by an even number of backslashes.
+	for from := 1; from < len(s); {
+		j := strings.IndexByte(s[from:], '"')
+		if j < 0 {
+			break
 		}
+		i := from + j
+		bs := 0
+		for k := i - 1; k >= from && s[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 1 {
+			from = i + 1 // an escaped quote
+			continue
+		}
+		v, err := unquote(s[:i+1])
+		if err != nil {
+			return "", s, false
+		}
+		return v, s[i+1:], true
 	}
 	return "", s, false
+}
+
+// unquote is strconv.Unquote of a double-quoted string, with a fast path
+// for the escapes klog writes (\" \\ \n \t) in valid UTF-8: a status patch
+// or an error holds hundreds of them. Anything else goes to strconv.
+func unquote(q string) (string, error) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return strconv.Unquote(q)
+	}
+	in := q[1 : len(q)-1]
+	bs := strings.IndexByte(in, '\\')
+	if bs < 0 || strings.IndexByte(in, '\n') >= 0 || !utf8.ValidString(in) {
+		return strconv.Unquote(q)
+	}
+	if strings.IndexByte(in[:bs], '"') >= 0 {
+		return strconv.Unquote(q)
+	}
+	b := make([]byte, 0, len(in))
+	for {
+		b = append(b, in[:bs]...)
+		if bs+1 >= len(in) {
+			return strconv.Unquote(q)
+		}
+		switch in[bs+1] {
+		case '"':
+			b = append(b, '"')
+		case '\\':
+			b = append(b, '\\')
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		default:
+			return strconv.Unquote(q)
+		}
+		in = in[bs+2:]
+		bs = strings.IndexByte(in, '\\')
+		if bs < 0 {
+			if strings.IndexByte(in, '"') >= 0 {
+				return strconv.Unquote(q) // an unescaped quote: strconv's error
+			}
+			return string(append(b, in...)), nil
+		}
+		if strings.IndexByte(in[:bs], '"') >= 0 {
+			return strconv.Unquote(q)
+		}
+	}
 }
 
 // jsonExtent returns the length of the balanced JSON object or array at the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -180,6 +181,8 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	eraWarnings, eraMore := 0, 0
 	ambiguous, ambiguousFirst := 0, 0
 	keptBytes, notKept, notKeptFirst := 0, 0, 0
+	var filter recordFilter
+	var scratch []logValue // the values of the streamed record being read
 	maxKept := maxKeptRecords
 	if opt.maxKept > 0 {
 		maxKept = opt.maxKept
@@ -224,6 +227,9 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			if ok {
 				found = true
 				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
+				if opt.stream {
+					rec.Values = scratch[:0] // copied when the record is kept
+				}
 				parseTextBody(&rec, line[h.end:], func() (string, bool) {
 					next, ok := lines.lookahead()
 					if !ok {
@@ -237,6 +243,9 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 					}
 					return "", false
 				})
+				if opt.stream {
+					scratch = rec.Values[:0]
+				}
 				text++
 				if rec.Severity == "F" {
 					joinFatal(&rec, lines)
@@ -288,7 +297,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			}
 		}
 		if opt.stream {
-			if !recordNeeded(&rec) {
+			if !filter.need(&rec) {
 				l.Dropped++
 				continue
 			}
@@ -301,6 +310,11 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				continue
 			}
 			keptBytes += size
+			if len(rec.Values) == 0 {
+				rec.Values = nil
+			} else {
+				rec.Values = slices.Clone(rec.Values)
+			}
 		}
 		l.Records = append(l.Records, rec)
 	}

@@ -110,12 +110,18 @@ var interpretMessages = map[string]bool{
 	"Pod admission denied":                                            true,
 }
 
-// recordNeeded tells whether a finding may read the record: interpret
-// (admission attempts and signals), the admission-error scan, the release
-// inference and the restart check. Every other record can be dropped
-// without changing a finding.
-func recordNeeded(r *logRecord) bool {
-	if interpretMessages[r.Message] || kubeletStartMessages[r.Message] {
+// recordFilter tells whether a finding may read a record (need); it keeps
+// a buffer between records.
+type recordFilter struct {
+	text []byte
+}
+
+// need tells whether a finding may read the record: interpret (admission
+// attempts and signals), the admission-error scan, the release inference
+// and the restart check. Every other record can be dropped without
+// changing a finding.
+func (f *recordFilter) need(r *logRecord) bool {
+	if interpretMessages[r.Message] || kubeletStartMessages[r.Message] || signalMessages[r.Message] {
 		return true
 	}
 	switch r.Message {
@@ -124,18 +130,19 @@ func recordNeeded(r *logRecord) bool {
 			return true
 		}
 	case "Patch status for pod":
-		patch, _ := r.Get("patch")
-		if strings.IndexByte(patch, '\\') >= 0 {
-			return true // an escaped reason: decoded only by interpret
-		}
-		for reason := range admissionReasons {
-			if strings.Contains(patch, reason) {
-				return true
-			}
+		if patch, _ := r.Get("patch"); mayHoldReason(patch) {
+			return true
 		}
 	}
 	if strings.HasPrefix(r.Message, "Version: v1.") || strings.HasPrefix(r.Message, "[topologymanager]") || strings.HasPrefix(r.Message, "[cpumanager]") {
 		return true
+	}
+	// What is left looks for texts in the record's text: the admission
+	// errors and the signals. One pass over it for all of them lets most
+	// records go without running each check.
+	f.text = r.appendText(f.text[:0])
+	if !literalsIn(neededTexts, f.text) {
+		return false
 	}
 	if recordMentionsAdmission(*r) {
 		return true
@@ -143,6 +150,96 @@ func recordNeeded(r *logRecord) bool {
 	var k KubeletLog
 	k.signals(*r)
 	return len(k.Signals) > 0
+}
+
+// neededTexts are the texts recordMentionsAdmission and signals look for.
+var neededTexts = newLiteralSet(append(append([]string{}, admissionLiterals...), signalLiterals...), signalFoldLiteral)
+
+// literalSet finds whether any of a set of texts occurs in a string, in one
+// pass: a table of the texts' first two bytes picks the few to compare at
+// each offset.
+type literalSet struct {
+	// groups[first[b0<<8|b1]-1] are the texts starting with b0 b1.
+	first  [1 << 16]uint8
+	groups [][]literal
+}
+
+type literal struct {
+	text string
+	fold bool // compared ASCII case-insensitively (text is lower case)
+}
+
+func newLiteralSet(exact []string, fold ...string) *literalSet {
+	s := &literalSet{}
+	addKey := func(k uint16, l literal) {
+		if s.first[k] == 0 {
+			s.groups = append(s.groups, nil)
+			s.first[k] = uint8(len(s.groups))
+		}
+		g := int(s.first[k]) - 1
+		s.groups[g] = append(s.groups[g], l)
+	}
+	for _, t := range exact {
+		addKey(uint16(t[0])<<8|uint16(t[1]), literal{text: t})
+	}
+	for _, t := range fold {
+		for _, a := range []byte{lower(t[0]), upper(t[0])} {
+			for _, b := range []byte{lower(t[1]), upper(t[1])} {
+				addKey(uint16(a)<<8|uint16(b), literal{text: t, fold: true})
+			}
+		}
+	}
+	return s
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// literalsIn reports whether t holds one of the texts of s. A t that is not ASCII is
+// reported as holding one when the set has case-insensitive texts: the
+// lower-casing of a non-ASCII rune can give an ASCII letter (the Kelvin
+// sign gives k), which a byte table cannot see.
+func literalsIn[T string | []byte](s *literalSet, t T) bool {
+	var hi byte
+	for i := 0; i+1 < len(t); i++ {
+		hi |= t[i]
+		g := s.first[uint16(t[i])<<8|uint16(t[i+1])]
+		if g == 0 {
+			continue
+		}
+		for _, l := range s.groups[g-1] {
+			if len(t)-i < len(l.text) {
+				continue
+			}
+			if l.fold && asciiEqualFold(t[i:i+len(l.text)], l.text) || !l.fold && string(t[i:i+len(l.text)]) == l.text {
+				return true
+			}
+		}
+	}
+	if len(t) > 0 {
+		hi |= t[len(t)-1]
+	}
+	return hi >= 0x80
+}
+
+func asciiEqualFold[T string | []byte](a T, lowerB string) bool {
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lowerB[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // loadLog streams the log file at path into the evidence (see

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/paste"
 )
@@ -242,5 +244,70 @@ func BenchmarkLogStream(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// cutQuotedSlow is the byte loop cutQuoted replaced, with strconv.Unquote.
+func cutQuotedSlow(s string) (string, string, bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			v, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", s, false
+			}
+			return v, s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+func TestCutQuoted(t *testing.T) {
+	tests := []string{
+		`"plain" rest`, `"a\"b" rest`, `"a\\" rest`, `"a\\\"b" c`, `"\"\"x" y`, `"tab\tnl\n" z`,
+		`"unicode \u00e9 \x41 \101" r`, `"bad \q" r`, `"open`, `"ends with \"`, `""`, `"\\\\"`,
+		"\"nl inside\nx\" r", "\"invalid \xff utf8\" r", `"patch={\"status\":{\"reason\":\"TopologyAffinityError\"}}" pod="a/b"`,
+	}
+	for _, s := range tests {
+		t.Run(s, func(t *testing.T) {
+			v, rest, ok := cutQuoted(s)
+			wv, wrest, wok := cutQuotedSlow(s)
+			assert.Equal(t, []any{wv, wrest, wok}, []any{v, rest, ok})
+		})
+	}
+}
+
+// FuzzCutQuoted wants cutQuoted and its fast unquote to give what the byte
+// loop and strconv.Unquote give.
+func FuzzCutQuoted(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzbudget.Run(t, func() {
+			v, rest, ok := cutQuoted(`"` + s)
+			wv, wrest, wok := cutQuotedSlow(`"` + s)
+			if v != wv || rest != wrest || ok != wok {
+				t.Fatalf("cutQuoted(%q) = %q, %q, %v; want %q, %q, %v", `"`+s, v, rest, ok, wv, wrest, wok)
+			}
+		})
+	})
+}
+
+// TestLiteralSet checks the one-pass search against strings.Contains.
+func TestLiteralSet(t *testing.T) {
+	s := newLiteralSet([]string{"SMT Alignment Error", "rpc error: code = ", "ab"}, "invalid state, please drain")
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"", false}, {"a", false}, {"ab", true}, {"xxab", true}, {"xa b", false},
+		{"foo SMT Alignment Erro", false}, {"foo SMT Alignment Error: bar", true},
+		{"err=rpc error: code = Unknown", true}, {"rpc error: code =", false},
+		{"INVALID STATE, Please Drain node", true}, {"invalid state, please", false},
+		{"non-ASCII é with no text", true}, // the case-insensitive text may hide behind a rune
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, literalsIn(s, tt.text), tt.text)
+		assert.Equal(t, tt.want, literalsIn(s, []byte(tt.text)), tt.text)
 	}
 }
