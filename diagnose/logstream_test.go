@@ -5,6 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -309,5 +312,98 @@ func TestLiteralSet(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, literalsIn(s, tt.text), tt.text)
 		assert.Equal(t, tt.want, literalsIn(s, []byte(tt.text)), tt.text)
+	}
+}
+
+// TestSignalLiteralsInStep reads the source of signals and record and
+// wants every message they compare and every text they look for in the
+// lists the streaming filter lets records go by: a check added there and
+// not here would make a streamed log lose a finding.
+func TestSignalLiteralsInStep(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "logevents.go", nil, 0)
+	require.NoError(t, err)
+	lit := func(e ast.Expr) (string, bool) {
+		b, ok := e.(*ast.BasicLit)
+		if !ok || b.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(b.Value)
+		return s, err == nil
+	}
+	isIdent := func(e ast.Expr, name string) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == name
+	}
+	isMessage := func(e ast.Expr) bool {
+		sel, ok := e.(*ast.SelectorExpr)
+		return ok && isIdent(sel.X, "r") && sel.Sel.Name == "Message"
+	}
+	texts := map[string]bool{}
+	for _, l := range append(append([]string{}, admissionLiterals...), signalLiterals...) {
+		texts[l] = true
+	}
+	special := map[string]bool{"Event occurred": true, "Patch status for pod": true} // need reads them itself
+	var messages, literals []string
+	conds := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.CallExpr:
+				if len(x.Args) >= 2 && isIdent(x.Args[0], "t") {
+					fn := ""
+					switch f := x.Fun.(type) {
+					case *ast.Ident:
+						fn = f.Name
+					case *ast.SelectorExpr:
+						fn = f.Sel.Name
+					}
+					if s, ok := lit(x.Args[1]); ok && (fn == "findIf" || fn == "Contains") {
+						literals = append(literals, s)
+					}
+				}
+			case *ast.BinaryExpr:
+				if s, ok := lit(x.Y); ok && x.Op == token.EQL && isMessage(x.X) {
+					messages = append(messages, s)
+				}
+			}
+			return true
+		})
+	}
+	found := map[string]bool{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || fd.Name.Name != "signals" && fd.Name.Name != "record" {
+			continue
+		}
+		found[fd.Name.Name] = true
+		for _, st := range fd.Body.List {
+			switch s := st.(type) {
+			case *ast.SwitchStmt:
+				if s.Tag == nil || !isMessage(s.Tag) && !isIdent(s.Tag, "msg") {
+					continue
+				}
+				for _, c := range s.Body.List {
+					for _, e := range c.(*ast.CaseClause).List {
+						if m, ok := lit(e); ok {
+							messages = append(messages, m)
+						}
+					}
+				}
+			case *ast.IfStmt:
+				if s.Init != nil {
+					conds(s.Init)
+				}
+				conds(s.Cond)
+			}
+		}
+	}
+	assert.Equal(t, map[string]bool{"signals": true, "record": true}, found)
+	assert.Greater(t, len(messages), 20)
+	assert.Greater(t, len(literals), 15)
+	for _, m := range messages {
+		assert.True(t, interpretMessages[m] || signalMessages[m] || special[m], "message %q is not in interpretMessages or signalMessages", m)
+	}
+	for _, l := range literals {
+		assert.True(t, texts[l], "text %q is not in signalLiterals", l)
 	}
 }
