@@ -380,78 +380,96 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// cutQuoted reads a Go-quoted string at the start of s.
+// cutQuoted reads a Go-quoted string at the start of s. It is the byte
+// loop of cutQuotedSlow with strconv.Unquote, in one pass: a string without
+// a backslash before its closing quote is found with IndexByte and taken
+// as it is; one with the escapes klog writes (\" \\ \n \t) is scanned to
+// its end once, then unescaped into one allocation (a status patch holds
+// hundreds of escapes); anything else
+// (other escapes, invalid UTF-8, a raw newline) goes to cutQuotedSlow.
 func cutQuoted(s string) (string, string, bool) {
-	// The closing quote is the first one after the opening quote that is
-	// preceded by an even number of backslashes.
-	for from := 1; from < len(s); {
-		j := strings.IndexByte(s[from:], '"')
-		if j < 0 {
+	if len(s) < 2 {
+		return cutQuotedSlow(s)
+	}
+	in := s[1:]
+	q := strings.IndexByte(in, '"')
+	if q < 0 {
+		return "", s, false
+	}
+	bs := strings.IndexByte(in[:q], '\\')
+	if bs < 0 {
+		v := in[:q]
+		if strings.IndexByte(v, '\n') >= 0 || !utf8.ValidString(v) {
+			return cutQuotedSlow(s)
+		}
+		return v, in[q+1:], true
+	}
+	if strings.IndexByte(in[:bs], '\n') >= 0 {
+		return cutQuotedSlow(s)
+	}
+	// Find the end, with only the escapes unescape knows on the way.
+	e := bs
+	for e < len(in) && in[e] != '"' {
+		switch in[e] {
+		case '\\':
+			if e+1 >= len(in) || unescape(in[e+1]) == 0 {
+				return cutQuotedSlow(s)
+			}
+			e += 2
+		case '\n':
+			return cutQuotedSlow(s)
+		default:
+			e++
+		}
+	}
+	if e >= len(in) || !utf8.ValidString(in[:e]) {
+		return cutQuotedSlow(s)
+	}
+	var b strings.Builder
+	b.Grow(e)
+	for seg := in[:e]; ; {
+		k := strings.IndexByte(seg, '\\')
+		if k < 0 {
+			b.WriteString(seg)
 			break
 		}
-		i := from + j
-		bs := 0
-		for k := i - 1; k >= from && s[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 1 {
-			from = i + 1 // an escaped quote
-			continue
-		}
-		v, err := unquote(s[:i+1])
-		if err != nil {
-			return "", s, false
-		}
-		return v, s[i+1:], true
+		b.WriteString(seg[:k])
+		b.WriteByte(unescape(seg[k+1]))
+		seg = seg[k+2:]
 	}
-	return "", s, false
+	return b.String(), in[e+1:], true
 }
 
-// unquote is strconv.Unquote of a double-quoted string, with a fast path
-// for the escapes klog writes (\" \\ \n \t) in valid UTF-8: a status patch
-// or an error holds hundreds of them. Anything else goes to strconv.
-func unquote(q string) (string, error) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
-		return strconv.Unquote(q)
+// unescape is the byte a klog escape \c stands for, 0 for the escapes left
+// to strconv.
+func unescape(c byte) byte {
+	switch c {
+	case '"', '\\':
+		return c
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
 	}
-	in := q[1 : len(q)-1]
-	bs := strings.IndexByte(in, '\\')
-	if bs < 0 || strings.IndexByte(in, '\n') >= 0 || !utf8.ValidString(in) {
-		return strconv.Unquote(q)
-	}
-	if strings.IndexByte(in[:bs], '"') >= 0 {
-		return strconv.Unquote(q)
-	}
-	b := make([]byte, 0, len(in))
-	for {
-		b = append(b, in[:bs]...)
-		if bs+1 >= len(in) {
-			return strconv.Unquote(q)
-		}
-		switch in[bs+1] {
-		case '"':
-			b = append(b, '"')
+	return 0
+}
+
+// cutQuotedSlow reads a Go-quoted string at the start of s: the first
+// quote not escaped by a backslash ends it, and strconv.Unquote reads it.
+func cutQuotedSlow(s string) (string, string, bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
 		case '\\':
-			b = append(b, '\\')
-		case 'n':
-			b = append(b, '\n')
-		case 't':
-			b = append(b, '\t')
-		default:
-			return strconv.Unquote(q)
-		}
-		in = in[bs+2:]
-		bs = strings.IndexByte(in, '\\')
-		if bs < 0 {
-			if strings.IndexByte(in, '"') >= 0 {
-				return strconv.Unquote(q) // an unescaped quote: strconv's error
+			i++
+		case '"':
+			v, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", s, false
 			}
-			return string(append(b, in...)), nil
-		}
-		if strings.IndexByte(in[:bs], '"') >= 0 {
-			return strconv.Unquote(q)
+			return v, s[i+1:], true
 		}
 	}
+	return "", s, false
 }
 
 // jsonExtent returns the length of the balanced JSON object or array at the

@@ -250,23 +250,6 @@ func BenchmarkLogStream(b *testing.B) {
 	}
 }
 
-// cutQuotedSlow is the byte loop cutQuoted replaced, with strconv.Unquote.
-func cutQuotedSlow(s string) (string, string, bool) {
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			v, err := strconv.Unquote(s[:i+1])
-			if err != nil {
-				return "", s, false
-			}
-			return v, s[i+1:], true
-		}
-	}
-	return "", s, false
-}
-
 func TestCutQuoted(t *testing.T) {
 	tests := []string{
 		`"plain" rest`, `"a\"b" rest`, `"a\\" rest`, `"a\\\"b" c`, `"\"\"x" y`, `"tab\tnl\n" z`,
@@ -282,8 +265,8 @@ func TestCutQuoted(t *testing.T) {
 	}
 }
 
-// FuzzCutQuoted wants cutQuoted and its fast unquote to give what the byte
-// loop and strconv.Unquote give.
+// FuzzCutQuoted wants cutQuoted to give what the byte loop and
+// strconv.Unquote give.
 func FuzzCutQuoted(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzbudget.Run(t, func() {
