@@ -315,7 +315,13 @@ func normalizeEra(rec *logRecord, l *Log) []versionMark {
 // mayHoldReason tells whether a status patch may hold a reason reasonMarks
 // dates: one without a JSON escape holds the reason as written.
 func mayHoldReason(patch string) bool {
-	if strings.IndexByte(patch, '\\') >= 0 || strings.Contains(patch, "Topology Affinity Error") {
+	if strings.IndexByte(patch, '\\') >= 0 {
+		return true
+	}
+	if !strings.Contains(patch, "Error") { // every reason ends with it
+		return false
+	}
+	if strings.Contains(patch, "Topology Affinity Error") {
 		return true
 	}
 	for r := range admissionReasons {

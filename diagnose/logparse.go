@@ -205,7 +205,14 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 		line := w.body
 		var rec logRecord
 		found := false
-		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && jsonLogStart(line[j:]) {
+		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && !jsonMayStart(line[j:]) {
+			// Not a JSON object (a klog value such as patch="{\"...): the
+			// same as a failed parse below, and cheaper than jsonLogStart's
+			// search of the whole line.
+			if js := line[j:]; strings.Count(js, "{") > strings.Count(js, "}") && jsonLogStart(js) {
+				cut(lineNo, raw)
+			}
+		} else if j >= 0 && j < 256 && jsonLogStart(line[j:]) {
 			if jr, err := parseJSONRecord(line[j:]); err == nil {
 				rec, found = jr, true
 				js++
@@ -398,6 +405,22 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
 	}
 	return l, nil
+}
+
+// jsonMayStart tells whether s, which starts with "{", may start a JSON
+// object: after the brace and JSON white space comes a key or the closing
+// brace. parseJSONRecord fails on any other s.
+func jsonMayStart(s string) bool {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"', '}':
+			return true
+		}
+		return false
+	}
+	return true // "{" and white space: let parseJSONRecord say
 }
 
 // ambiguousHints counts the hints values printed with Go's %v in which a

@@ -279,6 +279,23 @@ func FuzzCutQuoted(f *testing.F) {
 	})
 }
 
+// TestStreamShortcuts checks what the shortcuts of the streaming reader
+// rest on: every admission reason ends with "Error" (mayHoldReason), and
+// parseJSONRecord refuses what jsonMayStart refuses.
+func TestStreamShortcuts(t *testing.T) {
+	for r := range admissionReasons {
+		assert.True(t, strings.HasSuffix(r, "Error"), r)
+	}
+	for _, s := range []string{`{\"status\":1}`, `{1:2}`, `{ x}`, `{]`, `{{"a":1}}`, `{'a':1}`} {
+		assert.False(t, jsonMayStart(s), s)
+		_, err := parseJSONRecord(s)
+		assert.Error(t, err, s)
+	}
+	for _, s := range []string{`{"ts":1,"msg":"x"}`, `{ "msg":"x"}`, "{\n}", `{}`, `{`} {
+		assert.True(t, jsonMayStart(s), s)
+	}
+}
+
 // TestLiteralSet checks the one-pass search against strings.Contains.
 func TestLiteralSet(t *testing.T) {
 	s := newLiteralSet([]string{"SMT Alignment Error", "rpc error: code = ", "ab"}, "invalid state, please drain")
