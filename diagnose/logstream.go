@@ -156,38 +156,60 @@ func (f *recordFilter) need(r *logRecord) bool {
 var neededTexts = newLiteralSet(append(append([]string{}, admissionLiterals...), signalLiterals...), signalFoldLiteral)
 
 // literalSet finds whether any of a set of texts occurs in a string, in one
-// pass: a table of the texts' first two bytes picks the few to compare at
-// each offset.
+// pass that looks at every step-th byte only: an occurrence of a text of at
+// least step+1 bytes holds a checked offset i and the byte after it, so a
+// table of every two-byte pair of every text (with its offset in the text)
+// gives the few places to compare.
 type literalSet struct {
-	// groups[first[b0<<8|b1]-1] are the texts starting with b0 b1.
-	first  [1 << 16]uint8
-	groups [][]literal
+	step int
+	// groups[first[b0<<8|b1]-1] are the texts holding b0 b1, with where.
+	first  [1 << 16]uint16
+	groups [][]literalAt
+	folds  bool // some texts are compared ASCII case-insensitively
 }
 
-type literal struct {
+type literalAt struct {
 	text string
+	at   int  // offset of the pair in text
 	fold bool // compared ASCII case-insensitively (text is lower case)
 }
 
 func newLiteralSet(exact []string, fold ...string) *literalSet {
-	s := &literalSet{}
-	addKey := func(k uint16, l literal) {
+	s := &literalSet{step: 1 << 30, folds: len(fold) > 0}
+	add := func(k uint16, l literalAt) {
 		if s.first[k] == 0 {
 			s.groups = append(s.groups, nil)
-			s.first[k] = uint8(len(s.groups))
+			s.first[k] = uint16(len(s.groups))
 		}
 		g := int(s.first[k]) - 1
 		s.groups[g] = append(s.groups[g], l)
 	}
-	for _, t := range exact {
-		addKey(uint16(t[0])<<8|uint16(t[1]), literal{text: t})
-	}
-	for _, t := range fold {
-		for _, a := range []byte{lower(t[0]), upper(t[0])} {
-			for _, b := range []byte{lower(t[1]), upper(t[1])} {
-				addKey(uint16(a)<<8|uint16(b), literal{text: t, fold: true})
+	addText := func(t string, isFold bool) {
+		if len(t) < 2 {
+			panic("literalSet: a text of fewer than 2 bytes: " + t)
+		}
+		s.step = min(s.step, len(t)-1)
+		for at := 0; at+1 < len(t); at++ {
+			if !isFold {
+				add(uint16(t[at])<<8|uint16(t[at+1]), literalAt{text: t, at: at})
+				continue
+			}
+			seen := map[uint16]bool{}
+			for _, a := range []byte{lower(t[at]), upper(t[at])} {
+				for _, b := range []byte{lower(t[at+1]), upper(t[at+1])} {
+					if k := uint16(a)<<8 | uint16(b); !seen[k] {
+						seen[k] = true
+						add(k, literalAt{text: t, at: at, fold: true})
+					}
+				}
 			}
 		}
+	}
+	for _, t := range exact {
+		addText(t, false)
+	}
+	for _, t := range fold {
+		addText(t, true)
 	}
 	return s
 }
@@ -206,31 +228,43 @@ func upper(c byte) byte {
 	return c
 }
 
-// literalsIn reports whether t holds one of the texts of s. A t that is not ASCII is
-// reported as holding one when the set has case-insensitive texts: the
-// lower-casing of a non-ASCII rune can give an ASCII letter (the Kelvin
-// sign gives k), which a byte table cannot see.
+// literalsIn reports whether t holds one of the texts of s. A t that is
+// not ASCII is reported as holding one when the set has case-insensitive
+// texts: the lower-casing of a non-ASCII rune can give an ASCII letter (the
+// Kelvin sign gives k), which a byte table cannot see.
 func literalsIn[T string | []byte](s *literalSet, t T) bool {
-	var hi byte
-	for i := 0; i+1 < len(t); i++ {
-		hi |= t[i]
+	for i := 0; i+1 < len(t); i += s.step {
 		g := s.first[uint16(t[i])<<8|uint16(t[i+1])]
 		if g == 0 {
 			continue
 		}
 		for _, l := range s.groups[g-1] {
-			if len(t)-i < len(l.text) {
+			start := i - l.at
+			if start < 0 || start+len(l.text) > len(t) {
 				continue
 			}
-			if l.fold && asciiEqualFold(t[i:i+len(l.text)], l.text) || !l.fold && string(t[i:i+len(l.text)]) == l.text {
+			w := t[start : start+len(l.text)]
+			if l.fold && asciiEqualFold(w, l.text) || !l.fold && string(w) == l.text {
 				return true
 			}
 		}
 	}
-	if len(t) > 0 {
-		hi |= t[len(t)-1]
+	return s.folds && !isASCII(t)
+}
+
+func isASCII[T string | []byte](t T) bool {
+	i := 0
+	for ; i+8 <= len(t); i += 8 {
+		if (t[i]|t[i+1]|t[i+2]|t[i+3]|t[i+4]|t[i+5]|t[i+6]|t[i+7])&0x80 != 0 {
+			return false
+		}
 	}
-	return hi >= 0x80
+	for ; i < len(t); i++ {
+		if t[i]&0x80 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func asciiEqualFold[T string | []byte](a T, lowerB string) bool {

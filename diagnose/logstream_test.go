@@ -407,3 +407,23 @@ func TestSignalLiteralsInStep(t *testing.T) {
 		assert.True(t, texts[l], "text %q is not in signalLiterals", l)
 	}
 }
+
+// FuzzLiteralSet wants the one-pass search of the streaming filter to find
+// every text strings.Contains finds (and, in ASCII, nothing else).
+func FuzzLiteralSet(f *testing.F) {
+	f.Fuzz(func(t *testing.T, text string) {
+		fuzzbudget.Run(t, func() {
+			want := strings.Contains(strings.ToLower(text), signalFoldLiteral)
+			for _, l := range admissionLiterals {
+				want = want || strings.Contains(text, l)
+			}
+			for _, l := range signalLiterals {
+				want = want || strings.Contains(text, l)
+			}
+			got := literalsIn(neededTexts, text)
+			if want && !got || got && !want && isASCII(text) {
+				t.Fatalf("literalsIn(%q) = %v, want %v", text, got, want)
+			}
+		})
+	})
+}
