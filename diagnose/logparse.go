@@ -67,21 +67,73 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// lineSource yields lines with one line of look-ahead.
+// lineSource yields lines with one line of look-ahead. A line longer than
+// maxLogLine is skipped and counted (long, longFirst), so one oversized
+// line does not stop the reading of a large log.
 type lineSource struct {
-	sc     *bufio.Scanner
+	br     *bufio.Reader
 	n      int // number of the last line returned
 	peeked bool
 	peek   string
+	peekN  int // number of the peeked line
 	ok     bool
+	read   int   // lines read, skipped ones included
+	err    error // the reader's error other than io.EOF
+	buf    []byte
+
+	long, longFirst int
 }
 
 func (s *lineSource) fill() {
 	if !s.peeked {
-		s.ok = s.sc.Scan()
-		s.peek = strings.TrimRight(s.sc.Text(), "\r")
+		s.peek, s.ok = s.readLine()
+		s.peek = strings.TrimRight(s.peek, "\r")
+		s.peekN = s.read
 		s.peeked = true
 	}
+}
+
+// readLine reads the next line that is not too long, without its newline.
+func (s *lineSource) readLine() (string, bool) {
+	for s.err == nil {
+		chunk, err := s.br.ReadSlice('\n')
+		if err == nil {
+			s.read++
+			return string(chunk[:len(chunk)-1]), true
+		}
+		// A long line, the last line, or an error: gather what there is.
+		tooLong := false
+		s.buf = append(s.buf[:0], chunk...)
+		for err == bufio.ErrBufferFull {
+			chunk, err = s.br.ReadSlice('\n')
+			if !tooLong && len(s.buf)+len(chunk) > maxLogLine+1 {
+				tooLong, s.buf = true, s.buf[:0]
+			}
+			if !tooLong {
+				s.buf = append(s.buf, chunk...)
+			}
+		}
+		if err != nil && err != io.EOF {
+			s.err = err
+		}
+		if tooLong {
+			s.read++
+			s.long++
+			if s.longFirst == 0 {
+				s.longFirst = s.read
+			}
+			if err != nil {
+				return "", false
+			}
+			continue
+		}
+		if len(s.buf) == 0 {
+			return "", false
+		}
+		s.read++
+		return string(bytes.TrimSuffix(s.buf, []byte("\n"))), true
+	}
+	return "", false
 }
 
 func (s *lineSource) next() (string, bool) {
@@ -90,7 +142,7 @@ func (s *lineSource) next() (string, bool) {
 	if !s.ok {
 		return "", false
 	}
-	s.n++
+	s.n = s.peekN
 	return s.peek, true
 }
 
@@ -156,9 +208,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	if opt.limit > 0 {
 		src = &limitReader{r: src, n: opt.limit}
 	}
-	sc := bufio.NewScanner(src)
-	sc.Buffer(make([]byte, 64*1024), maxLogLine)
-	lines := &lineSource{sc: sc}
+	lines := &lineSource{br: bufio.NewReaderSize(src, 64<<10)}
 
 	var text, js int
 	wrappers := map[string]bool{}
@@ -325,7 +375,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 		}
 		l.Records = append(l.Records, rec)
 	}
-	if err := sc.Err(); err != nil {
+	if err := lines.err; err != nil {
 		switch {
 		case errors.Is(err, input.ErrTooLarge):
 			what := "is larger than"
@@ -342,10 +392,14 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
 		default:
-			return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, lines.n+1, err)
+			return nil, fmt.Errorf("%s: line %d: reading the log: %w (pass the log again, or a copy of it)", name, lines.read+1, err)
 		}
 	}
-	l.Lines = lines.n
+	l.Lines = lines.read
+	if lines.long > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d lines longer than %s were skipped (first at line %d): no kubelet line is that long; the rest of the log was read",
+			lines.long, input.HumanBytes(maxLogLine), lines.longFirst))
+	}
 	switch {
 	case text > 0 && js > 0:
 		l.Format = "mixed"
@@ -402,7 +456,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	}
 	l.Release = release.result(l)
 	if len(l.Records) == 0 && l.Dropped == 0 {
-		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
+		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.read)
 	}
 	return l, nil
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -426,4 +427,41 @@ func FuzzLiteralSet(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestLogLongLines wants a line longer than the reader keeps skipped and
+// counted, the lines around it read, in both the in-memory and the
+// streaming reader, and the last line read without its newline.
+func TestLogLongLines(t *testing.T) {
+	good := `I1201 10:00:00.000000    2143 predicate.go:152] "Pod admission denied" podUID="u" pod="ns/p" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"`
+	huge := `I1201 10:00:00.000000    2143 kubelet.go:1] "noise" v="` + strings.Repeat("x", maxLogLine+10) + `"`
+	tests := []struct {
+		name    string
+		text    string
+		records int
+		lines   int
+		warning string
+	}{
+		{name: "huge line between", text: good + "\n" + huge + "\n" + good + "\n", records: 2, lines: 3, warning: "1 lines longer than 4 MiB were skipped (first at line 2)"},
+		{name: "huge last line", text: good + "\n" + huge, records: 1, lines: 2, warning: "first at line 2"},
+		{name: "no final newline", text: good + "\n" + good, records: 2, lines: 2},
+		{name: "CRLF", text: good + "\r\n" + good + "\r\n", records: 2, lines: 2},
+	}
+	for _, tt := range tests {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
+				l, err := parseLogWith("long.log", strings.NewReader(tt.text), logOptions{limit: input.MaxLog, stream: stream})
+				require.NoError(t, err)
+				assert.Len(t, l.Records, tt.records)
+				assert.Equal(t, tt.lines, l.Lines)
+				for _, r := range l.Records {
+					assert.Equal(t, "Pod admission denied", r.Message)
+					assert.Equal(t, "Resources cannot be allocated with Topology locality", r.Values[len(r.Values)-1].Text)
+				}
+				if tt.warning != "" {
+					assert.Contains(t, strings.Join(l.Warnings, "\n"), tt.warning)
+				}
+			})
+		}
+	}
 }
