@@ -465,3 +465,43 @@ func TestLogLongLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLogStreamMatches reads any input both ways, every record kept and
+// streamed, and wants the same admissions, signals, release and warnings:
+// the streaming filter drops only records interpret does not read.
+func FuzzLogStreamMatches(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzbudget.Run(t, func() {
+			all, err := parseLogWith("f.log", bytes.NewReader(data), logOptions{limit: 1 << 20})
+			streamed, serr := parseLogWith("f.log", bytes.NewReader(data), logOptions{limit: 1 << 20, stream: true})
+			if err != nil {
+				if serr == nil && len(all.Records) == 0 {
+					return // both found nothing; only the stream counts dropped records as read
+				}
+				if serr == nil {
+					t.Fatalf("in memory: %v; streamed: no error", err)
+				}
+				return
+			}
+			if serr != nil {
+				t.Fatalf("streamed: %v; in memory: no error", serr)
+			}
+			a, s := all.interpret(), streamed.interpret()
+			if d := cmp.Diff(a.Attempts, s.Attempts); d != "" {
+				t.Fatalf("attempts differ: %s", d)
+			}
+			if d := cmp.Diff(a.Signals, s.Signals, cmp.AllowUnexported(signal{})); d != "" {
+				t.Fatalf("signals differ: %s", d)
+			}
+			if d := cmp.Diff(all.Release, streamed.Release); d != "" {
+				t.Fatalf("release differs: %s", d)
+			}
+			if d := cmp.Diff(all.Warnings, streamed.Warnings); d != "" {
+				t.Fatalf("warnings differ: %s", d)
+			}
+			if len(all.Records) != len(streamed.Records)+streamed.Dropped {
+				t.Fatalf("%d records in memory, %d kept and %d dropped streamed", len(all.Records), len(streamed.Records), streamed.Dropped)
+			}
+		})
+	})
+}
