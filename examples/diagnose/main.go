@@ -14,6 +14,11 @@
 // and sniffs the files whose names say nothing (see
 // diagnose.SourcesFromDir).
 //
+// A kubelet log larger than 16 MiB is streamed, gzip or not: read once with
+// bounded memory, keeping only the lines the findings need; --log-limit
+// SIZE (default 64GiB, "none" for no bound) caps what one such log may
+// inflate to.
+//
 // A file that cannot be read does not stop the run: the report lists it,
 // with the reason, near the top (and in "evidence" with --json; the report
 // is always printed). The exit status is 0 when no finding has severity
