@@ -128,7 +128,7 @@ func (g *journalGen) noise(r int) {
 	case r < 900:
 		g.line('I', "kubelet.go:2397", fmt.Sprintf(`"SyncLoop UPDATE" source="api" pods=[%q]`, pod))
 	case r < 915:
-		g.line('I', "topology_manager.go:215", fmt.Sprintf(`"Topology Admit Handler" podUID=%q podNamespace=%q podName=%q`, uid, ns, name))
+		g.line('I', "topology_manager.go:275", fmt.Sprintf(`"Topology manager admission check" pod=%q`, pod))
 		g.line('I', "scope_container.go:75", fmt.Sprintf(`"TopologyHints" hints={} pod=%q containerName="app"`, pod))
 	case r < 960:
 		g.raw("containerd[911]", fmt.Sprintf(`time="2026-12-01T10:00:00.%09dZ" level=info msg="StartContainer for \"%s\" returns successfully"`, r, cid))
@@ -178,7 +178,7 @@ func (g *journalGen) admission() bool {
 	pod := ns + "/" + name
 	reject := g.admit%10 == 0
 	node := g.admit % 4
-	g.line('I', "topology_manager.go:215", fmt.Sprintf(`"Topology Admit Handler" podUID=%q podNamespace=%q podName=%q`, uid, ns, name))
+	g.line('I', "topology_manager.go:275", fmt.Sprintf(`"Topology manager admission check" pod=%q`, pod))
 	g.line('I', "scope_container.go:75", fmt.Sprintf(`"TopologyHints" hints={} pod=%q containerName="db"`, pod))
 	if reject {
 		g.line('I', "policy_static.go:536", fmt.Sprintf(`"TopologyHints generated" pod=%q containerName="db" cpuHints=[{"NUMANodeAffinity":%d,"Preferred":true},{"NUMANodeAffinity":%d,"Preferred":false}]`, pod, 1<<node, 1<<node|1<<((node+1)%4)))
