@@ -185,7 +185,7 @@ const (
 	// A kept record costs its line, its values and, once interpreted, its
 	// share of the admission attempts: about keptRecordBytes besides the
 	// line. A generated 1 GiB journal of a busy node keeps about 140,000
-	// records (about 70 MiB of this count); a log made only of hint lines
+	// records (about 60 MiB of this count); a log made only of hint lines
 	// for new pods stops at about 150,000, with a warning.
 	maxKeptRecords  = 300000
 	maxKeptBytes    = 80 << 20
