@@ -87,19 +87,11 @@ func (l *Log) release() logRelease {
 	return l.Release
 }
 
-// inferRelease intersects the marks in line order; a mark that contradicts
-// the range so far is reported as a warning and left out (a log that mixes
-// kubelets, or a fingerprint numascope has wrong).
-func inferRelease(marks []versionMark, l *Log) logRelease {
-	var ri releaseInference
-	for _, m := range marks {
-		ri.add(m)
-	}
-	return ri.result(l)
-}
-
-// releaseInference is inferRelease one mark at a time, so a streamed log
-// keeps no marks: its state is a few numbers and at most 8 evidence lines.
+// releaseInference intersects the marks in line order, one at a time (a
+// log keeps no marks: the state is a few numbers and at most 8 evidence
+// lines); a mark that contradicts the range so far is reported as a
+// warning and left out (a log that mixes kubelets, or a fingerprint
+// numascope has wrong).
 type releaseInference struct {
 	r         logRelease
 	lo, hi    int
