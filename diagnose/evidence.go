@@ -55,8 +55,15 @@ type Sources struct {
 	// PodResources is a snapshot file (numascope JSON or protobuf-JSON) or a
 	// directory with list.json and allocatable.json.
 	PodResources string
-	// Logs are kubelet logs (journalctl -u kubelet, klog text or JSON).
+	// Logs are kubelet logs (journalctl -u kubelet, klog text or JSON,
+	// gzip-compressed or not), of any size: one larger than 16 MiB is
+	// streamed (see Evidence.AddLogStream), as is a file in Files that is
+	// that large and starts like a log.
 	Logs []string
+	// LogLimit bounds each streamed log, in bytes after decompression: 0
+	// is 64 GiB, a negative value reads without a bound (the evidence says
+	// so).
+	LogLimit int64
 	// Pods are `kubectl get pod -o yaml|json` outputs.
 	Pods []string
 	// Events are `kubectl describe pod`, `kubectl get events [-o yaml]` outputs.
@@ -370,9 +377,10 @@ func Load(src Sources) (*Evidence, error) {
 	e := &Evidence{}
 	// Positional files are read first, and sorted into the kinds' places.
 	type posFile struct {
-		path  string
-		data  []byte
-		flags bool // kubelet flags: layered over configuration files
+		path   string
+		data   []byte
+		flags  bool // kubelet flags: layered over configuration files
+		stream bool // a large log, streamed from path when its turn comes
 	}
 	byKind := map[string][]posFile{}
 	for _, p := range src.Files {
@@ -381,18 +389,29 @@ func Load(src Sources) (*Evidence, error) {
 				Note: "a directory: pass it with --dir, --state-dir, --topology (sysfs) or --podresources"})
 			continue
 		}
+		if large, err := largeLog(p); err != nil {
+			e.refuse(p, "unknown", "", err)
+			continue
+		} else if large {
+			byKind[kindLog] = append(byKind[kindLog], posFile{path: p, stream: true})
+			continue
+		}
 		b, err := input.ReadFile(p, "evidence file", input.MaxLog)
 		if err != nil {
 			e.refuse(p, "unknown", "", err)
 			continue
 		}
 		k, flags := primaryKind(b)
-		byKind[k] = append(byKind[k], posFile{p, b, flags})
+		byKind[k] = append(byKind[k], posFile{path: p, data: b, flags: flags})
 	}
 	addPos := func(kind string) {
 		files := byKind[kind]
 		sort.SliceStable(files, func(i, j int) bool { return !files[i].flags && files[j].flags })
 		for _, f := range files {
+			if f.stream {
+				e.loadLog(f.path, "evidence file", src.LogLimit)
+				continue
+			}
 			e.add(f.path, "", f.data, true, true)
 		}
 	}
@@ -408,7 +427,9 @@ func Load(src Sources) (*Evidence, error) {
 	}
 	typed(src.KubeletConfig, kindConfig, input.MaxDocument)
 	addPos(kindConfig)
-	typed(src.Logs, kindLog, input.MaxLog)
+	for _, p := range src.Logs {
+		e.loadLog(p, kindFlag[kindLog], src.LogLimit)
+	}
 	addPos(kindLog)
 	typed(src.Pods, kindPod, input.MaxDocument)
 	addPos(kindPod)

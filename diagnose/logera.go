@@ -100,7 +100,17 @@ func normalizeEra(rec *logRecord, l *Log) []versionMark {
 	if strings.HasPrefix(msg, "[topologymanager]") || strings.HasPrefix(msg, "[cpumanager] TopologyHints") {
 		mark(0, 20, "the [topologymanager]/[cpumanager] message prefix (1.20 or older)")
 	}
+	// Every printf-era expression below is anchored on a literal start:
+	// most messages cannot match any of them.
+	printfEra := false
+	if msg != "" {
+		switch msg[0] {
+		case '[', 'E', 'P', 'V', 'F':
+			printfEra = true
+		}
+	}
 	switch {
+	case !printfEra:
 	case reOldCPUHints.MatchString(msg):
 		m := reOldCPUHints.FindStringSubmatch(msg)
 		var s goSyntaxSeen
@@ -289,6 +299,9 @@ func normalizeEra(rec *logRecord, l *Log) []versionMark {
 	}
 	if rec.Message == "Patch status for pod" {
 		p, _ := rec.Get("patch")
+		if !mayHoldReason(p) {
+			return marks
+		}
 		var st struct {
 			Status struct{ Reason, Message string }
 		}
@@ -297,6 +310,26 @@ func normalizeEra(rec *logRecord, l *Log) []versionMark {
 		}
 	}
 	return marks
+}
+
+// mayHoldReason tells whether a status patch may hold a reason reasonMarks
+// dates: one without a JSON escape holds the reason as written.
+func mayHoldReason(patch string) bool {
+	if strings.IndexByte(patch, '\\') >= 0 {
+		return true
+	}
+	if !strings.Contains(patch, "Error") { // every reason ends with it
+		return false
+	}
+	if strings.Contains(patch, "Topology Affinity Error") {
+		return true
+	}
+	for r := range admissionReasons {
+		if strings.Contains(patch, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // reasonMarks dates a rejection by its reason and status message.

@@ -558,6 +558,42 @@ func (k *KubeletLog) add(kind string, r logRecord, fields map[string]string) {
 	k.Signals = append(k.Signals, signal{Kind: kind, Line: r.Line, Text: text, Fields: fields})
 }
 
+// signalMessages are the messages signals reads by equality, and
+// signalLiterals the texts it looks for in a record's text (r.Text()),
+// signalFoldLiteral case-insensitively: recordNeeded lets a streamed
+// record go when it has none of them. Keep them in step with signals
+// (TestSignalLiteralsInStep reads signals' source to check).
+var (
+	signalMessages = map[string]bool{
+		"Creating topology manager with policy per scope":            true,
+		"Creating topology manager with none policy":                 true,
+		"Starting memorymanager":                                     true,
+		"Resource does not have a topology preference":               true,
+		"Memory states for the NUMA node and resource are different": true,
+		"Node states had different groups":                           true,
+		"NUMA node and resource had different memory states":         true,
+		"Node state had a different number of memory assignments.":   true,
+		"Node states were different":                                 true,
+		"Node state didn't have node ID":                             true,
+		"Memory affinity":                                            true,
+		"Allocated exclusive CPUs":                                   true,
+		"Failed to start ContainerManager":                           true,
+		"Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date": true,
+		"WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":    true,
+	}
+	signalLiterals = []string{
+		"differs from state checkpoint policy", "could not restore state from checkpoint", "checkpoint is corrupted",
+		"the expected machine state is different from the real one", "machine state can not be empty when it has memory assignments",
+		"the memory assignment uses the NUMA that does not exist", "doesn't match with CPUs in state",
+		"unsupported on machines with more than", "SMT Alignment Error", "which is unexpected",
+		"failed to find NUMA nodes to extend the current topology hint", "requested number of devices unavailable for",
+		"unknown policy: ", "not enough cpus available to satisfy request", "rpc error: code = ",
+		"endpoint not found in cache for a registered resource", "Failed to start ContainerManager",
+	}
+)
+
+const signalFoldLiteral = "invalid state, please drain node and remove policy state file"
+
 func (k *KubeletLog) signals(r logRecord) {
 	t := r.Text()
 	switch r.Message {
@@ -682,7 +718,7 @@ func (k *KubeletLog) signals(r logRecord) {
 	if m := findIf(t, "endpoint not found in cache for a registered resource", reEndpointMissing); m != nil {
 		k.add(signalDeviceEndpointMissing, r, map[string]string{"resource": m[1], "pod": r.PodRef()})
 	}
-	if strings.Contains(strings.ToLower(t), "invalid state, please drain node and remove policy state file") {
+	if strings.Contains(strings.ToLower(t), signalFoldLiteral) {
 		k.add(signalInvalidState, r, nil)
 	}
 	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {

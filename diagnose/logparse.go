@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -66,21 +67,73 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// lineSource yields lines with one line of look-ahead.
+// lineSource yields lines with one line of look-ahead. A line longer than
+// maxLogLine is skipped and counted (long, longFirst), so one oversized
+// line does not stop the reading of a large log.
 type lineSource struct {
-	sc     *bufio.Scanner
+	br     *bufio.Reader
 	n      int // number of the last line returned
 	peeked bool
 	peek   string
+	peekN  int // number of the peeked line
 	ok     bool
+	read   int   // lines read, skipped ones included
+	err    error // the reader's error other than io.EOF
+	buf    []byte
+
+	long, longFirst int
 }
 
 func (s *lineSource) fill() {
 	if !s.peeked {
-		s.ok = s.sc.Scan()
-		s.peek = strings.TrimRight(s.sc.Text(), "\r")
+		s.peek, s.ok = s.readLine()
+		s.peek = strings.TrimRight(s.peek, "\r")
+		s.peekN = s.read
 		s.peeked = true
 	}
+}
+
+// readLine reads the next line that is not too long, without its newline.
+func (s *lineSource) readLine() (string, bool) {
+	for s.err == nil {
+		chunk, err := s.br.ReadSlice('\n')
+		if err == nil {
+			s.read++
+			return string(chunk[:len(chunk)-1]), true
+		}
+		// A long line, the last line, or an error: gather what there is.
+		tooLong := false
+		s.buf = append(s.buf[:0], chunk...)
+		for err == bufio.ErrBufferFull {
+			chunk, err = s.br.ReadSlice('\n')
+			if !tooLong && len(s.buf)+len(chunk) > maxLogLine+1 {
+				tooLong, s.buf = true, s.buf[:0]
+			}
+			if !tooLong {
+				s.buf = append(s.buf, chunk...)
+			}
+		}
+		if err != nil && err != io.EOF {
+			s.err = err
+		}
+		if tooLong {
+			s.read++
+			s.long++
+			if s.longFirst == 0 {
+				s.longFirst = s.read
+			}
+			if err != nil {
+				return "", false
+			}
+			continue
+		}
+		if len(s.buf) == 0 {
+			return "", false
+		}
+		s.read++
+		return string(bytes.TrimSuffix(s.buf, []byte("\n"))), true
+	}
+	return "", false
 }
 
 func (s *lineSource) next() (string, bool) {
@@ -89,7 +142,7 @@ func (s *lineSource) next() (string, bool) {
 	if !s.ok {
 		return "", false
 	}
-	s.n++
+	s.n = s.peekN
 	return s.peek, true
 }
 
@@ -108,7 +161,43 @@ var bareMessages = []string{
 	"differs from state checkpoint policy", "unsupported on machines with more than",
 }
 
+// logOptions are how parseLog reads a log.
+type logOptions struct {
+	// limit bounds the bytes read (after decompression); 0 is no limit.
+	limit int64
+	// stream keeps only the records the findings read (see recordNeeded),
+	// at most maxKeptRecords of them and maxKeptBytes of their lines, and
+	// counts the others in Log.Dropped.
+	stream bool
+	// raise tells how to raise limit, for the error past it.
+	raise string
+	// maxKept overrides maxKeptRecords (for tests).
+	maxKept int
+}
+
+// Bounds of what a log's reading keeps besides its records, whatever its
+// size: a hostile log cannot grow them.
+const (
+	maxLogNodes    = 1000 // distinct hosts named by the wrapper
+	maxLogMonths   = 32   // distinct localised month names
+	maxCutWidths   = 4096 // distinct widths of the lines that look cut
+	maxEraWarnings = 100  // warnings about renderings numascope does not know
+	// A kept record costs its line, its values and, once interpreted, its
+	// share of the admission attempts: about keptRecordBytes besides the
+	// line. A generated 1 GiB journal of a busy node keeps about 140,000
+	// records (about 60 MiB of this count); a log made only of hint lines
+	// for new pods stops at about 150,000, with a warning.
+	maxKeptRecords  = 300000
+	maxKeptBytes    = 80 << 20
+	keptRecordBytes = 256
+)
+
+// parseLog reads a whole log, every record kept, through limit.
 func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
+	return parseLogWith(name, r, logOptions{limit: limit})
+}
+
+func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	l := &Log{Name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
@@ -121,17 +210,38 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		src = zr
 		l.Compressed = "gzip"
 	}
-	sc := bufio.NewScanner(&limitReader{r: src, n: limit})
-	sc.Buffer(make([]byte, 64*1024), maxLogLine)
-	lines := &lineSource{sc: sc}
+	if opt.limit > 0 {
+		src = &limitReader{r: src, n: opt.limit}
+	}
+	lines := &lineSource{br: bufio.NewReaderSize(src, 64<<10)}
 
 	var text, js int
 	wrappers := map[string]bool{}
 	nodes := map[string]bool{}
+	moreNodes := false
 	months := map[string]bool{}
-	var cutLines []int
+	cutCount, cutFirst := 0, 0
 	cutWidths := map[int]int{}
-	var marks []versionMark
+	cut := func(lineNo int, raw string) {
+		cutCount++
+		if cutFirst == 0 {
+			cutFirst = lineNo
+		}
+		w := utf8.RuneCountInString(raw)
+		if _, ok := cutWidths[w]; ok || len(cutWidths) < maxCutWidths {
+			cutWidths[w]++
+		}
+	}
+	var release releaseInference
+	eraWarnings, eraMore := 0, 0
+	ambiguous, ambiguousFirst := 0, 0
+	keptBytes, notKept, notKeptFirst := 0, 0, 0
+	var filter recordFilter
+	var scratch []logValue // the values of the streamed record being read
+	maxKept := maxKeptRecords
+	if opt.maxKept > 0 {
+		maxKept = opt.maxKept
+	}
 
 	for {
 		raw, ok := lines.next()
@@ -144,24 +254,30 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			l.Skipped++
 			continue
 		}
-		if w.month != "" {
+		if w.month != "" && (months[w.month] || len(months) < maxLogMonths) {
 			months[w.month] = true
 		}
 		line := w.body
 		var rec logRecord
 		found := false
-		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && jsonLogStart(line[j:]) {
+		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && !jsonMayStart(line[j:]) {
+			// Not a JSON object (a klog value such as patch="{\"...): the
+			// same as a failed parse below, and cheaper than jsonLogStart's
+			// search of the whole line.
+			if js := line[j:]; strings.Count(js, "{") > strings.Count(js, "}") && jsonLogStart(js) {
+				cut(lineNo, raw)
+			}
+		} else if j >= 0 && j < 256 && jsonLogStart(line[j:]) {
 			if jr, err := parseJSONRecord(line[j:]); err == nil {
 				rec, found = jr, true
 				js++
 				if _, hasCaller := jsonHasKey(line[j:], "caller"); hasCaller {
-					marks = append(marks, versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
+					release.add(versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
 				} else {
-					marks = append(marks, versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
+					release.add(versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
 				}
 			} else if strings.Count(line[j:], "{") > strings.Count(line[j:], "}") {
-				cutLines = append(cutLines, lineNo)
-				cutWidths[utf8.RuneCountInString(raw)]++
+				cut(lineNo, raw)
 			}
 		}
 		if !found {
@@ -173,6 +289,9 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 			if ok {
 				found = true
 				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
+				if opt.stream {
+					rec.Values = scratch[:0] // copied when the record is kept
+				}
 				parseTextBody(&rec, line[h.end:], func() (string, bool) {
 					next, ok := lines.lookahead()
 					if !ok {
@@ -186,6 +305,9 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 					}
 					return "", false
 				})
+				if opt.stream {
+					scratch = rec.Values[:0]
+				}
 				text++
 				if rec.Severity == "F" {
 					joinFatal(&rec, lines)
@@ -210,30 +332,78 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		wrappers[wr] = true
 		if w.node != "" {
-			nodes[w.node] = true
+			if nodes[w.node] || len(nodes) < maxLogNodes {
+				nodes[w.node] = true
+			} else {
+				moreNodes = true
+			}
 		}
 		if rec.cut || lineLooksCut(raw) {
-			cutLines = append(cutLines, lineNo)
-			cutWidths[utf8.RuneCountInString(raw)]++
+			cut(lineNo, raw)
 		}
-		marks = append(marks, normalizeEra(&rec, l)...)
+		nw := len(l.Warnings)
+		for _, m := range normalizeEra(&rec, l) {
+			release.add(m)
+		}
+		if n := len(l.Warnings) - nw; n > 0 {
+			if keep := maxEraWarnings - eraWarnings; n > keep {
+				l.Warnings = l.Warnings[:nw+max(keep, 0)]
+				eraMore += n - max(keep, 0)
+			}
+			eraWarnings += n
+		}
+		if n := ambiguousHints(&rec); n > 0 {
+			ambiguous += n
+			if ambiguousFirst == 0 {
+				ambiguousFirst = rec.Line
+			}
+		}
+		if opt.stream {
+			if !filter.need(&rec) {
+				l.Dropped++
+				continue
+			}
+			size := len(raw) + keptRecordBytes
+			if len(l.Records) >= maxKept || keptBytes+size > maxKeptBytes {
+				notKept++
+				if notKeptFirst == 0 {
+					notKeptFirst = rec.Line
+				}
+				continue
+			}
+			keptBytes += size
+			if len(rec.Values) == 0 {
+				rec.Values = nil
+			} else {
+				rec.Values = slices.Clone(rec.Values)
+			}
+		}
 		l.Records = append(l.Records, rec)
 	}
-	if err := sc.Err(); err != nil {
+	if err := lines.err; err != nil {
 		switch {
 		case errors.Is(err, input.ErrTooLarge):
 			what := "is larger than"
 			if l.Compressed != "" {
 				what = "inflates to more than"
 			}
-			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`: %w",
-				name, what, input.HumanBytes(limit), lines.n, err)
+			how := "pass an excerpt around the failure, for example `journalctl -u kubelet --since=-1h` or `zcat FILE | grep -C 200 TopologyAffinityError`"
+			if opt.raise != "" {
+				how += ", or " + opt.raise
+			}
+			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): %s: %w",
+				name, what, input.HumanBytes(opt.limit), lines.n, how, err)
 		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
 		default:
-			return nil, fmt.Errorf("%s: line %d: reading the log: %w (split very long lines or pass a smaller excerpt)", name, lines.n+1, err)
+			return nil, fmt.Errorf("%s: line %d: reading the log: %w (pass the log again, or a copy of it)", name, lines.read+1, err)
 		}
+	}
+	l.Lines = lines.read
+	if lines.long > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d lines longer than %s were skipped (first at line %d): no kubelet line is that long; the rest of the log was read",
+			lines.long, input.HumanBytes(maxLogLine), lines.longFirst))
 	}
 	switch {
 	case text > 0 && js > 0:
@@ -248,25 +418,32 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		l.Nodes = append(l.Nodes, n)
 	}
 	sort.Strings(l.Nodes)
+	if eraMore > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more lines with renderings numascope does not know were ignored", eraMore))
+	}
 	if len(l.Nodes) > 1 {
 		shown := l.Nodes
 		if len(shown) > 5 {
 			shown = shown[:5]
 		}
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %d nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
-			len(l.Nodes), strings.Join(shown, ", ")))
+		count := fmt.Sprint(len(l.Nodes))
+		if moreNodes {
+			count = "more than " + count
+		}
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %s nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
+			count, strings.Join(shown, ", ")))
 	}
 	if len(months) > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("localised month names in the journald prefix (%s): the timestamps were not interpreted; the klog time is used, and ordering assumes one year", joinKeys(months)))
 	}
-	if len(cutLines) > 0 {
+	if cutCount > 0 {
 		width, n := 0, 0
 		for w, c := range cutWidths {
 			if c > n || c == n && w < width {
 				width, n = w, c
 			}
 		}
-		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", len(cutLines), cutLines[0])
+		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", cutCount, cutFirst)
 		if n >= 2 {
 			msg += fmt.Sprintf(", %d of them at column %d: the log looks cut at a pager width; pass `journalctl --no-pager` output or use `less -S` without cutting", n, width)
 		} else {
@@ -274,26 +451,47 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 		}
 		l.Warnings = append(l.Warnings, msg)
 	}
-	ambiguous, first := 0, 0
-	for _, r := range l.Records {
-		for _, v := range r.Values {
-			if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
-				ambiguous++
-				if first == 0 {
-					first = r.Line
-				}
-			}
-		}
-	}
 	if ambiguous > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d hint lines (first at line %d) come from a kubelet before 1.28, which prints a nil and an empty hint map alike (map[]) and a nil and an empty hint list alike ([]): they are read as \"no preference\" and \"no placement\" and marked indistinct, unless a \"Hint Provider has no ...\" line settles it",
-			ambiguous, first))
+			ambiguous, ambiguousFirst))
 	}
-	l.Release = inferRelease(marks, l)
-	if len(l.Records) == 0 {
-		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.n)
+	if notKept > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more records the findings read were not kept (first at line %d): numascope keeps at most %d records and %s of their lines; the findings cover the log up to that line: pass an excerpt from there on to see the rest",
+			notKept, notKeptFirst, maxKept, input.HumanBytes(maxKeptBytes)))
+	}
+	l.Release = release.result(l)
+	if len(l.Records) == 0 && l.Dropped == 0 {
+		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.read)
 	}
 	return l, nil
+}
+
+// jsonMayStart tells whether s, which starts with "{", may start a JSON
+// object: after the brace and JSON white space comes a key or the closing
+// brace. parseJSONRecord fails on any other s.
+func jsonMayStart(s string) bool {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"', '}':
+			return true
+		}
+		return false
+	}
+	return true // "{" and white space: let parseJSONRecord say
+}
+
+// ambiguousHints counts the hints values printed with Go's %v in which a
+// nil and an empty map or list look alike (kubelets before 1.28).
+func ambiguousHints(r *logRecord) int {
+	n := 0
+	for _, v := range r.Values {
+		if v.Key == "hints" && v.goSyntax && v.JSON && (strings.Contains(v.Text, "{}") || strings.Contains(v.Text, "[]")) {
+			n++
+		}
+	}
+	return n
 }
 
 // joinFatal appends the headerless lines after an F record (the rest of a

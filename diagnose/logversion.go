@@ -87,59 +87,74 @@ func (l *Log) release() logRelease {
 	return l.Release
 }
 
-// inferRelease intersects the marks in line order; a mark that contradicts
-// the range so far is reported as a warning and left out (a log that mixes
-// kubelets, or a fingerprint numascope has wrong).
-func inferRelease(marks []versionMark, l *Log) logRelease {
-	var r logRelease
-	lo, hi := 0, 0
-	narrowest := 1 << 30
-	conflicts := 0
-	for _, m := range marks {
-		mlo, mhi := m.min, m.max
-		if m.exact != "" {
-			v := logRelease{Exact: m.exact}
-			minor, _ := v.minorPatch()
-			if minor < 0 {
-				continue
-			}
-			mlo, mhi = minor, minor
+// releaseInference intersects the marks in line order, one at a time (a
+// log keeps no marks: the state is a few numbers and at most 8 evidence
+// lines); a mark that contradicts the range so far is reported as a
+// warning and left out (a log that mixes kubelets, or a fingerprint
+// numascope has wrong).
+type releaseInference struct {
+	r         logRelease
+	lo, hi    int
+	narrowest int // width of the narrowest range so far, +1 (0: none yet)
+	conflicts int
+	warning   string // the first contradiction
+}
+
+func (ri *releaseInference) add(m versionMark) {
+	r := &ri.r
+	lo, hi := ri.lo, ri.hi
+	mlo, mhi := m.min, m.max
+	if m.exact != "" {
+		v := logRelease{Exact: m.exact}
+		minor, _ := v.minorPatch()
+		if minor < 0 {
+			return
 		}
-		nlo, nhi := lo, hi
-		if mlo > nlo {
-			nlo = mlo
+		mlo, mhi = minor, minor
+	}
+	nlo, nhi := lo, hi
+	if mlo > nlo {
+		nlo = mlo
+	}
+	if mhi != 0 && (nhi == 0 || mhi < nhi) {
+		nhi = mhi
+	}
+	if nhi != 0 && nlo > nhi {
+		ri.conflicts++
+		if ri.conflicts == 1 {
+			ri.warning = fmt.Sprintf("line %d: %s contradicts the release the earlier lines imply (%s): the log may mix kubelets; the earlier lines are kept",
+				m.line, m.why, logRelease{Min: lo, Max: hi}.String())
 		}
-		if mhi != 0 && (nhi == 0 || mhi < nhi) {
-			nhi = mhi
+		return
+	}
+	changed := nlo != lo || nhi != hi || m.exact != "" && r.Exact == ""
+	ri.lo, ri.hi = nlo, nhi
+	if m.exact != "" && r.Exact == "" {
+		r.Exact = m.exact
+	}
+	if changed {
+		width := 1000
+		if nhi != 0 {
+			width = nhi - nlo
 		}
-		if nhi != 0 && nlo > nhi {
-			conflicts++
-			if conflicts == 1 {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: %s contradicts the release the earlier lines imply (%s): the log may mix kubelets; the earlier lines are kept",
-					m.line, m.why, logRelease{Min: lo, Max: hi}.String()))
-			}
-			continue
+		if ri.narrowest == 0 || width < ri.narrowest-1 || m.exact != "" {
+			ri.narrowest = width + 1
+			r.Line = m.line
 		}
-		changed := nlo != lo || nhi != hi || m.exact != "" && r.Exact == ""
-		lo, hi = nlo, nhi
-		if m.exact != "" && r.Exact == "" {
-			r.Exact = m.exact
-		}
-		if changed {
-			width := 1000
-			if nhi != 0 {
-				width = nhi - nlo
-			}
-			if width < narrowest || m.exact != "" {
-				narrowest = width
-				r.Line = m.line
-			}
-			if len(r.Evidence) < 8 {
-				r.Evidence = append(r.Evidence, fmt.Sprintf("line %d: %s", m.line, m.why))
-			}
+		if len(r.Evidence) < 8 {
+			r.Evidence = append(r.Evidence, fmt.Sprintf("line %d: %s", m.line, m.why))
 		}
 	}
-	r.Min, r.Max = lo, hi
+}
+
+// result is the release the marks imply; the first contradiction, if any,
+// is added to l's warnings.
+func (ri *releaseInference) result(l *Log) logRelease {
+	if ri.warning != "" {
+		l.Warnings = append(l.Warnings, ri.warning)
+	}
+	r := ri.r
+	r.Min, r.Max = ri.lo, ri.hi
 	if r.Exact != "" && !strings.HasPrefix(r.Exact, "v") {
 		r.Exact = "v" + r.Exact
 	}

@@ -14,6 +14,11 @@
 // and sniffs the files whose names say nothing (see
 // diagnose.SourcesFromDir).
 //
+// A kubelet log larger than 16 MiB is streamed, gzip or not: read once with
+// bounded memory, keeping only the lines the findings need; --log-limit
+// SIZE (default 64GiB, "none" for no bound) caps what one such log may
+// inflate to.
+//
 // A file that cannot be read does not stop the run: the report lists it,
 // with the reason, near the top (and in "evidence" with --json; the report
 // is always printed). The exit status is 0 when no finding has severity
@@ -27,7 +32,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/diagnose"
@@ -51,7 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&src.StateDir, "state-dir", "", "kubelet root `DIR` with cpu_manager_state, memory_manager_state, device-plugins/, dra_manager_state")
 	fs.Var(&states, "state", "a single kubelet checkpoint `FILE` (repeatable)")
 	fs.StringVar(&src.PodResources, "podresources", "", "PodResources snapshot `FILE` or directory (list.json, allocatable.json)")
-	fs.Var(&logs, "log", "kubelet log `FILE`: journalctl -u kubelet, klog text or JSON (repeatable)")
+	fs.Var(&logs, "log", "kubelet log `FILE`: journalctl -u kubelet, klog text or JSON, gzip or not, of any size (repeatable)")
+	logLimit := fs.String("log-limit", "64GiB", "read at most `SIZE` of each log larger than 16 MiB (streamed; after decompression): 512MiB, 200GB, or none")
 	fs.Var(&pods, "pod", "`FILE` with kubectl get pod -o yaml|json (repeatable)")
 	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
 	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
@@ -87,6 +95,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	src.KubeletConfig = configs
+	limit, err := parseSize(*logLimit)
+	if err != nil {
+		fmt.Fprintln(stderr, "diagnose: --log-limit:", err)
+		return 2
+	}
 	if *dir != "" {
 		d, err := diagnose.SourcesFromDir(*dir)
 		if err != nil {
@@ -100,6 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src.Events = append(src.Events, events...)
 	src.StateFiles = append(src.StateFiles, states...)
 	src.Files = append(src.Files, files...)
+	src.LogLimit = limit
 	ev, err := diagnose.Load(src)
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
@@ -147,6 +161,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseSize reads a byte count with an optional unit (KiB, MiB, GiB, TiB,
+// KB, MB, GB, TB, K, M, G, T; B or none for bytes); "none" is no limit (-1).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if strings.EqualFold(t, "none") {
+		return -1, nil
+	}
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a size: give a positive number with an optional unit (512MiB, 64GiB, 200GB) or none", s)
+	}
+	return n * mult, nil
 }
 
 // mergeSources lets explicit flags override what --dir found.
