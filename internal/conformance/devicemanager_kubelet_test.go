@@ -121,15 +121,15 @@ func (c *dmCase) kubePod() *v1.Pod {
 	return pod
 }
 
-// affinityStore is the Topology Manager's side of Allocate: the affinity
+// deviceAffinityStore is the Topology Manager's side of Allocate: the affinity
 // the merge chose for each container.
-type affinityStore struct{ hints map[string]tm.TopologyHint }
+type deviceAffinityStore struct{ hints map[string]tm.TopologyHint }
 
-func (s affinityStore) GetAffinity(_ klog.Logger, _ string, c string) tm.TopologyHint {
+func (s deviceAffinityStore) GetAffinity(_ klog.Logger, _ string, c string) tm.TopologyHint {
 	return s.hints[c]
 }
-func (s affinityStore) GetPolicy() tm.Policy { return nil }
-func (s affinityStore) Name() string         { return "conformance" }
+func (s deviceAffinityStore) GetPolicy() tm.Policy { return nil }
+func (s deviceAffinityStore) Name() string         { return "conformance" }
 
 type readySources struct{}
 
@@ -195,7 +195,7 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 	for _, n := range c.Nodes {
 		topo = append(topo, cadvisorapi.Node{Id: n})
 	}
-	store := affinityStore{hints: map[string]tm.TopologyHint{}}
+	store := deviceAffinityStore{hints: map[string]tm.TopologyHint{}}
 	for name, nodes := range c.Affinity {
 		m, err := bitmask.NewBitMask(nodes...)
 		if err != nil {
