@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	drastate "k8s.io/kubernetes/pkg/kubelet/cm/dra/state"
+
+	"github.com/numascope/numascope/internal/conformance/legacy/verdicts"
 )
 
 var update = flag.Bool("update", false, "rewrite this release's golden files in statefile/testdata/kubelet")
@@ -80,12 +82,12 @@ func cases(t *testing.T) []legacyCase {
 func TestLegacyGolden(t *testing.T) {
 	cs := cases(t)
 	for i := range cs {
-		v := restoreIn(t, cs[i].Kind, cs[i].data, cs[i].Policy)
+		v := verdicts.RestoreIn(t, restore, cs[i].Kind, cs[i].data, cs[i].Policy)
 		if !v.KubeletAccepts {
 			t.Errorf("%s: kubelet %s refuses it: %s", cs[i].File, release, v.KubeletError)
 		}
 		cs[i].AcceptedByWriter = v.KubeletAccepts
-		path := filepath.Join(verdictsDir, filepath.FromSlash(cs[i].File))
+		path := filepath.Join(verdicts.Dir, filepath.FromSlash(cs[i].File))
 		if *update {
 			if err := os.WriteFile(path, cs[i].data, 0o644); err != nil {
 				t.Fatal(err)
@@ -104,7 +106,7 @@ func TestLegacyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	list = append(list, '\n')
-	path := filepath.Join(verdictsDir, "legacy-"+release+".json")
+	path := filepath.Join(verdicts.Dir, "legacy-"+release+".json")
 	if *update {
 		if err := os.WriteFile(path, list, 0o644); err != nil {
 			t.Fatal(err)

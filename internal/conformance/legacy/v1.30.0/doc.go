@@ -9,8 +9,8 @@
 // with a list in legacy-v1.30.0.json; internal/conformance then records what
 // kubelet v1.37.2 decides for each.
 //
-// TestReleaseVerdicts (verdicts_test.go, the same in every module that
-// records verdicts) restores every golden checkpoint with v1.30.0's own
+// TestReleaseVerdicts (the shared module ../verdicts, with this release's
+// restore calls from restore_test.go) restores every golden checkpoint with v1.30.0's own
 // restore code and records the verdicts in verdicts-v1.30.0.json, which
 // statefile's tests compare with Decode under Options.KubeletVersion "1.30".
 package legacy

@@ -14,6 +14,7 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
+	github.com/numascope/numascope/internal/conformance/legacy/verdicts v0.0.0
 	github.com/x448/float16 v0.8.4 // indirect
 	golang.org/x/net v0.26.0 // indirect
 	golang.org/x/sys v0.21.0 // indirect
@@ -87,3 +88,5 @@ replace k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.31.0
 replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.31.0
 
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.31.0
+
+replace github.com/numascope/numascope/internal/conformance/legacy/verdicts => ../verdicts

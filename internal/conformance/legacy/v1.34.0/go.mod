@@ -16,6 +16,7 @@ require (
 	github.com/kr/text v0.2.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	github.com/numascope/numascope/internal/conformance/legacy/verdicts v0.0.0
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/net v0.38.0 // indirect
@@ -92,3 +93,5 @@ replace k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.34.0
 replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.34.0
 
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.34.0
+
+replace github.com/numascope/numascope/internal/conformance/legacy/verdicts => ../verdicts

@@ -18,6 +18,7 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/numascope/numascope/internal/conformance/legacy/verdicts v0.0.0
 	github.com/prometheus/client_golang v1.23.2 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.67.5 // indirect
@@ -112,3 +113,5 @@ replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.36.0
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.36.0
 
 replace k8s.io/streaming => k8s.io/streaming v0.36.0
+
+replace github.com/numascope/numascope/internal/conformance/legacy/verdicts => ../verdicts

@@ -1,0 +1,3 @@
+module github.com/numascope/numascope/internal/conformance/legacy/verdicts
+
+go 1.26.0
