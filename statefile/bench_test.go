@@ -93,3 +93,45 @@ func BenchmarkDecodeMemory10kEntries8NUMA(b *testing.B) {
 func BenchmarkDecodeCPU1000Pods(b *testing.B) {
 	benchDecode(b, benchCPUFile(b, FormatV4), KindCPU)
 }
+
+func BenchmarkDecodeCPUV2_1000Pods(b *testing.B) {
+	benchDecode(b, benchCPUFile(b, FormatV2), KindCPU)
+}
+
+// benchCPUFileExclusive is a static-policy cpu_manager_state with 1,000 pods
+// of two containers, each with its own CPUs of a 4,096-CPU machine and the
+// rest in the default set (the conformance benchmark's file).
+func benchCPUFileExclusive(tb testing.TB, format Format) []byte {
+	s := &CPUState{PolicyName: "static", Entries: map[string]map[string]cpuset.CPUSet{}}
+	next := 2
+	for p := 0; p < 1000; p++ {
+		pod := fmt.Sprintf("%08x-0000-4000-8000-%012x", p, p)
+		s.Entries[pod] = map[string]cpuset.CPUSet{}
+		for c := 0; c < 2; c++ {
+			var ids []int
+			for i := 0; i < 1+(p+c)%3; i++ {
+				ids = append(ids, next)
+				next++
+			}
+			s.Entries[pod][fmt.Sprintf("container-%d", c)] = cpuset.New(ids...)
+		}
+	}
+	all := []int{0, 1}
+	for i := next; i < 4096; i++ {
+		all = append(all, i)
+	}
+	s.DefaultCPUSet = cpuset.New(all...)
+	data, err := Encode(&File{Kind: KindCPU, CPU: s}, format)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkDecodeCPUExclusive1000Pods(b *testing.B) {
+	benchDecode(b, benchCPUFileExclusive(b, FormatV4), KindCPU)
+}
+
+func BenchmarkDecodeCPUExclusiveV2_1000Pods(b *testing.B) {
+	benchDecode(b, benchCPUFileExclusive(b, FormatV2), KindCPU)
+}

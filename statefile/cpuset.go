@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numascope/numascope/internal/cpulist"
 	"k8s.io/utils/cpuset"
 )
 
@@ -80,11 +79,9 @@ func (b *cpuBudget) parse(s string) (cpuset.CPUSet, error) {
 		// its error is the kubelet's own text.
 		return cpuset.Parse(s)
 	}
-	set, err := cpulist.ParseWithLimits(s, cpulist.Limits{MaxID: math.MaxInt, MaxCPUs: max(n, 1)})
-	if err != nil {
-		return cpuset.Parse(s) // the kubelet's answer wins
-	}
-	return set, nil
+	// cpuCount walked every element of s as cpuset.Parse does and found
+	// none bad: the set is the CPUs of its ranges, built in one sized map
+	return newCPUSet(n, s), nil
 }
 
 // check is parse without building the set: the same error, the same charge
@@ -118,8 +115,11 @@ func eachCPU(s string, fn func(cpu int)) {
 		if !ok {
 			return
 		}
-		for c := lo; c <= hi; c++ {
+		for c := lo; ; c++ { // hi may be the largest int (one id)
 			fn(c)
+			if c == hi {
+				break
+			}
 		}
 	}
 }

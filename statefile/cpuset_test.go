@@ -223,3 +223,17 @@ func FuzzParseCPUSet(f *testing.F) {
 		})
 	})
 }
+
+func TestNewCPUSetMatchesParse(t *testing.T) {
+	require.True(t, presizedOK, "the layout view of cpuset.CPUSet no longer holds: sets are built with cpuset.New")
+	for _, text := range []string{"", "0", "0-3", "0-3,7", "5,1,3-4", "1-1,1", "9223372036854775807", "0-2,9223372036854775805-9223372036854775806"} {
+		n, bad, err := cpuCount(text, MaxFileCPUs)
+		require.NoError(t, err, text)
+		require.False(t, bad, text)
+		want, err := cpuset.Parse(text)
+		require.NoError(t, err, text)
+		got := newCPUSet(n, text)
+		assert.True(t, got.Equals(want), "%q: got %s, want %s", text, got, want)
+		assert.Equal(t, want.String(), got.String(), text)
+	}
+}

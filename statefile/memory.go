@@ -616,8 +616,9 @@ func memReplay(f *File, base string) {
 		f.problem(SeverityError, path, "the kubelet will not start after a restart with this file (\"Invalid state, please drain node and remove policy state file\"): drain the node and delete memory_manager_state before restarting the kubelet",
 			"[memorymanager] the expected machine state is different from the real one: "+format, args...)
 	}
+	var buf smallKeys
 	for _, pod := range sortedKeys(d.Entries) {
-		for _, c := range sortedKeys(d.Entries[pod]) {
+		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
 			for bi, b := range d.Entries[pod][c] {
 				size := b.Size
 				for _, nid := range b.NUMAAffinity {

@@ -52,7 +52,9 @@ var schemaPatterns = map[string]func(string) bool{
 		if s == "" {
 			return true
 		}
-		for _, r := range strings.Split(s, ",") {
+		for rest, more := s, true; more; {
+			var r string
+			r, rest, more = strings.Cut(rest, ",")
 			a, b, dash := strings.Cut(r, "-")
 			if !allDigits(a) || dash && !allDigits(b) {
 				return false
