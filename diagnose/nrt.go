@@ -484,7 +484,7 @@ func (e *Evidence) setNRT(name string, text []byte) (EvidenceItem, bool) {
 	if err != nil || m.Format != "NodeResourceTopology" {
 		return EvidenceItem{}, false
 	}
-	o, _, err := nrt.Parse(text)
+	o, count, err := nrt.Parse(text)
 	if err != nil {
 		return EvidenceItem{}, false
 	}
@@ -492,10 +492,13 @@ func (e *Evidence) setNRT(name string, text []byte) (EvidenceItem, bool) {
 	if e.nrt != nil {
 		warns = append(warns, "replaces the NodeResourceTopology read from "+e.nrtName)
 	}
+	if count > 1 {
+		warns = append(warns, fmt.Sprintf("%d NodeResourceTopology objects: only the first (%s) is compared; pass the node's own", count, cutNRT(o.Metadata.Name)))
+	}
 	e.nrt, e.nrtName = o, name
 	it := EvidenceItem{Kind: kindTopology, Format: m.Format, Status: "read",
 		Note:     m.Summary() + "; compared with the kubelet's evidence (what topology-aware schedulers see), not used as the machine topology",
-		Warnings: append(warns, m.Warnings...)}
+		Warnings: warns}
 	if len(it.Warnings) > 0 {
 		it.Status = "partial"
 	}
