@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/nrt"
+	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -436,10 +437,17 @@ func (c *nrtCompare) comparePodResourcesCPUs(numa func(int) int) {
 	}
 	excl := map[int]int64{}
 	pods := map[int][]string{}
+	seen := map[int]bool{}
 	for _, p := range pr.Pods {
-		ids := append([]int{}, p.CPUIDs...)
-		for _, ct := range p.Containers {
-			ids = append(ids, ct.CPUIDs...)
+		// The pod-level list overlaps the containers' by design: each CPU counts once.
+		var ids []int
+		for _, list := range append([][]int{p.CPUIDs}, containerCPUs(p.Containers)...) {
+			for _, id := range list {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
 		}
 		n, ok := perNode(ids, numa)
 		if !ok {
@@ -503,4 +511,12 @@ func (e *Evidence) setNRT(name string, text []byte) (EvidenceItem, bool) {
 		it.Status = "partial"
 	}
 	return it, true
+}
+
+func containerCPUs(cs []podresources.ContainerResources) [][]int {
+	out := make([][]int, 0, len(cs))
+	for i := range cs {
+		out = append(out, cs[i].CPUIDs)
+	}
+	return out
 }

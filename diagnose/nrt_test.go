@@ -171,6 +171,11 @@ func TestNRTVersusKubelet(t *testing.T) {
 			want:  []string{"NUMA node 0: PodResources shows 4 exclusive CPUs in use (jobs/batch-1 (4)), NodeResourceTopology counts 0"},
 			refs:  []string{"nrt.yaml#/zones/0/resources/0/available"},
 		},
+		{
+			name: "pod-level CPU ids overlapping the containers' count once",
+			files: files("nrt.yaml", nrtDoc(nrtAttrs, "2", "8", "", ""), "topology.txt", nrtNumactl,
+				"podresources.json", podRes(`{"name": "batch-1", "namespace": "jobs", "cpuIds": [4,5,6,7], "containers": [{"name": "worker", "cpuIds": [4,5,6,7], "memory": [], "devices": []}]}`, "")),
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
