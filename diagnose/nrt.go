@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -235,13 +236,21 @@ func (c *nrtCompare) comparePolicy() {
 		}
 		nPol, nScope, polPath, scopePath = p, s, "/topologyPolicies/0", "/topologyPolicies/0"
 	}
+	// from names where the kubelet's value comes from; a configuration
+	// that does not set the field means the kubelet's default.
+	from := func(field string) string {
+		if cfg := c.d.ev.Config; cfg != nil && !slices.Contains(cfg.Set, field) {
+			return ref.File + " does not set it: the default"
+		}
+		return ref.File
+	}
 	if nPol != "" && nPol != policy {
 		c.policy = true
-		c.add(polPath, nPol, fmt.Sprintf("NodeResourceTopology says topologyManagerPolicy %s, the kubelet's is %s (%s)", cutNRT(nPol), policy, ref.File))
+		c.add(polPath, nPol, fmt.Sprintf("NodeResourceTopology says topologyManagerPolicy %s, the kubelet's is %s (%s)", cutNRT(nPol), policy, from("topologyManagerPolicy")))
 	}
 	if nScope != "" && scope != "" && nScope != scope {
 		c.policy = true
-		c.add(scopePath, nScope, fmt.Sprintf("NodeResourceTopology says topologyManagerScope %s, the kubelet's is %s (%s)", cutNRT(nScope), scope, ref.File))
+		c.add(scopePath, nScope, fmt.Sprintf("NodeResourceTopology says topologyManagerScope %s, the kubelet's is %s (%s)", cutNRT(nScope), scope, from("topologyManagerScope")))
 	}
 }
 

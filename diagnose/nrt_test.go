@@ -176,6 +176,18 @@ func TestNRTVersusKubelet(t *testing.T) {
 			files: files("nrt.yaml", nrtDoc(nrtAttrs, "2", "8", "", ""), "topology.txt", nrtNumactl,
 				"podresources.json", podRes(`{"name": "batch-1", "namespace": "jobs", "cpuIds": [4,5,6,7], "containers": [{"name": "worker", "cpuIds": [4,5,6,7], "memory": [], "devices": []}]}`, "")),
 		},
+		{
+			name:  "a configuration without the scope means the default",
+			files: files("nrt.yaml", nrtDoc(nrtAttrs+"", "6", "8", "", ""), "kubelet-config.yaml", "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: best-effort\n"),
+			want:  []string{"topologyManagerPolicy single-numa-node, the kubelet's is best-effort (kubelet-config.yaml)"},
+			refs:  []string{"nrt.yaml#/attributes/0/value"},
+		},
+		{
+			name:  "policy from the default",
+			files: files("nrt.yaml", nrtDoc(nrtAttrs, "6", "8", "", ""), "kubelet-config.yaml", "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"),
+			want:  []string{"topologyManagerPolicy single-numa-node, the kubelet's is none (kubelet-config.yaml does not set it: the default)"},
+			refs:  []string{"nrt.yaml#/attributes/0/value"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
