@@ -15,6 +15,7 @@ import (
 
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/internal/nrt"
 	"github.com/numascope/numascope/internal/paste"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -34,6 +35,9 @@ type Evidence struct {
 	PodResources *podresources.Snapshot
 
 	podResourcesName string
+	// nrt is the NodeResourceTopology given as evidence (see nrt.go).
+	nrt     *nrt.Object
+	nrtName string
 	// pastes records the checkpoints read from a copy (see paste.go).
 	pastes map[*statefile.File]*provenance
 	// onNode holds the checkpoints read from a kubelet directory.
@@ -316,6 +320,9 @@ func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, erro
 		}
 		return EvidenceItem{Kind: kindConfig, Format: c.Format, Status: "read", Note: note}, nil
 	case kindTopology:
+		if it, ok := e.setNRT(name, text); ok {
+			return it, nil
+		}
 		m, err := ParseMachine(name, text)
 		if err != nil {
 			return EvidenceItem{}, err

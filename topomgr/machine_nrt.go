@@ -1,100 +1,28 @@
 package topomgr
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/numascope/numascope/internal/nrt"
 	"github.com/numascope/numascope/internal/topotext"
-	"github.com/numascope/numascope/internal/yamljson"
 )
 
-// nrtQuantity is a resource.Quantity as a string or a bare number.
-type nrtQuantity string
-
-func (q *nrtQuantity) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*q = nrtQuantity(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("not a quantity: %s", b)
-	}
-	*q = nrtQuantity(n.String())
-	return nil
-}
-
-// nrtObject is a NodeResourceTopology (noderesourcetopology-api
-// v1alpha1/v1alpha2 types.go): the data is at the top level, not under spec.
-type nrtObject struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	TopologyPolicies []string `json:"topologyPolicies"`
-	Attributes       []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"attributes"`
-	Zones []struct {
-		Name  string `json:"name"`
-		Type  string `json:"type"`
-		Costs []struct {
-			Name  string `json:"name"`
-			Value int64  `json:"value"`
-		} `json:"costs"`
-		Resources []struct {
-			Name        string      `json:"name"`
-			Capacity    nrtQuantity `json:"capacity"`
-			Allocatable nrtQuantity `json:"allocatable"`
-			Available   nrtQuantity `json:"available"`
-		} `json:"resources"`
-	} `json:"zones"`
-	Items []nrtObject `json:"items"`
-}
-
-func isNRT(t []byte) bool {
-	return bytes.Contains(t, []byte("NodeResourceTopology")) ||
-		(bytes.Contains(t, []byte("zones")) && (bytes.Contains(t, []byte("type: Node")) || bytes.Contains(t, []byte(`"type":"Node"`)) || bytes.Contains(t, []byte(`"type": "Node"`))))
-}
-
-// nrtNodeID reads a zone name "node-<id>".
-func nrtNodeID(name string) (int, bool) {
-	s, ok := strings.CutPrefix(name, "node-")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.Atoi(s)
-	if err != nil || id < 0 || id > topotext.MaxNodeID || strconv.Itoa(id) != s {
-		return 0, false
-	}
-	return id, true
-}
+func isNRT(t []byte) bool { return nrt.Looks(t) }
 
 // parseNRT reads a NodeResourceTopology object (or a list: the first is
 // read): its zones of type Node give the NUMA nodes, their CPU counts,
 // memory and huge pages (only under the Static memory manager) and costs
 // (the sysfs distances). It names no CPU: CPUsUnknown is set.
 func parseNRT(data []byte) (*Machine, error) {
-	js, err := yamljson.ToJSON(data, "NodeResourceTopology")
+	obj, count, err := nrt.Parse(data)
 	if err != nil {
 		return nil, err
 	}
-	var obj nrtObject
-	if err := json.Unmarshal(js, &obj); err != nil {
-		return nil, fmt.Errorf("not a NodeResourceTopology: %w", err)
-	}
 	m := &Machine{Format: "NodeResourceTopology", CPUsUnknown: true, CoresUnknown: true, SocketsUnknown: true, CPUCounts: map[int]int{}}
-	if len(obj.Items) > 0 {
-		if len(obj.Items) > 1 {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("%d NodeResourceTopology objects: only the first (%s) is read; pass one node's", len(obj.Items), obj.Items[0].Metadata.Name))
-		}
-		obj = obj.Items[0]
+	if count > 1 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%d NodeResourceTopology objects: only the first (%s) is read; pass one node's", count, obj.Metadata.Name))
 	}
 	type zone struct {
 		id    int
@@ -106,7 +34,7 @@ func parseNRT(data []byte) (*Machine, error) {
 		if z.Type != "Node" {
 			continue
 		}
-		id, ok := nrtNodeID(z.Name)
+		id, ok := nrt.NodeID(z.Name)
 		if !ok {
 			return nil, fmt.Errorf("NodeResourceTopology /zones/%d/name: %q: want node-<id> with an id in 0-%d", i, cutText(z.Name), topotext.MaxNodeID)
 		}
@@ -116,7 +44,7 @@ func parseNRT(data []byte) (*Machine, error) {
 		node := NUMANode{ID: id}
 		zn := zone{id: id, costs: map[int]uint64{}}
 		for _, c := range z.Costs {
-			if cid, ok := nrtNodeID(c.Name); ok && c.Value >= 0 {
+			if cid, ok := nrt.NodeID(c.Name); ok && c.Value >= 0 {
 				zn.costs[cid] = uint64(c.Value)
 			}
 		}
