@@ -7,23 +7,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-)
 
-// nrtObject is the part of a NodeResourceTopology (v1alpha2) numascope reads.
-type nrtObject struct {
-	Attributes []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"attributes"`
-	Zones []struct {
-		Name      string `json:"name"`
-		Type      string `json:"type"`
-		Resources []struct {
-			Name      string `json:"name"`
-			Available string `json:"available"`
-		} `json:"resources"`
-	} `json:"zones"`
-}
+	"github.com/numascope/numascope/internal/nrt"
+)
 
 // zoneFree is the free (available) resources of each NUMA zone.
 type zoneFree struct {
@@ -42,14 +28,15 @@ func nrtZones(obj map[string]any) (*zoneFree, error) {
 	if err != nil {
 		return nil, err
 	}
-	var o nrtObject
+	var o nrt.Object
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("NodeResourceTopology: %w", err)
 	}
 	z := &zoneFree{}
-	for _, a := range o.Attributes {
-		if a.Name == "topologyManagerPolicy" {
-			z.policy = a.Value
+	z.policy, _ = o.Attribute("topologyManagerPolicy")
+	for _, p := range o.TopologyPolicies {
+		if policy, _, ok := nrt.LegacyPolicy(p); ok && z.policy == "" {
+			z.policy = policy
 		}
 	}
 	for _, zn := range o.Zones {
@@ -58,7 +45,7 @@ func nrtZones(obj map[string]any) (*zoneFree, error) {
 		}
 		e := zone{name: zn.Name, cpu: "?", mem: "?"}
 		for _, r := range zn.Resources {
-			q, err := resource.ParseQuantity(r.Available)
+			q, err := resource.ParseQuantity(string(r.Available))
 			if err != nil {
 				continue
 			}
