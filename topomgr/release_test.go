@@ -1,6 +1,10 @@
 package topomgr
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,5 +47,67 @@ func TestPolicyOptionsPerRelease(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// TestPolicyOptionsReleases compares NewPolicyOptions under each
+// FeatureGates.KubeletVersion with what that release's own
+// topologymanager.NewPolicyOptions answered
+// (testdata/release/options-<release>.json, written by the modules in
+// internal/conformance/legacy).
+func TestPolicyOptionsReleases(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "release", "options-*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no options-<release>.json in testdata/release")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var doc struct {
+			Kubelet string `json:"kubelet"`
+			Cases   []struct {
+				Options map[string]string `json:"options"`
+				Alpha   bool              `json:"alpha"`
+				Beta    bool              `json:"beta"`
+				Result  *struct {
+					PreferClosestNUMA     bool
+					MaxAllowableNUMANodes *int
+				} `json:"result"`
+				Errors []string `json:"errors"`
+			} `json:"cases"`
+		}
+		require.NoError(t, json.Unmarshal(data, &doc), file)
+		require.NotEmpty(t, doc.Cases, file)
+		for i, c := range doc.Cases {
+			g := DefaultFeatureGates()
+			g.TopologyManagerPolicyAlphaOptions, g.TopologyManagerPolicyBetaOptions = c.Alpha, c.Beta
+			g.KubeletVersion = doc.Kubelet
+			got, err := NewPolicyOptions(c.Options, g)
+			if len(c.Errors) > 0 {
+				// The kubelet reports the first bad option in map order
+				// (numascope: in name order), so with several bad options
+				// any one of their errors is the kubelet's answer.
+				possible := slices.Clone(c.Errors)
+				for k, v := range c.Options {
+					if _, err1 := NewPolicyOptions(map[string]string{k: v}, g); err1 != nil {
+						possible = append(possible, err1.Error())
+					}
+				}
+				for _, e := range c.Errors {
+					assert.Contains(t, possible[len(c.Errors):], e, "%s case %d %v: the kubelet's error is no single option's", file, i, c.Options)
+				}
+				if assert.Error(t, err, "%s case %d %v", file, i, c.Options) {
+					assert.Contains(t, possible, err.Error(), "%s case %d %v", file, i, c.Options)
+				}
+				continue
+			}
+			if !assert.NoError(t, err, "%s case %d %v", file, i, c.Options) || !assert.NotNil(t, c.Result, "%s case %d", file, i) {
+				continue
+			}
+			want := PolicyOptions{PreferClosestNUMA: c.Result.PreferClosestNUMA, MaxAllowableNUMANodes: DefaultMaxAllowableNUMANodes}
+			if c.Result.MaxAllowableNUMANodes != nil {
+				want.MaxAllowableNUMANodes = *c.Result.MaxAllowableNUMANodes
+			}
+			assert.Equal(t, want, got, "%s case %d %v", file, i, c.Options)
+		}
 	}
 }
