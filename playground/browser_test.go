@@ -421,6 +421,26 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("the kubelet release select gives that release's verdict", func(t *testing.T) {
+		dra, err := os.ReadFile(filepath.Join("..", "statefile", "testdata", "kubelet", "dra", "legacy-v1.30.0-dra-spew-handles-0.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, paste(string(dra))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the newest kubelet to refuse the 1.30 DRA file", `document.querySelector('[data-testid=file-result][data-kind=dra] [data-testid=checksum-verdict][data-accepts=false]')`)
+		if err := chromedp.Do(ctx, selectOption("#kubelet-version", "1.30")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "kubelet 1.30 to accept it", `document.querySelector('[data-testid=file-result][data-kind=dra] [data-testid=checksum-verdict][data-accepts=true]')`)
+		waitFor(t, ctx, "the share link to carry the release", `shareState().k === '1.30'`)
+		if err := chromedp.Do(ctx, selectOption("#kubelet-version", "")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the newest kubelet again", `document.querySelector('[data-testid=file-result][data-kind=dra] [data-testid=checksum-verdict][data-accepts=false]')`)
+	})
+
 	t.Run("corrupt CPU state is refused and explained", func(t *testing.T) {
 		if err := chromedp.Do(ctx, paste(readTestdata(t, "cpu_manager_state_corrupt"))); err != nil {
 			t.Fatal(err)

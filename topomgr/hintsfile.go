@@ -132,7 +132,7 @@ func ParseHintsFile(data []byte) (*HintsFile, error) {
 	// The kubelet's NewManager returns the none policy before it reads the
 	// options or the NUMA layout: under none, options and distances the
 	// other policies refuse are ignored, as the kubelet ignores them.
-	opts, err := f.policyOptions()
+	opts, err := f.policyOptions(DefaultFeatureGates())
 	if err != nil {
 		return nil, &HintsFileError{Pointer: "/options", Msg: "the kubelet would refuse these options", Err: err}
 	}
@@ -252,9 +252,15 @@ func (f *HintsFile) Nodes() []NUMANode {
 }
 
 // PolicyFor builds the file's policy on the file's machine. Under the none
-// policy the options and distances are not read, as in the kubelet.
-func (f *HintsFile) PolicyFor() (*Policy, error) {
-	opts, err := f.policyOptions()
+// policy the options and distances are not read, as in the kubelet. gates
+// (at most one) are the kubelet's feature gates and release; the default
+// ones of the newest release when none is given.
+func (f *HintsFile) PolicyFor(gates ...FeatureGates) (*Policy, error) {
+	g := DefaultFeatureGates()
+	if len(gates) > 0 {
+		g = gates[0]
+	}
+	opts, err := f.policyOptions(g)
 	if err != nil {
 		return nil, err
 	}
@@ -267,11 +273,11 @@ func (f *HintsFile) PolicyFor() (*Policy, error) {
 
 // policyOptions parses the options as the kubelet's NewManager does: not at
 // all under the none policy (whose defaults then leave distances unread).
-func (f *HintsFile) policyOptions() (PolicyOptions, error) {
+func (f *HintsFile) policyOptions(gates FeatureGates) (PolicyOptions, error) {
 	if f.Policy == PolicyNone {
-		return NewPolicyOptions(nil)
+		return newPolicyOptions(nil, gates)
 	}
-	return NewPolicyOptions(f.Options)
+	return newPolicyOptions(f.Options, gates)
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -47,6 +47,10 @@ type FeatureGates struct {
 	// CPUManagerPolicyBetaOptions allows its beta options
 	// (distribute-cpus-across-numa; default on).
 	CPUManagerPolicyBetaOptions bool
+	// KubeletVersion is the kubelet release whose option table and error
+	// texts apply ("1.30", "v1.30.4"; 1.28 to 1.37, "" for the newest). The
+	// gates' defaults are the same in all of them.
+	KubeletVersion string
 }
 
 // DefaultFeatureGates returns the kubelet 1.37 defaults.
@@ -66,22 +70,28 @@ type PolicyOptions struct {
 
 // checkPolicyOptionAvailable returns the kubelet's error for an unknown
 // option or one whose maturity gate is off.
-func checkPolicyOptionAvailable(option string, gates FeatureGates) error {
-	m, ok := optionMaturity[option]
+func checkPolicyOptionAvailable(option string, gates FeatureGates, rel topologyRelease) error {
+	m, ok := rel.options[option]
 	if !ok {
 		return fmt.Errorf("unknown Topology Manager Policy option: %q", option)
 	}
 	if m == alpha && !gates.TopologyManagerPolicyAlphaOptions {
+		if rel.oldTexts {
+			return fmt.Errorf("Topology Manager Policy Alpha-level Options not enabled, but option %q provided", option)
+		}
 		return fmt.Errorf("topology manager policy alpha-level options not enabled, but option %q provided", option)
 	}
 	if m == beta && !gates.TopologyManagerPolicyBetaOptions {
+		if rel.oldTexts {
+			return fmt.Errorf("Topology Manager Policy Beta-level Options not enabled, but option %q provided", option)
+		}
 		return fmt.Errorf("topology manager policy beta-level options not enabled, but option %q provided", option)
 	}
 	return nil
 }
 
 // NewPolicyOptions parses policy options as the kubelet 1.37 does, with the
-// default feature gates, or the given ones. Options are checked in name
+// default feature gates, or as the given ones and their KubeletVersion do. Options are checked in name
 // order, so with several bad options the error is deterministic (the
 // kubelet's is not).
 func NewPolicyOptions(options map[string]string, gates ...FeatureGates) (PolicyOptions, error) {
@@ -94,6 +104,10 @@ func NewPolicyOptions(options map[string]string, gates ...FeatureGates) (PolicyO
 
 func newPolicyOptions(options map[string]string, gates FeatureGates) (PolicyOptions, error) {
 	opts := PolicyOptions{MaxAllowableNUMANodes: DefaultMaxAllowableNUMANodes}
+	rel, err := topologyReleaseOf(gates.KubeletVersion)
+	if err != nil {
+		return opts, err
+	}
 	names := make([]string, 0, len(options))
 	for k := range options {
 		names = append(names, k)
@@ -101,7 +115,7 @@ func newPolicyOptions(options map[string]string, gates FeatureGates) (PolicyOpti
 	slices.Sort(names)
 	for _, name := range names {
 		value := options[name]
-		if err := checkPolicyOptionAvailable(name, gates); err != nil {
+		if err := checkPolicyOptionAvailable(name, gates, rel); err != nil {
 			return opts, err
 		}
 		switch name {

@@ -1,7 +1,7 @@
 // Command admit merges topology hints exactly as the kubelet's Topology
 // Manager does and shows its work.
 //
-//	go run ./examples/admit --hints FILE [--json]
+//	go run ./examples/admit --hints FILE [--json] [--kubelet-version X.Y]
 //
 // FILE is JSON: {"numaNodes":[0,1], "distances":{"0":[10,20],"1":[20,10]},
 // "policy":"restricted", "options":{"prefer-closest-numa-nodes":"true"},
@@ -12,6 +12,13 @@
 // Under the none policy the options are not read, as in the kubelet. With
 // --json it prints
 // {"bestHint":{"numaAffinity":[0],"preferred":true},"admit":true}.
+//
+// --kubelet-version X.Y (1.28 to 1.37; default the newest) answers as that
+// kubelet release does: 1.28 to 1.30 know no max-allowable-numa-nodes (the
+// limit is 8 NUMA nodes), prefer-closest-numa-nodes is beta up to 1.31 and
+// max-allowable-numa-nodes up to 1.34 (refused when
+// TopologyManagerPolicyBetaOptions is off), and up to 1.32 the gate errors
+// are capitalised as in that release.
 //
 // Exit codes, so that scripts can branch on the verdict: 0 the pod is
 // admitted, 1 it is not (the kubelet would reject it with
@@ -54,12 +61,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admit: unexpected argument %q: give the input with --hints FILE or --pod FILE\n", fs.Arg(0))
 		return 2
 	}
+	if _, err := topomgr.NewPolicyOptions(nil, topomgr.FeatureGates{KubeletVersion: nf.version}); err != nil {
+		fmt.Fprintf(stderr, "admit: --kubelet-version: %v\n", err)
+		return 2
+	}
 	switch {
 	case *hints != "" && nf.pod != "":
 		fmt.Fprintln(stderr, "admit: give either --hints or --pod, not both")
 		return 2
 	case *hints != "":
-		return runHints(*hints, *asJSON, stdout, stderr)
+		return runHints(*hints, nf.version, *asJSON, stdout, stderr)
 	case nf.pod != "":
 		return runNode(nf, *asJSON, stdout, stderr)
 	}
@@ -67,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
+func runHints(path, version string, asJSON bool, stdout, stderr io.Writer) int {
 	data, err := readInput(path, "--hints", input.MaxDocument)
 	if err != nil {
 		fmt.Fprintf(stderr, "admit: %v\n", err)
@@ -78,7 +89,9 @@ func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
 		return 2
 	}
-	p, err := f.PolicyFor()
+	gates := topomgr.DefaultFeatureGates()
+	gates.KubeletVersion = version
+	p, err := f.PolicyFor(gates)
 	if err != nil {
 		fmt.Fprintf(stderr, "admit: %s: %v\n", path, err)
 		return 2
@@ -96,6 +109,9 @@ func runHints(path string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	w.line("machine", desc)
 	w.line("policy", p.Name()+optionsText(f.Options))
+	if version != "" {
+		w.line("kubelet", version)
+	}
 	writeReport(w, r, providerNames(len(f.Providers)))
 	return verdictCode(r.Admit)
 }

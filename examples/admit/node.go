@@ -32,10 +32,10 @@ func (o optionFlags) Set(v string) error {
 }
 
 type nodeFlags struct {
-	pod, stateDir, topology, policy, scope, allocatable, reserved, config string
-	options                                                               optionFlags
-	cpuOptions                                                            optionFlags
-	fs                                                                    *flag.FlagSet
+	pod, stateDir, topology, policy, scope, allocatable, reserved, config, version string
+	options                                                                        optionFlags
+	cpuOptions                                                                     optionFlags
+	fs                                                                             *flag.FlagSet
 }
 
 func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
@@ -49,12 +49,13 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	fs.StringVar(&nf.allocatable, "allocatable", "", "PodResources GetAllocatableResources JSON: the devices' NUMA nodes")
 	fs.StringVar(&nf.reserved, "reserved-cpus", "", "reservedSystemCPUs, e.g. 0-1")
 	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable; replaces the config's options)")
+	fs.StringVar(&nf.version, "kubelet-version", "", "the node's kubelet release X.Y (1.28 to 1.37, e.g. 1.30 or v1.30.4): its policy options, their feature gates and error texts, and its state-file restore code (default: the newest)")
 	fs.Var(nf.cpuOptions, "cpu-option", "CPU manager static policy option name=value, e.g. full-pcpus-only=true (repeatable; replaces the config's cpuManagerPolicyOptions)")
 	return nf
 }
 
-func loadState(path string, kind statefile.Kind, policy string) (*statefile.File, error) {
-	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind, Policy: policy})
+func loadState(path string, kind statefile.Kind, policy, version string) (*statefile.File, error) {
+	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind, Policy: policy, KubeletVersion: version})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -141,20 +142,21 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--reserved-cpus: %v", err)
 	}
+	cfg.Gates.KubeletVersion = nf.version
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
 		return fail("--state-dir %s: not a directory", nf.stateDir)
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy, nf.version); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.CPU = f.CPU
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy, nf.version); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Memory = f.Memory
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, ""); err != nil {
+	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, "", nf.version); err != nil {
 		return fail("%v", err)
 	} else if f != nil {
 		cfg.Devices = f.Device

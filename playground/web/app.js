@@ -50,6 +50,7 @@ const state = {
   files: [{ name: "", content: "" }],
   active: 0,
   policy: "",
+  kubeletVersion: "", // the node's kubelet release; "" the newest
   lang: "en",
   theme: "auto",
   admit: null, // filled from the form
@@ -394,7 +395,7 @@ async function contentKey(f) {
 // runKey is the key of one run's inputs: the policy, and each non-empty tab's
 // name and content key, in order.
 async function runKey() {
-  const parts = [state.policy || ""];
+  const parts = [state.policy || "", state.kubeletVersion || ""];
   for (const f of state.files) {
     if (f.content.trim() === "") continue;
     parts.push(f.name, await contentKey(f));
@@ -447,7 +448,8 @@ async function run() {
     // is on the page within CALL_TIMEOUT_MS of the run's start.
     const deadline = performance.now() + CALL_TIMEOUT_MS;
     const policy = state.policy || undefined;
-    inspect = await engine.call("inspect", { files, policy }, { deadline, stale: true });
+    const kubeletVersion = state.kubeletVersion || undefined;
+    inspect = await engine.call("inspect", { files, policy, kubeletVersion }, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
@@ -455,7 +457,7 @@ async function run() {
     show(inspect, null, tabs, diagnosing);
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
-      diagnosis = await engine.call("diagnose", { files, policy }, { deadline, stale: true });
+      diagnosis = await engine.call("diagnose", { files, policy, kubeletVersion }, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
       show(inspect, diagnosis, tabs);
     }
@@ -871,11 +873,21 @@ async function pipe(bytes, stream) {
   return new Uint8Array(await out.arrayBuffer());
 }
 
+// setKubeletVersion selects the kubelet release the verdicts are for; a
+// value the select does not offer (an old or edited share link) is the
+// newest.
+function setKubeletVersion(v) {
+  const sel = $("kubelet-version");
+  state.kubeletVersion = [...sel.options].some((o) => o.value === v) ? v : "";
+  sel.value = state.kubeletVersion;
+}
+
 function shareState() {
   return {
     v: 1,
     f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
     p: state.policy || undefined,
+    k: state.kubeletVersion || undefined,
     a: {
       policy: $("tm-policy").value, scope: $("tm-scope").value, pod: $("tm-pod").value || undefined,
       closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value,
@@ -965,6 +977,7 @@ async function loadFromHash() {
   $("share-error").hidden = true;
   state.policy = typeof s.p === "string" ? s.p : "";
   $("policy").value = state.policy;
+  setKubeletVersion(typeof s.k === "string" ? s.k : "");
   applyAdmitState(s.a);
   setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
   return true;
@@ -1131,6 +1144,7 @@ function wire() {
     if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles([...ev.dataTransfer.files]);
   });
   $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed({ now: true }); });
+  $("kubelet-version").addEventListener("change", () => { setKubeletVersion($("kubelet-version").value); changed({ now: true }); });
   $("examples").addEventListener("change", () => { loadExample($("examples").value); $("examples").value = ""; });
   $("lang").addEventListener("change", () => { store("lang", $("lang").value); applyLanguage($("lang").value); renderExamples(); runAdmit(); });
   $("theme").addEventListener("click", () => {

@@ -220,6 +220,11 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	// The engine's own detection decides what each input is read as (the
 	// kind above only orders them: configuration before checkpoints).
 	ev := &diagnose.Evidence{}
+	if req.KubeletVersion != "" {
+		if err := ev.SetKubeletVersion(req.KubeletVersion); err != nil {
+			return nil, err
+		}
+	}
 	for _, it := range items {
 		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
 		out.Files[it.i] = r

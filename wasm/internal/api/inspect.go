@@ -21,6 +21,10 @@ type InspectRequest struct {
 	// Policy is the kubelet's configured CPU or memory manager policy; empty
 	// means "the policy named in the file".
 	Policy string `json:"policy,omitempty"`
+	// KubeletVersion is the node's kubelet release ("1.30", "v1.30.4"; 1.28
+	// to 1.37): the verdicts are that release's. Empty means the newest, or
+	// for diagnose the release the evidence shows.
+	KubeletVersion string `json:"kubeletVersion,omitempty"`
 }
 
 // InspectResult is the answer of the "inspect" method: one entry per file and

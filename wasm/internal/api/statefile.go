@@ -15,7 +15,7 @@ import (
 // decodeStateFile verifies a kubelet checkpoint with package statefile and
 // adds what it pins to the NUMA view.
 func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	f, err := decodeCached(in.Content, statefile.Options{Name: in.Name, Policy: req.Policy, MaxSize: MaxFileBytes})
+	f, err := decodeCached(in.Content, statefile.Options{Name: in.Name, Policy: req.Policy, KubeletVersion: req.KubeletVersion, MaxSize: MaxFileBytes})
 	if err != nil {
 		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
 			// Maybe other evidence: a PodResources answer, a log, a pod.

@@ -1,0 +1,78 @@
+package topomgr
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The Topology Manager of kubelet 1.28 to 1.37 (read in each release's
+// pkg/kubelet/cm/topologymanager/policy_options.go, topology_manager.go and
+// pkg/features/kube_features.go, and proven with each release's own code by
+// the tests in internal/conformance/legacy): the feature gate defaults are
+// the same in all of them (TopologyManagerPolicyOptions on,
+// TopologyManagerPolicyBetaOptions on, TopologyManagerPolicyAlphaOptions
+// off; PodLevelResourceManagers exists from 1.36, off); what changed is the
+// option table and the error texts:
+//
+//   - 1.28-1.30: prefer-closest-numa-nodes is beta; max-allowable-numa-nodes
+//     is an unknown option and the NUMA node limit is always 8.
+//   - 1.31: max-allowable-numa-nodes arrives, beta.
+//   - 1.32: prefer-closest-numa-nodes is GA.
+//   - 1.33: the gate errors are lower case ("topology manager policy
+//     beta-level options not enabled"; before: "Topology Manager Policy
+//     Beta-level Options not enabled").
+//   - 1.35-1.37: max-allowable-numa-nodes is GA.
+const (
+	oldestTopologyRelease = 28
+	newestTopologyRelease = 37
+)
+
+// topologyRelease is what one kubelet release's Topology Manager knows.
+type topologyRelease struct {
+	minor    int
+	options  map[string]maturity
+	oldTexts bool // the capitalised gate error texts (up to 1.32)
+}
+
+func releaseTable(minor int) topologyRelease {
+	r := topologyRelease{minor: minor, oldTexts: minor <= 32}
+	switch {
+	case minor <= 30:
+		r.options = map[string]maturity{PreferClosestNUMANodes: beta}
+	case minor == 31:
+		r.options = map[string]maturity{PreferClosestNUMANodes: beta, MaxAllowableNUMANodes: beta}
+	case minor <= 34:
+		r.options = map[string]maturity{PreferClosestNUMANodes: stable, MaxAllowableNUMANodes: beta}
+	default:
+		r.options = optionMaturity
+	}
+	return r
+}
+
+var reTopologyVersion = regexp.MustCompile(`^(?:Kubernetes )?v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?$`)
+
+// topologyReleaseOf reads FeatureGates.KubeletVersion as statefile does
+// ("1.30", "v1.30.4", "Kubernetes v1.30.4"; "" is the newest).
+func topologyReleaseOf(version string) (topologyRelease, error) {
+	s := strings.TrimSpace(version)
+	if s == "" {
+		return releaseTable(newestTopologyRelease), nil
+	}
+	supported := fmt.Sprintf("numascope knows the Topology Manager of kubelet 1.%d to 1.%d: give the node's kubelet version as X.Y (for example 1.30 or v1.30.4, as `kubelet --version` prints it), or leave it empty for 1.%d",
+		oldestTopologyRelease, newestTopologyRelease, newestTopologyRelease)
+	if len(s) > 64 {
+		return topologyRelease{}, fmt.Errorf("kubelet version %q... is not a version; %s", s[:32], supported)
+	}
+	m := reTopologyVersion.FindStringSubmatch(s)
+	if m == nil {
+		return topologyRelease{}, fmt.Errorf("kubelet version %q is not a version; %s", s, supported)
+	}
+	major, err1 := strconv.Atoi(m[1])
+	minor, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || major != 1 || minor < oldestTopologyRelease || minor > newestTopologyRelease {
+		return topologyRelease{}, fmt.Errorf("kubelet version %q is outside the supported range; %s", s, supported)
+	}
+	return releaseTable(minor), nil
+}
