@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/numascope/numascope/internal/kubeversion"
 )
 
 // The kubelet releases whose restore code numascope follows: 1.28 to 1.37.
@@ -44,30 +45,11 @@ type kubeletRelease int
 
 func (r kubeletRelease) String() string { return "1." + strconv.Itoa(int(r)) }
 
-var reKubeletVersion = regexp.MustCompile(`^(?:Kubernetes )?v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?$`)
-
 // parseKubeletVersion reads "1.30", "v1.30.4", "v1.30.4-gke.100" or the
 // kubelet's own "Kubernetes v1.30.4"; "" is the newest release.
 func parseKubeletVersion(s string) (kubeletRelease, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return newestKubeletMinor, nil
-	}
-	supported := fmt.Sprintf("numascope knows the restore code of kubelet 1.%d to 1.%d: give the node's kubelet version as X.Y (for example 1.30 or v1.30.4, as `kubelet --version` prints it), or leave it empty for 1.%d",
-		oldestKubeletMinor, newestKubeletMinor, newestKubeletMinor)
-	if len(s) > 64 {
-		return 0, fmt.Errorf("kubelet version %s is not a version; %s", quoteShort(s), supported)
-	}
-	m := reKubeletVersion.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("kubelet version %q is not a version; %s", s, supported)
-	}
-	major, err1 := strconv.Atoi(m[1])
-	minor, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || major != 1 || minor < oldestKubeletMinor || minor > newestKubeletMinor {
-		return 0, fmt.Errorf("kubelet version %q is outside the supported range; %s", s, supported)
-	}
-	return kubeletRelease(minor), nil
+	minor, err := kubeversion.Minor(s, oldestKubeletMinor, newestKubeletMinor, "the restore code")
+	return kubeletRelease(minor), err
 }
 
 // applyRelease replaces the newest kubelet's verdict that the decoders put

@@ -1,11 +1,6 @@
 package topomgr
 
-import (
-	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
-)
+import "github.com/numascope/numascope/internal/kubeversion"
 
 // The Topology Manager of kubelet 1.28 to 1.37 (read in each release's
 // pkg/kubelet/cm/topologymanager/policy_options.go, topology_manager.go and
@@ -51,28 +46,12 @@ func releaseTable(minor int) topologyRelease {
 	return r
 }
 
-var reTopologyVersion = regexp.MustCompile(`^(?:Kubernetes )?v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?$`)
-
 // topologyReleaseOf reads FeatureGates.KubeletVersion as statefile does
 // ("1.30", "v1.30.4", "Kubernetes v1.30.4"; "" is the newest).
 func topologyReleaseOf(version string) (topologyRelease, error) {
-	s := strings.TrimSpace(version)
-	if s == "" {
-		return releaseTable(newestTopologyRelease), nil
-	}
-	supported := fmt.Sprintf("numascope knows the Topology Manager of kubelet 1.%d to 1.%d: give the node's kubelet version as X.Y (for example 1.30 or v1.30.4, as `kubelet --version` prints it), or leave it empty for 1.%d",
-		oldestTopologyRelease, newestTopologyRelease, newestTopologyRelease)
-	if len(s) > 64 {
-		return topologyRelease{}, fmt.Errorf("kubelet version %q... is not a version; %s", s[:32], supported)
-	}
-	m := reTopologyVersion.FindStringSubmatch(s)
-	if m == nil {
-		return topologyRelease{}, fmt.Errorf("kubelet version %q is not a version; %s", s, supported)
-	}
-	major, err1 := strconv.Atoi(m[1])
-	minor, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || major != 1 || minor < oldestTopologyRelease || minor > newestTopologyRelease {
-		return topologyRelease{}, fmt.Errorf("kubelet version %q is outside the supported range; %s", s, supported)
+	minor, err := kubeversion.Minor(version, oldestTopologyRelease, newestTopologyRelease, "the Topology Manager")
+	if err != nil {
+		return topologyRelease{}, err
 	}
 	return releaseTable(minor), nil
 }
