@@ -77,12 +77,14 @@ func checkPolicyOptionAvailable(option string, gates FeatureGates, rel topologyR
 	}
 	if m == alpha && !gates.TopologyManagerPolicyAlphaOptions {
 		if rel.oldTexts {
+			//lint:ignore ST1005 kubelet 1.28 to 1.32 word the error so
 			return fmt.Errorf("Topology Manager Policy Alpha-level Options not enabled, but option %q provided", option)
 		}
 		return fmt.Errorf("topology manager policy alpha-level options not enabled, but option %q provided", option)
 	}
 	if m == beta && !gates.TopologyManagerPolicyBetaOptions {
 		if rel.oldTexts {
+			//lint:ignore ST1005 kubelet 1.28 to 1.32 word the error so
 			return fmt.Errorf("Topology Manager Policy Beta-level Options not enabled, but option %q provided", option)
 		}
 		return fmt.Errorf("topology manager policy beta-level options not enabled, but option %q provided", option)
