@@ -293,3 +293,21 @@ func TestCookbook(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryExampleHelpExitsZero: -h and --help print the usage and exit 0
+// in every example, as kubectl and the Go tools do.
+func TestEveryExampleHelpExitsZero(t *testing.T) {
+	bin := binaries(t)
+	for _, d := range exampleDirs(t) {
+		for _, flag := range []string{"-h", "--help"} {
+			t.Run(d+flag, func(t *testing.T) {
+				cmd := exec.Command(filepath.Join(bin, d), flag)
+				cmd.Dir = root
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				require.NoError(t, cmd.Run(), "%s %s: stderr %s", d, flag, stderr.String())
+				assert.Contains(t, strings.ToLower(stdout.String()+stderr.String()), "usage", "%s %s prints its usage", d, flag)
+			})
+		}
+	}
+}
