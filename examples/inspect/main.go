@@ -69,7 +69,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	// the version is checked once, before any file is read
+	// the flags' values are checked once, before any file is read
+	switch *policy {
+	case "", "none", "static", "None", "Static":
+	default:
+		fmt.Fprintf(stderr, "inspect: --policy %q: give the kubelet's policy name, none or static for cpu_manager_state, None or Static for memory_manager_state (the case is the kubelet's), or leave it out for the policy named in the file\n", *policy)
+		return 2
+	}
+	switch statefile.Kind(*kind) {
+	case "", statefile.KindCPU, statefile.KindMemory, statefile.KindDevice, statefile.KindDRA:
+	default:
+		fmt.Fprintf(stderr, "inspect: --kind %q: give cpu, memory, device or dra, or leave it out to detect the kind from the content\n", *kind)
+		return 2
+	}
 	if _, err := statefile.Decode([]byte(`{}`), statefile.Options{Name: "--kubelet-version", Kind: statefile.KindCPU, KubeletVersion: *version}); err != nil {
 		fmt.Fprintln(stderr, "inspect:", err)
 		return 2

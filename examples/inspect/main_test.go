@@ -97,6 +97,27 @@ func TestPolicyFlag(t *testing.T) {
 	assert.Contains(t, out.String(), `configured policy "none" differs`, "output with a mismatched policy")
 }
 
+// TestUnknownFlagValues: a policy or kind the kubelet does not have is a
+// usage error naming the flag, before any file is read.
+func TestUnknownFlagValues(t *testing.T) {
+	good, _, _ := writeFixtures(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{args: []string{"--policy", "bogus", good}, want: `--policy "bogus": give the kubelet's policy name, none or static`},
+		{args: []string{"--policy", "STATIC", good}, want: `--policy "STATIC"`},
+		{args: []string{"--kind", "cpu_manager_state", good}, want: `--kind "cpu_manager_state": give cpu, memory, device or dra`},
+	} {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, 2, run(tc.args, &out, &errb), "exit code")
+			assert.Contains(t, errb.String(), tc.want)
+			assert.Empty(t, out.String(), "no file is read")
+		})
+	}
+}
+
 // TestHostileInputs runs inspect on inputs that once hung it or took
 // gigabytes: each ends with exit 1 and a line naming the input, and the
 // good file given after them still gets its line.
