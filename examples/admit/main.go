@@ -74,6 +74,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "admit: give either --hints or --pod, not both")
 		return 2
 	case *hints != "":
+		// a hints file carries its own machine, policy and options: a node
+		// flag beside it would be ignored, so it is refused
+		var ignored []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "hints", "json", "kubelet-version":
+			default:
+				ignored = append(ignored, "--"+f.Name)
+			}
+		})
+		if len(ignored) > 0 {
+			fmt.Fprintf(stderr, "admit: %s %s only with --pod: with --hints FILE the file gives the NUMA nodes, the policy and the options (set them in %s)\n", strings.Join(ignored, ", "), map[bool]string{true: "works", false: "work"}[len(ignored) == 1], *hints)
+			return 2
+		}
 		return runHints(*hints, nf.version, *asJSON, stdout, stderr)
 	case nf.pod != "":
 		return runNode(nf, *asJSON, stdout, stderr)

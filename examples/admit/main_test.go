@@ -61,6 +61,10 @@ func TestHintsErrors(t *testing.T) {
 	assert.Contains(t, errs, "missing.json", "stderr for a missing file")
 	code, _, errs = runCmd()
 	assert.Equal(t, 2, code, "no input: exit code; stderr: %s", errs)
+	// node flags beside --hints would be ignored: they are refused
+	code, _, errs = runCmd("--hints", "testdata/design.json", "--policy", "single-numa-node", "--option", "prefer-closest-numa-nodes=true")
+	assert.Equal(t, 2, code, "node flags with --hints: exit code")
+	assert.Contains(t, errs, "--option, --policy work only with --pod: with --hints FILE the file gives the NUMA nodes, the policy and the options (set them in testdata/design.json)")
 }
 
 // TestHintsNoProviders: a hints file without providers (absent, null or [])
