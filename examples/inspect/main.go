@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -106,19 +107,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// readRemedy says what to do about a file that could not be decoded at
+// all, in the CLI's terms.
+func readRemedy(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "check the path: the kubelet keeps cpu_manager_state, memory_manager_state and dra_manager_state in /var/lib/kubelet (or its --root-dir) and kubelet_internal_checkpoint in /var/lib/kubelet/device-plugins; a file that is absent is not corrupt (the kubelet starts empty)"
+	case errors.Is(err, fs.ErrPermission):
+		return "run inspect as root (sudo): /var/lib/kubelet is readable by root only"
+	case errors.Is(err, statefile.ErrNotRegular):
+		return "give the path of a regular file: copy the checkpoint into a file first (inspect never reads pipes or devices)"
+	case errors.Is(err, statefile.ErrTooLarge):
+		return "check that this is a kubelet checkpoint: kubelets write far smaller files"
+	case errors.Is(err, statefile.ErrUnknownKind):
+		return "check that this is a kubelet checkpoint, or name its kind with --kind cpu|memory|device|dra"
+	}
+	return "check that this is a kubelet checkpoint file; if it is the node's own file, the kubelet cannot read it either"
+}
+
 // report prints one file and tells whether it counts as a failure.
 func report(w io.Writer, name string, f *statefile.File, err error, asJSON, isSample bool) bool {
 	if err != nil {
+		remedy := readRemedy(err)
 		if asJSON {
-			remedy := "check that this is a kubelet checkpoint file; the kubelet cannot read it either"
-			if errors.Is(err, statefile.ErrNotRegular) {
-				remedy = "give the path of a regular file: copy the checkpoint into a file first (inspect never reads pipes or devices)"
-			}
 			line := jsonLine{File: name, Problems: []statefile.Problem{{Message: err.Error(), Severity: statefile.SeverityError, Remedy: remedy}}}
 			b, _ := json.Marshal(line)
 			fmt.Fprintln(w, string(b))
 		} else {
-			fmt.Fprintf(w, "%s\n  cannot decode: %v\n\n", name, err)
+			fmt.Fprintf(w, "%s\n  cannot decode: %v\n  what to do: %s\n\n", name, err, remedy)
 		}
 		return true
 	}

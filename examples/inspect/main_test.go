@@ -118,6 +118,26 @@ func TestUnknownFlagValues(t *testing.T) {
 	}
 }
 
+// TestUnreadableFileRemedy: a file that cannot be read gets advice about
+// the path or the permission, not the advice for a corrupt checkpoint.
+func TestUnreadableFileRemedy(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "cpu_manager_state")
+	var out, errb bytes.Buffer
+	assert.Equal(t, 1, run([]string{"--json", missing}, &out, &errb), "exit code")
+	var line struct {
+		File     string              `json:"file"`
+		Problems []statefile.Problem `json:"problems"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &line), "output %s", out.String())
+	require.Len(t, line.Problems, 1)
+	assert.Equal(t, missing, line.File)
+	assert.Contains(t, line.Problems[0].Remedy, "check the path: the kubelet keeps cpu_manager_state")
+	assert.NotContains(t, line.Problems[0].Remedy, "cannot read it either")
+	out.Reset()
+	assert.Equal(t, 1, run([]string{missing}, &out, &errb), "exit code (text)")
+	assert.Contains(t, out.String(), "what to do: check the path")
+}
+
 // TestHostileInputs runs inspect on inputs that once hung it or took
 // gigabytes: each ends with exit 1 and a line naming the input, and the
 // good file given after them still gets its line.
