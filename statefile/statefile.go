@@ -409,7 +409,7 @@ func detectKind(data []byte) (Kind, error) {
 	if _, ok := get("Checksum"); ok {
 		return KindDRA, nil
 	}
-	return "", fmt.Errorf("%w: none of the keys machineState, defaultCpuSet, policyName, Data or version is present; pass Options.Kind (cpu, memory, device, dra) if you know what it is", ErrUnknownKind)
+	return "", fmt.Errorf("%w: none of the keys machineState, defaultCpuSet, policyName, Data or version is present; if you know which kubelet file it is, name its kind (cpu, memory, device or dra: Options.Kind, or --kind in inspect)", ErrUnknownKind)
 }
 
 func looksMemoryPolicy(raw json.RawMessage) bool {
