@@ -102,7 +102,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		snap, err = live(ctx, *socket, ns, name, *timeout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "podresources: %v\n", err)
+		// the client's advice names its Go option; here it is a flag
+		msg := strings.ReplaceAll(err.Error(), "raise the timeout with client.WithCallTimeout", "raise --timeout (now "+timeout.String()+")")
+		fmt.Fprintf(stderr, "podresources: %s\n", strings.TrimPrefix(msg, "podresources: "))
 		return 1
 	}
 	if *qos != "" {

@@ -261,3 +261,15 @@ func TestHostileFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeoutAdviceNamesTheFlag: a kubelet that does not answer in time
+// gets the advice in the CLI's terms (--timeout), once prefixed.
+func TestTimeoutAdviceNamesTheFlag(t *testing.T) {
+	s := start(t)
+	s.Delay(podresourcestest.List, 5*time.Second)
+	code, _, errOut := runArgs(t, "--socket", "unix://"+s.Socket(), "--timeout", "200ms")
+	assert.Equal(t, 1, code, "exit code")
+	assert.Contains(t, errOut, "raise --timeout (now 200ms)")
+	assert.NotContains(t, errOut, "WithCallTimeout")
+	assert.False(t, strings.HasPrefix(errOut, "podresources: podresources:"), "stderr %q", errOut)
+}
