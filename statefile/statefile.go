@@ -332,7 +332,8 @@ func checkSyntax(data []byte) error {
 		err := json.Unmarshal(data, &raw)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return fmt.Errorf("%w: %v at byte offset %d; the kubelet cannot read it either: restore the file from a backup, or drain the node and delete it", ErrNotJSON, se, se.Offset)
+			line, col := lineColumn(data, se.Offset)
+			return fmt.Errorf("%w: %w at line %d, column %d (byte offset %d); the kubelet cannot read it either: restore the file from a backup, or drain the node and delete it", ErrNotJSON, se, line, col, se.Offset)
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			return fmt.Errorf("%w: the file is empty; the kubelet cannot read it either: drain the node and delete it", ErrNotJSON)
@@ -455,4 +456,24 @@ func pointer(tokens ...string) string {
 		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// lineColumn turns the byte offset of a JSON syntax error (the offset
+// encoding/json reports: the bytes read before the error, so the bad byte is
+// the one before it) into a 1-based line and column, for an editor to mark.
+func lineColumn(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	at := int(offset) - 1
+	if at < 0 {
+		at = 0
+	}
+	line, start := 1, 0
+	for i := 0; i < at; i++ {
+		if data[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return line, at - start + 1
 }
