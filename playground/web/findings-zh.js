@@ -29,7 +29,7 @@ const FINDING_TEXTS = {
     "codes": {
       "TopologyAffinityError": {
         "title": "[[Pod {pod} ]]因 TopologyAffinityError 被拒绝",
-        "explanation": "kubelet 的拓扑管理器（策略 {topologyAffinityError.policy|未知}，作用域 {topologyAffinityError.scope|container}）在准入时拒绝了[[容器 {topologyAffinityError.container} 所在的]] Pod[[ {pod}]]。拓扑管理器会向设备、CPU 和内存管理器询问每项请求的资源可以放在哪些 NUMA 节点上（NUMA 提示，hint），合并这些提示，只有当合并后的最佳提示满足策略时才准入。{@why}[[各资源的请求量与各 NUMA 节点（或 NUMA 组）的空闲量：{topologyAffinityError.resources}。]][[kubelet 日志中合并后的最佳提示是{topologyAffinityError.loggedBestHint}。]]numascope 依据日志和状态文件重新执行合并的过程与结果见下方英文原文。被准入拒绝的 Pod 会一直处于 Failed 状态：调度器不会重试；控制器重建的 Pod 可能再次落到同一节点并以同样方式失败（kubernetes/kubernetes#84757）。",
+        "explanation": "kubelet 的拓扑管理器（策略 {topologyAffinityError.policy|未知}，作用域 {topologyAffinityError.scope|container}）在准入时拒绝了[[容器 {topologyAffinityError.container} 所在的]] Pod[[ {pod}]]。拓扑管理器会向设备、CPU 和内存管理器询问每项请求的资源可以放在哪些 NUMA 节点上（NUMA 提示，hint），合并这些提示，只有当合并后的最佳提示满足策略时才准入。{@why}[[各资源的请求量与各 NUMA 节点（或 NUMA 组）的情况如下。{topologyAffinityError.resources}。]][[kubelet 日志中合并后的最佳提示为：{topologyAffinityError.loggedBestHint}。]]numascope 依据日志和状态文件重新执行合并的过程与结果见下方英文原文。被准入拒绝的 Pod 会一直处于 Failed 状态：调度器不会重试；控制器重建的 Pod 可能再次落到同一节点并以同样方式失败（kubernetes/kubernetes#84757）。",
         "why": "仅凭现有证据无法判断是资源不足还是策略不允许这种放置（通常是因为证据中没有该 Pod 的 kubelet 提示日志行）。",
         "remedy": "补充被拒绝前后的 kubelet 日志（journalctl -u kubelet，包含 \"TopologyHints\" 和 \"Best TopologyHint\" 的行）、kubelet 配置和状态文件，然后重新诊断。",
         "variants": [
@@ -710,23 +710,38 @@ function hintText(h) {
   return where + (h.preferred ? "（首选）" : "（非首选）");
 }
 
+// rowSources names where the figures of a row come from (ResourceRow.Source).
+const ROW_SOURCES = { "log hints": "依据日志中的提示", "state": "依据状态文件" };
+
 // rowsText renders the requested/free rows of a TopologyAffinityError per
-// resource: "cpu 请求 2：NUMA 0 空闲 19（可容纳），…".
+// resource: "cpu 请求 2（依据状态文件）：NUMA 0 空闲 19，可容纳；…".
 function rowsText(rows) {
   const groups = [];
   const byKey = new Map();
   for (const r of rows) {
     if (!r || typeof r !== "object") continue;
-    const key = String(r.resource) + "\u0000" + String(r.requested);
+    const key = [r.resource, r.requested, r.source].map(String).join("\u0000");
     let g = byKey.get(key);
     if (!g) {
-      g = { head: String(r.resource || "?") + " 请求 " + String(r.requested || "?"), cells: [] };
+      const src = r.source ? ROW_SOURCES[r.source] || String(r.source) : "";
+      g = { head: String(r.resource || "?") + " 请求 " + String(r.requested || "?") + (src ? "（" + src + "）" : ""), cells: [] };
       byKey.set(key, g);
       groups.push(g);
     }
-    g.cells.push("NUMA " + (nodesText(r.numaNodes) || "?") + " 空闲 " + (r.free ? String(r.free) : "未知") + (r.fits ? "（可容纳）" : "（容纳不下）"));
+    g.cells.push({ r, text: "NUMA " + (nodesText(r.numaNodes) || "?") + (r.free ? " 空闲 " + String(r.free) + "，" : " ") + (r.fits ? "可容纳" : "容纳不下") });
   }
-  return groups.map((g) => g.head + "：" + g.cells.join("，")).join("；");
+  // A row with a note is a memory group, or a node of one: a node in a
+  // group is usable only with its whole group.
+  for (const g of groups) {
+    g.cells = g.cells.map(({ r, text }) => {
+      const nodes = Array.isArray(r.numaNodes) ? r.numaNodes : [];
+      if (!r.note) return text;
+      if (nodes.length > 1) return text + "（NUMA 组）";
+      const group = g.cells.find((c) => Array.isArray(c.r.numaNodes) && c.r.numaNodes.length > 1 && c.r.numaNodes.includes(nodes[0]));
+      return group ? text + "（属于 NUMA 组 " + nodesText(group.r.numaNodes) + "，只能整组使用）" : text;
+    });
+  }
+  return groups.map((g) => g.head + "：" + g.cells.join("；")).join("。");
 }
 
 // valueText renders one field value for a template, or "" when it is empty.
