@@ -482,6 +482,25 @@ const out = {
   })),
   problems: data.problems.map((p) => ({ zh: run(() => problemTexts("zh-CN", p)), en: run(() => problemTexts("en", p)) })),
   unknown: run(() => findingTexts("zh-CN", { code: "NoSuchCode", title: "T", explanation: "E", remedy: "R" })),
+  // Input is untrusted: odd codes, languages and field types must not throw.
+  hostile: (() => {
+    const errs = [];
+    const codes = ["constructor", "__proto__", "toString", "hasOwnProperty", "TopologyAffinityError", "CorruptCheckpoint", 7, null];
+    const odd = [null, 1, "x", [], {}, { file: 3 }, [null, { file: "f", line: "x" }], { numaNodes: "0" }];
+    for (const lang of ["zh-CN", "en", "__proto__", "constructor", undefined]) {
+      for (const code of codes) {
+        for (const v of odd) {
+          const f = { code, title: v, pod: v, evidence: v, cause: v, knownBugs: v, severity: v, topologyAffinityError: v && typeof v === "object" && !Array.isArray(v) ? { ...v, resources: v, loggedBestHint: v } : v };
+          for (const fn of [() => findingTexts(lang, f), () => findingTexts(lang, v), () => findingTitle(lang, code, v),
+            () => problemTexts(lang, { path: v, remedy: v, message: v, severity: v }), () => problemTexts(lang, v)]) {
+            const r = run(fn);
+            if (r.err && errs.length < 20) errs.push(JSON.stringify([lang, code, v]) + ": " + r.err);
+          }
+        }
+      }
+    }
+    return errs;
+  })(),
 };
 process.stdout.write(JSON.stringify(out));
 `
@@ -597,6 +616,7 @@ func TestFindingsZhInNode(t *testing.T) {
 			EN jsResult[jsProblemTexts] `json:"en"`
 		} `json:"problems"`
 		Unknown jsResult[jsFindingTexts] `json:"unknown"`
+		Hostile []string                 `json:"hostile"`
 	}
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out))
 	require.Len(t, out.Findings, len(findings))
@@ -677,5 +697,6 @@ func TestFindingsZhInNode(t *testing.T) {
 	if u := out.Unknown; assert.Empty(t, u.Err) && assert.NotNil(t, u.OK) {
 		assert.Equal(t, jsFindingTexts{Title: "T", Explanation: "E", Remedy: "R"}, *u.OK, "a code without translation keeps the engine's texts")
 	}
+	assert.Empty(t, out.Hostile, "findings-zh.js threw on odd input")
 	t.Logf("%d findings of %d codes and %d problems (%d distinct remedies translated) checked in Node", len(findings), len(codes), len(problems), len(translated))
 }

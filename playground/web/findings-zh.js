@@ -77,7 +77,7 @@ const FINDING_TEXTS = {
       },
       "SMTAlignmentError": {
         "title": "[[Pod {pod} ]]因 SMTAlignmentError 被拒绝（CPU 管理器选项 full-pcpus-only）",
-        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时就拒绝了该 Pod，拓扑管理器并未参与，与 NUMA 对齐无关，这不是 TopologyAffinityError：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 由 kubernetes/kubernetes#127959 修正）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误（kubernetes/kubernetes#129078）。",
+        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时拒绝了该 Pod。这不是 TopologyAffinityError，原因也不在 NUMA 对齐：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 由 kubernetes/kubernetes#127959 修正）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误（kubernetes/kubernetes#129078）。",
         "remedy": "让每个使用整数 CPU 的 Guaranteed 容器请求每核 CPU 数的整数倍，并确保有足够的完全空闲的物理核：删除在半占用的核上持有独占 CPU 的 Pod（包括已完成的 Pod 和 init 容器已结束却仍占用 CPU 的 Pod），让 reservedSystemCPUs 覆盖完整的核（所有兄弟线程），或者让 Pod 运行在其他节点上；然后删除失败的 Pod，让控制器重建它。需要调整到的具体数量见下方英文原文。"
       },
       "MemoryGroupExtensionFailed": {
@@ -288,7 +288,7 @@ const FINDING_TEXTS = {
       },
       "CPUsHeldByCompletedPod": {
         "title": "[[Pod {pod} ]]已经结束，但其独占资源仍被分配",
-        "explanation": "[[该 Pod 的阶段为 {evidence.1.quote}，]]但 kubelet 的状态仍为它分配着独占资源（是哪些 CPU 或内存见下方英文原文）。CPU 和内存管理器在容器被删除时才释放其资源，而已结束 Pod 的容器会一直保留到 Pod 对象被删除，因此这些资源不在共享池中，新 Pod 也拿不到。已完成的 Job Pod 会一直保留，直到 Job 的 ttlSecondsAfterFinished 或历史记录上限将其删除。",
+        "explanation": "[[该 Pod 的阶段为 {evidence.1.quote}，]]但 kubelet 的状态仍为它分配着独占资源（是哪些 CPU 或内存见下方英文原文）。CPU 和内存管理器在容器被删除时才释放其资源，而已结束 Pod 的容器会一直保留到 Pod 对象被删除，因此这些资源不在共享池中，新 Pod 也拿不到。如果它属于某个 Job：已完成的 Job Pod 会一直保留，直到 Job 的 ttlSecondsAfterFinished 或历史记录上限将其删除。",
         "remedy": "删除已结束的 Pod[[ {pod}]]（`kubectl delete pod -n <命名空间> <名称>`）；Job 请设置 ttlSecondsAfterFinished。"
       },
       "KubeletStartFailed": {
@@ -680,6 +680,13 @@ const PROBLEM_TEXTS = {
   ]
 };
 
+// own returns obj[key] when obj has it as its own property: codes and
+// languages come from input, and "constructor" or "__proto__" must not
+// find Object's.
+function own(obj, key) {
+  return obj && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+}
+
 // fieldValues returns the values at a dotted path of obj; a "*" segment
 // takes every element of a list.
 function fieldValues(obj, path) {
@@ -799,10 +806,11 @@ function matches(when, f) {
 // finding in lang, and whether they are a translation; for English, or a
 // code without a translation, the engine's own texts.
 function findingTexts(lang, f) {
-  f = f || {};
-  const orig = { title: f.title || f.code || "", explanation: f.explanation || "", remedy: f.remedy || "", translated: false };
-  const table = FINDING_TEXTS[lang];
-  const entry = table && table.codes[f.code];
+  if (!f || typeof f !== "object") f = {};
+  const str = (v) => (typeof v === "string" ? v : "");
+  const orig = { title: str(f.title) || str(f.code), explanation: str(f.explanation), remedy: str(f.remedy), translated: false };
+  const table = own(FINDING_TEXTS, lang);
+  const entry = table && own(table.codes, f.code);
   if (!entry) return orig;
   const t = { title: entry.title, explanation: entry.explanation, remedy: entry.remedy, why: entry.why || "" };
   for (const v of entry.variants || []) {
@@ -820,15 +828,15 @@ function findingTexts(lang, f) {
 // ({path, message, remedy, severity}) in lang, and whether they are a
 // translation; otherwise the problem's own texts.
 function problemTexts(lang, p) {
-  p = p || {};
-  const orig = { message: p.message || "", remedy: p.remedy || "", translated: false };
-  const table = PROBLEM_TEXTS[lang];
+  if (!p || typeof p !== "object") p = {};
+  const orig = { message: typeof p.message === "string" ? p.message : "", remedy: typeof p.remedy === "string" ? p.remedy : "", translated: false };
+  const table = own(PROBLEM_TEXTS, lang);
   if (!table || typeof p.remedy !== "string") return orig;
   for (const e of table) {
     const m = e.match;
     if (m.remedy !== undefined && p.remedy !== m.remedy) continue;
     if (m.remedyPrefix !== undefined && !p.remedy.startsWith(m.remedyPrefix)) continue;
-    if (m.path !== undefined && !new RegExp(m.path).test(p.path || "")) continue;
+    if (m.path !== undefined && !new RegExp(m.path).test(typeof p.path === "string" ? p.path : "")) continue;
     if (m.severity !== undefined && p.severity !== m.severity) continue;
     return { message: e.message, remedy: e.remedy, translated: true };
   }
@@ -838,7 +846,7 @@ function problemTexts(lang, p) {
 // findingTitle translates the title of a finding by its code alone (the
 // parts that need the finding's fields are left out).
 function findingTitle(lang, code, title) {
-  const table = FINDING_TEXTS[lang];
-  const entry = table && table.codes[code];
+  const table = own(FINDING_TEXTS, lang);
+  const entry = table && own(table.codes, code);
   return (entry && render(entry.title, { code }, "")) || title || code;
 }
