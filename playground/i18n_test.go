@@ -238,6 +238,10 @@ func TestFindingTextsCoverDiagnoseCodes(t *testing.T) {
 	for _, c := range codes {
 		known[c.value] = true
 	}
+	// The parse finds at least the codes finding.go lists.
+	for _, code := range diagnoseCodes(t) {
+		assert.True(t, known[code], "go/parser missed finding code %s of diagnose/finding.go", code)
+	}
 	for code := range table.Codes {
 		if !known[code] {
 			t.Errorf("findings-zh.js translates finding code %q, which package diagnose no longer declares: remove or rename it", code)
