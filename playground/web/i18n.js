@@ -290,35 +290,6 @@ const I18N = {
   }
 };
 
-// Titles of diagnose findings by code, for languages other than English.
-const FINDING_TITLES = {
-  "zh-CN": {
-    "TopologyAffinityError": "Pod 因 TopologyAffinityError 被拒绝",
-    "SMTAlignmentError": "CPU 请求无法按物理核对齐（SMTAlignmentError）",
-    "MemoryGroupExtensionFailed": "内存管理器无法扩展 NUMA 节点组",
-    "DevicesUnavailable": "请求的设备不可用",
-    "UnexpectedAdmissionError": "分配失败（UnexpectedAdmissionError）",
-    "CorruptCheckpoint": "检查点文件已损坏，kubelet 无法使用",
-    "CheckpointPolicyMismatch": "配置的策略与检查点中的策略不一致",
-    "MemoryStateReplayFailed": "内存管理器状态与机器状态不一致",
-    "NUMATotalsChanged": "NUMA 节点的内存总量已变化",
-    "OfflineCPUsInState": "状态文件中包含已离线的 CPU",
-    "TooManyNUMANodes": "NUMA 节点数超过拓扑管理器的上限",
-    "PolicyNameCase": "策略名称大小写错误",
-    "FractionalCPUGuaranteed": "Guaranteed Pod 的 CPU 请求不是整数，不会获得独占 CPU",
-    "DeviceWithoutNUMATopology": "设备没有 NUMA 拓扑信息",
-    "DeviceCheckpointUnreadable": "设备管理器检查点无法读取",
-    "StaleStateEntry": "状态文件中有已不存在的 Pod",
-    "TerminatedPodHoldsResources": "已终止的 Pod 仍占用资源",
-    "UnexplainedNUMAGroup": "无法解释的 NUMA 节点组",
-    "CPUsHeldByFinishedInitContainer": "已结束的 init 容器仍占用 CPU",
-    "CPUsHeldByCompletedPod": "已完成的 Pod 仍占用 CPU",
-    "KubeletStartFailed": "kubelet 启动失败",
-    "EvidenceUnreadable": "证据文件无法读取",
-    "PodAdmitted": "Pod 已被准入"
-  }
-};
-
 // t returns the string for key in lang, with {name} placeholders filled.
 function t(lang, key, vars) {
   const dict = I18N[lang] || I18N.en;
@@ -329,12 +300,6 @@ function t(lang, key, vars) {
     s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] !== undefined ? String(vars[k]) : m));
   }
   return s;
-}
-
-// findingTitle translates the title of a finding by its code.
-function findingTitle(lang, code, title) {
-  const table = FINDING_TITLES[lang];
-  return (table && table[code]) || title || code;
 }
 
 // pickLanguage returns the supported language closest to the browser's.
