@@ -306,4 +306,3 @@ func BenchmarkBuildCPU10000(b *testing.B) {
 		}
 	}
 }
-
