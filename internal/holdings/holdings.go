@@ -37,6 +37,12 @@ import (
 // does not have.
 const NoNUMA = -1
 
+// The notes Build writes that a command may say in its own terms.
+const (
+	NoteCPUWithoutTopology = "cpu_manager_state records CPU ids, not NUMA nodes: give a topology to place them"
+	NoteDRA                = "dra_manager_state records no NUMA node: where a DRA device sits is the driver's to say (its ResourceSlice attributes)"
+)
+
 // Holdings is who holds what in one checkpoint. Only the fields of the
 // file's kind are set.
 type Holdings struct {
@@ -271,7 +277,7 @@ func (h *Holdings) buildCPU(s *statefile.CPUState, machine *topomgr.Machine) {
 	c.Exclusive = listOf(exclusive)
 	h.CPU = c
 	if machine == nil {
-		h.Notes = append(h.Notes, "cpu_manager_state records CPU ids, not NUMA nodes: give a topology to place them")
+		h.Notes = append(h.Notes, NoteCPUWithoutTopology)
 		return
 	}
 	c.Topology = machineName(machine)
@@ -413,7 +419,7 @@ func (h *Holdings) buildDRA(d *statefile.DRAState) {
 		}
 		return a.UID < b.UID
 	})
-	h.Notes = append(h.Notes, "dra_manager_state records no NUMA node: where a DRA device sits is the driver's to say (its ResourceSlice attributes)")
+	h.Notes = append(h.Notes, NoteDRA)
 }
 
 // checkNodes notes the NUMA nodes the file names that the topology lacks.
