@@ -39,8 +39,11 @@ func (r fileReport) human(p *printer, o *options) {
 		meta += ", policy " + pol
 	}
 	mark := "✓"
-	if !f.KubeletAccepts {
+	switch {
+	case !f.KubeletAccepts:
 		mark = "✗"
+	case errorCount(f) > 0:
+		mark = "⚠" // the checkpoint is restored, but something in it is wrong (such as a machine state the memory manager refuses)
 	}
 	p.title(mark, r.display, meta, r.line.Verdict)
 	if !f.KubeletAccepts && f.Reason != "" {
@@ -52,6 +55,8 @@ func (r fileReport) human(p *printer, o *options) {
 	c := f.Checksum
 	showLayouts := o.verbose || (!c.Valid && !c.ZeroSkipped) || (c.Matched == "" && !c.ZeroSkipped)
 	switch {
+	case c.ZeroSkipped && strings.HasPrefix(c.Era, "checksum 0"):
+		p.line(c.Era)
 	case c.ZeroSkipped:
 		p.line(fmt.Sprintf("checksum 0: not checked (%s)", c.Era))
 	case c.Valid && c.Matched != "":
@@ -97,6 +102,9 @@ func (r fileReport) human(p *printer, o *options) {
 		claimsHeld(p, h)
 	}
 	for _, n := range h.Notes {
+		if n == holdings.NoteCPUWithoutTopology && len(h.CPU.Holders) == 0 {
+			continue // nothing exclusive to place
+		}
 		if n == holdings.NoteCPUWithoutTopology {
 			n = "NUMA nodes: cpu_manager_state records CPU ids only; give --topology FILE|DIR (cAdvisor machine-info JSON or a copy of /sys) to place them"
 		} else if n == holdings.NoteDRA {

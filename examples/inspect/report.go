@@ -93,6 +93,9 @@ func consequence(f *statefile.File, kubelet string) string {
 		if f.Checksum.ZeroSkipped {
 			s += " (checksum 0: not checked)"
 		}
+		if n := errorCount(f); n > 0 {
+			s += ", but " + plural(n, "error", "errors") + " below"
+		}
 		return s
 	}
 	why := clip(kubeletCause(f.Reason), 200)
@@ -133,6 +136,17 @@ func kubeletCause(reason string) string {
 		return "the file cannot be restored"
 	}
 	return s
+}
+
+// errorCount counts the problems of severity error.
+func errorCount(f *statefile.File) int {
+	n := 0
+	for _, p := range f.Problems {
+		if p.Severity == statefile.SeverityError {
+			n++
+		}
+	}
+	return n
 }
 
 // policyOf is the policy the file names, for the verdict line.
