@@ -51,7 +51,7 @@ func TestGolden(t *testing.T) {
 		{name: "cpu-sysfs-topology", args: []string{"--topology", "examples/agent/testdata/node/sys", "statefile/testdata/kubelet/cpu/v4-static.json"}},
 		{name: "cpu-sysfs-topology-wide", args: []string{"-o", "wide", "--topology", "examples/agent/testdata/node/sys", "statefile/testdata/kubelet/cpu/v4-static.json"}},
 		{name: "cpu-machine-info", args: []string{"--topology", "diagnose/testdata/troubleshooting-page/machine-info.json", "statefile/testdata/kubelet/cpu/v2-static.json"}},
-		{name: "rejected-and-unreadable", args: []string{"statefile/testdata/kubelet/cpu/v2-checksum-flipped.json", "statefile/testdata/kubelet/device/v2-truncated.json", "statefile/testdata/kubelet/memory/v3-policy-mismatch.json", "/nonexistent/cpu_manager_state"}, code: 1},
+		{name: "rejected-and-unreadable", args: []string{"statefile/testdata/kubelet/cpu/v2-checksum-flipped.json", "statefile/testdata/kubelet/device/v2-truncated.json", "statefile/testdata/kubelet/memory/v3-policy-mismatch.json", "statefile/testdata/kubelet/device/legacy-v1.30.0-device-v1-0.json", "/nonexistent/cpu_manager_state"}, code: 1},
 		{name: "verbose", args: []string{"-v", "statefile/testdata/kubelet/cpu/v3-static.json"}},
 	}
 	t.Chdir(filepath.Join("..", "..")) // the names in the output are as a user gives them from the repository root
@@ -224,5 +224,24 @@ func BenchmarkManyContainersText(b *testing.B) {
 		if code := run([]string{"--topology", machine, state}, io.Discard, io.Discard); code != 0 {
 			b.Fatal(code)
 		}
+	}
+}
+
+// TestHostileNames: names with terminal escapes, line breaks or C1 controls
+// are printed escaped, on one line.
+func TestHostileNames(t *testing.T) {
+	s := &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(0),
+		Entries: map[string]map[string]cpuset.CPUSet{"pod\x1b[2J\nx": {"c\x07\u0085": cpuset.New(1)}}}
+	data, err := statefile.Encode(&statefile.File{Kind: statefile.KindCPU, CPU: s}, statefile.FormatV2)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "cpu_manager_state")
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	for _, format := range []string{"text", "wide", "markdown"} {
+		var out, errb bytes.Buffer
+		run([]string{"-o", format, file}, &out, &errb)
+		assert.NotContains(t, out.String(), "\x1b", format)
+		assert.NotContains(t, out.String(), "\x07", format)
+		assert.Contains(t, out.String(), `pod\x1b[2J\x0ax`, format)
+		assert.Contains(t, out.String(), `c\x07`, format)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/numascope/numascope/internal/cliout"
 )
@@ -44,17 +45,18 @@ func (p *printer) printf(format string, args ...any) {
 // title is the verdict line.
 func (p *printer) title(mark, name, meta, verdict string) {
 	if p.md {
-		p.printf("### %s `%s` (%s): %s\n\n", mark, strings.ReplaceAll(name, "`", "'"), meta, verdict)
+		p.printf("### %s `%s` (%s): %s\n\n", mark, printable(strings.ReplaceAll(name, "`", "'")), printable(meta), printable(verdict))
 		return
 	}
 	if meta != "" {
 		meta = " (" + meta + ")"
 	}
-	p.printf("%s %s%s: %s\n", mark, name, meta, verdict)
+	p.printf("%s %s%s: %s\n", mark, printable(name), printable(meta), printable(verdict))
 }
 
 // line is a sentence under the title or a section.
 func (p *printer) line(s string) {
+	s = printable(s)
 	p.block()
 	if p.md {
 		p.printf("%s\n\n", s)
@@ -65,6 +67,7 @@ func (p *printer) line(s string) {
 
 // section starts a part of the report.
 func (p *printer) section(s string) {
+	s = printable(s)
 	p.block()
 	if p.md {
 		p.printf("#### %s\n\n", strings.TrimSuffix(s, ":"))
@@ -75,6 +78,7 @@ func (p *printer) section(s string) {
 
 // sub is a line inside a section, indented under it in text.
 func (p *printer) sub(s string) {
+	s = printable(s)
 	if p.md {
 		p.printf("- %s\n", s)
 		p.inList = true
@@ -85,6 +89,7 @@ func (p *printer) sub(s string) {
 
 // item is one problem: its severity, message and remedy.
 func (p *printer) item(severity, msg, remedy string) {
+	msg, remedy = printable(msg), printable(remedy)
 	if p.md {
 		p.inList = true
 		p.printf("- **%s** %s", severity, msg)
@@ -109,6 +114,18 @@ func (p *printer) table(header []string, rows [][]string) {
 		return
 	}
 	p.block()
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = make([]string, len(r))
+		for j, c := range r {
+			c = printable(c)
+			if !p.wide {
+				c = clip(c, 2*maxCell)
+			}
+			safe[i][j] = c
+		}
+	}
+	rows = safe
 	var b bytes.Buffer
 	if err := cliout.Table(&b, p.f, header, rows); err != nil {
 		p.err = err
@@ -132,4 +149,33 @@ func (p *printer) end() {
 	if p.err == nil {
 		p.err = p.w.Flush()
 	}
+}
+
+// printable escapes the control characters of s (a name in a hostile file
+// may hold terminal escape sequences or line breaks) as \xNN or \u00NN.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString(fmt.Sprintf("\\x%02x", s[i]))
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(fmt.Sprintf("\\x%02x", r))
+		case r >= 0x80 && r < 0xa0:
+			b.WriteString(fmt.Sprintf("\\u%04x", r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
