@@ -35,6 +35,7 @@ func TestKubeletVersionFlag(t *testing.T) {
 		{name: "1.29 hashes resource handles otherwise", args: []string{"--json", "--kubelet-version", "v1.29.4", file}, code: 1,
 			reason: "failed to create claimInfo cache: error calling GetOrCreate() on checkpoint state: failed to get checkpoint dra_manager_state: checkpoint is corrupted"},
 		{name: "human output names the release", args: []string{"--kubelet-version", "1.30", file}, stdout: "(dra, spew-v1): kubelet v1.30 restores it"},
+		{name: "human output, kubelet --version's form", args: []string{"--kubelet-version", "Kubernetes v1.30.4", file}, stdout: "(dra, spew-v1): kubelet v1.30.4 restores it"},
 		{name: "human output, newest", args: []string{file}, code: 1, stdout: "(dra, spew-v1): kubelet v1.37.2 refuses to start — checkpoint is corrupted"},
 		{name: "too old", args: []string{"--kubelet-version", "1.27", file}, code: 2,
 			stderr: `inspect: --kubelet-version: kubelet version "1.27" is outside the supported range; numascope knows the restore code of kubelet 1.28 to 1.37`},
