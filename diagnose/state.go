@@ -207,9 +207,10 @@ func (d *diagnosis) stateVerdicts() {
 			continue
 		}
 		if f.Kind == statefile.KindMemory && !d.ev.partial(f) {
+			// (in a v3 file the machine state is under /data)
 			var replay []statefile.Problem
 			for _, p := range f.Problems {
-				if p.Severity == statefile.SeverityError && strings.HasPrefix(p.Path, "/machineState") || strings.Contains(p.Message, "expected machine state") {
+				if p.Severity == statefile.SeverityError && strings.HasPrefix(strings.TrimPrefix(p.Path, "/data"), "/machineState") || strings.Contains(p.Message, "expected machine state") {
 					replay = append(replay, p)
 				}
 			}
