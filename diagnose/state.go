@@ -199,7 +199,7 @@ func (d *diagnosis) stateVerdicts() {
 					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
 					Explanation: fmt.Sprintf("The kubelet recomputes the checksum of %s when it restores it and rejects the file when the stored checksum (%d) does not match: the file was changed by hand, "+
 						"truncated by a crash during a write, or written by a kubelet whose structures hash differently (kubernetes/kubernetes#86676, #84783).", f.Name, f.Checksum.Stored),
-					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `go run ./examples/inspect " + f.Name + "` shows every problem of the file.",
+					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `inspect " + f.Name + "` (numascope's inspect command) shows every problem of the file.",
 				})
 			default:
 				d.merge(Finding{Code: CodeKubeletStartFailed, Severity: severityOnReject(f),

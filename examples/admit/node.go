@@ -60,7 +60,9 @@ func loadState(path string, kind statefile.Kind, policy, version string) (*state
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		// the SDK's advice names its options; here the file is found by --state-dir
+		msg := strings.ReplaceAll(err.Error(), " or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)")
+		return nil, fmt.Errorf("--state-dir: %s", msg)
 	}
 	if !f.KubeletAccepts {
 		return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", path, f.Reason, path)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,6 +120,32 @@ func TestUsageErrors(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, errOut.String(), w)
 			}
+		})
+	}
+}
+
+// TestErrorsInCLITerms: an input error names the flag and the file and says
+// what to do with this command, not with an SDK option.
+func TestErrorsInCLITerms(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "odd.json")
+	require.NoError(t, os.WriteFile(odd, []byte(`{"foo":1}`), 0o644))
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--state", odd}, []string{odd, "inspect --kind KIND FILE"}},
+		{[]string{"--pod", filepath.Join(dir, "missing.yaml")}, []string{"--pod", "missing.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			require.Equal(t, 2, run(tt.args, &out, &errOut), "exit code: no input could be read")
+			for _, w := range tt.want {
+				assert.Contains(t, errOut.String(), w)
+				assert.Contains(t, out.String(), w, "the report lists the input too")
+			}
+			assert.NotContains(t, errOut.String()+out.String(), "Options.")
 		})
 	}
 }

@@ -137,6 +137,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
 	}
+	for i := range rep.Evidence {
+		rep.Evidence[i].Error = cliTerms(rep.Evidence[i].Error)
+	}
 	used := 0
 	for _, e := range rep.Evidence {
 		switch {
@@ -319,3 +322,13 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// sdkAdvice maps advice that names an SDK option to what a user of this
+// command does instead.
+var sdkAdvice = strings.NewReplacer(
+	" or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)",
+	"Options.Kind, or --kind in inspect", "inspect --kind KIND FILE reads it as that kind",
+)
+
+// cliTerms rewrites an SDK error for the command line.
+func cliTerms(msg string) string { return sdkAdvice.Replace(msg) }
