@@ -53,11 +53,12 @@ func (d *diagnosis) stateProblemFindings() {
 		}
 		var groups []*group
 		extra := 0
+		cited := d.citedIn(f)
 		for _, p := range f.Problems {
 			if p.Severity != statefile.SeverityError && p.Severity != statefile.SeverityWarning {
 				continue
 			}
-			if d.stateProblemCovered(f, p) || copyOnly && verdictProblem(p) {
+			if cited.covers(f, p) || copyOnly && verdictProblem(p) {
 				continue
 			}
 			var g *group
@@ -161,27 +162,53 @@ func problemEvidence(f *statefile.File, p statefile.Problem) []Ref {
 	return []Ref{{File: f.Name, Path: p.Path, Quote: p.Message}}
 }
 
-// stateProblemCovered reports whether a finding already reports p: it
-// cites p's place in the file (the same JSON pointer) or p's message, or
-// p is the reason of the file's verdict and a finding cites that reason.
-func (d *diagnosis) stateProblemCovered(f *statefile.File, p statefile.Problem) bool {
+// citations is what the findings drawn so far cite of one file.
+type citations struct {
+	paths, quotes map[string]bool
+	refs          []Ref // those with a path and a quote, for the same field of another node
+}
+
+// citedIn collects the findings' references to f, once per file, so that
+// checking each of its problems (a hand-made file can hold a million) is
+// a few map lookups.
+func (d *diagnosis) citedIn(f *statefile.File) citations {
+	c := citations{paths: map[string]bool{}, quotes: map[string]bool{}}
 	for _, g := range d.report.Findings {
 		for _, r := range g.Evidence {
 			if r.File != f.Name {
 				continue
 			}
-			switch {
-			case p.Path != "" && r.Path == p.Path:
-				return true
-			case r.Quote != "" && r.Quote == p.Message:
-				return true
-			case r.Quote != "" && r.Quote == f.Reason && strings.Contains(p.Message, f.Reason):
-				return true
-			case r.Quote != "" && samePlaceOnAnotherNode(r.Path, p.Path) && strings.Contains(p.Message, r.Quote):
-				// the same field of another NUMA node, holding the value
-				// the finding quotes (a group, cited at one of its nodes)
-				return true
+			if r.Path != "" {
+				c.paths[r.Path] = true
 			}
+			if r.Quote != "" {
+				c.quotes[r.Quote] = true
+			}
+			if r.Path != "" && r.Quote != "" && len(c.refs) < 64 {
+				c.refs = append(c.refs, r)
+			}
+		}
+	}
+	return c
+}
+
+// covers reports whether a finding already reports p: it cites p's place
+// in the file (the same JSON pointer) or p's message, or p is the reason of
+// the file's verdict and a finding cites that reason, or it cites the same
+// field of another NUMA node with a value p's message names.
+func (c citations) covers(f *statefile.File, p statefile.Problem) bool {
+	switch {
+	case p.Path != "" && c.paths[p.Path]:
+		return true
+	case c.quotes[p.Message]:
+		return true
+	case f.Reason != "" && c.quotes[f.Reason] && strings.Contains(p.Message, f.Reason):
+		return true
+	}
+	for _, r := range c.refs {
+		// a group cited at one of its nodes
+		if samePlaceOnAnotherNode(r.Path, p.Path) && strings.Contains(p.Message, r.Quote) {
+			return true
 		}
 	}
 	return false

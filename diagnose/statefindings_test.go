@@ -177,7 +177,7 @@ func TestStateProblemsReported(t *testing.T) {
 	}
 }
 
-func citesProblem(g Finding, f *statefile.File, p statefile.Problem) bool {
+func citesProblem(g Finding, f *statefile.File, p statefile.Problem) bool { // the rule of citations.covers, for one finding
 	for _, r := range g.Evidence {
 		if r.File != f.Name {
 			continue
@@ -188,4 +188,28 @@ func citesProblem(g Finding, f *statefile.File, p statefile.Problem) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkStateProblemFindings diagnoses a hand-made cpu_manager_state in
+// which 2,000 containers share CPUs 0-63: 1,999 problems, one finding.
+func BenchmarkStateProblemFindings(b *testing.B) {
+	entries := map[string]map[string]cpuset.CPUSet{}
+	all := make([]int, 64)
+	for i := range all {
+		all[i] = i
+	}
+	for i := range 2000 {
+		entries[fmt.Sprintf("pod-%04d", i)] = map[string]cpuset.CPUSet{"c": cpuset.New(all...)}
+	}
+	data, err := statefile.Encode(&statefile.File{Name: "cpu_manager_state", Kind: statefile.KindCPU,
+		CPU: &statefile.CPUState{PolicyName: "static", DefaultCPUSet: cpuset.New(64), Entries: entries}}, statefile.FormatV2)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		ev := &Evidence{}
+		require.NoError(b, ev.AddStateFile("cpu_manager_state", data))
+		rep, err := Run(context.Background(), ev)
+		require.NoError(b, err)
+		require.Len(b, findingsWithCode(rep, codeStateFileProblem), 1)
+	}
 }
