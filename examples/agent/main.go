@@ -140,6 +140,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent: --report %q: give full, summary, none, or bundle or npd (with --once)\n", c.report)
 		return 2
 	}
+	if c.once {
+		// one round and no server: these flags would be ignored
+		var ignored []string
+		fs.Visit(func(f *flag.Flag) {
+			switch {
+			case f.Name == "interval", f.Name == "http-idle-timeout", f.Name == "http-max-conns", f.Name == "listen" && c.listen != "":
+				ignored = append(ignored, "--"+f.Name)
+			}
+		})
+		if len(ignored) > 0 {
+			fmt.Fprintf(stderr, "agent: %s with --once: one round runs and nothing is served, so leave %s out (or drop --once to run as a server)\n", strings.Join(ignored, ", "), map[bool]string{true: "it", false: "them"}[len(ignored) == 1])
+			return 2
+		}
+	}
 	if (c.report == "bundle" || c.report == "npd") && !c.once {
 		fmt.Fprintf(stderr, "agent: --report %s goes with --once\n", c.report)
 		return 2

@@ -287,6 +287,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"--max-podresources-size", "3Gi"}, "--max-podresources-size 3221225472"},
 		{[]string{"--max-state-size", "lots"}, "-max-state-size: \"lots\": give a byte count"},
 		{[]string{"--state-dir", ""}, `--state-dir "": give the kubelet root directory`},
+		{[]string{"--once", "--interval", "10s"}, "--interval with --once: one round runs and nothing is served, so leave it out"},
+		{[]string{"--once", "--listen", ":9999", "--http-max-conns", "4"}, "--http-max-conns, --listen with --once"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), tt.args, &out, &errb)

@@ -81,6 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--json", "-o", "wide"}, []string{"-o wide", "--json", "one output format"}},
 		{[]string{"--from", offlineDir, "--socket", "/run/x.sock"}, []string{"--from and --socket exclude each other"}},
 		{[]string{"--from", ""}, []string{`--from ""`, "snapshot directory"}},
+		{[]string{"--from", offlineDir, "--timeout", "5s"}, []string{"--timeout goes with the socket"}},
 		{[]string{"--pod", "web"}, []string{"--pod", "NAMESPACE/NAME"}},
 		{[]string{"--timeout", "0s"}, []string{"--timeout", "positive duration"}},
 		{[]string{offlineDir}, []string{"unexpected argument", "--from DIR"}},

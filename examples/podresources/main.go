@@ -84,6 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "podresources: --from and --socket exclude each other: give the live socket or a saved snapshot")
 		return 2
 	}
+	if *from != "" && set["timeout"] {
+		fmt.Fprintln(stderr, "podresources: --timeout goes with the socket: reading a snapshot with --from makes no call; leave --timeout out")
+		return 2
+	}
 	if set["from"] && *from == "" {
 		fmt.Fprintln(stderr, "podresources: --from \"\": give a snapshot directory (list.json, allocatable.json) or a numascope JSON file")
 		return 2
