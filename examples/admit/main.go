@@ -207,7 +207,11 @@ func writeReport(w *tw, r *topomgr.MergeReport, names []string) {
 			w.line(pick(i == 0, "single-numa", ""), name+" keeps "+hintsText(l)+pick(i == 0, "   (preferred hints with one node or none)", ""))
 		}
 	}
-	w.line("merge", fmt.Sprintf("%d hint list(s); the kubelet enumerates %s combination(s); best non-preferred affinity count %d", len(r.Lists), r.Combinations.String(), r.BestNonPreferredAffinityCount))
+	combos := r.Combinations.String() + " combinations"
+	if combos == "1 combinations" {
+		combos = "1 combination"
+	}
+	w.line("merge", fmt.Sprintf("%s; the kubelet enumerates %s; best non-preferred affinity count %d", plural(len(r.Lists), "hint list"), combos, r.BestNonPreferredAffinityCount))
 	if r.RewrittenToAnyNUMA {
 		w.line("merged", hintText(r.Merged))
 	}
@@ -345,4 +349,12 @@ Flags:
 `)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+}
+
+// plural is "1 hint list", "2 hint lists".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -26,7 +26,10 @@ func TestOutputFormats(t *testing.T) {
 		{args: []string{"--json"}, first: "{", check: isReport(json.Unmarshal)},
 		{args: []string{"--output=json"}, first: "{", check: isReport(json.Unmarshal)},
 		{args: []string{"-o", "yaml"}, first: "evidence:", check: isReport(func(b []byte, v any) error { return yaml.Unmarshal(b, v) })},
-		{args: []string{"-o", "markdown"}, first: "## numascope diagnosis"},
+		{args: []string{"-o", "markdown"}, first: "## numascope diagnosis", check: func(t *testing.T, out []byte) {
+			assert.Contains(t, string(out), "\n**✗ TopologyAffinityError: Pod default/guaranteed was rejected", "the headline under the heading")
+			assert.NotContains(t, string(out), "error(s)", "the count line is replaced by the headline")
+		}},
 		{args: []string{"--markdown"}, first: "## numascope diagnosis"},
 		{args: []string{"-o", "JSON"}, first: "{"},
 	}

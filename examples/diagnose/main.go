@@ -41,6 +41,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -157,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case cliout.YAML:
 		err = cliout.Encode(stdout, cliout.YAML, rep)
 	case cliout.Markdown:
-		err = rep.WriteMarkdown(stdout)
+		err = writeMarkdown(stdout, rep)
 	default:
 		err = writeText(stdout, rep)
 	}
@@ -332,3 +333,25 @@ var sdkAdvice = strings.NewReplacer(
 
 // cliTerms rewrites an SDK error for the command line.
 func cliTerms(msg string) string { return sdkAdvice.Replace(msg) }
+
+// reMarkdownCounts is the count line under the Markdown report's heading.
+var reMarkdownCounts = regexp.MustCompile(`(?m)^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)\.$`)
+
+// writeMarkdown writes the Markdown report with the headline in place of
+// its count line.
+func writeMarkdown(w io.Writer, rep diagnose.Report) error {
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	body, done := b.String(), false
+	body = reMarkdownCounts.ReplaceAllStringFunc(body, func(m string) string {
+		if done {
+			return m
+		}
+		done = true
+		return "**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`).Replace(headline(rep)) + "**"
+	})
+	_, err := io.WriteString(w, body)
+	return err
+}
