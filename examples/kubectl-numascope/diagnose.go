@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing/fstest"
 
@@ -124,7 +125,21 @@ func render(rep *diagnose.Report, output string, w io.Writer) error {
 		_, err = w.Write(y)
 		return err
 	case "markdown":
-		return rep.WriteMarkdown(w)
+		// the headline in place of the "N error(s), ..." line under the heading
+		var b bytes.Buffer
+		if err := rep.WriteMarkdown(&b); err != nil {
+			return err
+		}
+		body, done := b.String(), false
+		body = reMarkdownCounts.ReplaceAllStringFunc(body, func(m string) string {
+			if done {
+				return m
+			}
+			done = true
+			return "**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`).Replace(headline(rep)) + "**"
+		})
+		_, err := io.WriteString(w, body)
+		return err
 	}
 	// the headline (printed first) replaces the report's summary line
 	var b bytes.Buffer
@@ -140,6 +155,9 @@ func render(rep *diagnose.Report, output string, w io.Writer) error {
 	_, err := io.WriteString(w, body)
 	return err
 }
+
+// reMarkdownCounts is the count line under the Markdown report's heading.
+var reMarkdownCounts = regexp.MustCompile(`(?m)^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)\.$`)
 
 // headline is the report in one line: the most severe finding (the report
 // lists them worst first) and the count of findings by severity, as
