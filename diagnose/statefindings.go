@@ -83,15 +83,17 @@ func (d *diagnosis) stateProblemFindings() {
 			if i == len(groups)-1 {
 				more = extra
 			}
-			d.add(stateProblemFinding(f, g.sev, g.remedy, g.probs, more, prov.unverified(f)))
+			d.add(stateProblemFinding(f, g.sev, g.remedy, g.probs, more, copyOnly, prov.unverified(f)))
 		}
 	}
 }
 
 // stateProblemFinding is the finding for problems of f that share a
 // severity and a remedy; more counts the problems left out of every finding
-// of the file; unverified marks a finding drawn from an unverified copy.
-func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy string, probs []statefile.Problem, more int, unverified bool) Finding {
+// of the file; copyOnly says f is a repaired or redacted copy, on which the
+// kubelet decides nothing, and unverified marks a finding drawn from an
+// unverified copy.
+func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy string, probs []statefile.Problem, more int, copyOnly, unverified bool) Finding {
 	var refs []Ref
 	var msgs []string
 	shown := 0
@@ -114,16 +116,27 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 	}
 	var b strings.Builder
 	manager := map[statefile.Kind]string{statefile.KindCPU: "CPU", statefile.KindMemory: "memory", statefile.KindDevice: "device", statefile.KindDRA: "DRA"}[f.Kind]
-	if f.KubeletAccepts {
+	switch {
+	case copyOnly:
+		fmt.Fprintf(&b, "%s is a copy of the checkpoint, not the node's file, so no kubelet verdict applies to it; but the values it shows break a rule the kubelet's %s manager keeps when it writes the file.", f.Name, manager)
+	case f.KubeletAccepts:
 		fmt.Fprintf(&b, "The kubelet's restore check passes for %s (its format and checksum are what a kubelet wrote), but its values break a rule the kubelet's %s manager keeps when it writes the file: the kubelet recorded a wrong state, or the file was edited and checksummed again.", f.Name, manager)
-	} else {
+	case f.Reason != "":
 		fmt.Fprintf(&b, "The kubelet %s (%s), which another finding explains; the values of %s also break rules the kubelet's %s manager keeps when it writes the file.", rejectWords(f), clip(f.Reason, 300), f.Name, manager)
+	default:
+		fmt.Fprintf(&b, "The values of %s break a rule the kubelet's %s manager keeps when it writes the file.", f.Name, manager)
 	}
 	if len(msgs) > 1 {
 		fmt.Fprintf(&b, " The problems: %s.", strings.TrimSuffix(strings.Join(msgs, "; "), "."))
 	}
-	if more > 0 {
+	switch {
+	case more == 1:
+		fmt.Fprintf(&b, " 1 more problem of this file is not listed here: `inspect %s` lists every one.", f.Name)
+	case more > 1:
 		fmt.Fprintf(&b, " %d more problems of this file are not listed here: `inspect %s` lists every one.", more, f.Name)
+	}
+	if remedy = sentence(remedy); remedy == "" {
+		remedy = "Check the file with `inspect " + f.Name + "` (numascope's inspect command), which lists every problem and what to do."
 	}
 	if unverified {
 		// as markUnverified says it of the findings drawn before
@@ -131,7 +144,7 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 		b.WriteString(" Note: this rests on " + f.Name + ", an unverified copy of the checkpoint (a repaired, redacted or mismatching paste): check the node's own file before acting on it.")
 	}
 	return Finding{Code: codeStateFileProblem, Severity: sev, Title: title, Evidence: refs,
-		Explanation: b.String(), Remedy: sentence(remedy)}
+		Explanation: b.String(), Remedy: remedy}
 }
 
 // problemEvidence is where a problem points: the file and the problem's JSON

@@ -96,6 +96,17 @@ func TestStateProblemFindings(t *testing.T) {
 			explains: "restore check passes",
 		},
 		{
+			name: "a pasted copy with a shell prompt",
+			data: append([]byte("[root@node ~]# cat /var/lib/kubelet/cpu_manager_state\n"), encodeCPU(t, statefile.FormatV2, cpuset.New(0, 1, 2), twoOwners)...),
+			want: []Ref{
+				{File: "cpu_manager_state", Path: "/entries/pod-a/web", Quote: `cpu_manager_state: CPUs 3 are assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
+				{File: "cpu_manager_state", Path: "/entries/pod-b/batch", Quote: `container "batch" of pod "pod-b"`},
+			},
+			severity: "error",
+			remedy:   "Drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file).",
+			explains: "is a copy of the checkpoint, not the node's file, so no kubelet verdict applies to it",
+		},
+		{
 			// the corrupt-checkpoint finding cites the overlap already
 			name: "corrupt file: no duplicate",
 			data: corrupt,
