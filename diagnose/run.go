@@ -23,7 +23,7 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 		r.Evidence = []EvidenceItem{}
 	}
 	d := &diagnosis{ev: ev, report: &r}
-	for _, step := range []func(){d.releaseVerdicts, d.admissions, d.startup, d.stateVerdicts, d.machineVsState, d.drift, d.configTraps, d.configChecks, d.nrtVsKubelet} {
+	for _, step := range []func(){d.releaseVerdicts, d.admissions, d.startup, d.stateVerdicts, d.machineVsState, d.drift, d.configTraps, d.configChecks, d.nrtVsKubelet, d.stateProblemFindings} {
 		if err := ctx.Err(); err != nil {
 			return Report{}, err
 		}

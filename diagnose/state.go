@@ -2,10 +2,12 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -125,6 +127,9 @@ func (e *Evidence) SetPodResources(name string, s *podresources.Snapshot) {
 	e.PodResources = s
 	e.podResourcesName = name
 	note := fmt.Sprintf("%d pods", len(s.Pods))
+	if len(s.Pods) == 1 {
+		note = "1 pod"
+	}
 	if s.Allocatable == nil {
 		note += ", no allocatable answer"
 	}
@@ -194,7 +199,7 @@ func (d *diagnosis) stateVerdicts() {
 					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
 					Explanation: fmt.Sprintf("The kubelet recomputes the checksum of %s when it restores it and rejects the file when the stored checksum (%d) does not match: the file was changed by hand, "+
 						"truncated by a crash during a write, or written by a kubelet whose structures hash differently (kubernetes/kubernetes#86676, #84783).", f.Name, f.Checksum.Stored),
-					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `go run ./examples/inspect " + f.Name + "` shows every problem of the file.",
+					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `inspect " + f.Name + "` (numascope's inspect command) shows every problem of the file.",
 				})
 			default:
 				d.merge(Finding{Code: CodeKubeletStartFailed, Severity: severityOnReject(f),
@@ -207,9 +212,10 @@ func (d *diagnosis) stateVerdicts() {
 			continue
 		}
 		if f.Kind == statefile.KindMemory && !d.ev.partial(f) {
+			// (in a v3 file the machine state is under /data)
 			var replay []statefile.Problem
 			for _, p := range f.Problems {
-				if p.Severity == statefile.SeverityError && strings.HasPrefix(p.Path, "/machineState") || strings.Contains(p.Message, "expected machine state") {
+				if p.Severity == statefile.SeverityError && strings.HasPrefix(strings.TrimPrefix(p.Path, "/data"), "/machineState") || strings.Contains(p.Message, "expected machine state") {
 					replay = append(replay, p)
 				}
 			}
@@ -318,7 +324,7 @@ func (d *diagnosis) machineVsState() {
 				continue
 			}
 			if t := ns.MemoryMap["memory"]; t != nil && mn.Memory != 0 && t.TotalMemSize != mn.Memory {
-				diffs = append(diffs, fmt.Sprintf("NUMA node %d memory: %d bytes in the state file, %d on the machine", id, t.TotalMemSize, mn.Memory))
+				diffs = append(diffs, fmt.Sprintf("NUMA node %d memory: %s in the state file, %s on the machine", id, bytesText(t.TotalMemSize), bytesText(mn.Memory)))
 				refs = append(refs, Ref{File: f.Name, Path: fmt.Sprintf("/machineState/%d/memoryMap/memory/total", id), Quote: fmt.Sprint(t.TotalMemSize)})
 			}
 			for res, t := range ns.MemoryMap {
@@ -326,7 +332,7 @@ func (d *diagnosis) machineVsState() {
 					continue
 				}
 				if have := mn.HugePages[res]; have != t.TotalMemSize {
-					diffs = append(diffs, fmt.Sprintf("NUMA node %d %s: %d bytes in the state file, %d on the machine", id, res, t.TotalMemSize, have))
+					diffs = append(diffs, fmt.Sprintf("NUMA node %d %s: %s in the state file, %s on the machine", id, res, bytesText(t.TotalMemSize), bytesText(have)))
 					refs = append(refs, Ref{File: f.Name, Path: fmt.Sprintf("/machineState/%d/memoryMap/%s/total", id, res), Quote: fmt.Sprint(t.TotalMemSize)})
 				}
 			}
@@ -345,4 +351,12 @@ func (d *diagnosis) machineVsState() {
 			})
 		}
 	}
+}
+
+// bytesText is a byte count with its human size: "68719476736 bytes (64 GiB)".
+func bytesText(n uint64) string {
+	if n < 1024 || n > math.MaxInt64 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d bytes (%s)", n, input.HumanBytes(int64(n)))
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/numascope/numascope/podresources/podresourcestest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 // root is the repository root: the examples run from there, as the READMEs show.
@@ -55,6 +56,8 @@ var runs = map[string][]run{
 		{args: []string{"--socket", "{{socket}}", "--pod", "default/web"}, exit: 0, want: "1 pod"},
 		{args: []string{"--socket", "/nonexistent/kubelet.sock"}, exit: 1},
 		{args: []string{"--pod", "no-slash"}, exit: 2},
+		{args: []string{"--from", "podresources/testdata/offline/numascope", "-o", "wide"}, exit: 0, want: "CONTAINER"},
+		{args: []string{"-o", "csv"}, exit: 2},
 	},
 	"diagnose": {
 		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page"}, exit: 1, want: "TopologyAffinityError"},
@@ -63,6 +66,8 @@ var runs = map[string][]run{
 		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page", "--markdown"}, exit: 1, want: "TopologyAffinityError"},
 		{args: []string{"--state-dir", "examples/agent/testdata/node-bad/kubelet", "--json"}, exit: 1, json: true},
 		{args: []string{"--dir", "/nonexistent"}, exit: 2},
+		{args: []string{"--dir", "diagnose/testdata/state-cpu-two-owners", "-o", "json"}, exit: 1, json: true, want: `"StateFileProblem"`},
+		{args: []string{"--dir", "diagnose/testdata/troubleshooting-page", "-o", "wide"}, exit: 2},
 	},
 	"admit": {
 		{args: []string{"--hints", "examples/admit/testdata/design.json", "--json"}, exit: 0, json: true, want: `"admit":true`},
@@ -71,6 +76,8 @@ var runs = map[string][]run{
 		{args: []string{"--hints", "examples/admit/testdata/needs-two-nodes.json", "--json"}, exit: 1, json: true, want: `"admit":false`},
 		{args: []string{"--hints", "/nonexistent/hints.json"}, exit: 2},
 		{args: nil, exit: 2},
+		{args: []string{"--hints", "examples/admit/testdata/design.json", "-o", "json"}, exit: 0, json: true, want: `"admit":true`},
+		{args: []string{"--hints", "examples/admit/testdata/design.json"}, exit: 0, want: "✓ admitted"},
 	},
 	"agent": {
 		{args: []string{"--once", "--state-dir", "examples/agent/testdata/node/kubelet", "--sysfs", "examples/agent/testdata/node/sys", "--socket", "{{socket}}"}, exit: 0, json: true, want: `"available":true`},
@@ -307,6 +314,83 @@ func TestEveryExampleHelpExitsZero(t *testing.T) {
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				require.NoError(t, cmd.Run(), "%s %s: stderr %s", d, flag, stderr.String())
 				assert.Contains(t, strings.ToLower(stdout.String()+stderr.String()), "usage", "%s %s prints its usage", d, flag)
+				if helpWithoutExamples[d] {
+					return
+				}
+				assert.Contains(t, stdout.String(), "Examples:", "%s %s prints examples on stdout, as kubectl does", d, flag)
+				assert.Empty(t, stderr.String(), "%s %s: stderr", d, flag)
+			})
+		}
+	}
+}
+
+// helpWithoutExamples lists the examples whose -h has no examples yet
+// (inspect's output is being reworked on its own branch).
+var helpWithoutExamples = map[string]bool{"inspect": true}
+
+// TestOutputFlag runs every example that prints a report with each -o value
+// it takes and with one it does not: json and yaml parse, the aliases give
+// the same bytes as -o, and a value the command does not print is a usage
+// error (exit 2) that names -o and the values accepted.
+func TestOutputFlag(t *testing.T) {
+	bin := binaries(t)
+	for _, tt := range []struct {
+		example string
+		args    []string
+		exit    int
+		formats []string // accepted, besides text
+		refused []string
+		aliases map[string]string // alias flag -> the -o value it stands for
+	}{
+		{"diagnose", []string{"--dir", "diagnose/testdata/troubleshooting-page"}, 1, []string{"json", "yaml", "markdown"}, []string{"wide", "table"}, map[string]string{"--json": "json", "--markdown": "markdown"}},
+		{"admit", []string{"--hints", "examples/admit/testdata/design.json"}, 0, []string{"json", "yaml"}, []string{"markdown", "wide"}, map[string]string{"--json": "json"}},
+		{"podresources", []string{"--from", "podresources/testdata/offline/numascope"}, 0, []string{"json", "yaml", "markdown", "wide"}, []string{"csv"}, map[string]string{"--json": "json", "--markdown": "markdown"}},
+	} {
+		exec1 := func(t *testing.T, args ...string) (int, string, string) {
+			cmd := exec.Command(filepath.Join(bin, tt.example), append(append([]string{}, tt.args...), args...)...)
+			cmd.Dir = root
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return exit.ExitCode(), stdout.String(), stderr.String()
+			}
+			require.NoError(t, err)
+			return 0, stdout.String(), stderr.String()
+		}
+		outputs := map[string]string{}
+		for _, f := range append([]string{"text"}, tt.formats...) {
+			t.Run(tt.example+" -o "+f, func(t *testing.T) {
+				code, out, errs := exec1(t, "-o", f)
+				require.Equal(t, tt.exit, code, "exit code (stderr %s)", errs)
+				require.NotEmpty(t, out)
+				outputs[f] = out
+				switch f {
+				case "json":
+					var v any
+					require.NoError(t, json.Unmarshal([]byte(out), &v), "-o json parses")
+				case "yaml":
+					var v any
+					require.NoError(t, yaml.Unmarshal([]byte(out), &v), "-o yaml parses")
+					assert.IsType(t, map[string]any{}, v, "-o yaml is a document, not a scalar")
+				}
+			})
+		}
+		for alias, f := range tt.aliases {
+			t.Run(tt.example+" "+alias, func(t *testing.T) {
+				code, out, errs := exec1(t, alias)
+				require.Equal(t, tt.exit, code, "exit code (stderr %s)", errs)
+				assert.Equal(t, outputs[f], out, "%s prints what -o %s prints", alias, f)
+			})
+		}
+		for _, f := range tt.refused {
+			t.Run(tt.example+" -o "+f, func(t *testing.T) {
+				code, out, errs := exec1(t, "-o", f)
+				assert.Equal(t, 2, code, "exit code (stderr %s)", errs)
+				assert.Empty(t, out)
+				assert.Contains(t, errs, "-o")
+				assert.Contains(t, errs, strings.Join(tt.formats[:len(tt.formats)-1], ", ")+" or "+tt.formats[len(tt.formats)-1], "the accepted values")
 			})
 		}
 	}

@@ -1,7 +1,12 @@
 // Command admit merges topology hints exactly as the kubelet's Topology
 // Manager does and shows its work.
 //
-//	go run ./examples/admit --hints FILE [--json] [--kubelet-version X.Y]
+//	go run ./examples/admit --hints FILE [-o text|json|yaml] [--kubelet-version X.Y]
+//	go run ./examples/admit --pod FILE --state-dir DIR --topology FILE|DIR [--policy P] [-o text|json|yaml]
+//
+// The first line of the text output is the verdict: admitted or not, and
+// why. -o json (or --json) prints the one-line JSON below; -o yaml the same
+// document as YAML.
 //
 // FILE is JSON: {"numaNodes":[0,1], "distances":{"0":[10,20],"1":[20,10]},
 // "policy":"restricted", "options":{"prefer-closest-numa-nodes":"true"},
@@ -36,6 +41,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -52,13 +58,16 @@ type result struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("admit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hints := fs.String("hints", "", "JSON file with numaNodes, distances, policy, options and providers' hints")
-	asJSON := fs.Bool("json", false, "print {\"bestHint\":...,\"admit\":...} instead of the explanation")
+	hints := fs.String("hints", "", "JSON `FILE` with numaNodes, distances, policy, options and providers' hints (- for the standard input)")
+	out := cliout.Register(fs, cliout.JSON, cliout.YAML)
 	nf := addNodeFlags(fs)
+	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0 // -h asked for the usage
+			writeHelp(stdout, fs)
+			return 0
 		}
+		fmt.Fprintln(stderr, "usage: admit --hints FILE | --pod FILE --state-dir DIR --topology FILE|DIR [flags]   (admit -h shows the flags and examples)")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -79,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "hints", "json", "kubelet-version":
+			case "hints", "json", "o", "output", "kubelet-version":
 			default:
 				ignored = append(ignored, "--"+f.Name)
 			}
@@ -88,15 +97,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "admit: %s %s only with --pod: with --hints FILE the file gives the NUMA nodes, the policy and the options (set them in %s)\n", strings.Join(ignored, ", "), map[bool]string{true: "works", false: "work"}[len(ignored) == 1], *hints)
 			return 2
 		}
-		return runHints(*hints, nf.version, *asJSON, stdout, stderr)
+		return runHints(*hints, nf.version, out.Format(), stdout, stderr)
 	case nf.pod != "":
-		return runNode(nf, *asJSON, stdout, stderr)
+		return runNode(nf, out.Format(), stdout, stderr)
 	}
 	fmt.Fprintln(stderr, "admit: give --hints FILE (a merge) or --pod FILE --state-dir DIR --topology FILE (a node); see -h")
 	return 2
 }
 
-func runHints(path, version string, asJSON bool, stdout, stderr io.Writer) int {
+func runHints(path, version string, format cliout.Format, stdout, stderr io.Writer) int {
 	data, err := readInput(path, "--hints", input.MaxDocument)
 	if err != nil {
 		fmt.Fprintf(stderr, "admit: %v\n", err)
@@ -115,11 +124,14 @@ func runHints(path, version string, asJSON bool, stdout, stderr io.Writer) int {
 		return 2
 	}
 	r := p.Explain(f.Providers)
-	if asJSON {
-		out, _ := json.Marshal(result{BestHint: r.BestHint, Admit: r.Admit})
-		fmt.Fprintln(stdout, string(out))
+	if format != cliout.Text {
+		if err := writeDoc(stdout, format, result{BestHint: r.BestHint, Admit: r.Admit}); err != nil {
+			fmt.Fprintf(stderr, "admit: %v\n", err)
+			return 2
+		}
 		return verdictCode(r.Admit)
 	}
+	fmt.Fprintln(stdout, hintsVerdict(r, p.Name()))
 	w := &tw{w: stdout}
 	desc := "NUMA nodes " + joinInts(f.NUMANodes)
 	if len(f.Distances) > 0 {
@@ -195,7 +207,11 @@ func writeReport(w *tw, r *topomgr.MergeReport, names []string) {
 			w.line(pick(i == 0, "single-numa", ""), name+" keeps "+hintsText(l)+pick(i == 0, "   (preferred hints with one node or none)", ""))
 		}
 	}
-	w.line("merge", fmt.Sprintf("%d hint list(s); the kubelet enumerates %s combination(s); best non-preferred affinity count %d", len(r.Lists), r.Combinations.String(), r.BestNonPreferredAffinityCount))
+	combos := r.Combinations.String() + " combinations"
+	if combos == "1 combinations" {
+		combos = "1 combination"
+	}
+	w.line("merge", fmt.Sprintf("%s; the kubelet enumerates %s; best non-preferred affinity count %d", plural(len(r.Lists), "hint list"), combos, r.BestNonPreferredAffinityCount))
 	if r.RewrittenToAnyNUMA {
 		w.line("merged", hintText(r.Merged))
 	}
@@ -278,4 +294,67 @@ func readInput(path, flag string, limit int64) ([]byte, error) {
 		return input.ReadAll(os.Stdin, flag+" (standard input)", limit)
 	}
 	return input.ReadFile(path, flag, limit)
+}
+
+// writeDoc prints a result as one line of JSON (the contract scripts rely
+// on) or as YAML.
+func writeDoc(w io.Writer, format cliout.Format, v any) error {
+	if format == cliout.JSON {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	return cliout.Encode(w, format, v)
+}
+
+// hintsVerdict is the first line of a merge's explanation.
+func hintsVerdict(r *topomgr.MergeReport, policy string) string {
+	if r.Admit {
+		return fmt.Sprintf("✓ admitted: the %s policy accepts the best hint, %s", policy, hintText(r.BestHint))
+	}
+	return fmt.Sprintf("✗ not admitted: TopologyAffinityError: the %s policy rejects the best hint, %s", policy, hintText(r.BestHint))
+}
+
+// writeHelp prints the usage with examples (on stdout: it was asked for).
+func writeHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: admit --hints FILE [flags]
+       admit --pod FILE --state-dir DIR --topology FILE|DIR [flags]
+
+Merges Topology Manager hints exactly as the kubelet does and shows the work
+(--hints), or admits a pod on a node from its state files, topology and
+kubelet config (--pod). The first line is the verdict.
+
+Examples:
+  # merge the hints of a file
+  admit --hints examples/admit/testdata/design.json
+
+  # the verdict as JSON for a script: {"bestHint":{...},"admit":true}
+  admit --hints examples/admit/testdata/needs-two-nodes.json -o json
+
+  # would this pod be admitted on the node? (policy from the kubelet config)
+  admit --pod pod.yaml --state-dir /var/lib/kubelet --topology /sys \
+      --kubelet-config /var/lib/kubelet/config.yaml
+
+  # the same under another policy and an option
+  admit --pod pod.yaml --state-dir DIR --topology machine-info.json \
+      --policy single-numa-node --option prefer-closest-numa-nodes=true
+
+Exit status: 0 admitted, 1 not admitted (TopologyAffinityError), 2 the input
+cannot be read or is invalid, or the command line is wrong.
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// plural is "1 hint list", "2 hint lists".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -39,7 +39,7 @@ func TestHintsHuman(t *testing.T) {
 	for _, want := range []string{
 		"provider 0   nvidia.com/gpu: {1}* {0,1}",
 		"provider 1   cpu: {0,1}*",
-		"the kubelet enumerates 6 combination(s); best non-preferred affinity count 2",
+		"3 hint lists; the kubelet enumerates 6 combinations; best non-preferred affinity count 2",
 		"best hint    NUMA nodes {0,1}, not preferred",
 		"rule         non-preferred-at-best-count",
 		"restricted rejects it (TopologyAffinityError)",

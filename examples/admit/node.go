@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/nodeconfig"
@@ -60,20 +60,22 @@ func loadState(path string, kind statefile.Kind, policy, version string) (*state
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		// the SDK's advice names its options; here the file is found by --state-dir
+		msg := strings.ReplaceAll(err.Error(), " or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)")
+		return nil, fmt.Errorf("--state-dir: %s", msg)
 	}
 	if !f.KubeletAccepts {
-		return nil, fmt.Errorf("%s: the kubelet would not restore this file (%s): fix it first (go run ./examples/inspect %s)", path, f.Reason, path)
+		return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", path, f.Reason, path)
 	}
 	return f, nil
 }
 
-func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
+func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
 		return 2
 	}
-	if nf.stateDir == "" || nf.topology == "" {
+	if nf.stateDir == "" || nf.topology == "" || nf.pod == "" {
 		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
 		return 2
 	}
@@ -118,6 +120,23 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	if nf.scope == "" {
 		nf.scope = topomgr.ScopeContainer
 	}
+	// where a setting came from, for the error that names it
+	from := func(flagName, field string) string {
+		if set[flagName] || configPath == "" {
+			return "--" + flagName
+		}
+		return configPath + ": " + field
+	}
+	switch nf.policy {
+	case topomgr.PolicyNone, topomgr.PolicyBestEffort, topomgr.PolicyRestricted, topomgr.PolicySingleNumaNode:
+	default:
+		return fail("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", from("policy", "topologyManagerPolicy"), nf.policy)
+	}
+	switch nf.scope {
+	case topomgr.ScopeContainer, topomgr.ScopePod:
+	default:
+		return fail("%s %q: not a Topology Manager scope: give container or pod", from("scope", "topologyManagerScope"), nf.scope)
+	}
 	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
 	if err != nil {
 		return fail("%v", err)
@@ -140,7 +159,7 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, CPUPolicyOptions: cpuOptions, ReservedCPUs: nf.reserved})
 	if err != nil {
-		return fail("--reserved-cpus: %v", err)
+		return fail("%s: %v: give CPU ids such as 0-1 or 0,32", from("reserved-cpus", "reservedSystemCPUs"), err)
 	}
 	cfg.Gates.KubeletVersion = nf.version
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
@@ -172,16 +191,23 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	res, err := topomgr.SimulateAdmission(pod, cfg)
 	if err != nil {
+		// the policy and the scope are checked above: what is left is an
+		// option, a CPU manager option or a device the state names
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "option") && (set["option"] || set["cpu-option"]):
+			return fail("--option/--cpu-option: %v", err)
+		case strings.Contains(msg, "option") && configPath != "":
+			return fail("%s: %v", configPath, err)
+		}
 		return fail("%v", err)
 	}
-	if asJSON {
-		out, err := json.Marshal(res)
-		if err != nil {
+	if format != cliout.Text {
+		if err := writeDoc(stdout, format, res); err != nil {
 			return fail("%v", err)
 		}
-		fmt.Fprintln(stdout, string(out))
 		return verdictCode(res.Admit)
 	}
+	fmt.Fprintln(stdout, nodeVerdict(pod, res, nf.policy))
 	w := &tw{w: stdout}
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
 	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
@@ -218,4 +244,17 @@ func runNode(nf *nodeFlags, asJSON bool, stdout, stderr io.Writer) int {
 		w.line(pick(i == 0, "notes", ""), n)
 	}
 	return verdictCode(res.Admit)
+}
+
+// nodeVerdict is the first line of a node admission: the pod and the
+// verdict, in the words of the account's first sentence.
+func nodeVerdict(pod *topomgr.Pod, res *topomgr.NodeAdmission, policy string) string {
+	mark, why := "✓", "admitted under the "+policy+" policy"
+	if !res.Admit {
+		mark, why = "✗", "not admitted under the "+policy+" policy (TopologyAffinityError)"
+	}
+	if len(res.Account) > 0 {
+		why = res.Account[0]
+	}
+	return fmt.Sprintf("%s pod %s/%s: %s", mark, pod.Namespace, pod.Name, why)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/numascope/numascope/statefile"
@@ -143,6 +144,7 @@ func TestNodeMode(t *testing.T) {
 	for _, want := range []string{"rejected: TopologyAffinityError", "cpu/cpu: no preferred single-NUMA-node placement"} {
 		assert.Contains(t, out, want, "rejection")
 	}
+	assert.True(t, strings.HasPrefix(out, "✗ pod ml/big: rejected: TopologyAffinityError"), "the verdict is the first line: %q", out)
 }
 
 func TestNodeModeErrors(t *testing.T) {
@@ -157,7 +159,9 @@ func TestNodeModeErrors(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{"bad policy", append(base, "--policy", "strict"), `unknown policy: "strict"`},
+		{"bad policy", append(base, "--policy", "strict"), `--policy "strict": not a Topology Manager policy: give none, best-effort, restricted or single-numa-node`},
+		{"bad scope", append(base, "--policy", "restricted", "--scope", "node"), `--scope "node": not a Topology Manager scope: give container or pod`},
+		{"bad reserved", append(base, "--policy", "restricted", "--reserved-cpus", "x"), `--reserved-cpus: reservedSystemCPUs "x"`},
 		{"bad option", append(base, "--policy", "restricted", "--option", "max-allowable-numa-nodes=2"), "should not be less than 8"},
 		{"no policy", base, "--policy"},
 		{"bad pod", append(b, "--policy", "restricted"), "/spec/containers/0/resources/limits/cpu"},

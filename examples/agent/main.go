@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -99,38 +100,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.http = defaultHTTPLimits
 	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")
 	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, "most HTTP connections served at once; more wait to be accepted")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(stdout, fs)
 			return 0
 		}
+		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]   (agent -h shows the flags and examples)")
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))
 		return 2
 	}
-	if c.interval <= 0 || c.timeout <= 0 || c.http.idleTimeout <= 0 {
-		fmt.Fprintln(stderr, "agent: --interval, --timeout and --http-idle-timeout must be positive durations such as 30s")
-		return 2
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--interval", c.interval}, {"--timeout", c.timeout}, {"--http-idle-timeout", c.http.idleTimeout}} {
+		if d.v <= 0 {
+			fmt.Fprintf(stderr, "agent: %s %s: give a positive duration such as 30s\n", d.name, d.v)
+			return 2
+		}
 	}
-	if c.limits.state <= 0 || c.limits.podResources <= 0 || c.limits.podResources > 1<<31-1 || c.limits.pods <= 0 || c.http.maxConns <= 0 {
-		fmt.Fprintln(stderr, "agent: --max-state-size, --max-podresources-size (at most 2Gi), --max-pods and --http-max-conns must be positive")
-		return 2
+	for _, n := range []struct {
+		name, example string
+		v, max        int64
+	}{
+		{"--max-state-size", "4Mi", c.limits.state, 1 << 40},
+		{"--max-podresources-size", "16Mi", c.limits.podResources, 1<<31 - 1},
+		{"--max-pods", "10000", int64(c.limits.pods), math.MaxInt32},
+		{"--http-max-conns", "64", int64(c.http.maxConns), math.MaxInt32},
+	} {
+		if n.v <= 0 || n.v > n.max {
+			fmt.Fprintf(stderr, "agent: %s %d: give a positive number such as %s (at most %d)\n", n.name, n.v, n.example, n.max)
+			return 2
+		}
 	}
 	if c.report != "full" && c.report != "summary" && c.report != "none" && c.report != "bundle" && c.report != "npd" {
 		fmt.Fprintf(stderr, "agent: --report %q: give full, summary, none, or bundle or npd (with --once)\n", c.report)
 		return 2
+	}
+	if c.once {
+		// one round and no server: these flags would be ignored
+		var ignored []string
+		fs.Visit(func(f *flag.Flag) {
+			switch {
+			case f.Name == "interval", f.Name == "http-idle-timeout", f.Name == "http-max-conns", f.Name == "listen" && c.listen != "":
+				ignored = append(ignored, "--"+f.Name)
+			}
+		})
+		if len(ignored) > 0 {
+			fmt.Fprintf(stderr, "agent: %s with --once: one round runs and nothing is served, so leave %s out (or drop --once to run as a server)\n", strings.Join(ignored, ", "), map[bool]string{true: "it", false: "them"}[len(ignored) == 1])
+			return 2
+		}
 	}
 	if (c.report == "bundle" || c.report == "npd") && !c.once {
 		fmt.Fprintf(stderr, "agent: --report %s goes with --once\n", c.report)
 		return 2
 	}
 	if c.snapshot != "" && c.socket != "" {
-		fmt.Fprintln(stderr, "agent: --snapshot and --socket exclude each other")
+		fmt.Fprintln(stderr, "agent: --snapshot and --socket exclude each other: give the live socket or a saved snapshot")
+		return 2
+	}
+	if c.stateDir == "" {
+		fmt.Fprintln(stderr, "agent: --state-dir \"\": give the kubelet root directory (/var/lib/kubelet, or where the DaemonSet mounts it)")
 		return 2
 	}
 	if c.socket == "" && c.snapshot == "" {
@@ -274,3 +307,35 @@ func (a *agent) healthy(now time.Time) error {
 
 // isOff reports whether an optional source is switched off.
 func isOff(v string) bool { return strings.EqualFold(v, off) }
+
+// writeHelp prints the usage with examples (on stdout: it was asked for).
+func writeHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]
+
+Runs numascope on one node, over and over: checks the kubelet's checkpoint
+files, reads the PodResources API and the NUMA layout, diagnoses them, writes
+one JSON report line per round and serves Prometheus metrics.
+
+Examples:
+  # one round on this node, then exit 0 (all well) or 1 (an error finding)
+  sudo agent --once
+
+  # files copied from a node, no socket, a short report
+  agent --once --state-dir examples/agent/testdata/node/kubelet \
+      --sysfs examples/agent/testdata/node/sys --socket none --report summary
+
+  # as the DaemonSet runs it: every 30s, metrics on :9464
+  agent --state-dir /host/var/lib/kubelet --sysfs /host/sys --interval 30s
+
+  # a node-problem-detector custom plugin: one line and its exit code
+  agent --once --report npd
+
+Exit status: 0 no error (--once) or stopped by SIGTERM, 1 an error finding or
+a checkpoint the kubelet rejects (--once), 2 the command line is wrong or
+--listen cannot be served.
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}

@@ -270,24 +270,41 @@ func TestOnceUnreadableStateFile(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"--interval", "0s"},
-		{"--no-such-flag"},
-		{"extra-argument"},
-		{"--timeout", "-1s"},
-		{"--snapshot", "x", "--socket", "y"},
-		{"--report", "short"},
+	for _, tt := range []struct {
+		args []string
+		want string // in stderr: the flag, and what to give
+	}{
+		{[]string{"--interval", "0s"}, "--interval 0s: give a positive duration"},
+		{[]string{"--no-such-flag"}, "agent -h"},
+		{[]string{"extra-argument"}, `unexpected argument "extra-argument"`},
+		{[]string{"--timeout", "-1s"}, "--timeout -1s: give a positive duration"},
+		{[]string{"--http-idle-timeout", "0s"}, "--http-idle-timeout 0s"},
+		{[]string{"--snapshot", "x", "--socket", "y"}, "--snapshot and --socket exclude each other"},
+		{[]string{"--report", "short"}, `--report "short": give full, summary, none`},
+		{[]string{"--report", "npd"}, "--report npd goes with --once"},
+		{[]string{"--max-pods", "0"}, "--max-pods 0: give a positive number"},
+		{[]string{"--http-max-conns", "-1"}, "--http-max-conns -1"},
+		{[]string{"--max-podresources-size", "3Gi"}, "--max-podresources-size 3221225472"},
+		{[]string{"--max-state-size", "lots"}, "-max-state-size: \"lots\": give a byte count"},
+		{[]string{"--state-dir", ""}, `--state-dir "": give the kubelet root directory`},
+		{[]string{"--once", "--interval", "10s"}, "--interval with --once: one round runs and nothing is served, so leave it out"},
+		{[]string{"--once", "--listen", ":9999", "--http-max-conns", "4"}, "--http-max-conns, --listen with --once"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), args, &out, &errb)
-		assert.Equal(t, 2, code, "%v: exit code", args)
-		assert.NotEmpty(t, errb.String(), "%v: stderr", args)
-		assert.Empty(t, out.String(), "%v: stdout", args)
+		code := run(context.Background(), tt.args, &out, &errb)
+		assert.Equal(t, 2, code, "%v: exit code", tt.args)
+		assert.Contains(t, errb.String(), tt.want, "%v: stderr", tt.args)
+		assert.Empty(t, out.String(), "%v: stdout", tt.args)
 	}
-	var errb bytes.Buffer
-	code := run(context.Background(), []string{"-h"}, io.Discard, &errb)
-	assert.Equal(t, 0, code, "-h: exit code")
-	assert.Contains(t, errb.String(), "--state-dir", "-h: usage")
+	for _, h := range []string{"-h", "--help"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{h}, &out, &errb)
+		assert.Equal(t, 0, code, "%s: exit code", h)
+		assert.Contains(t, out.String(), "-state-dir DIR", "%s: usage on stdout", h)
+		assert.Contains(t, out.String(), "Examples:", h)
+		assert.GreaterOrEqual(t, strings.Count(out.String(), "\n  agent ")+strings.Count(out.String(), "\n  sudo agent "), 3, "%s: at least three examples", h)
+		assert.Empty(t, errb.String(), "%s: stderr", h)
+	}
 }
 
 func TestOnceInterrupted(t *testing.T) {

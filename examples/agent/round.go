@@ -412,7 +412,7 @@ func gather(ctx context.Context, c config) *Report {
 			fail("state", p, err, &diagnose.Finding{Code: CodeEvidenceUnreadable, Severity: statefile.SeverityError,
 				Title:       p + " cannot be decoded: the kubelet cannot read it either",
 				Explanation: err.Error(),
-				Remedy:      "Run `go run ./examples/inspect " + p + "` on a copy for every problem; drain the node and move the file away before the kubelet restarts.",
+				Remedy:      "Run `inspect " + p + "` (numascope's inspect command) on a copy for every problem; drain the node and move the file away before the kubelet restarts.",
 			})
 			rep.Checkpoints = append(rep.Checkpoints, cp)
 			continue

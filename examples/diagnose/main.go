@@ -4,8 +4,13 @@
 //
 //	go run ./examples/diagnose --log kubelet.log --pod pod.yaml --events describe.txt \
 //	    --state-dir /var/lib/kubelet --kubelet-config /var/lib/kubelet/config.yaml \
-//	    --topology machine-info.json --podresources snapshot.json [--kubelet-version X.Y] [--json|--markdown]
-//	go run ./examples/diagnose [--json] paste-1.txt paste-2.txt ...
+//	    --topology machine-info.json --podresources snapshot.json [--kubelet-version X.Y] [-o text|json|yaml|markdown]
+//	go run ./examples/diagnose [-o json] paste-1.txt paste-2.txt ...
+//
+// The first line of the text report is the headline: the most severe
+// finding and the count of findings by severity. -o json prints the report
+// (schema numascope.diagnose/v1; --json is the same), -o yaml the same
+// document as YAML, -o markdown (or --markdown) a report for a ticket.
 //
 // Files given without a flag are read as what their content shows
 // (diagnose FILE...); a file given with a flag is read as that kind first,
@@ -27,17 +32,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/statefile"
 )
 
 type list []string
@@ -65,15 +75,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
 	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` (1.28 to 1.37, e.g. 1.30 or v1.30.4), for the verdicts on the checkpoint files; default: the release the evidence shows, else the newest")
-	asJSON := fs.Bool("json", false, "print the report as JSON (schema numascope.diagnose/v1)")
-	asMarkdown := fs.Bool("markdown", false, "print the report as Markdown")
+	out := cliout.Register(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
+	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	// Files and flags may be mixed: parse up to each file, take it, go on.
 	var files []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				writeHelp(stdout, fs)
 				return 0
 			}
+			fmt.Fprintln(stderr, "usage: diagnose [flags] [FILE...]   (diagnose -h shows the flags and examples)")
 			return 2
 		}
 		if fs.NArg() == 0 {
@@ -85,10 +97,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		files = append(files, fs.Arg(0))
 		rest = fs.Args()[1:]
-	}
-	if *asJSON && *asMarkdown {
-		fmt.Fprintln(stderr, "diagnose: --json and --markdown exclude each other")
-		return 2
 	}
 	if err := new(diagnose.Evidence).SetKubeletVersion(*version); err != nil {
 		fmt.Fprintln(stderr, "diagnose: --kubelet-version:", err)
@@ -103,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *dir != "" {
 		d, err := diagnose.SourcesFromDir(*dir)
 		if err != nil {
-			fmt.Fprintln(stderr, "diagnose:", err)
+			fmt.Fprintf(stderr, "diagnose: --dir %s: %v: give a directory holding the node's evidence files (see -h)\n", *dir, unwrapPath(err))
 			return 2
 		}
 		src = mergeSources(d, src)
@@ -130,6 +138,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
 	}
+	for i := range rep.Evidence {
+		rep.Evidence[i].Error = cliTerms(rep.Evidence[i].Error)
+	}
 	used := 0
 	for _, e := range rep.Evidence {
 		switch {
@@ -141,13 +152,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "diagnose: %s: not used: %s\n", e.File, e.Note)
 		}
 	}
-	switch {
-	case *asJSON:
+	switch out.Format() {
+	case cliout.JSON:
 		err = rep.WriteJSON(stdout)
-	case *asMarkdown:
-		err = rep.WriteMarkdown(stdout)
+	case cliout.YAML:
+		err = cliout.Encode(stdout, cliout.YAML, rep)
+	case cliout.Markdown:
+		err = writeMarkdown(stdout, rep)
 	default:
-		err = rep.WriteText(stdout)
+		err = writeText(stdout, rep)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
@@ -208,4 +221,137 @@ func mergeSources(d, flags diagnose.Sources) diagnose.Sources {
 	}
 	d.Files = append(d.Files, flags.Files...)
 	return d
+}
+
+// writeHelp prints the usage with examples (on stdout: it was asked for).
+func writeHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: diagnose [flags] [FILE...]
+
+Explains what the kubelet's Topology Manager and resource managers did on a
+node, why, and what to do: findings with causes, evidence and remedies, the
+most severe first. Files without a flag are read as what their content shows.
+
+Examples:
+  # every evidence file of a directory (kubelet.log, pod.yaml, *_state, ...)
+  diagnose --dir diagnose/testdata/troubleshooting-page
+
+  # the node's own files, as a report for a ticket
+  sudo diagnose --state-dir /var/lib/kubelet --kubelet-config /var/lib/kubelet/config.yaml \
+      --log kubelet.log --pod pod.yaml -o markdown
+
+  # pastes from a ticket, kinds detected from their content; JSON for jq
+  diagnose -o json ticket-1.txt ticket-2.txt | jq -r '.findings[].code'
+
+Exit status: 0 no finding of severity error, 1 an error finding, 2 no input
+could be read or the command line is wrong.
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// writeText writes the text report with the headline as its first line.
+func writeText(w io.Writer, rep diagnose.Report) error {
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		return err
+	}
+	body := b.String()
+	if first, rest, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "numascope diagnose:") {
+		body = rest
+	} else if !ok && strings.HasPrefix(body, "numascope diagnose:") {
+		body = ""
+	}
+	_, err := io.WriteString(w, headline(rep)+"\n"+body)
+	return err
+}
+
+// headline is the report in one line: the most severe finding (the report
+// lists them worst first) and the count of findings by severity.
+func headline(rep diagnose.Report) string {
+	if len(rep.Findings) == 0 {
+		switch {
+		case len(rep.Evidence) == 0:
+			return "✓ no findings (no evidence given)"
+		case unusedAll(rep):
+			return "✗ no findings: no input could be read"
+		}
+		return "✓ no findings: nothing in the evidence points at a problem"
+	}
+	top := rep.Findings[0]
+	mark := "✓"
+	switch top.Severity {
+	case statefile.SeverityError:
+		mark = "✗"
+	case statefile.SeverityWarning:
+		mark = "!"
+	}
+	var counts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{rep.Summary.Errors, "error"}, {rep.Summary.Warnings, "warning"}, {rep.Summary.Infos, "note"}} {
+		if c.n > 0 {
+			counts = append(counts, plural(c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, top.Title, strings.Join(counts, ", "))
+}
+
+func unusedAll(rep diagnose.Report) bool {
+	for _, e := range rep.Evidence {
+		if e.Used() {
+			return false
+		}
+	}
+	return true
+}
+
+// plural is "1 error", "2 errors".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sdkAdvice maps advice that names an SDK option to what a user of this
+// command does instead.
+var sdkAdvice = strings.NewReplacer(
+	" or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)",
+	"Options.Kind, or --kind in inspect", "inspect --kind KIND FILE reads it as that kind",
+)
+
+// cliTerms rewrites an SDK error for the command line.
+func cliTerms(msg string) string { return sdkAdvice.Replace(msg) }
+
+// reMarkdownCounts is the count line under the Markdown report's heading.
+var reMarkdownCounts = regexp.MustCompile(`(?m)^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)\.$`)
+
+// writeMarkdown writes the Markdown report with the headline in place of
+// its count line.
+func writeMarkdown(w io.Writer, rep diagnose.Report) error {
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	body, done := b.String(), false
+	body = reMarkdownCounts.ReplaceAllStringFunc(body, func(m string) string {
+		if done {
+			return m
+		}
+		done = true
+		return "**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`).Replace(headline(rep)) + "**"
+	})
+	_, err := io.WriteString(w, body)
+	return err
 }

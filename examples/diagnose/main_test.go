@@ -59,7 +59,7 @@ func TestRunTextAndCleanExit(t *testing.T) {
 	if code := run([]string{"--kubelet-config", cfg}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	if !strings.HasPrefix(out.String(), "numascope diagnose: no findings") {
+	if !strings.HasPrefix(out.String(), "✓ no findings") {
 		t.Errorf("out = %q", out.String())
 	}
 }

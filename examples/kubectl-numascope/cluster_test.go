@@ -165,6 +165,11 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Equal(t, findingText(string(read(t, "expected.txt"))), findingText(out))
 		assert.Contains(t, out, "1. [ERROR] TopologyAffinityError: Pod default/guaranteed was rejected with TopologyAffinityError")
 		assert.Contains(t, out, "Node: dell8 (kubelet v1.37.2): capacity cpu 48 memory 256Gi, allocatable cpu 47 memory 251Gi")
+		assert.True(t, strings.HasPrefix(out, "✗ TopologyAffinityError: Pod default/guaranteed was rejected"), "the headline is the first line")
+		code, out, errOut = plugin(t, "--kubeconfig", user, "diagnose", "pod/guaranteed", "-A", "-o", "markdown")
+		assert.Equal(t, 1, code, errOut)
+		assert.Contains(t, out, "\n**✗ TopologyAffinityError: Pod default/guaranteed was rejected", "the headline under the Markdown heading")
+		assert.NotContains(t, out, "error(s)")
 		for _, f := range []string{"-o yaml", "-o markdown"} {
 			code, out, errOut = plugin(t, "--kubeconfig", user, "diagnose", "pod/guaranteed", "-A", "-o", strings.TrimPrefix(f, "-o "))
 			assert.Equal(t, 1, code, errOut)
@@ -204,7 +209,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Contains(t, errOut, "enableSystemLogQuery: true")
 		assert.Contains(t, errOut, "NodeLogQuery")
 		assert.Contains(t, []int{0, 1}, code, errOut)
-		assert.Contains(t, out, "numascope diagnose:")
+		assert.True(t, strings.HasPrefix(out, "✓ no findings"), "the headline is the first line: %q", out)
 		assert.Positive(t, dell9.Served("/logs/"), "the query reached dell9's kubelet")
 	})
 

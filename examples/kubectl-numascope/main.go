@@ -5,7 +5,10 @@
 //
 //	kubectl numascope diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]
 //	kubectl numascope gather node/NAME --out DIR [--no-node-access]
-//	kubectl numascope nodes [-o text|json|yaml]
+//	kubectl numascope nodes [-o text|json|yaml|markdown|wide]
+//
+// The first line of diagnose's text report is the headline: the most
+// severe finding and the count of findings by severity.
 //
 // It loads the kubeconfig as kubectl does (KUBECONFIG, ~/.kube/config,
 // --kubeconfig, --context, exec credential plugins). What it reads, and the
@@ -23,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,10 +50,41 @@ const usage = `kubectl numascope: explain the kubelet's Topology Manager from th
 Usage:
   kubectl numascope diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]
   kubectl numascope gather node/NAME --out DIR [--no-node-access]
-  kubectl numascope nodes [-o text|json|yaml] [--parallel N]
+  kubectl numascope nodes [-o text|json|yaml|markdown|wide] [--parallel N]
+
+Examples:
+  # why was this pod rejected (TopologyAffinityError, UnexpectedAdmissionError)?
+  kubectl numascope diagnose pod/guaranteed -n default
+
+  # the same from the API objects only, as Markdown for a ticket
+  kubectl numascope diagnose pod/guaranteed -n default --no-node-access -o markdown
+
+  # save a node's evidence for later (or for someone else)
+  kubectl numascope gather node/worker-3 --out ./worker-3
+
+  # every node: checkpoints, free CPUs and memory per NUMA node, warnings too
+  kubectl numascope nodes -o wide
+
+Exit status: 0 no finding of severity error, 1 an error finding, 2 the
+command line is wrong or the pod or node cannot be read.
 
 Flags:
 `
+
+// formats are the -o values each command takes.
+var formats = map[string][]string{
+	"diagnose": {"text", "json", "yaml", "markdown"},
+	"gather":   nil,
+	"nodes":    {"text", "json", "yaml", "markdown", "wide"},
+}
+
+// onlyFor names the flags that belong to one command: given to another,
+// they would be ignored, so they are refused.
+var onlyFor = map[string]string{
+	"namespace": "diagnose", "all-namespaces": "diagnose",
+	"out":      "gather",
+	"parallel": "nodes", "progress": "nodes",
+}
 
 // options are the flags every command shares.
 type options struct {
@@ -72,7 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context to use")
 	fs.StringVarP(&o.namespace, "namespace", "n", "", "the pod's namespace (default: the context's)")
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
-	fs.StringVarP(&o.output, "output", "o", "text", "report format: text, json, yaml or markdown")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or markdown (nodes: also wide)")
 	fs.BoolVar(&o.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
 	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet)")
 	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host paths)")
@@ -80,38 +115,66 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.out, "out", "", "gather: the directory to write (must not exist, or be empty)")
 	fs.IntVar(&o.parallel, "parallel", 16, "nodes: most requests in flight at once")
 	fs.StringVar(&o.progress, "progress", "auto", "nodes: progress line on stderr: auto (when stderr is a terminal), always or never")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
+	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, usage)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(stderr)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
+			printUsage(stdout)
 			return 0
 		}
+		fmt.Fprintf(stderr, "kubectl-numascope: %v (kubectl numascope -h shows the commands, their flags and examples)\n", err)
 		return 2
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		fs.Usage()
-		return 2
-	}
-	switch o.output {
-	case "text", "json", "yaml", "markdown":
-	default:
-		fmt.Fprintf(stderr, "kubectl-numascope: -o %q: give text, json, yaml or markdown\n", o.output)
-		return 2
-	}
-	if o.parallel < 1 || o.parallel > 256 {
-		fmt.Fprintln(stderr, "kubectl-numascope: --parallel must be between 1 and 256")
-		return 2
-	}
-	if o.timeout <= 0 {
-		fmt.Fprintln(stderr, "kubectl-numascope: --timeout must be a positive duration such as 2m")
+		printUsage(stderr)
 		return 2
 	}
 	cmd, target, err := parseTarget(rest)
 	if err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		fmt.Fprintln(stderr, "kubectl-numascope:", err, "(kubectl numascope -h shows the commands and examples)")
+		return 2
+	}
+	o.output = strings.ToLower(strings.TrimSpace(o.output))
+	if ok := slices.Contains(formats[cmd], o.output); !ok {
+		if formats[cmd] == nil {
+			if fs.Changed("output") {
+				fmt.Fprintf(stderr, "kubectl-numascope: %s writes a directory (--out DIR), not a report: leave out -o\n", cmd)
+				return 2
+			}
+		} else {
+			list := formats[cmd]
+			fmt.Fprintf(stderr, "kubectl-numascope: -o %q: %s prints %s or %s\n", o.output, cmd, strings.Join(list[:len(list)-1], ", "), list[len(list)-1])
+			return 2
+		}
+	}
+	var misplaced []string
+	fs.Visit(func(f *pflag.Flag) {
+		if c, ok := onlyFor[f.Name]; ok && c != cmd {
+			misplaced = append(misplaced, "--"+f.Name+" ("+c+")")
+		}
+	})
+	if len(misplaced) > 0 {
+		fmt.Fprintf(stderr, "kubectl-numascope: %s does not take %s: each flag goes with the command in brackets\n", cmd, strings.Join(misplaced, ", "))
+		return 2
+	}
+	if o.parallel < 1 || o.parallel > 256 {
+		fmt.Fprintf(stderr, "kubectl-numascope: --parallel %d: give a number between 1 and 256\n", o.parallel)
+		return 2
+	}
+	if o.timeout <= 0 {
+		fmt.Fprintf(stderr, "kubectl-numascope: --timeout %s: give a positive duration such as 2m\n", o.timeout)
+		return 2
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		fmt.Fprintf(stderr, "kubectl-numascope: --progress %q: give auto, always or never\n", o.progress)
 		return 2
 	}
 	k, err := connect(o)

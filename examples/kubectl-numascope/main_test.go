@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,9 +49,17 @@ func TestCommandLineErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": give text, json, yaml or markdown`},
-		{[]string{"nodes", "--parallel", "0"}, "--parallel must be between 1 and 256"},
-		{[]string{"nodes", "--timeout", "0"}, "--timeout must be a positive duration"},
+		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": diagnose prints text, json, yaml or markdown`},
+		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown or wide`},
+		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather writes a directory (--out DIR), not a report: leave out -o"},
+		{[]string{"diagnose", "pod/x", "--out", "d"}, "diagnose does not take --out (gather)"},
+		{[]string{"nodes", "-n", "default"}, "nodes does not take --namespace (diagnose)"},
+		{[]string{"diagnose", "pod/x", "--parallel", "4"}, "diagnose does not take --parallel (nodes)"},
+		{[]string{"nodes", "--parallel", "0"}, "--parallel 0: give a number between 1 and 256"},
+		{[]string{"nodes", "--timeout", "0"}, "--timeout 0s: give a positive duration"},
+		{[]string{"nodes", "--progress", "sometimes"}, `--progress "sometimes": give auto, always or never`},
+		{[]string{"explain", "pod/x"}, `unknown command "explain"`},
+		{[]string{"--bogus", "nodes"}, "bogus"},
 		{[]string{"--kubeconfig", empty, "nodes"}, "loading the kubeconfig"},
 		{[]string{"--kubeconfig", empty, "--context", "nowhere", "nodes"}, `context "nowhere" does not exist`},
 	} {
@@ -66,4 +75,17 @@ func TestIsDirListing(t *testing.T) {
 	assert.True(t, isDirListing([]byte("<!doctype html>\n<meta name=\"viewport\" content=\"width=device-width\">\n<pre>\n<a href=\"journal/\">journal/</a>\n</pre>\n")))
 	assert.False(t, isDirListing([]byte("Nov 29 09:50:00 dell8 kubelet[2101]: I1129 09:50:00.100000 ...\n")))
 	assert.False(t, isDirListing(nil))
+}
+
+func TestHelp(t *testing.T) {
+	for _, h := range []string{"-h", "--help"} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{h}, &out, &errb)
+		assert.Equal(t, 0, code, "%s: exit code", h)
+		assert.Contains(t, out.String(), "Usage:", h)
+		assert.Contains(t, out.String(), "Examples:", h)
+		assert.GreaterOrEqual(t, strings.Count(out.String(), "\n  kubectl numascope "), 3+3, "%s: the usage lines and at least three examples", h)
+		assert.Contains(t, out.String(), "--output", "%s: the flags", h)
+		assert.Empty(t, errb.String(), "%s: stderr", h)
+	}
 }

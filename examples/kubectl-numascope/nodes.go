@@ -7,17 +7,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 )
 
@@ -33,8 +35,13 @@ type nodeRow struct {
 	// FreeCPU and FreeMemory are per NUMA node ("0:19 1:24").
 	FreeCPU    string `json:"freeCPU,omitempty"`
 	FreeMemory string `json:"freeMemory,omitempty"`
+	// FreeHugePages is the free hugepages per NUMA node and size
+	// ("0:hugepages-1Gi 2 GiB"); shown with -o wide.
+	FreeHugePages string `json:"freeHugePages,omitempty"`
 	// Errors are the codes of the error findings.
 	Errors []string `json:"errors"`
+	// Warnings are the codes of the warning findings; shown with -o wide.
+	Warnings []string `json:"warnings,omitempty"`
 	// Note says why figures are missing.
 	Note string `json:"note,omitempty"`
 }
@@ -221,25 +228,42 @@ func fillFromAgent(row *nodeRow, r *agentReport) {
 	default:
 		row.Checkpoints = "ok"
 	}
-	var cpu, mem []string
+	var cpu, mem, huge []string
 	for _, c := range r.CPUs {
 		if c.Free != nil && c.NUMANode >= 0 {
 			cpu = append(cpu, fmt.Sprintf("%d:%d", c.NUMANode, *c.Free))
 		}
 	}
 	for _, m := range r.Memory {
-		if m.Resource == "memory" {
-			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, input.HumanBytes(int64(m.Free))))
+		switch {
+		case m.Resource == "memory":
+			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, humanBytes(m.Free)))
+		case strings.HasPrefix(m.Resource, "hugepages-") && m.Free > 0:
+			huge = append(huge, fmt.Sprintf("%d:%s %s", m.NUMANode, m.Resource, humanBytes(m.Free)))
 		}
 	}
-	row.FreeCPU, row.FreeMemory = strings.Join(cpu, " "), strings.Join(mem, " ")
+	row.FreeCPU, row.FreeMemory, row.FreeHugePages = strings.Join(cpu, " "), strings.Join(mem, " "), strings.Join(huge, " ")
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
-		if f.Severity == "error" && !seen[f.Code] {
-			seen[f.Code] = true
+		if seen[f.Severity+"\x00"+f.Code] {
+			continue
+		}
+		seen[f.Severity+"\x00"+f.Code] = true
+		switch f.Severity {
+		case "error":
 			row.Errors = append(row.Errors, f.Code)
+		case "warning":
+			row.Warnings = append(row.Warnings, f.Code)
 		}
 	}
+}
+
+// humanBytes is a byte count with a binary unit ("1 GiB").
+func humanBytes(n uint64) string {
+	if n > math.MaxInt64 {
+		return strconv.FormatUint(n, 10) + " B"
+	}
+	return input.HumanBytes(int64(n))
 }
 
 func writeRows(rows []nodeRow, output string, w io.Writer) error {
@@ -265,22 +289,21 @@ func writeRows(rows []nodeRow, output string, w io.Writer) error {
 		}
 		return s
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	sep := "\t"
+	header := []string{"NODE", "SOURCE", "CHECKPOINTS", "FREE CPU (NUMA:n)", "FREE MEMORY (NUMA:size)", "ERRORS", "NOTE"}
+	if output == "wide" {
+		header = []string{"NODE", "SOURCE", "CHECKPOINTS", "FREE CPU (NUMA:n)", "FREE MEMORY (NUMA:size)", "FREE HUGEPAGES (NUMA:size)", "ERRORS", "WARNINGS", "NOTE"}
+	}
+	format := cliout.Text
 	if output == "markdown" {
-		sep = " | "
-		fmt.Fprintln(tw, "| NODE | SOURCE | CHECKPOINTS | FREE CPU (NUMA:n) | FREE MEMORY (NUMA:bytes) | ERRORS | NOTE |")
-		fmt.Fprintln(tw, "|---|---|---|---|---|---|---|")
-	} else {
-		fmt.Fprintln(tw, "NODE\tSOURCE\tCHECKPOINTS\tFREE CPU (NUMA:n)\tFREE MEMORY (NUMA:bytes)\tERRORS\tNOTE")
+		format = cliout.Markdown
 	}
-	for _, r := range rows {
-		cells := []string{r.Node, r.Source, dash(r.Checkpoints), dash(r.FreeCPU), dash(r.FreeMemory), dash(strings.Join(r.Errors, ",")), dash(r.Note)}
-		line := strings.Join(cells, sep)
-		if output == "markdown" {
-			line = "| " + line + " |"
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		if output == "wide" {
+			cells[i] = []string{r.Node, r.Source, dash(r.Checkpoints), dash(r.FreeCPU), dash(r.FreeMemory), dash(r.FreeHugePages), dash(strings.Join(r.Errors, ",")), dash(strings.Join(r.Warnings, ",")), dash(r.Note)}
+			continue
 		}
-		fmt.Fprintln(tw, line)
+		cells[i] = []string{r.Node, r.Source, dash(r.Checkpoints), dash(r.FreeCPU), dash(r.FreeMemory), dash(strings.Join(r.Errors, ",")), dash(r.Note)}
 	}
-	return tw.Flush()
+	return cliout.Table(w, format, header, cells)
 }

@@ -33,16 +33,22 @@ func TestFillFromAgent(t *testing.T) {
 	  "findings":[{"code":"A","severity":"error"},{"code":"A","severity":"error"},{"code":"B","severity":"warning"}]}`), &r))
 	row := nodeRow{Node: "n", Errors: []string{}}
 	fillFromAgent(&row, &r)
-	assert.Empty(t, cmp.Diff(nodeRow{Node: "n", Source: "agent", Checkpoints: "1 unreadable", FreeCPU: "0:3", FreeMemory: "0:1 GiB", Errors: []string{"A"}}, row))
+	assert.Empty(t, cmp.Diff(nodeRow{Node: "n", Source: "agent", Checkpoints: "1 unreadable", FreeCPU: "0:3", FreeMemory: "0:1 GiB", Errors: []string{"A"}, Warnings: []string{"B"}}, row))
 }
 
 func TestWriteRows(t *testing.T) {
 	rows := []nodeRow{{Node: "a", Source: "agent", Checkpoints: "ok", FreeCPU: "0:3", Errors: []string{}}, {Node: "b", Source: "none", Errors: []string{"X", "Y"}, Note: "no running numascope agent"}}
 	var text, md, js bytes.Buffer
 	require.NoError(t, writeRows(rows, "text", &text))
-	assert.Equal(t, "NODE  SOURCE  CHECKPOINTS  FREE CPU (NUMA:n)  FREE MEMORY (NUMA:bytes)  ERRORS  NOTE\n"+
-		"a     agent   ok           0:3                -                         -       -\n"+
-		"b     none    -            -                  -                         X,Y     no running numascope agent\n", text.String())
+	assert.Equal(t, "NODE  SOURCE  CHECKPOINTS  FREE CPU (NUMA:n)  FREE MEMORY (NUMA:size)  ERRORS  NOTE\n"+
+		"a     agent   ok           0:3                -                        -       -\n"+
+		"b     none    -            -                  -                        X,Y     no running numascope agent\n", text.String())
+	var wide bytes.Buffer
+	rows[0].FreeHugePages, rows[0].Warnings = "0:hugepages-1Gi 2 GiB", []string{"W"}
+	require.NoError(t, writeRows(rows, "wide", &wide))
+	assert.Equal(t, "NODE  SOURCE  CHECKPOINTS  FREE CPU (NUMA:n)  FREE MEMORY (NUMA:size)  FREE HUGEPAGES (NUMA:size)  ERRORS  WARNINGS  NOTE\n"+
+		"a     agent   ok           0:3                -                        0:hugepages-1Gi 2 GiB       -       W         -\n"+
+		"b     none    -            -                  -                        -                           X,Y     -         no running numascope agent\n", wide.String())
 	require.NoError(t, writeRows(rows, "markdown", &md))
 	assert.Contains(t, md.String(), "| b | none | - | - | - | X,Y | no running numascope agent |")
 	require.NoError(t, writeRows(rows, "json", &js))

@@ -6,7 +6,9 @@
 //	go run ./examples/podresources --socket unix:///host/pod-resources/kubelet.sock
 //	go run ./examples/podresources --pod default/web        # Get for one pod
 //	go run ./examples/podresources --from DIR               # list.json, allocatable.json, get-<ns>-<name>.json
-//	go run ./examples/podresources --json                   # the model JSON instead of the table
+//	go run ./examples/podresources -o json                  # the model JSON instead of the table (--json is the same)
+//	go run ./examples/podresources -o wide                  # the table, then one row per container and NUMA node
+//	go run ./examples/podresources -o markdown              # both tables for a ticket; -o yaml the model as YAML
 //	go run ./examples/podresources --qos pods.json          # QoS classes from `kubectl get pods -A -o json`
 //
 // The table needs each CPU's NUMA node, which the API does not report: live,
@@ -37,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
@@ -49,21 +52,21 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("podresources", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	socket := fs.String("socket", client.DefaultSocket, "kubelet PodResources socket: unix://PATH or PATH")
-	pod := fs.String("pod", "", "show one pod, NAMESPACE/NAME, with the Get method")
-	from := fs.String("from", "", "read a saved snapshot from this directory (or one numascope JSON file) instead of the socket")
-	asJSON := fs.Bool("json", false, "print the model JSON instead of the per-NUMA table")
-	sysfs := fs.String("sysfs", "", "sysfs root for the CPU-to-NUMA map (default /sys live, DIR/sys offline)")
-	qos := fs.String("qos", "", "file with `kubectl get pods -A -o json` output: the pods' QoS classes, which the API does not report")
+	socket := fs.String("socket", client.DefaultSocket, "kubelet PodResources `SOCKET`: unix://PATH or PATH")
+	pod := fs.String("pod", "", "show one pod, `NAMESPACE/NAME`, with the Get method")
+	from := fs.String("from", "", "read a saved snapshot from this `DIR` (or one numascope JSON file) instead of the socket")
+	out := cliout.Register(fs, cliout.JSON, cliout.YAML, cliout.Markdown, cliout.Wide)
+	sysfs := fs.String("sysfs", "", "sysfs `ROOT` for the CPU-to-NUMA map (default /sys live, DIR/sys offline)")
+	qos := fs.String("qos", "", "`FILE` with kubectl get pods -A -o json output: the pods' QoS classes, which the API does not report")
 	timeout := fs.Duration("timeout", client.DefaultCallTimeout, "deadline for each call, rate-limit retries included")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: podresources [--socket S] [--pod NAMESPACE/NAME] [--from DIR] [--json] [--sysfs ROOT] [--qos PODS.json]\n\n")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
+	const short = "usage: podresources [--socket S | --from DIR] [--pod NAMESPACE/NAME] [-o text|json|yaml|markdown|wide] [--sysfs ROOT] [--qos PODS.json]   (podresources -h shows the flags and examples)"
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0 // -h asked for the usage
+			writeHelp(stdout, fs)
+			return 0
 		}
+		fmt.Fprintln(stderr, short)
 		return 2
 	}
 	if *timeout <= 0 {
@@ -71,8 +74,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "podresources: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(stderr, "podresources: unexpected argument %q: a snapshot directory goes with --from DIR, a pod with --pod NAMESPACE/NAME\n", fs.Arg(0))
+		fmt.Fprintln(stderr, short)
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *from != "" && set["socket"] {
+		fmt.Fprintln(stderr, "podresources: --from and --socket exclude each other: give the live socket or a saved snapshot")
+		return 2
+	}
+	if *from != "" && set["timeout"] {
+		fmt.Fprintln(stderr, "podresources: --timeout goes with the socket: reading a snapshot with --from makes no call; leave --timeout out")
+		return 2
+	}
+	if set["from"] && *from == "" {
+		fmt.Fprintln(stderr, "podresources: --from \"\": give a snapshot directory (list.json, allocatable.json) or a numascope JSON file")
 		return 2
 	}
 	var ns, name string
@@ -100,10 +117,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		snap, err = live(ctx, *socket, ns, name, *timeout)
+		if err != nil {
+			err = fmt.Errorf("--socket %s: %w", *socket, err)
+		}
 	}
 	if err != nil {
 		// the client's advice names its Go option; here it is a flag
 		msg := strings.ReplaceAll(err.Error(), "raise the timeout with client.WithCallTimeout", "raise --timeout (now "+timeout.String()+")")
+		msg = strings.ReplaceAll(msg, "or give the socket's path", "or give the socket's path with --socket PATH")
+		msg = strings.Replace(msg, ": podresources: ", ": ", 1) // prefixed once, below
 		fmt.Fprintf(stderr, "podresources: %s\n", strings.TrimPrefix(msg, "podresources: "))
 		return 1
 	}
@@ -114,10 +136,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if *asJSON {
+	switch out.Format() {
+	case cliout.JSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(snap); err != nil {
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
+			return 1
+		}
+		return 0
+	case cliout.YAML:
+		if err := cliout.Encode(stdout, cliout.YAML, snap); err != nil {
 			fmt.Fprintf(stderr, "podresources: %v\n", err)
 			return 1
 		}
@@ -142,18 +171,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *from != "" {
 		source = *from
 	}
-	plural := "s"
-	if len(snap.Pods) == 1 {
-		plural = ""
+	view := snap.PerNUMA(cpus)
+	if out.Is(cliout.Markdown) {
+		fmt.Fprintf(stdout, "## PodResources: %s from %s\n", plural(len(snap.Pods), "pod"), source)
+		for _, n := range snap.Notes {
+			fmt.Fprintf(stdout, "\nNote: %s\n", n)
+		}
+		if err := writeTables(stdout, cliout.Markdown, view); err != nil {
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
+			return 1
+		}
+		return 0
 	}
-	fmt.Fprintf(stdout, "%d pod%s from %s\n", len(snap.Pods), plural, source)
+	fmt.Fprintf(stdout, "%s from %s\n", plural(len(snap.Pods), "pod"), source)
 	for _, n := range snap.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
-	view := snap.PerNUMA(cpus)
 	if err := view.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "podresources: %v\n", err)
 		return 1
+	}
+	if out.Is(cliout.Wide) {
+		if err := writeTables(stdout, cliout.Wide, view); err != nil {
+			fmt.Fprintf(stderr, "podresources: %v\n", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -256,4 +298,34 @@ func someNames(s *podresources.Snapshot) string {
 		names = append(names, s.Pods[i].Ref())
 	}
 	return "it holds " + strings.Join(names, ", ")
+}
+
+// writeHelp prints the usage with examples (on stdout: it was asked for).
+func writeHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: podresources [--socket S | --from DIR] [--pod NAMESPACE/NAME] [flags]
+
+Shows what the kubelet's PodResources API says about a node: which pod holds
+which CPUs, memory and devices on which NUMA node, and what is still free.
+
+Examples:
+  # the live node (needs access to the kubelet's socket)
+  sudo podresources
+
+  # a saved snapshot, one row per container and NUMA node
+  podresources --from podresources/testdata/offline/numascope -o wide
+
+  # one pod, as JSON for jq
+  sudo podresources --pod default/web -o json | jq '.pods[0].containers'
+
+  # with the pods' QoS classes, which the API does not report
+  kubectl get pods -A --field-selector spec.nodeName=NODE -o json > pods.json
+  sudo podresources --qos pods.json
+
+Exit status: 0 the snapshot was read, 1 the socket or the files cannot be
+read, 2 the command line is wrong.
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
