@@ -60,7 +60,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		}
 		b.WriteString("Free memory per NUMA node is its allocatable memory (capacity minus reservedMemory) minus what other Guaranteed containers hold; a node in a multi-NUMA group is usable only with its whole group.")
 		f.Explanation = b.String()
-		f.Remedy = "Compare the request with the free memory per NUMA node in memory_manager_state (`go run ./examples/inspect memory_manager_state`): delete pods that hold memory there, " +
+		f.Remedy = "Compare the request with the free memory per NUMA node in memory_manager_state (`inspect memory_manager_state`): delete pods that hold memory there, " +
 			"lower the request, or raise the allocatable memory (reservedMemory, systemReserved, hugepages) so one NUMA node or group can hold it. " + deleteFailed
 	case innerMemoryViolates:
 		f.Code = CodeMemoryGroupExtension

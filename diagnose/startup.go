@@ -141,7 +141,7 @@ func (d *diagnosis) startup() {
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
 					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently (kubernetes/kubernetes#86676, #84783).",
-				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `go run ./examples/inspect FILE`), start the kubelet and uncordon.",
+				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `inspect FILE`), start the kubelet and uncordon.",
 			})
 		}
 		for _, s := range l.signalsOf(signalUnknownPolicy) {
@@ -159,7 +159,7 @@ func (d *diagnosis) startup() {
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
 					"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595).",
-				Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `go run ./examples/inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
+				Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
 			})
 		}
 		if !specific {

@@ -324,9 +324,8 @@ func TestEveryExampleHelpExitsZero(t *testing.T) {
 	}
 }
 
-// helpWithoutExamples lists the examples whose -h has no examples yet
-// (inspect's output is being reworked on its own branch).
-var helpWithoutExamples = map[string]bool{"inspect": true}
+// helpWithoutExamples lists the examples whose -h has no examples yet.
+var helpWithoutExamples = map[string]bool{}
 
 // TestOutputFlag runs every example that prints a report with each -o value
 // it takes and with one it does not: json and yaml parse, the aliases give

@@ -134,7 +134,7 @@ const FINDING_TEXTS = {
             "when": {"cause": ["memory-default-hint", "memory-extended-hint", "memory-no-affinity"]},
             "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]没有哪个 NUMA 节点或 NUMA 组有足够的空闲内存",
             "explanation": "拓扑管理器准入了该 Pod，随后各资源管理器为它分配资源；静态内存管理器为容器寻找有足够空闲内存和大页的 NUMA 节点，但一个也没有找到（内存管理器的原始错误见下方英文原文）。如果日志显示内存管理器对这个 Guaranteed Pod 给出的提示为空（hints={}），说明没有任何 NUMA 节点或节点组合能容纳该请求；拓扑管理器把空答复当作“放在哪里都行”来合并并准入，所以失败直到分配时才出现。每个 NUMA 节点的空闲内存等于它的可分配内存（容量减去 reservedMemory）减去其他 Guaranteed 容器占用的内存；属于多 NUMA 组的节点只能整组使用。",
-            "remedy": "把请求与 memory_manager_state 中每个 NUMA 节点的空闲内存作比较（`go run ./examples/inspect memory_manager_state`）：删除在那里占用内存的 Pod、降低请求，或者提高可分配内存（reservedMemory、systemReserved、大页），使某个 NUMA 节点或组能容纳它。然后删除失败的 Pod，让控制器重建它（被准入拒绝的 Pod 不会被重试）。"
+            "remedy": "把请求与 memory_manager_state 中每个 NUMA 节点的空闲内存作比较（`inspect memory_manager_state`）：删除在那里占用内存的 Pod、降低请求，或者提高可分配内存（reservedMemory、systemReserved、大页），使某个 NUMA 节点或组能容纳它。然后删除失败的 Pod，让控制器重建它（被准入拒绝的 Pod 不会被重试）。"
           },
           {
             "when": {"cause": "device-unhealthy"},
@@ -156,10 +156,15 @@ const FINDING_TEXTS = {
           }
         ]
       },
+      "StateFileProblem": {
+        "title": "状态文件[[ {evidence.0.file} ]]违反了 kubelet 自身写入时遵守的规则",
+        "explanation": "kubelet 的恢复检查（格式和校验和）对该文件通过，但其中的值违反了 kubelet 的 CPU、内存或设备管理器写文件时遵守的规则（例如同一个 CPU 同时分配给两个容器，或各 NUMA 节点的合计与条目不符）：kubelet 记录了错误的状态，或者文件被手工修改后重新计算了校验和。具体的值和位置见下方英文原文。",
+        "remedy": "按下方英文原文中的建议处理；在节点上用 `inspect {evidence.0.file}` 查看该文件的所有问题。若状态确实错误：排空节点，停止 kubelet，把该文件移走（保留一份副本），启动 kubelet 并 uncordon 节点。"
+      },
       "CorruptCheckpoint": {
         "title": "检查点文件的校验和不匹配[[（{evidence.0.file}）]]：kubelet 不接受该文件",
         "explanation": "kubelet 在恢复 {evidence.0.file} 时重新计算其校验和，存储的校验和（数值见下方英文原文）不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体哈希方式不同的 kubelet 写出的（kubernetes/kubernetes#86676、#84783）。",
-        "remedy": "排空节点，停止 kubelet，把该文件移走（保留一份副本），启动 kubelet 并 uncordon 节点。`go run ./examples/inspect {evidence.0.file}` 会列出该文件的所有问题。",
+        "remedy": "排空节点，停止 kubelet，把该文件移走（保留一份副本），启动 kubelet 并 uncordon 节点。`inspect {evidence.0.file}` 会列出该文件的所有问题。",
         "variants": [
           {
             "when": {"evidence.0.path": "/checksum", "severity": "warning"},
@@ -171,7 +176,7 @@ const FINDING_TEXTS = {
             "when": {"evidence.0.line": "*"},
             "title": "kubelet 无法启动：某个检查点文件已损坏（校验和不匹配）",
             "explanation": "kubelet 在启动时重新计算其状态文件的校验和，存储的校验和不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体布局哈希方式不同的 kubelet 写出的（kubernetes/kubernetes#86676、#84783）。是哪个文件见日志 {evidence.0.file} 第 {evidence.0.line} 行。",
-            "remedy": "排空节点，停止 kubelet，把日志中点名的状态文件移走（保留一份副本，用 `go run ./examples/inspect FILE` 分析），启动 kubelet 并 uncordon 节点。"
+            "remedy": "排空节点，停止 kubelet，把日志中点名的状态文件移走（保留一份副本，用 `inspect FILE` 分析），启动 kubelet 并 uncordon 节点。"
           },
           {
             "when": {"severity": "error"},
@@ -262,7 +267,7 @@ const FINDING_TEXTS = {
           {
             "when": {"evidence.0.line": "*"},
             "title": "设备管理器无法读取 kubelet_internal_checkpoint，启动时没有设备分配记录",
-            "remedy": "排空节点并重启 kubelet，让所有使用设备的 Pod 重新准入；用 `go run ./examples/inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint` 检查该文件。"
+            "remedy": "排空节点并重启 kubelet，让所有使用设备的 Pod 重新准入；用 `inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint` 检查该文件。"
           }
         ]
       },
@@ -315,7 +320,7 @@ const FINDING_TEXTS = {
       "EvidenceUnreadable": {
         "title": "证据无法读取",
         "explanation": "numascope agent 无法读取或解码某个输入（状态文件、kubelet 配置、sysfs 或 PodResources API；是哪一个以及具体错误见下方英文原文），基于它的检查没有运行，报告因此不完整。",
-        "remedy": "按下方英文原文所说，用相应的参数（--kubelet-config、--state-dir、--sysfs 或 PodResources 套接字）指向正确的路径，并以只读方式挂载；对无法解码的状态文件，在副本上运行 `go run ./examples/inspect` 查看所有问题，并在 kubelet 重启之前排空节点、把该文件移走。"
+        "remedy": "按下方英文原文所说，用相应的参数（--kubelet-config、--state-dir、--sysfs 或 PodResources 套接字）指向正确的路径，并以只读方式挂载；对无法解码的状态文件，在副本上运行 `inspect` 查看所有问题，并在 kubelet 重启之前排空节点、把该文件移走。"
       },
       "PodAdmitted": {
         "title": "[[Pod {pod} ]]已被准入",
