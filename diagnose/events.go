@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"regexp"
 	"sort"
 	"strconv"
@@ -261,7 +262,7 @@ func parseEventList(name string, data []byte) (*Events, error) {
 		return nil, fmt.Errorf("%s: /kind: %q is not an EventList (pass `kubectl get events -o yaml`)", name, top.Kind)
 	}
 	if pods > 0 {
-		ev.Warnings = append(ev.Warnings, fmt.Sprintf("%d pods read for their status: %d show an admission failure", pods, len(ev.Events)))
+		ev.Warnings = append(ev.Warnings, words.Count(pods, "pod")+" read for their status: "+strconv.Itoa(len(ev.Events))+" show an admission failure")
 	}
 	return ev, nil
 }

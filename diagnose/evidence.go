@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"io/fs"
 	"os"
@@ -287,7 +288,7 @@ func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, erro
 		k := l.interpret()
 		e.Logs = append(e.Logs, k)
 		return EvidenceItem{Kind: kindLog, Format: l.Format, Status: "read",
-			Note: fmt.Sprintf("%d records, %d admission attempts, %d signals", len(l.Records), len(k.Attempts), len(k.Signals))}, nil
+			Note: words.Count(len(l.Records), "record") + ", " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal")}, nil
 	case kindPod:
 		pods, err := ParsePods(name, text)
 		if err != nil {
@@ -297,7 +298,7 @@ func (e *Evidence) read(name, kind string, raw, text []byte) (EvidenceItem, erro
 			return EvidenceItem{Kind: kindPod, Status: "unused", Note: "no pods in it"}, nil
 		}
 		e.Pods = append(e.Pods, pods...)
-		return EvidenceItem{Kind: kindPod, Status: "read", Note: fmt.Sprintf("%d pods", len(pods))}, nil
+		return EvidenceItem{Kind: kindPod, Status: "read", Note: words.Count(len(pods), "pod")}, nil
 	case kindEvents:
 		ev, err := ParseEvents(name, text)
 		if err != nil {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/internal/input"
@@ -87,8 +89,8 @@ func (e *Evidence) streamLog(name string, r io.Reader, limit int64) EvidenceItem
 	k := l.interpret()
 	e.Logs = append(e.Logs, k)
 	return EvidenceItem{File: name, Kind: kindLog, Format: l.Format, Status: "read",
-		Note: fmt.Sprintf("%d lines streamed, %d records read, %d kept for the findings, %d admission attempts, %d signals",
-			l.Lines, len(l.Records)+l.Dropped, len(l.Records), len(k.Attempts), len(k.Signals)),
+		Note: words.Count(int(l.Lines), "line") + " streamed, " + words.Count(len(l.Records)+l.Dropped, "record") + " read, " +
+			strconv.Itoa(len(l.Records)) + " kept for the findings, " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal"),
 		Warnings: append(warns, l.Warnings...)}
 }
 

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"slices"
 	"sort"
 	"strings"
@@ -184,19 +185,12 @@ func (d *diagnosis) nrtVsKubelet() {
 	d.add(Finding{
 		Code:     codeNRTDisagrees,
 		Severity: statefile.SeverityWarning,
-		Title:    fmt.Sprintf("NodeResourceTopology %s disagrees with the kubelet (%s)", cutNRT(name), plural(min(len(c.lines), maxNRTLines), "difference")),
+		Title:    fmt.Sprintf("NodeResourceTopology %s disagrees with the kubelet (%s)", cutNRT(name), words.Count(min(len(c.lines), maxNRTLines), "difference")),
 		Explanation: "What topology-aware schedulers see is not what the kubelet holds. " + strings.Join(c.lines, ". ") +
 			". " + upperFirst(strings.Join(why, "; ")) + ".",
 		Evidence: c.refs,
 		Remedy:   remedy,
 	})
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func cutNRT(s string) string {

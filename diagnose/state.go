@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"math"
 	"path/filepath"
 	"sort"
@@ -126,7 +127,7 @@ func policyMismatch(f *statefile.File, configured string) string {
 func (e *Evidence) SetPodResources(name string, s *podresources.Snapshot) {
 	e.PodResources = s
 	e.podResourcesName = name
-	note := fmt.Sprintf("%d pods", len(s.Pods))
+	note := words.Count(len(s.Pods), "pod")
 	if len(s.Pods) == 1 {
 		note = "1 pod"
 	}

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"os"
 	"sort"
@@ -211,7 +212,7 @@ func writeReport(w *tw, r *topomgr.MergeReport, names []string) {
 	if combos == "1 combinations" {
 		combos = "1 combination"
 	}
-	w.line("merge", fmt.Sprintf("%s; the kubelet enumerates %s; best non-preferred affinity count %d", plural(len(r.Lists), "hint list"), combos, r.BestNonPreferredAffinityCount))
+	w.line("merge", fmt.Sprintf("%s; the kubelet enumerates %s; best non-preferred affinity count %d", words.Count(len(r.Lists), "hint list"), combos, r.BestNonPreferredAffinityCount))
 	if r.RewrittenToAnyNUMA {
 		w.line("merged", hintText(r.Merged))
 	}
@@ -349,12 +350,4 @@ Flags:
 `)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-}
-
-// plural is "1 hint list", "2 hint lists".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"io/fs"
 	"math"
@@ -293,7 +294,7 @@ func headline(rep diagnose.Report) string {
 		what string
 	}{{rep.Summary.Errors, "error"}, {rep.Summary.Warnings, "warning"}, {rep.Summary.Infos, "note"}} {
 		if c.n > 0 {
-			counts = append(counts, plural(c.n, c.what))
+			counts = append(counts, words.Count(c.n, c.what))
 		}
 	}
 	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, top.Title, strings.Join(counts, ", "))
@@ -306,14 +307,6 @@ func unusedAll(rep diagnose.Report) bool {
 		}
 	}
 	return true
-}
-
-// plural is "1 error", "2 errors".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 func unwrapPath(err error) error {

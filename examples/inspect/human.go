@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"math"
 	"sort"
 	"strings"
@@ -129,7 +130,7 @@ func (r fileReport) problems(p *printer) {
 		one, many string
 	}{{statefile.SeverityError, "error", "errors"}, {statefile.SeverityWarning, "warning", "warnings"}, {statefile.SeverityInfo, "info", "info"}} {
 		if counts[s.sev] > 0 {
-			parts = append(parts, plural(counts[s.sev], s.one, s.many))
+			parts = append(parts, words.Count(counts[s.sev], s.one, s.many))
 		}
 	}
 	p.section("problems (" + strings.Join(parts, ", ") + "):")
@@ -346,7 +347,7 @@ func memoryHeld(p *printer, h *holdings.Holdings) {
 	for _, t := range sortedKeys(byType) {
 		totals = append(totals, p.bytesText(byType[t])+" "+t)
 	}
-	p.section(fmt.Sprintf("memory held (%s in %s: %s):", plural(len(containers), "container", "containers"), plural(len(pods), "pod", "pods"), strings.Join(totals, ", ")))
+	p.section(fmt.Sprintf("memory held (%s in %s: %s):", words.Count(len(containers), "container", "containers"), words.Count(len(pods), "pod", "pods"), strings.Join(totals, ", ")))
 	short := holdings.Shorten(uids)
 	header := []string{"NUMA", "POD", "CONTAINER", "TYPE", "SIZE"}
 	if p.wide {
@@ -451,9 +452,9 @@ func cpusHeld(p *printer, h *holdings.Holdings, placed bool) {
 		p.sub("exclusive  none (no container holds exclusive CPUs)")
 		return
 	}
-	held := plural(containers, "container", "containers")
+	held := words.Count(containers, "container", "containers")
 	if len(pods) > 0 {
-		held += " in " + plural(len(pods), "pod", "pods")
+		held += " in " + words.Count(len(pods), "pod", "pods")
 	}
 	p.sub("exclusive  " + p.cpus(c.Exclusive) + " held by " + held)
 	short := holdings.Shorten(ids)
@@ -524,7 +525,7 @@ func cpusHeld(p *printer, h *holdings.Holdings, placed bool) {
 			for _, i := range omitted {
 				n += parts[i].numa.Count
 			}
-			rows = append(rows, []string{holdings.Nodes(g.key), fmt.Sprintf("… %d more", len(omitted)), "(-o wide lists them)", plural(n, "CPU", "CPUs")})
+			rows = append(rows, []string{holdings.Nodes(g.key), fmt.Sprintf("… %d more", len(omitted)), "(-o wide lists them)", words.Count(n, "CPU", "CPUs")})
 		}
 	}
 	p.table(header, rows)
@@ -555,8 +556,8 @@ func devicesHeld(p *printer, h *holdings.Holdings) {
 			resources[a.Resource] = true
 			devices += len(a.Devices)
 		}
-		p.section(fmt.Sprintf("devices held (%s of %s, by %s in %s):", plural(devices, "device", "devices"), plural(len(resources), "resource", "resources"),
-			plural(len(containers), "container", "containers"), plural(len(pods), "pod", "pods")))
+		p.section(fmt.Sprintf("devices held (%s of %s, by %s in %s):", words.Count(devices, "device", "devices"), words.Count(len(resources), "resource", "resources"),
+			words.Count(len(containers), "container", "containers"), words.Count(len(pods), "pod", "pods")))
 		short := holdings.Shorten(uids)
 		// one row per allocation and NUMA key: a device listed under several
 		// nodes is one row of that set of nodes
@@ -605,7 +606,7 @@ func devicesHeld(p *printer, h *holdings.Holdings) {
 				for _, i := range omitted {
 					n += len(parts[i].ids)
 				}
-				rows = append(rows, []string{holdings.Nodes(g.key), fmt.Sprintf("… %d more", len(omitted)), "(-o wide lists them)", "", plural(n, "device", "devices")})
+				rows = append(rows, []string{holdings.Nodes(g.key), fmt.Sprintf("… %d more", len(omitted)), "(-o wide lists them)", "", words.Count(n, "device", "devices")})
 			}
 		}
 		p.table(header, rows)
@@ -644,7 +645,7 @@ func claimsHeld(p *printer, h *holdings.Holdings) {
 		}
 	}
 	p.section(fmt.Sprintf("DRA claims (%s for %s; dra_manager_state records no NUMA node: where a device sits is its driver's to say):",
-		plural(len(h.Claims), "claim", "claims"), plural(len(pods), "pod", "pods")))
+		words.Count(len(h.Claims), "claim", "claims"), words.Count(len(pods), "pod", "pods")))
 	short := holdings.Shorten(uids)
 	header := []string{"CLAIM", "PODS", "DRIVER", "DEVICES"}
 	if p.wide {

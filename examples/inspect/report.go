@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"strings"
 
@@ -94,7 +95,7 @@ func consequence(f *statefile.File, kubelet string) string {
 			s += " (checksum 0: not checked)"
 		}
 		if n := errorCount(f); n > 0 {
-			s += ", but " + plural(n, "error", "errors") + " below"
+			s += ", but " + words.Count(n, "error", "errors") + " below"
 		}
 		return s
 	}
@@ -169,11 +170,4 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"io/fs"
 	"os"
@@ -173,7 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	view := snap.PerNUMA(cpus)
 	if out.Is(cliout.Markdown) {
-		fmt.Fprintf(stdout, "## PodResources: %s from %s\n", plural(len(snap.Pods), "pod"), source)
+		fmt.Fprintf(stdout, "## PodResources: %s from %s\n", words.Count(len(snap.Pods), "pod"), source)
 		for _, n := range snap.Notes {
 			fmt.Fprintf(stdout, "\nNote: %s\n", n)
 		}
@@ -183,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "%s from %s\n", plural(len(snap.Pods), "pod"), source)
+	fmt.Fprintf(stdout, "%s from %s\n", words.Count(len(snap.Pods), "pod"), source)
 	for _, n := range snap.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"math"
 	"strconv"
@@ -119,7 +120,7 @@ func cpuCount(list []int) string {
 	if len(list) == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s (%s)", cpuset.New(list...).String(), plural(len(list), "CPU"))
+	return fmt.Sprintf("%s (%s)", cpuset.New(list...).String(), words.Count(len(list), "CPU"))
 }
 
 func idCount(list []string) string {
@@ -169,12 +170,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// plural is "1 pod", "2 pods".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
