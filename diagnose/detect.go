@@ -49,7 +49,7 @@ type candidate struct {
 const sniffHead = 64 << 10
 
 var (
-	reNumascopeReport = regexp.MustCompile(`"schema"\s*:\s*"numascope\.|\A\s*(?:numascope diagnose: |## numascope diagnosis)`)
+	reNumascopeReport = regexp.MustCompile(`"schema"\s*:\s*"numascope\.|\A\s*(?:numascope diagnose: |## numascope diagnosis|[✓✗!] (?:no findings\b|[A-Za-z]+: [^\n]* — \d+ (?:error|warning|note)s?(?:, \d+ (?:error|warning|note)s?)*\n))`)
 	reCheckpointKey   = regexp.MustCompile(`(?i)"(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList)"\s*:`)
 	rePodResources    = regexp.MustCompile(`(?i)"(pod_resources|podResources|cpu_ids|cpuIds|allocatable)"\s*:`)
 	reKlogHeader      = regexp.MustCompile(`(?m)^.{0,200}?\b[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]`)

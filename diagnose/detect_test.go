@@ -326,3 +326,19 @@ func BenchmarkSniff(b *testing.B) {
 		sniff(data, nil)
 	}
 }
+
+func TestOwnReportsAreNotEvidence(t *testing.T) {
+	for _, text := range []string{
+		"✗ TopologyAffinityError: Pod default/x was rejected — 1 error, 2 warnings\nKubelet: v1.28\n",
+		"✓ no findings: nothing in the evidence points at a problem\n",
+		"! StaleStateEntry: pod a/b holds CPUs — 1 warning\n",
+		"numascope diagnose: 1 error(s), 0 warning(s), 0 note(s)\n",
+		"## numascope diagnosis\n\n**✗ X: y — 1 error**\n",
+	} {
+		_, not := sniff([]byte(text), nil)
+		assert.NotEmpty(t, not, "%q is a numascope report", text)
+	}
+	// a kubelet message that happens to start with a check mark is still evidence
+	_, not := sniff([]byte("✗ Warning TopologyAffinityError 3m kubelet Resources cannot be allocated with Topology locality\n"), nil)
+	assert.Empty(t, not)
+}

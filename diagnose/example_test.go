@@ -103,7 +103,7 @@ func ExampleReport_WriteMarkdown() {
 	// Output:
 	// ## numascope diagnosis
 	//
-	// 1 error(s), 0 warning(s), 0 note(s).
+	// **✗ PolicyNameCase: memoryManagerPolicy "static" is not a policy name the kubelet knows; the kubelet will not start — 1 error**
 	//
 	// Kubelet: v1.21 or later (config.yaml sets memoryManagerPolicy)
 	//

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numascope/numascope/internal/words"
 	"io"
 	"strings"
 
@@ -16,20 +17,43 @@ func (r Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteText writes the report for a terminal.
+// Headline is the report in one line, the first line of the text report:
+// the most severe finding (findings are sorted worst first) and the count
+// of findings by severity, or why there are none.
+func (r Report) Headline() string {
+	if len(r.Findings) == 0 {
+		switch {
+		case len(r.Evidence) == 0:
+			return "✓ no findings (no evidence given)"
+		case len(r.notUsed()) == len(r.Evidence):
+			return "✗ no findings: no input could be read"
+		}
+		return "✓ no findings: nothing in the evidence points at a problem"
+	}
+	top := r.Findings[0]
+	mark := "✓"
+	switch top.Severity {
+	case statefile.SeverityError:
+		mark = "✗"
+	case statefile.SeverityWarning:
+		mark = "!"
+	}
+	var counts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{r.Summary.Errors, "error"}, {r.Summary.Warnings, "warning"}, {r.Summary.Infos, "note"}} {
+		if c.n > 0 {
+			counts = append(counts, words.Count(c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, clip(top.Title, 300), strings.Join(counts, ", "))
+}
+
+// WriteText writes the report for a terminal, the headline first.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if len(r.Findings) == 0 {
-		b.WriteString("numascope diagnose: no findings")
-		if len(r.Evidence) == 0 {
-			b.WriteString(" (no evidence given)")
-		} else if len(r.notUsed()) == len(r.Evidence) {
-			b.WriteString(" (no input could be read)")
-		}
-		b.WriteString("\n")
-	} else {
-		fmt.Fprintf(&b, "numascope diagnose: %d error(s), %d warning(s), %d note(s)\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
-	}
+	b.WriteString(r.Headline() + "\n")
 	if r.Kubelet != "" {
 		fmt.Fprintf(&b, "Kubelet: %s\n", clip(r.Kubelet, 300))
 	}
@@ -97,7 +121,7 @@ func (r Report) WriteText(w io.Writer) error {
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("## numascope diagnosis\n\n")
-	fmt.Fprintf(&b, "%d error(s), %d warning(s), %d note(s).\n", r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos)
+	b.WriteString("**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`, "\n", " ").Replace(r.Headline()) + "**\n")
 	if r.Kubelet != "" {
 		fmt.Fprintf(&b, "\nKubelet: %s\n", mdEscape(clip(r.Kubelet, 300)))
 	}

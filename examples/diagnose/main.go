@@ -32,23 +32,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"io"
 	"io/fs"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/internal/cliout"
-	"github.com/numascope/numascope/statefile"
 )
 
 type list []string
@@ -159,9 +155,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case cliout.YAML:
 		err = cliout.Encode(stdout, cliout.YAML, rep)
 	case cliout.Markdown:
-		err = writeMarkdown(stdout, rep)
+		err = rep.WriteMarkdown(stdout)
 	default:
-		err = writeText(stdout, rep)
+		err = rep.WriteText(stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
@@ -252,63 +248,6 @@ Flags:
 	fs.PrintDefaults()
 }
 
-// writeText writes the text report with the headline as its first line.
-func writeText(w io.Writer, rep diagnose.Report) error {
-	var b bytes.Buffer
-	if err := rep.WriteText(&b); err != nil {
-		return err
-	}
-	body := b.String()
-	if first, rest, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "numascope diagnose:") {
-		body = rest
-	} else if !ok && strings.HasPrefix(body, "numascope diagnose:") {
-		body = ""
-	}
-	_, err := io.WriteString(w, headline(rep)+"\n"+body)
-	return err
-}
-
-// headline is the report in one line: the most severe finding (the report
-// lists them worst first) and the count of findings by severity.
-func headline(rep diagnose.Report) string {
-	if len(rep.Findings) == 0 {
-		switch {
-		case len(rep.Evidence) == 0:
-			return "✓ no findings (no evidence given)"
-		case unusedAll(rep):
-			return "✗ no findings: no input could be read"
-		}
-		return "✓ no findings: nothing in the evidence points at a problem"
-	}
-	top := rep.Findings[0]
-	mark := "✓"
-	switch top.Severity {
-	case statefile.SeverityError:
-		mark = "✗"
-	case statefile.SeverityWarning:
-		mark = "!"
-	}
-	var counts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{rep.Summary.Errors, "error"}, {rep.Summary.Warnings, "warning"}, {rep.Summary.Infos, "note"}} {
-		if c.n > 0 {
-			counts = append(counts, words.Count(c.n, c.what))
-		}
-	}
-	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, top.Title, strings.Join(counts, ", "))
-}
-
-func unusedAll(rep diagnose.Report) bool {
-	for _, e := range rep.Evidence {
-		if e.Used() {
-			return false
-		}
-	}
-	return true
-}
-
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -326,25 +265,3 @@ var sdkAdvice = strings.NewReplacer(
 
 // cliTerms rewrites an SDK error for the command line.
 func cliTerms(msg string) string { return sdkAdvice.Replace(msg) }
-
-// reMarkdownCounts is the count line under the Markdown report's heading.
-var reMarkdownCounts = regexp.MustCompile(`(?m)^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)\.$`)
-
-// writeMarkdown writes the Markdown report with the headline in place of
-// its count line.
-func writeMarkdown(w io.Writer, rep diagnose.Report) error {
-	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
-		return err
-	}
-	body, done := b.String(), false
-	body = reMarkdownCounts.ReplaceAllStringFunc(body, func(m string) string {
-		if done {
-			return m
-		}
-		done = true
-		return "**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`).Replace(headline(rep)) + "**"
-	})
-	_, err := io.WriteString(w, body)
-	return err
-}

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/numascope/numascope/internal/cliout"
 	"io"
-	"regexp"
 	"strings"
 	"testing/fstest"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/numascope/numascope/diagnose"
-	"github.com/numascope/numascope/statefile"
 )
 
 // diagnosePod is `diagnose pod/NAME`.
@@ -41,7 +38,7 @@ func diagnosePod(ctx context.Context, k *kube, o options, name string, stdout, s
 		}
 	}
 	if o.output == "text" {
-		fmt.Fprintln(stdout, headline(rep))
+		fmt.Fprintln(stdout, rep.Headline())
 	}
 	if o.output == "text" || o.output == "markdown" {
 		for _, a := range c.about {
@@ -114,79 +111,18 @@ func render(rep *diagnose.Report, output string, w io.Writer) error {
 	case "json":
 		return rep.WriteJSON(w)
 	case "yaml":
-		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
-			return err
-		}
-		y, err := yaml.JSONToYAML(buf.Bytes())
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(y)
-		return err
+		return cliout.Encode(w, cliout.YAML, rep)
 	case "markdown":
-		// the headline in place of the "N error(s), ..." line under the heading
-		var b bytes.Buffer
-		if err := rep.WriteMarkdown(&b); err != nil {
-			return err
-		}
-		body, done := b.String(), false
-		body = reMarkdownCounts.ReplaceAllStringFunc(body, func(m string) string {
-			if done {
-				return m
-			}
-			done = true
-			return "**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`).Replace(headline(rep)) + "**"
-		})
-		_, err := io.WriteString(w, body)
-		return err
+		return rep.WriteMarkdown(w)
 	}
-	// the headline (printed first) replaces the report's summary line
+	// the headline is printed first, before the notes on what was gathered
 	var b bytes.Buffer
 	if err := rep.WriteText(&b); err != nil {
 		return err
 	}
-	body := b.String()
-	if first, rest, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "numascope diagnose:") {
-		body = rest
-	} else if !ok && strings.HasPrefix(body, "numascope diagnose:") {
-		body = ""
-	}
+	_, body, _ := strings.Cut(b.String(), "\n")
 	_, err := io.WriteString(w, body)
 	return err
-}
-
-// reMarkdownCounts is the count line under the Markdown report's heading.
-var reMarkdownCounts = regexp.MustCompile(`(?m)^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)\.$`)
-
-// headline is the report in one line: the most severe finding (the report
-// lists them worst first) and the count of findings by severity, as
-// examples/diagnose prints it.
-func headline(rep *diagnose.Report) string {
-	if len(rep.Findings) == 0 {
-		return "✓ no findings: nothing in the evidence points at a problem"
-	}
-	top := rep.Findings[0]
-	mark := "✓"
-	switch top.Severity {
-	case statefile.SeverityError:
-		mark = "✗"
-	case statefile.SeverityWarning:
-		mark = "!"
-	}
-	var counts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{rep.Summary.Errors, "error"}, {rep.Summary.Warnings, "warning"}, {rep.Summary.Infos, "note"}} {
-		switch {
-		case c.n == 1:
-			counts = append(counts, "1 "+c.what)
-		case c.n > 1:
-			counts = append(counts, fmt.Sprintf("%d %ss", c.n, c.what))
-		}
-	}
-	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, top.Title, strings.Join(counts, ", "))
 }
 
 // gatherNode is `gather node/NAME --out DIR`.
