@@ -179,7 +179,7 @@ func TestEditorInBrowser(t *testing.T) {
     items: [...document.querySelectorAll('.ed-list[data-editor-for=input] button')].map((b) => b.textContent) }; })()`
 		got := evalJSON[mark](t, ctx, read)
 		want := mark{
-			Gutter: "ed-n ed-error", Title: "error: CPU 3 is not in the machine", Token: `s ed-m ed-m-error "0-3"`, Line4: "ed-n ed-warning",
+			Gutter: "ed-n ed-error", Title: "error: CPU 3 is not in the machine", Token: `s ed-m ed-error "0-3"`, Line4: "ed-n ed-warning",
 			Items: []string{"line 3, column 20 · error: CPU 3 is not in the machine", "line 4 · warning: checksum does not match"},
 		}
 		assert.Empty(t, cmp.Diff(want, got))
@@ -202,7 +202,7 @@ func TestEditorInBrowser(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('input').dispatchEvent(new CustomEvent('numascope:marks', { detail: [
   { line: 5, column: 9, message: 'unexpected end of JSON input' }, { line: 'x' }, null ] }))`)))
 		waitFor(t, ctx, "one valid mark", ed("input")+`.dataset.marks === '1'`)
-		assert.Equal(t, " ", evalString(t, ctx, ed("input")+`.querySelectorAll('.ed-l')[4].querySelector('.ed-m-error').textContent`), "a mark past the end underlines a space after the line")
+		assert.Equal(t, " ", evalString(t, ctx, ed("input")+`.querySelectorAll('.ed-l')[4].querySelector('.ed-m.ed-error').textContent`), "a mark past the end underlines a space after the line")
 	})
 
 	t.Run("format pretty-prints JSON and fires input", func(t *testing.T) {
