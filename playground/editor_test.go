@@ -162,6 +162,28 @@ func TestEditorInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a long line gets spans only near the visible columns", func(t *testing.T) {
+		// The kubelet writes its checkpoints as one line of JSON.
+		var b strings.Builder
+		b.WriteString(`{"policyName":"static","entries":{`)
+		for i := 0; i < 2000; i++ {
+			fmt.Fprintf(&b, `"%08x-0000-4000-8000-%012x":{"c%d":"%d-%d"},`, i, i, i, i, i+3)
+		}
+		b.WriteString(`"last":{}},"checksum":12345}`)
+		line := b.String()
+		require.NoError(t, chromedp.Do(ctx, paste(line)))
+		waitFor(t, ctx, "the long line", ed("input")+`.dataset.lines === '1' && `+ed("input")+`.querySelector('.ed-code .k')`)
+		count := `` + ed("input") + `.querySelectorAll('.ed-code span').length`
+		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('input').scrollLeft = 0`)))
+		waitFor(t, ctx, "the start of the line highlighted", `[...`+ed("input")+`.querySelectorAll('.ed-code .k')].some((s) => s.textContent === '"policyName"')`)
+		near := evalInt(t, ctx, count)
+		assert.Less(t, near, 1000, "spans drawn for a %d-character line", len(line))
+		assert.Equal(t, line, evalString(t, ctx, ed("input")+`.querySelector('.ed-l').textContent`), "the whole line is drawn, as text where it is not highlighted")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('input').scrollLeft = 1e9`)))
+		waitFor(t, ctx, "the end of the line highlighted", `[...`+ed("input")+`.querySelectorAll('.ed-code .k')].some((s) => s.textContent === '"checksum"')`)
+		t.Logf("a %d-character line: %d spans at the start, %d at the end", len(line), near, evalInt(t, ctx, count))
+	})
+
 	t.Run("marks on a line and a column, a jump, and clearing", func(t *testing.T) {
 		text := "{\n  \"policyName\": \"static\",\n  \"defaultCpuSet\": \"0-3\",\n  \"checksum\": 12\n}"
 		require.NoError(t, chromedp.Do(ctx, paste(text)))
@@ -309,8 +331,8 @@ func TestEditorInBrowser(t *testing.T) {
 		require.NoError(t, err)
 		waitFor(t, ctx, "the keystroke", `document.getElementById('input').value.length === `+fmt.Sprint(len(big)+1))
 		typed := time.Since(t1)
-		render := evalString(t, ctx, ed("input")+`.dataset.renders`)
-		t.Logf("%d bytes, %d lines: paste took %s, first highlight after %s, scroll to line %d drawn after %s, a keystroke after %s; %d lines drawn, %s renders",
+		render := evalString(t, ctx, ed("input")+`.dataset.renders + ' renders, the last took ' + `+ed("input")+`.dataset.ms + ' ms'`)
+		t.Logf("%d bytes, %d lines: paste took %s, first highlight after %s, scroll to line %d drawn after %s, a keystroke after %s; %d lines drawn, %s",
 			len(big), lines, pasted.Round(time.Millisecond), first.Round(time.Millisecond), mid, scrolled.Round(time.Millisecond), typed.Round(time.Millisecond), drawn, render)
 		require.NoError(t, chromedp.Do(ctx, paste("")))
 	})

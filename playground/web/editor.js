@@ -18,6 +18,7 @@ const SIZE_CAP = 8 << 20; // characters: above this the text is drawn plain
 const LINE_CAP = 200000; // a longer line turns highlighting off
 const WINDOW_CHARS = 1 << 20; // characters drawn per window at most
 const MARGIN = 40; // lines drawn above and below the visible ones
+const H_MARGIN = 1000; // characters highlighted left and right of the visible ones
 const VALIDATE_CAP = 2 << 20; // JSON checked for the Format button while typing
 const MAX_MARKS = 1000;
 const LIST_MAX = 50;
@@ -256,6 +257,7 @@ const el = (tag, cls, text, attrs) => {
   return e;
 };
 const HIDDEN = { "aria-hidden": "true" }, BUTTON = { type: "button" };
+const esc = (t) => t.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
 let canvas = null;
 
 class Editor {
@@ -333,7 +335,10 @@ class Editor {
     this.lh = parseFloat(cs.lineHeight) || 19;
     this.padT = parseFloat(cs.paddingTop) || 0;
     this.padL = parseFloat(cs.paddingLeft) || 0;
-    this.font = cs.font;
+    this.font = cs.fontSize + " " + cs.fontFamily; // cs.font is "" with font-variant-ligatures set
+    canvas = canvas || document.createElement("canvas").getContext("2d");
+    canvas.font = this.font;
+    this.cw = canvas.measureText("0".repeat(100)).width / 100 || 8;
     this.layer.style.width = this.ta.clientWidth + "px";
     this.layer.style.height = this.ta.clientHeight + "px";
     this.last = -1;
@@ -388,11 +393,20 @@ class Editor {
     return [Math.max(0, Math.floor((top - this.padT) / this.lh)), Math.min(this.lines - 1, Math.ceil((top + h - this.padT) / this.lh))];
   }
 
+  // columns is the range of the visible columns, counting in the width of
+  // "0" (a line of wide characters is highlighted less far).
+  columns() {
+    const l = this.ta.scrollLeft;
+    return [Math.floor(l / this.cw), Math.ceil((l + this.ta.clientWidth) / this.cw)];
+  }
+
   render() {
     if (!this.wrap.isConnected) return;
     const t0 = performance.now();
     if (this.dirty) this.index();
-    const [vf, vl] = this.visible();
+    const [vf, vl] = this.visible(), [c0, c1] = this.columns();
+    this.h0 = c0 - H_MARGIN;
+    this.h1 = c1 + H_MARGIN;
     const first = Math.max(0, vf - MARGIN), last = Math.min(this.lines - 1, vl + MARGIN);
     const nums = document.createDocumentFragment(), code = document.createDocumentFragment();
     const tok = TOKENIZERS[this.lang];
@@ -441,24 +455,41 @@ class Editor {
         ranges.push(a, b, m.severity);
       }
     }
-    const cuts = new Set([0, text.length]);
-    for (let t = 0; t < toks.length; t += 3) { cuts.add(toks[t]); cuts.add(toks[t + 1]); }
-    for (let r = 0; r < ranges.length; r += 3) { cuts.add(Math.min(ranges[r], text.length)); cuts.add(Math.min(ranges[r + 1], text.length)); }
-    const points = [...cuts].sort((x, y) => x - y);
-    let t = 0;
-    for (let p = 0; p + 1 < points.length; p++) {
-      const a = points[p], b = points[p + 1];
-      while (t < toks.length && toks[t + 1] <= a) t += 3;
-      const cls = t < toks.length && toks[t] <= a ? toks[t + 2] : "";
-      const sev = markAt(ranges, a);
-      if (!cls && !sev) { div.append(text.slice(a, b)); continue; }
-      const span = el("span", cls, text.slice(a, b));
-      if (sev) span.classList.add("ed-m", "ed-" + sev);
-      div.append(span);
+    // The line as HTML: escaped text in spans whose classes are this
+    // file's constants (a DOM node per token takes several times longer
+    // for the 50 KB single-line JSON the kubelet writes). Without marks the
+    // tokens are drawn as they come (sorted, disjoint); with marks the line
+    // is cut at every token and mark boundary.
+    // Only tokens near the visible columns get a span: thousands of spans
+    // on one line take the browser's layout 100 ms per keystroke.
+    const html = [], h0 = this.h0, h1 = this.h1;
+    const put = (a, b, cls) => {
+      const t = esc(text.slice(a, b));
+      html.push(cls && (cls.includes("ed-m") || (b > h0 && a < h1)) ? '<span class="' + cls + '">' + t + "</span>" : t);
+    };
+    let p = 0;
+    if (!ranges.length) {
+      for (let t = 0; t < toks.length; t += 3) {
+        if (toks[t] > p) put(p, toks[t]);
+        put(toks[t], (p = toks[t + 1]), toks[t + 2]);
+      }
+      if (p < text.length) put(p, text.length);
+    } else {
+      const cuts = new Set([0, text.length]);
+      for (let t = 0; t < toks.length; t += 3) cuts.add(toks[t]).add(toks[t + 1]);
+      for (let r = 0; r < ranges.length; r += 3) cuts.add(Math.min(ranges[r], text.length)).add(Math.min(ranges[r + 1], text.length));
+      const points = [...cuts].sort((x, y) => x - y);
+      let t = 0;
+      for (; p + 1 < points.length; p++) {
+        const a = points[p];
+        while (t < toks.length && toks[t + 1] <= a) t += 3;
+        const sev = markAt(ranges, a), cls = t < toks.length && toks[t] <= a ? toks[t + 2] : "";
+        put(a, points[p + 1], (cls + (sev ? " ed-m ed-" + sev : "")).trim());
+      }
+      const end = markAt(ranges, text.length);
+      if (end) html.push('<span class="ed-m ed-' + end + '"> </span>'); // past the end of the line
     }
-    const end = markAt(ranges, text.length);
-    if (end) div.append(el("span", "ed-m ed-" + end, " ")); // past the end of the line
-    if (!div.firstChild) div.append("\n"); // an empty line keeps its height
+    div.innerHTML = html.join("") || "\n"; // an empty line keeps its height
     return div;
   }
 
@@ -469,8 +500,8 @@ class Editor {
   }
 
   scrolled() {
-    const [vf, vl] = this.visible();
-    if (this.dirty || vf < this.first || vl > this.last) this.render();
+    const [vf, vl] = this.visible(), [c0, c1] = this.columns();
+    if (this.dirty || vf < this.first || vl > this.last || (this.maxLine > H_MARGIN && (c0 < this.h0 || c1 > this.h1))) this.render();
     else this.position();
   }
 
@@ -559,7 +590,6 @@ class Editor {
     ta.focus({ preventScroll: true });
     ta.setSelectionRange(pos, pos);
     ta.scrollTop = Math.max(0, this.padT + i * this.lh - ta.clientHeight / 3);
-    canvas = canvas || document.createElement("canvas").getContext("2d");
     canvas.font = this.font;
     const x = canvas.measureText(text.slice(c > 20000 ? c - 20000 : 0, c).replace(/\t/g, "        ")).width + this.padL;
     if (x < ta.scrollLeft || x > ta.scrollLeft + ta.clientWidth - 20) ta.scrollLeft = Math.max(0, x - ta.clientWidth / 2);
