@@ -230,7 +230,7 @@ func TestEditorInBrowser(t *testing.T) {
 	t.Run("format pretty-prints JSON and fires input", func(t *testing.T) {
 		min := `{"policyName":"static","defaultCpuSet":"0-3","entries":{"uid":{"c":"4-7"}},"e":{},"l":[],"checksum":18446744073709551615}`
 		require.NoError(t, chromedp.Do(ctx, paste(min)))
-		waitFor(t, ctx, "the Format button", `!document.querySelector('.ed-bar[data-editor-for=input] .ed-format').disabled`)
+		waitFor(t, ctx, "the Format button", ed("input")+`.dataset.lines === '1' && !document.querySelector('.ed-bar[data-editor-for=input] .ed-format').disabled`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__inputs = 0; document.getElementById('input').addEventListener('input', () => window.__inputs++)`)))
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(".ed-bar[data-editor-for=input] .ed-format"))))
 		want := "{\n  \"policyName\": \"static\",\n  \"defaultCpuSet\": \"0-3\",\n  \"entries\": {\n    \"uid\": {\n      \"c\": \"4-7\"\n    }\n  },\n  \"e\": {},\n  \"l\": [],\n  \"checksum\": 18446744073709551615\n}"

@@ -1,16 +1,11 @@
-// The numascope playground's editor: line numbers, highlighting of JSON,
-// YAML and kubelet logs, problem marks and a JSON formatter, laid over the
-// page's own <textarea> elements. The textarea stays the real input (focus,
-// value, "input" events, undo, accessibility); the editor only draws a
-// highlighted copy of the visible lines behind its transparent text.
-//
-// Marks: dispatch on a textarea
-//   new CustomEvent("numascope:marks", { detail: [{ line, column, severity, message }] })
-// line and column are 1-based (column counts characters; 0 or absent marks
-// the line only), severity is "error", "warning" or "info"; [] clears. A
-// different value set by the page (another tab) clears the marks too.
-// Jump: new CustomEvent("numascope:reveal", { detail: { line, column } })
-// focuses the textarea with the caret there and scrolls it into view.
+// The playground's editor over its <textarea>s: line numbers, highlighting
+// of JSON, YAML and kubelet logs, problem marks, JSON formatting. The
+// textarea stays the input (focus, value, "input" events, accessibility);
+// the editor draws the visible lines behind its transparent text.
+// Marks: textarea.dispatchEvent(new CustomEvent("numascope:marks", { detail:
+// [{ line, column, severity: "error"|"warning"|"info", message }] })), 1-based,
+// column in characters (0: the line only); [] clears, and so does a new value.
+// "numascope:reveal" with { line, column } puts the caret there.
 "use strict";
 (() => {
 const SELECTOR = "#input, #tm-pod, #tm-hints, textarea[data-editor]";
@@ -27,18 +22,18 @@ const MSG_MAX = 500;
 const TEXT = {
   en: {
     format: "Format JSON", formatTitle: "Indent by two spaces; keys and values stay as written",
-    notJSON: "Not valid JSON: nothing to format", formatted: "Already formatted",
+    notJSON: "Not valid JSON",
     next: "Next problem", nextTitle: "F8; Shift+F8: previous",
-    problems: (n) => (n === 1 ? "1 problem" : n + " problems"), more: (n) => "… and " + n + " more",
+    problems: (n) => (n === 1 ? "1 problem" : n + " problems"),
     at: (l, c) => "line " + l + (c ? ", column " + c : ""), lines: (n) => (n === 1 ? "1 line" : n + " lines"),
     plain: "highlighting off (large input)", sev: { error: "error", warning: "warning", info: "info" },
     list: "Problems in this input",
   },
   "zh-CN": {
     format: "格式化 JSON", formatTitle: "以两个空格缩进；键和值保持原样",
-    notJSON: "不是有效的 JSON：无法格式化", formatted: "已是格式化的内容",
+    notJSON: "不是有效的 JSON",
     next: "下一个问题", nextTitle: "F8；Shift+F8：上一个",
-    problems: (n) => n + " 个问题", more: (n) => "……另有 " + n + " 个",
+    problems: (n) => n + " 个问题",
     at: (l, c) => "第 " + l + " 行" + (c ? "，第 " + c + " 列" : ""), lines: (n) => n + " 行",
     plain: "已关闭高亮（内容过大）", sev: { error: "错误", warning: "警告", info: "提示" },
     list: "此输入中的问题",
@@ -117,7 +112,7 @@ function tokJSON(s, out, i = 0) {
   }
 }
 
-const YAML_NUM = /^[-+]?(\d[\d_]*(\.\d*)?(e[-+]?\d+)?|\.\d+|0x[\da-f]+|0o[0-7]+|\.inf|\.nan)$/i;
+const YAML_NUM = /^[-+]?(\d[\d_]*(\.\d*)?(e[-+]?\d+)?|\.\d+|0x[\da-f]+|\.inf|\.nan)$/i;
 const YAML_KW = new Set(["true", "false", "null", "~", "yes", "no", "on", "off"]);
 
 function tokYAML(s, out) {
@@ -257,12 +252,13 @@ const el = (tag, cls, text, attrs) => {
   return e;
 };
 const HIDDEN = { "aria-hidden": "true" }, BUTTON = { type: "button" };
+const fire = (ta, inputType) => ta.dispatchEvent(new InputEvent("input", { bubbles: true, inputType }));
 const esc = (t) => t.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"));
 let canvas = null;
 
 class Editor {
   constructor(ta) {
-    Object.assign(this, { ta, marks: [], byLine: new Map(), starts: new Uint32Array(1024), lines: 1, first: 0, last: -1, dirty: true, frame: 0, jsonOK: false, renders: 0 });
+    Object.assign(this, { ta, marks: [], byLine: new Map(), starts: new Uint32Array(1024), lines: 1, first: 0, last: -1, dirty: true, renders: 0 });
     const wrap = (this.wrap = el("div", "ed"));
     const gutter = (this.gutter = el("div", "ed-gutter", undefined, HIDDEN));
     gutter.append((this.nums = el("div", "ed-nums")));
@@ -284,8 +280,7 @@ class Editor {
     this.list = el("ol", "ed-list");
     this.list.hidden = true;
     bar.append(this.info, this.fmt, this.count, this.next, this.status);
-    // Outside any <label>, so that the buttons do not become part of the
-    // textarea's accessible name.
+    // Outside any <label>: the buttons stay out of the textarea's name.
     const label = ta.closest("label");
     (label || wrap).after(bar, this.list);
     for (const e of [wrap, bar, this.list]) e.dataset.editorFor = ta.id || "";
@@ -296,9 +291,9 @@ class Editor {
       configurable: true,
       get() { return valueProp.get.call(this); },
       set(v) {
-        const before = valueProp.get.call(this);
+        const before = this.value;
         valueProp.set.call(this, v);
-        if (valueProp.get.call(this) !== before) { if (self.marks.length) self.setMarks([]); self.changed(); }
+        if (this.value !== before) { if (self.marks.length) self.setMarks([]); self.changed(); }
       },
     });
     ta.addEventListener("input", () => this.changed());
@@ -310,13 +305,11 @@ class Editor {
         ev.preventDefault();
         ta.value = this.undo[0];
         this.undo = null;
-        ta.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "historyUndo" }));
+        fire(ta, "historyUndo");
       }
     });
-    for (const t of ["keyup", "click", "focus"]) ta.addEventListener(t, () => this.caretMessage());
     ta.addEventListener("numascope:marks", (ev) => this.setMarks(ev.detail));
     ta.addEventListener("numascope:reveal", (ev) => this.reveal(+(ev.detail || {}).line || 1, +(ev.detail || {}).column || 0));
-    // A marked line number or an entry of the list jumps to its mark.
     const jump = (ev) => {
       const e = ev.target.closest("[data-line]"), g = e && this.byLine.get(+e.dataset.line);
       if (g) this.reveal(g[0].line, e.dataset.column ? +e.dataset.column : g[0].column);
@@ -335,9 +328,8 @@ class Editor {
     this.lh = parseFloat(cs.lineHeight) || 19;
     this.padT = parseFloat(cs.paddingTop) || 0;
     this.padL = parseFloat(cs.paddingLeft) || 0;
-    this.font = cs.fontSize + " " + cs.fontFamily; // cs.font is "" with font-variant-ligatures set
     canvas = canvas || document.createElement("canvas").getContext("2d");
-    canvas.font = this.font;
+    canvas.font = cs.fontSize + " " + cs.fontFamily; // cs.font is "" with font-variant-ligatures set
     this.cw = canvas.measureText("0".repeat(100)).width / 100 || 8;
     this.layer.style.width = this.ta.clientWidth + "px";
     this.layer.style.height = this.ta.clientHeight + "px";
@@ -354,8 +346,7 @@ class Editor {
     if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
   }
 
-  // index finds where each line starts (one pass, no copies) and picks the
-  // language and the mode.
+  // index finds where each line starts and picks the language and mode.
   index() {
     const text = this.ta.value;
     let starts = this.starts, n = 1, prev = 0, max = 0;
@@ -375,11 +366,11 @@ class Editor {
     Object.assign(this.wrap.dataset, { lang: this.lang, lines: n, mode: this.plain ? "plain" : "highlight" });
     this.wrap.classList.toggle("ed-plain", this.plain);
     this.gutter.style.width = "calc(" + Math.max(2, String(n).length) + "ch + 18px)";
-    // JSON.parse of a large text takes milliseconds: not on every keystroke;
+    // JSON.parse takes milliseconds: after a pause, not on every keystroke;
     // above VALIDATE_CAP only when the button is pressed.
     clearTimeout(this.validTimer);
-    this.jsonOK = this.lang === "json" && (text.length > VALIDATE_CAP || (text.length <= 65536 && validJSON(text)));
-    if (this.lang === "json" && !this.jsonOK && text.length > 65536) this.validTimer = setTimeout(() => { this.jsonOK = validJSON(this.ta.value); this.labels(); }, 300);
+    this.jsonOK = this.lang === "json" && text.length > VALIDATE_CAP;
+    if (this.lang === "json" && !this.jsonOK) this.validTimer = setTimeout(() => { this.jsonOK = validJSON(this.ta.value); this.labels(); }, 150);
     this.labels();
   }
 
@@ -427,7 +418,7 @@ class Editor {
     this.nums.replaceChildren(nums);
     this.code.replaceChildren(code);
     Object.assign(this, { first, last });
-    // How many renders, and how long the last took (ms), for the tests.
+    // For the tests: renders, and the last one's ms.
     this.wrap.dataset.renders = String(++this.renders);
     this.wrap.dataset.ms = (performance.now() - t0).toFixed(1);
     this.position();
@@ -455,13 +446,9 @@ class Editor {
         ranges.push(a, b, m.severity);
       }
     }
-    // The line as HTML: escaped text in spans whose classes are this
-    // file's constants (a DOM node per token takes several times longer
-    // for the 50 KB single-line JSON the kubelet writes). Without marks the
-    // tokens are drawn as they come (sorted, disjoint); with marks the line
-    // is cut at every token and mark boundary.
-    // Only tokens near the visible columns get a span: thousands of spans
-    // on one line take the browser's layout 100 ms per keystroke.
+    // The line as HTML: escaped text, spans with this file's classes. With
+    // marks, the line is cut at every token and mark boundary.
+    // Spans only near the visible columns: thousands on a line take 100 ms of layout.
     const html = [], h0 = this.h0, h1 = this.h1;
     const put = (a, b, cls) => {
       const t = esc(text.slice(a, b));
@@ -525,12 +512,13 @@ class Editor {
     }
     this.wrap.dataset.marks = String(marks.length);
     this.status.textContent = "";
-    this.labels();
+    this.labels(true);
     this.last = -1;
     this.render();
   }
 
-  labels() {
+  // labels sets the bar's texts; the list only with list (not per keystroke).
+  labels(list) {
     const t = tr();
     const n = this.marks.length;
     this.info.textContent = ({ json: "JSON", yaml: "YAML" }[this.lang] || this.lang) + " · " + t.lines(this.lines) + (this.plain ? " · " + t.plain : "");
@@ -544,12 +532,12 @@ class Editor {
     this.count.textContent = n ? t.problems(n) : "";
     this.list.hidden = n === 0;
     this.list.setAttribute("aria-label", t.list);
+    if (!list) return;
     const items = this.marks.slice(0, LIST_MAX).map((m) => {
       const li = el("li", "ed-" + m.severity);
       li.append(el("button", "ed-jump", describe(m), { ...BUTTON, "data-line": m.line, "data-column": m.column }));
       return li;
     });
-    if (n > LIST_MAX) items.push(el("li", "ed-more", t.more(n - LIST_MAX)));
     this.list.replaceChildren(...items);
   }
 
@@ -564,11 +552,6 @@ class Editor {
     return [lo + 1, pos - this.starts[lo] + 1];
   }
 
-  caretMessage() {
-    const g = this.marks.length && this.byLine.get(this.caretLine()[0]), msg = describe(g && g[0]);
-    if (this.marks.length && this.status.textContent !== msg) this.status.textContent = msg;
-  }
-
   jumpNext(dir) {
     const [line, col] = this.caretLine();
     const ms = this.marks;
@@ -578,8 +561,7 @@ class Editor {
     if (m) this.reveal(m.line, m.column);
   }
 
-  // reveal puts the caret at line and column, scrolls there and says what
-  // is marked there.
+  // reveal puts the caret at line and column and says what is marked there.
   reveal(line, column) {
     if (this.dirty) this.index();
     const ta = this.ta;
@@ -590,8 +572,7 @@ class Editor {
     ta.focus({ preventScroll: true });
     ta.setSelectionRange(pos, pos);
     ta.scrollTop = Math.max(0, this.padT + i * this.lh - ta.clientHeight / 3);
-    canvas.font = this.font;
-    const x = canvas.measureText(text.slice(c > 20000 ? c - 20000 : 0, c).replace(/\t/g, "        ")).width + this.padL;
+    const x = c * this.cw + this.padL; // near enough for scrolling there
     if (x < ta.scrollLeft || x > ta.scrollLeft + ta.clientWidth - 20) ta.scrollLeft = Math.max(0, x - ta.clientWidth / 2);
     this.wrap.scrollIntoView({ block: "nearest" });
     this.render();
@@ -604,7 +585,7 @@ class Editor {
     const ta = this.ta, text = ta.value;
     if (!validJSON(text)) { this.jsonOK = false; this.labels(); return; }
     const pretty = prettyJSON(text);
-    if (pretty === text) { this.status.textContent = tr().formatted; return; }
+    if (pretty === text) return;
     // One replacement and one "input" event (execCommand would send one
     // per line, and take quadratic time), after the page's size guard has
     // seen it as a "beforeinput".
@@ -614,10 +595,9 @@ class Editor {
     if (!ta.dispatchEvent(before)) return;
     ta.value = pretty;
     this.undo = [text, pretty];
-    ta.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertReplacementText" }));
+    fire(ta, "insertReplacementText");
     ta.setSelectionRange(0, 0);
-    ta.scrollTop = 0;
-    ta.scrollLeft = 0;
+    ta.scrollTop = ta.scrollLeft = 0;
   }
 }
 
@@ -638,7 +618,7 @@ function attach(ta) {
 function start() {
   document.querySelectorAll(SELECTOR).forEach(attach);
   new MutationObserver(() => {
-    document.querySelectorAll(SELECTOR).forEach((ta) => ta.numascopeEditor && ta.numascopeEditor.labels());
+    document.querySelectorAll(SELECTOR).forEach((ta) => ta.numascopeEditor && ta.numascopeEditor.labels(true));
   }).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
 }
 
