@@ -106,7 +106,7 @@ func TestDiagnoseLocatesPointers(t *testing.T) {
 		got[l.File+"#"+l.Path] = l.Position
 	}
 	for ref, want := range map[string]Position{
-		"pod.yaml#/status/reason":                   {17, 3},
+		"pod.yaml#/status/reason":                    {17, 3},
 		"kubelet-config.yaml#/topologyManagerPolicy": {6, 1},
 	} {
 		assert.Equal(t, want, got[ref], ref)
