@@ -6,7 +6,16 @@
 // The time limit of one engine call; ?timeout=MS overrides it (for tests).
 // It bounds one run (inspect and diagnose together), so that an answer or a
 // timeout message is on the page within it.
-const CALL_TIMEOUT_MS = Number(new URLSearchParams(location.search).get("timeout")) || 10000;
+const TIMEOUT_OVERRIDE = Number(new URLSearchParams(location.search).get("timeout")) || 0;
+const CALL_TIMEOUT_MS = TIMEOUT_OVERRIDE || 10000;
+// runTimeout is the limit of one run over inputs of chars characters: 10 s,
+// and 8 s more per MiB past the first, so that a valid kubelet file of 10 MB
+// (a 60,000-container memory checkpoint) is decoded, not stopped; at most
+// 100 s. The engine's own size limits bound what a run can be given.
+function runTimeout(chars) {
+  if (TIMEOUT_OVERRIDE) return TIMEOUT_OVERRIDE;
+  return Math.min(100000, CALL_TIMEOUT_MS + Math.max(0, chars / (1 << 20) - 1) * 8000);
+}
 // The engine's limits (wasm/internal/api: MaxFileBytes, MaxRequestBytes).
 const MAX_FILE_BYTES = 12 << 20;
 const MAX_REQUEST_BYTES = 32 << 20;
@@ -189,7 +198,7 @@ class Engine {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: CALL_TIMEOUT_MS / 1000 }) } });
+        resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: Math.round(wait / 1000) }) } });
         this.restart().catch(() => {});
       }, wait);
       this.pending.set(id, { resolve, timer, sent, method, request: body, stale: !!(opts && opts.stale) });
@@ -453,8 +462,9 @@ async function run() {
   } else if (files.length) {
     document.body.dataset.runs = String(++runs);
     // One time limit for the whole run: the answer, or the timeout message,
-    // is on the page within CALL_TIMEOUT_MS of the run's start.
-    const deadline = performance.now() + CALL_TIMEOUT_MS;
+    // is on the page within runTimeout of the run's start.
+    const limit = runTimeout(inputChars());
+    const deadline = performance.now() + limit;
     const cpuPolicy = state.cpuPolicy || undefined;
     const memoryPolicy = state.memoryPolicy || undefined;
     const kubeletVersion = state.kubeletVersion || undefined;
@@ -600,16 +610,20 @@ function renderBanner() {
     cls = worst.severity === "error" ? "bad" : "warn";
     icon = worst.severity === "error" ? "✗" : "!";
     text = headline(worst);
+  } else if (state.diagnosing) {
+    // No verdict until the diagnosis has had its say.
+    cls = "pending"; icon = "…";
+    text = T("diagnosing");
   } else if (read) {
     cls = "ok"; icon = "✓";
     text = T("banner-ok", { n: read });
   } else {
     return null;
   }
-  return h("div", { class: "banner-verdict " + cls, role: "status", "data-testid": "verdict-banner", "data-severity": worst ? worst.severity : "ok" },
+  return h("div", { class: "banner-verdict " + cls, role: "status", "data-testid": "verdict-banner", "data-severity": worst ? worst.severity : cls === "pending" ? "pending" : "ok" },
     h("p", { class: "banner-line" }, h("span", { class: "badge " + cls, "aria-hidden": "true" }, icon), " ", h("strong", {}, text)),
     h("p", { class: "muted banner-counts", "data-testid": "verdict-counts" },
-      [counts || T("no-problems-short"), state.diagnosing ? T("diagnosing") : "", T("files-read", { n: files.length })].filter(Boolean).join(" · "),
+      [counts || (state.diagnosing ? "" : T("no-problems-short")), state.diagnosing && worst ? T("diagnosing") : "", T("files-read", { n: files.length })].filter(Boolean).join(" · "),
       items.length ? [" · ", h("a", { href: "#findings-heading" }, T("see-findings-all"))] : null));
 }
 
@@ -664,9 +678,20 @@ function fileLine(f) {
     n ? h("span", { class: "muted" }, " · " + T("n-problems", { n })) : null);
 }
 
+// renderJump repeats the banner's sentence above the panes on a narrow
+// screen, where the result is below the input: a link to the result.
+function renderJump(banner) {
+  const jump = $("verdict-jump");
+  if (!banner) { jump.hidden = true; jump.replaceChildren(); return; }
+  jump.hidden = false;
+  jump.className = "verdict-jump " + banner.className.replace("banner-verdict", "").trim();
+  jump.replaceChildren(banner.querySelector(".banner-line").textContent.trim(), " ", h("span", { class: "muted" }, "↓ " + T("result")));
+}
+
 function renderResult() {
   const box = $("result");
   const r = state.lastInspect;
+  if (!r || !r.ok) renderJump(null);
   if (!r) {
     box.replaceChildren(h("p", { class: "empty" }, engineReady ? T("empty") : T("loading")));
     return;
@@ -679,7 +704,9 @@ function renderResult() {
     d.addEventListener("toggle", () => { if (d.open) openCards.add(f.file); else openCards.delete(f.file); });
     return d;
   };
-  box.replaceChildren(renderBanner() || "", ...r.result.files.map((f) => !f.kind
+  const banner = renderBanner();
+  renderJump(banner);
+  box.replaceChildren(banner || "", ...r.result.files.map((f) => !f.kind
     ? card(f, ...(f.problems || []).map((p) => errorBox({ message: p.message + (p.remedy ? "\n" + T("remedy") + ": " + p.remedy : "") })))
     : card(f,
       h("dl", { class: "facts" },
