@@ -68,6 +68,7 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 		assert.Equal(t, 0, evalInt(t, tab, `document.querySelectorAll('details[data-testid=file-result][open]').length`))
 		assert.Equal(t, 7, evalInt(t, tab, `document.querySelectorAll('details[data-testid=file-result] > summary').length`))
 		assert.Less(t, evalInt(t, tab, `Math.round(document.querySelector('[data-testid=verdict-banner]').getBoundingClientRect().bottom)`), 400, "the banner is above the fold")
+		shot(t, tab, "verdict.png", "")
 	})
 
 	t.Run("the TopologyAffinityError finding has its requested/free/fits table", func(t *testing.T) {
@@ -170,6 +171,9 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 				require.NoError(t, chromedp.Do(tab, chromedp.EmulateViewport(w, 800)))
 				got := evalString(t, tab, `document.documentElement.scrollWidth + '/' + document.documentElement.clientWidth`)
 				assert.Equal(t, fmt.Sprintf("%d/%d", w, w), got, "example %s at %d px: scrollWidth/clientWidth", id, w)
+				if id == "troubleshooting-page" && w == 390 {
+					shot(t, tab, "phone-390.png", "")
+				}
 			}
 			require.NoError(t, chromedp.Do(tab, chromedp.EmulateViewport(1280, 900)))
 		}

@@ -700,7 +700,8 @@ function renderResult() {
   const card = (f, ...body) => {
     const d = h("details", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "", "data-file": f.file },
       fileLine(f), h("div", { class: "file-body" }, ...body));
-    if (openCards.has(f.file)) d.open = true;
+    // An input that could not be read at all shows why at once.
+    if (openCards.has(f.file) || !f.kind) d.open = true;
     d.addEventListener("toggle", () => { if (d.open) openCards.add(f.file); else openCards.delete(f.file); });
     return d;
   };
