@@ -39,6 +39,12 @@ func configPolicies(files []InputFile) *ConfigPolicies {
 		if strings.TrimSpace(in.Content) == "" || len(in.Content) > MaxFileBytes {
 			continue
 		}
+		// A cheap look first: sniffing a 10 MB checkpoint takes long in a
+		// browser, and every configuration form names a manager policy
+		// ("cpuManagerPolicy", "--cpu-manager-policy").
+		if !strings.Contains(in.Content, "anagerPolicy") && !strings.Contains(in.Content, "anager-policy") {
+			continue
+		}
 		if diagnose.SniffKind([]byte(in.Content)) != kindConfig {
 			continue
 		}
