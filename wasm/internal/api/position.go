@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // Position is a place in an input: Line is 1-based, Column is 1-based and
@@ -101,10 +103,6 @@ func pointerTokens(p string) ([]string, bool) {
 	return parts, true
 }
 
-func escapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 // jsonOffsets scans a JSON document once and returns the byte offset of
 // each wanted pointer: of the key of an object member, of the value of an
 // array element or of the root.
@@ -155,7 +153,7 @@ func jsonOffsets(content string, pointers []string) map[string]int {
 				continue
 			}
 			k, _ := tok.(string)
-			cur = path[len(path)-1] + "/" + escapeToken(k)
+			cur = path[len(path)-1] + "/" + jsonptr.Escape(k)
 			if want[cur] {
 				if _, dup := found[cur]; !dup {
 					found[cur] = start
