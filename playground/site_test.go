@@ -30,10 +30,14 @@ import (
 // wasm-opt -Oz (version 108). Before that, with math/big just gone, the
 // engine was 8,388,599 raw / 2,037,919 gzip. Each budget is 1.5-4% over
 // its figure. The whole engine is in the build: every reader of evidence
-// the CLI has.
+// the CLI has. The positions of problems and evidence references (JSON
+// pointers resolved in JSON and YAML inputs) and the policies per kind
+// added 55 KB raw: 9,190,789 raw, 2,199,251 gzip, 1,554,536 brotli without
+// wasm-opt; 8,664,527 raw, 2,221,910 gzip, 1,593,170 brotli with it, and
+// the two raw budgets grew by 64 KB.
 const (
-	maxWasmBytes          = 8<<20 + 768<<10 // without wasm-opt
-	maxWasmOptimizedBytes = 8<<20 + 256<<10 // with wasm-opt -Oz
+	maxWasmBytes          = 8<<20 + 832<<10 // without wasm-opt
+	maxWasmOptimizedBytes = 8<<20 + 320<<10 // with wasm-opt -Oz
 	maxWasmGzipBytes      = 2<<20 + 160<<10
 	maxWasmBrotliBytes    = 1<<20 + 576<<10
 )
@@ -119,10 +123,20 @@ func TestSiteHasEveryFileThePageLoads(t *testing.T) {
 	}
 }
 
+// readmeInstallURL is the one address of another host the page names: a
+// link (opened only when the reader follows it, without a referrer) to the
+// README's install section, which remedies point at. Nothing is loaded
+// from it.
+const readmeInstallURL = "https://github.com/numascope/numascope#install"
+
 func TestPageReferencesNoOtherHost(t *testing.T) {
 	s := fakeSite(t)
 	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "style.css", "sw.js"} {
 		text := string(s.files[name].data)
+		if name == "app.js" {
+			require.Equal(t, 1, strings.Count(text, readmeInstallURL), "app.js names the README's install section once")
+			text = strings.Replace(text, readmeInstallURL, "", 1)
+		}
 		for _, bad := range []string{"http://", "https://", "//cdn", "@import"} {
 			if strings.Contains(text, bad) {
 				t.Errorf("%s contains %q: the page must load nothing from another host", name, bad)

@@ -6,9 +6,20 @@
 // The time limit of one engine call; ?timeout=MS overrides it (for tests).
 // It bounds one run (inspect and diagnose together), so that an answer or a
 // timeout message is on the page within it.
-const CALL_TIMEOUT_MS = Number(new URLSearchParams(location.search).get("timeout")) || 10000;
+const TIMEOUT_OVERRIDE = Number(new URLSearchParams(location.search).get("timeout")) || 0;
+const CALL_TIMEOUT_MS = TIMEOUT_OVERRIDE || 10000;
+// runTimeout is the limit of one run over inputs of chars characters: 10 s,
+// and 10 s more per MiB past the first, at most 120 s, so that a valid
+// kubelet file of 10 MB is decoded, not stopped (BenchmarkPasteLargestStateFile:
+// a 6.7 MB, 40,000-container memory checkpoint took 51 s to the end of its
+// run on a loaded 2-core machine, where its limit is 64 s). The engine's own
+// size limits bound what a run can be given.
+function runTimeout(chars) {
+  if (TIMEOUT_OVERRIDE) return TIMEOUT_OVERRIDE;
+  return Math.min(120000, CALL_TIMEOUT_MS + Math.max(0, chars / (1 << 20) - 1) * 10000);
+}
 // The engine's limits (wasm/internal/api: MaxFileBytes, MaxRequestBytes).
-const MAX_FILE_BYTES = 8 << 20;
+const MAX_FILE_BYTES = 12 << 20;
 const MAX_REQUEST_BYTES = 32 << 20;
 const SHARE_PREFIX = "#s=";
 // A share link's data: at most this many characters after #s= (Chromium's
@@ -23,6 +34,8 @@ const SHARE_SLICE = 1024;
 const MAX_POD_ROWS = 500;
 // Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
 const EVIDENCE_KINDS = ["kubelet-log", "pod", "events", "kubelet-config", "machine-info"];
+// Where the README says how to get numascope's commands onto a node.
+const INSTALL_URL = "https://github.com/numascope/numascope#install";
 
 const $ = (id) => document.getElementById(id);
 
@@ -49,7 +62,8 @@ function h(tag, attrs, ...children) {
 const state = {
   files: [{ name: "", content: "" }],
   active: 0,
-  policy: "",
+  cpuPolicy: "", // "" the kubelet configuration's, else the file's
+  memoryPolicy: "",
   kubeletVersion: "", // the node's kubelet release; "" the newest
   lang: "en",
   theme: "auto",
@@ -60,7 +74,9 @@ const state = {
 };
 
 let lang = "en";
-const T = (key, vars) => t(lang, key, vars);
+// T is the string for key; with vars.n === 1 the key's "-one" form when the
+// table has one ("1 pod", "2 pods").
+const T = (key, vars) => t(lang, vars && vars.n === 1 && I18N.en[key + "-one"] !== undefined ? key + "-one" : key, vars);
 
 // ---------------------------------------------------------------- engine
 
@@ -184,7 +200,7 @@ class Engine {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: CALL_TIMEOUT_MS / 1000 }) } });
+        resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: Math.round(wait / 1000) }) } });
         this.restart().catch(() => {});
       }, wait);
       this.pending.set(id, { resolve, timer, sent, method, request: body, stale: !!(opts && opts.stale) });
@@ -270,8 +286,9 @@ function renderTabs() {
     markReadAs($("tab-" + i), f);
   });
   const f = state.files[state.active];
-  $("input").value = f.content;
+  if ($("input").value !== f.content) $("input").value = f.content;
   $("name").value = f.name;
+  sendMarks();
   $("drop").setAttribute("aria-labelledby", "tab-" + state.active);
   $("remove").disabled = state.files.length === 1 && !f.content && !f.name;
 }
@@ -310,8 +327,10 @@ function renderRefused() {
 }
 
 function selectFile(i) {
+  const was = state.active;
   state.active = i;
   renderTabs();
+  if (was !== i && engineReady) updateShare();
 }
 
 function setFiles(files, opts) {
@@ -395,7 +414,7 @@ async function contentKey(f) {
 // runKey is the key of one run's inputs: the policy, and each non-empty tab's
 // name and content key, in order.
 async function runKey() {
-  const parts = [state.policy || "", state.kubeletVersion || ""];
+  const parts = [state.cpuPolicy || "", state.memoryPolicy || "", state.kubeletVersion || ""];
   for (const f of state.files) {
     if (f.content.trim() === "") continue;
     parts.push(f.name, await contentKey(f));
@@ -445,11 +464,13 @@ async function run() {
   } else if (files.length) {
     document.body.dataset.runs = String(++runs);
     // One time limit for the whole run: the answer, or the timeout message,
-    // is on the page within CALL_TIMEOUT_MS of the run's start.
-    const deadline = performance.now() + CALL_TIMEOUT_MS;
-    const policy = state.policy || undefined;
+    // is on the page within runTimeout of the run's start.
+    const limit = runTimeout(inputChars());
+    const deadline = performance.now() + limit;
+    const cpuPolicy = state.cpuPolicy || undefined;
+    const memoryPolicy = state.memoryPolicy || undefined;
     const kubeletVersion = state.kubeletVersion || undefined;
-    inspect = await engine.call("inspect", { files, policy, kubeletVersion }, { deadline, stale: true });
+    inspect = await engine.call("inspect", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
@@ -457,7 +478,7 @@ async function run() {
     show(inspect, null, tabs, diagnosing);
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
-      diagnosis = await engine.call("diagnose", { files, policy, kubeletVersion }, { deadline, stale: true });
+      diagnosis = await engine.call("diagnose", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
       show(inspect, diagnosis, tabs);
     }
@@ -471,9 +492,8 @@ async function run() {
   // One short sentence for screen readers instead of re-reading the result.
   if (inspect && inspect.ok) {
     const fs = inspect.result.files;
-    const refused = fs.filter((f) => !f.kubeletAccepts).length;
-    const findings = diagnosis && diagnosis.ok ? (diagnosis.result.report.findings || []).length : 0;
-    announce(T("result-announce", { n: fs.length, refused, findings }));
+    const counts = countsText(state.items || []);
+    announce(T("result-announce", { files: T("n-files", { n: fs.length }), findings: counts || T("no-problems-short") }));
   }
 }
 
@@ -503,17 +523,110 @@ function show(inspect, diagnosis, tabs, diagnosing) {
 // ---------------------------------------------------------------- rendering
 
 function renderAll() {
+  state.items = collectItems();
+  renderPolicies();
   renderRefused();
   renderResult();
   renderNUMA();
   renderPods();
   renderFindings();
+  sendMarks();
 }
 
 function errorBox(err) {
   return h("div", { class: "error", role: "alert", "data-testid": "error" },
     h("strong", {}, T("error") + (err.code ? " (" + err.code + ")" : "") + ": "),
     h("span", { class: "pre" }, err.message || String(err)));
+}
+
+const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
+
+// collectItems is what the Findings list shows: the diagnosis's findings
+// and every problem of a file that no finding already reports (the same
+// file, JSON pointer and code, or a finding that quotes the problem), worst
+// first. Without a diagnosis the problems of the files alone.
+function collectItems() {
+  const r = state.lastInspect, d = state.lastDiagnosis;
+  const items = [];
+  const findings = d && d.ok ? (d.result.report.findings || []) : [];
+  const locs = new Map();
+  if (d && d.ok) for (const l of d.result.locations || []) locs.set(l.file + "#" + l.path, l);
+  for (const f of findings) {
+    items.push({
+      kind: "finding", code: f.code, severity: f.severity || "info", title: f.title, finding: f,
+      refs: (f.evidence || []).map((e) => {
+        const l = e.path ? locs.get(e.file + "#" + e.path) : null;
+        return { file: e.file, line: e.line || (l && l.line) || 0, column: (l && l.column) || 0, path: e.path || "", quote: e.quote || "" };
+      }),
+    });
+  }
+  if (r && r.ok) {
+    for (const v of r.result.files) {
+      for (const p of v.problems || []) {
+        const covered = findings.some((f) => (f.evidence || []).some((e) => e.file === v.file && (e.path || "") === (p.path || "") &&
+          ((p.code && p.code === f.code) || (p.path && e.path) || (f.explanation || "").includes(p.message) || (e.quote && p.message.includes(e.quote) && e.quote.length > 12))));
+        if (covered) continue;
+        items.push({
+          kind: "problem", code: p.code || "", severity: p.severity || "error", title: p.message, problem: p, file: v.file,
+          refs: [{ file: v.file, line: p.line || 0, column: p.column || 0, path: p.path || "", quote: "" }],
+        });
+      }
+    }
+  }
+  items.sort((x, y) => (SEVERITY_RANK[x.severity] ?? 3) - (SEVERITY_RANK[y.severity] ?? 3));
+  return items;
+}
+
+// counts is "1 error, 2 warnings" in words, or "".
+function countsText(items) {
+  const n = { error: 0, warning: 0, info: 0 };
+  for (const it of items) if (n[it.severity] !== undefined) n[it.severity]++;
+  return [["error", "n-errors"], ["warning", "n-warnings"], ["info", "n-infos"]]
+    .filter(([k]) => n[k] > 0).map(([k, key]) => T(key, { n: n[k] })).join(T("list-sep"));
+}
+
+// headline is the banner's sentence for the worst item.
+function headline(it) {
+  if (it.kind === "finding") {
+    const f = it.finding;
+    if (f.code === "TopologyAffinityError" && f.pod) return T("banner-tae", { pod: f.pod });
+    return texts(f).title;
+  }
+  return it.file + ": " + it.title;
+}
+
+// renderBanner draws the verdict above the result: the worst finding or
+// problem and the counts, or, only when inputs were actually read and
+// judged, that nothing is wrong.
+function renderBanner() {
+  const r = state.lastInspect;
+  if (!r || !r.ok) return null;
+  const files = r.result.files || [];
+  if (!files.length) return null;
+  const items = state.items || [];
+  const worst = items.find((x) => x.severity === "error") || items.find((x) => x.severity === "warning");
+  const counts = countsText(items);
+  const read = files.filter((f) => f.kind).length;
+  let cls, icon, text;
+  if (worst) {
+    cls = worst.severity === "error" ? "bad" : "warn";
+    icon = worst.severity === "error" ? "✗" : "!";
+    text = headline(worst);
+  } else if (state.diagnosing) {
+    // No verdict until the diagnosis has had its say.
+    cls = "pending"; icon = "…";
+    text = T("diagnosing");
+  } else if (read) {
+    cls = "ok"; icon = "✓";
+    text = T("banner-ok", { n: read });
+  } else {
+    return null;
+  }
+  return h("div", { class: "banner-verdict " + cls, role: "status", "data-testid": "verdict-banner", "data-severity": worst ? worst.severity : cls === "pending" ? "pending" : "ok" },
+    h("p", { class: "banner-line" }, h("span", { class: "badge " + cls, "aria-hidden": "true" }, icon), " ", h("strong", {}, text)),
+    h("p", { class: "muted banner-counts", "data-testid": "verdict-counts" },
+      [counts || (state.diagnosing ? "" : T("no-problems-short")), state.diagnosing && worst ? T("diagnosing") : "", T("files-read", { n: files.length })].filter(Boolean).join(" · "),
+      items.length ? [" · ", h("a", { href: "#findings-heading" }, T("see-findings-all"))] : null));
 }
 
 function verdictEl(f) {
@@ -543,20 +656,62 @@ function verdictEl(f) {
     !accepts && f.onReject ? h("p", {}, h("strong", {}, T("consequence") + ": "), T("reject-" + f.onReject)) : null);
 }
 
+// The cards the reader opened, by file name: a re-run keeps them open.
+const openCards = new Set();
+
+// fileLine is a card's one-line summary: the verdict sign, the file, what it
+// was read as and the verdict in words.
+function fileLine(f) {
+  const probs = f.problems || [];
+  const errs = probs.filter((p) => p.severity === "error").length;
+  const warns = probs.filter((p) => p.severity === "warning").length;
+  let cls = "ok", icon = "✓", text;
+  if (!f.kind) { cls = "bad"; icon = "✗"; text = T("not-read"); }
+  else if (EVIDENCE_KINDS.includes(f.kind)) { text = f.kubeletAccepts ? T("evidence-read", { note: f.summary || f.kind }) : T("error"); if (!f.kubeletAccepts) { cls = "bad"; icon = "✗"; } }
+  else if (f.kind === "podresources") { text = f.kubeletAccepts ? T("podresources-ok") : T("podresources-bad"); if (!f.kubeletAccepts) { cls = "bad"; icon = "✗"; } }
+  else { text = f.kubeletAccepts ? T("accepts") : T("refuses"); if (!f.kubeletAccepts) { cls = "bad"; icon = "✗"; } }
+  if (cls === "ok" && (errs || warns)) { cls = errs ? "bad" : "warn"; icon = errs ? "✗" : "!"; }
+  const n = errs + warns;
+  return h("summary", { class: "file-line", "data-testid": "file-line" },
+    h("span", { class: "badge " + cls, "aria-hidden": "true" }, icon), " ",
+    h("strong", { class: "fname" }, f.file), " ",
+    f.kind ? h("span", { class: "muted" }, f.kind + (f.format ? " · " + f.format : "")) : null, " ",
+    h("span", { class: "fverdict" }, text),
+    n ? h("span", { class: "muted" }, " · " + T("n-problems", { n })) : null);
+}
+
+// renderJump repeats the banner's sentence above the panes on a narrow
+// screen, where the result is below the input: a link to the result.
+function renderJump(banner) {
+  const jump = $("verdict-jump");
+  if (!banner) { jump.hidden = true; jump.replaceChildren(); return; }
+  jump.hidden = false;
+  jump.className = "verdict-jump " + banner.className.replace("banner-verdict", "").trim();
+  jump.replaceChildren(banner.querySelector(".banner-line").textContent.trim(), " ", h("span", { class: "muted" }, "↓ " + T("result")));
+}
+
 function renderResult() {
   const box = $("result");
   const r = state.lastInspect;
+  if (!r || !r.ok) renderJump(null);
   if (!r) {
     box.replaceChildren(h("p", { class: "empty" }, engineReady ? T("empty") : T("loading")));
     return;
   }
   if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
-  box.replaceChildren(...r.result.files.map((f) => !f.kind
-    ? h("article", { class: "file card", "data-testid": "file-result", "data-kind": "" },
-      h("h3", {}, f.file),
-      ...(f.problems || []).map((p) => errorBox({ message: p.message + (p.remedy ? "\n" + T("remedy") + ": " + p.remedy : "") })))
-    : h("article", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "" },
-      h("h3", {}, f.file),
+  const card = (f, ...body) => {
+    const d = h("details", { class: "file card", "data-testid": "file-result", "data-kind": f.kind || "", "data-file": f.file },
+      fileLine(f), h("div", { class: "file-body" }, ...body));
+    // An input that could not be read at all shows why at once.
+    if (openCards.has(f.file) || !f.kind) d.open = true;
+    d.addEventListener("toggle", () => { if (d.open) openCards.add(f.file); else openCards.delete(f.file); });
+    return d;
+  };
+  const banner = renderBanner();
+  renderJump(banner);
+  box.replaceChildren(banner || "", ...r.result.files.map((f) => !f.kind
+    ? card(f, ...(f.problems || []).map((p) => errorBox({ message: p.message + (p.remedy ? "\n" + T("remedy") + ": " + p.remedy : "") })))
+    : card(f,
       h("dl", { class: "facts" },
         h("dt", {}, T("kind")), h("dd", { "data-testid": "kind" }, f.kind || T("kind-unknown")),
         f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
@@ -587,7 +742,7 @@ function bar(res, scale) {
 }
 
 function resourceTable(resources, scales, extraClass) {
-  return h("table", { class: "res " + (extraClass || "") },
+  return h("div", { class: "scroll" }, h("table", { class: "res " + (extraClass || "") },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, T("resource")), h("th", { scope: "col" }, T("total")),
       h("th", { scope: "col" }, T("system-reserved")), h("th", { scope: "col" }, T("reserved")),
@@ -598,7 +753,7 @@ function resourceTable(resources, scales, extraClass) {
       h("td", { "data-col": "systemReserved" }, bytesEl(r.systemReserved)),
       h("td", { "data-col": "reserved" }, bytesEl(r.reserved)),
       h("td", { "data-col": "free" }, bytesEl(r.free)),
-      h("td", { class: "barcol" }, bar(r, scales[r.name] || 0))))));
+      h("td", { class: "barcol" }, bar(r, scales[r.name] || 0)))))));
 }
 
 function renderNUMA() {
@@ -653,13 +808,153 @@ function renderPods() {
   if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
   sec.hidden = false;
   const hidden = Math.max(0, rows.length - MAX_POD_ROWS);
-  box.replaceChildren(h("table", { class: "pods" },
+  box.replaceChildren(h("div", { class: "scroll" }, h("table", { class: "pods" },
     h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
     h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},
       h("td", {}, h("code", {}, a.pod)), h("td", {}, a.container), h("td", {}, a.resource),
       h("td", {}, a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–"),
-      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")))))),
+      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || ""))))))),
     hidden ? h("p", { class: "muted", "data-testid": "rows-hidden" }, T("rows-hidden", { n: hidden, shown: MAX_POD_ROWS })) : null);
+}
+
+// texts are a finding's title, explanation and remedy in the page's
+// language when findings-zh.js translates them (translated: true), else the
+// engine's English.
+function texts(f) {
+  if (lang !== "en" && typeof findingTexts === "function") {
+    try {
+      const x = findingTexts(lang, f);
+      if (x && x.translated) return { title: x.title || f.title, explanation: x.explanation || f.explanation, remedy: x.remedy || f.remedy, translated: true };
+    } catch (_) { /* the English text below */ }
+  }
+  const title = typeof findingTitle === "function" ? findingTitle(lang, f.code, f.title) : f.title;
+  return { title, explanation: f.explanation, remedy: f.remedy, translated: false };
+}
+
+// tabOf is the tab index that holds the file the engine calls name, or -1.
+function tabOf(name) {
+  let i = state.files.findIndex((f) => f.name === name);
+  if (i < 0) i = state.files.findIndex((f) => !f.name && f.autoName === name);
+  return i;
+}
+
+// refText is "file:line", "file:line:column" or "file#/pointer".
+function refText(e) {
+  if (e.path) return e.file + "#" + e.path;
+  if (e.line) return e.file + ":" + e.line + (e.column ? ":" + e.column : "");
+  return e.file;
+}
+
+// refLink is an evidence reference that selects its tab and its line.
+function refLink(e) {
+  return h("a", { href: "#input", class: "ref", "data-testid": "ref", "data-file": e.file, "data-line": e.line || undefined,
+    title: (e.quote || "") + (e.line ? (e.quote ? " · " : "") + T("line-n", { n: e.line }) : ""),
+    onclick: (ev) => { ev.preventDefault(); reveal(e); } }, h("code", {}, refText(e)));
+}
+
+// reveal selects the tab of a reference and, in it, the line (from the
+// column on) the reference points at, and scrolls it into view.
+function reveal(e) {
+  const i = tabOf(e.file);
+  if (i < 0) return;
+  selectFile(i);
+  const ta = $("input");
+  const text = ta.value;
+  let start = 0, end = text.length;
+  if (e.line) {
+    let line = 1, at = 0;
+    while (line < e.line) { const nl = text.indexOf("\n", at); if (nl < 0) break; at = nl + 1; line++; }
+    const nl = text.indexOf("\n", at);
+    start = Math.min(at + Math.max(0, (e.column || 1) - 1), nl < 0 ? text.length : nl);
+    end = nl < 0 ? text.length : nl;
+    if (start === end) start = at;
+  } else {
+    end = 0;
+  }
+  ta.focus({ preventScroll: true });
+  ta.setSelectionRange(start, end);
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 18;
+  ta.scrollTop = Math.max(0, ((e.line || 1) - 3) * lh);
+  ta.scrollIntoView({ block: "nearest" });
+  ta.dispatchEvent(new CustomEvent("numascope:reveal", { detail: { line: e.line || 0, column: e.column || 0 } }));
+}
+
+// marksOf are the marks of one tab: every problem and finding reference
+// with a line in that tab's file.
+function marksOf(i) {
+  const f = state.files[i];
+  if (!f) return [];
+  const name = f.name || f.autoName;
+  const out = [], seen = new Set();
+  for (const it of state.items || []) {
+    for (const e of it.refs) {
+      if (e.file !== name || !e.line) continue;
+      const key = e.line + ":" + (e.column || 0) + ":" + it.title;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ line: e.line, column: e.column || 1, severity: it.severity, message: it.kind === "finding" ? texts(it.finding).title : it.title });
+    }
+  }
+  return out;
+}
+
+// sendMarks tells the editor (editor.js listens on the text area) the marks
+// of the shown tab whenever they change; an empty list clears them.
+let lastMarks = null;
+function sendMarks() {
+  const marks = marksOf(state.active);
+  const key = state.active + ":" + JSON.stringify(marks);
+  if (key === lastMarks) return;
+  lastMarks = key;
+  $("input").dispatchEvent(new CustomEvent("numascope:marks", { detail: marks }));
+}
+
+// taeTable is the requested/free/fits table of a TopologyAffinityError,
+// one row per resource and NUMA node or group.
+function taeTable(a) {
+  const rows = (a && a.resources) || [];
+  if (!rows.length) return null;
+  return h("div", { class: "scroll", "data-testid": "tae-table" }, h("table", { class: "pods tae" },
+    h("caption", { class: "caption" }, T("tae-caption")),
+    h("thead", {}, h("tr", {}, ["col-resource", "col-numa", "col-requested", "col-free", "col-fits", "col-note"].map((k) => h("th", { scope: "col" }, T(k))))),
+    h("tbody", {}, rows.map((x) => h("tr", { "data-fits": String(!!x.fits), "data-resource": x.resource },
+      h("th", { scope: "row" }, x.resource),
+      h("td", {}, (x.numaNodes || []).length > 1 ? T("group", { nodes: nodesText(x.numaNodes) }) : T("node", { id: (x.numaNodes || [])[0] })),
+      h("td", {}, h("data", { value: x.requested }, x.requested)),
+      h("td", {}, x.free ? h("data", { value: x.free }, x.free) : "–"),
+      h("td", { class: x.fits ? "fits" : "nofit" }, x.fits ? "✓ " + T("fits") : "✗ " + T("does-not-fit")),
+      h("td", { class: "muted" }, [x.note, x.source].filter(Boolean).join(" · ")))))));
+}
+
+// remedyEl shows a remedy, with a link to the README's install section
+// when it names a numascope command to run on the node.
+function remedyEl(text) {
+  if (!text) return null;
+  const cmd = /\b(inspect|diagnose|podresources|admit|agent|kubectl numascope)\b/.test(text);
+  return h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), text,
+    cmd ? [" ", h("a", { href: INSTALL_URL, target: "_blank", rel: "noopener noreferrer", "data-testid": "install-link" }, T("install-link"))] : null);
+}
+
+function findingEl(it) {
+  if (it.kind === "problem") {
+    const p = it.problem;
+    return h("li", { class: "finding sev-" + it.severity, "data-testid": "finding", "data-code": it.code || "file-problem", "data-file": it.file },
+      h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + it.severity)), " ", h("strong", {}, it.file), " ", refLink(it.refs[0])),
+      h("p", {}, p.message),
+      remedyEl(p.remedy));
+  }
+  const f = it.finding;
+  const x = texts(f);
+  return h("li", { class: "finding sev-" + it.severity, "data-code": f.code, "data-testid": "finding" },
+    h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + it.severity)), " ", x.title, " ", h("code", { class: "muted" }, f.code)),
+    f.pod ? h("p", { class: "muted" }, h("code", {}, f.pod)) : null,
+    x.explanation ? h("p", {}, x.explanation) : null,
+    f.topologyAffinityError && f.topologyAffinityError.cause ? h("p", {}, h("strong", {}, T("cause") + ": "), f.topologyAffinityError.cause) : null,
+    f.code === "TopologyAffinityError" ? taeTable(f.topologyAffinityError) : null,
+    remedyEl(x.remedy),
+    it.refs.length ? h("p", { class: "refs muted" }, T("evidence") + ": ", it.refs.map((e, i) => [i ? ", " : "", refLink(e)])) : null,
+    x.translated ? h("details", { class: "original" }, h("summary", {}, T("english-original")),
+      h("p", { class: "ftitle" }, f.title), f.explanation ? h("p", {}, f.explanation) : null, f.remedy ? h("p", {}, f.remedy) : null) : null);
 }
 
 function renderFindings() {
@@ -667,40 +962,40 @@ function renderFindings() {
   const d = state.lastDiagnosis;
   const r = state.lastInspect;
   box.setAttribute("aria-busy", state.diagnosing ? "true" : "false");
-  if (state.diagnosing) { box.replaceChildren(h("p", { class: "empty", "data-testid": "diagnosing" }, T("diagnosing"))); return; }
-  if (d && d.ok) {
-    const rep = d.result.report || {};
-    const fs = rep.findings || [];
-    const skipped = d.result.skipped || [];
-    box.replaceChildren(...[
-      fs.length ? h("ul", { class: "findings" }, fs.map((f) =>
-        h("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-testid": "finding" },
-          h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + f.severity)), " ",
-            findingTitle(lang, f.code, f.title), " ", h("code", { class: "muted" }, f.code)),
-          f.pod ? h("p", { class: "muted" }, h("code", {}, f.pod)) : null,
-          lang !== "en" && findingTitle(lang, f.code, "") ? h("p", { class: "muted" }, f.title) : null,
-          f.explanation ? h("p", {}, f.explanation) : null,
-          f.topologyAffinityError && f.topologyAffinityError.cause ? h("p", {}, h("strong", {}, T("cause") + ": "), f.topologyAffinityError.cause) : null,
-          f.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), f.remedy) : null,
-          f.evidence && f.evidence.length ? h("p", { class: "refs muted" }, T("evidence") + ": ",
-            f.evidence.map((e, i) => [i ? ", " : "", h("code", { title: e.quote || "" }, e.file + (e.line ? ":" + e.line : e.path ? "#" + e.path : ""))])) : null)))
-        : h("p", { class: "empty" }, T("no-problems")),
-      skipped.length ? h("div", { class: "skipped" }, h("p", { class: "caption" }, T("skipped")),
-        h("ul", {}, skipped.map((x) => h("li", {}, h("strong", {}, x.file), ": ", x.reason)))) : null].filter(Boolean));
-    return;
-  }
   if (!r) { box.replaceChildren(h("p", { class: "empty" }, T("no-findings"))); return; }
   if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
-  if (d && !d.ok) { box.replaceChildren(errorBox(d.error)); return; }
-  // Without diagnose, the findings are the problems of each file.
-  const items = [];
-  for (const f of r.result.files) for (const p of f.problems || []) items.push({ file: f.file, ...p });
-  box.replaceChildren(items.length ? h("ul", { class: "findings" }, items.map((p) =>
-    h("li", { class: "finding sev-" + (p.severity || "error") },
-      h("p", { class: "ftitle" }, h("span", { class: "badge sev" }, T("severity-" + (p.severity || "error"))), " ", h("strong", {}, p.file), p.path ? [" ", h("code", {}, p.path)] : null),
-      h("p", {}, p.message),
-      p.remedy ? h("p", { class: "remedy" }, h("strong", {}, T("remedy") + ": "), p.remedy) : null)))
-    : h("p", { class: "empty" }, T("no-problems")));
+  const items = state.items || [];
+  const skipped = d && d.ok ? (d.result.skipped || []) : [];
+  box.replaceChildren(...[
+    d && !d.ok && d.error.code !== "cancelled" ? errorBox(d.error) : null,
+    items.length ? h("ul", { class: "findings" }, items.map(findingEl))
+      : state.diagnosing ? null : h("p", { class: "empty", "data-testid": "no-problems" }, T("no-problems")),
+    state.diagnosing ? h("p", { class: "empty", "data-testid": "diagnosing" }, T("diagnosing")) : null,
+    skipped.length ? h("div", { class: "skipped" }, h("p", { class: "caption" }, T("skipped")),
+      h("ul", {}, skipped.map((x) => h("li", {}, h("strong", {}, x.file), ": ", x.reason)))) : null].filter(Boolean));
+}
+
+// renderPolicies shows, in the policy selects, what a kubelet-config tab
+// sets, and puts its Topology Manager policy and scope into the simulator
+// when they change.
+let lastConfig = "";
+function renderPolicies() {
+  const r = state.lastInspect;
+  const c = r && r.ok ? r.result.config : null;
+  for (const [id, field] of [["cpu-policy", "cpuManagerPolicy"], ["memory-policy", "memoryManagerPolicy"]]) {
+    const opt = $(id).options[0];
+    opt.textContent = c && c[field] ? T("policy-from-config", { policy: c[field], file: c.file }) : T("policy-as-file");
+    $(id).dataset.fromConfig = c && c[field] ? c[field] : "";
+  }
+  const key = c ? JSON.stringify([c.file, c.topologyManagerPolicy, c.topologyManagerScope]) : "";
+  $("tm-policy-source").textContent = c && c.topologyManagerPolicy ? T("tm-from-config", { file: c.file }) : "";
+  if (key && key !== lastConfig) {
+    if ([...$("tm-policy").options].some((o) => o.value === c.topologyManagerPolicy)) $("tm-policy").value = c.topologyManagerPolicy;
+    if (c.topologyManagerScope === "pod" || c.topologyManagerScope === "container") $("tm-scope").value = c.topologyManagerScope;
+    lastConfig = key;
+    runAdmit();
+  }
+  if (!key) lastConfig = "";
 }
 
 // ---------------------------------------------------------------- admission simulator
@@ -735,11 +1030,11 @@ function hintEl(hint) { return h("code", {}, hintText(hint) + (hint && hint.pref
 function mergeWork(rep) {
   return [
     rep.rule ? h("p", { class: "muted" }, T("merge-rule", { rule: rep.rule, count: rep.bestNonPreferredAffinityCount, combos: String(rep.combinations) })) : null,
-    rep.lists && rep.lists.length ? h("table", { class: "pods lists" },
+    rep.lists && rep.lists.length ? h("div", { class: "scroll" }, h("table", { class: "pods lists" },
       h("thead", {}, h("tr", {}, ["provider", "resource", "origin", "hints"].map((k) => h("th", { scope: "col" }, T("col-" + k))))),
       h("tbody", {}, rep.lists.map((l) => h("tr", {},
         h("td", {}, String(l.provider)), h("td", {}, l.resource || "–"), h("td", {}, h("code", {}, l.origin)),
-        h("td", {}, (l.hints || []).map((x, i) => [i ? ", " : "", hintEl(x)])))))) : null,
+        h("td", {}, (l.hints || []).map((x, i) => [i ? ", " : "", hintEl(x)]))))))) : null,
   ];
 }
 
@@ -750,6 +1045,11 @@ async function runAdmit() {
   const my = ++admitSeq;
   const pod = $("tm-pod").value;
   if (pod.trim()) return runSimulate(box, my, pod);
+  if (!state.admitTouched) {
+    // The hints in the form are a sample: no verdict until someone asks.
+    box.replaceChildren(h("p", { class: "muted", "data-testid": "admit-idle" }, T("admit-idle")));
+    return;
+  }
   if (!state.caps.has("merge")) {
     box.replaceChildren(h("p", { class: "muted" }, T("unavailable", { method: "merge" })));
     return;
@@ -873,6 +1173,24 @@ async function pipe(bytes, stream) {
   return new Uint8Array(await out.arrayBuffer());
 }
 
+// setPolicies selects the configured CPU and memory manager policies; a
+// value the selects do not offer is "" (the kubelet configuration's or the
+// file's).
+function setPolicies(cpu, memory) {
+  const pick = (id, v) => ([...$(id).options].some((o) => o.value === v) ? v : "");
+  state.cpuPolicy = pick("cpu-policy", cpu);
+  state.memoryPolicy = pick("memory-policy", memory);
+  $("cpu-policy").value = state.cpuPolicy;
+  $("memory-policy").value = state.memoryPolicy;
+}
+
+// setPolicy sets one policy named the kubelet's way: "none"/"static" is
+// the CPU manager's, "None"/"Static" the memory manager's.
+function setPolicy(p) {
+  if (p === "none" || p === "static") setPolicies(p, state.memoryPolicy);
+  else if (p === "None" || p === "Static") setPolicies(state.cpuPolicy, p);
+}
+
 // setKubeletVersion selects the kubelet release the verdicts are for; a
 // value the select does not offer (an old or edited share link) is the
 // newest.
@@ -886,11 +1204,15 @@ function shareState() {
   return {
     v: 1,
     f: state.files.filter((f) => f.content || f.name).map((f) => [f.name || "", f.content]),
-    p: state.policy || undefined,
+    c: state.cpuPolicy || undefined,
+    m: state.memoryPolicy || undefined,
+    t: state.active || undefined,
+    l: lang,
+    th: state.theme !== "auto" ? state.theme : undefined,
     k: state.kubeletVersion || undefined,
     a: {
       policy: $("tm-policy").value, scope: $("tm-scope").value, pod: $("tm-pod").value || undefined,
-      closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value,
+      closest: $("tm-closest").checked, max: $("tm-max").value, hints: $("tm-hints").value, u: state.admitTouched || undefined,
     },
   };
 }
@@ -947,6 +1269,7 @@ async function updateShare() {
 
 function applyAdmitState(a) {
   if (!a) return;
+  state.admitTouched = !!a.u;
   if (a.policy) $("tm-policy").value = a.policy;
   $("tm-closest").checked = !!a.closest;
   if (a.max) $("tm-max").value = a.max;
@@ -975,11 +1298,14 @@ async function loadFromHash() {
     return false;
   }
   $("share-error").hidden = true;
-  state.policy = typeof s.p === "string" ? s.p : "";
-  $("policy").value = state.policy;
+  setPolicies(typeof s.c === "string" ? s.c : "", typeof s.m === "string" ? s.m : "");
+  if (typeof s.p === "string") setPolicy(s.p); // a link from before the policies per kind
+  if (typeof s.l === "string" && I18N[s.l]) applyLanguage(s.l);
+  if (s.th === "light" || s.th === "dark") applyTheme(s.th);
   setKubeletVersion(typeof s.k === "string" ? s.k : "");
   applyAdmitState(s.a);
   setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
+  if (Number.isInteger(s.t) && s.t > 0 && s.t < state.files.length) selectFile(s.t);
   return true;
 }
 
@@ -1000,15 +1326,15 @@ function loadExample(id) {
   if (!ex) return;
   if (ex.files && ex.files.length) setFiles(ex.files, { quiet: true });
   if (ex.admission) {
-    applyAdmitState({
+    applyAdmitState({ u: true,
       policy: ex.admission.policy,
       closest: !!ex.admission.closest, max: ex.admission.max || "8",
       hints: ex.admission.hints ? compactJSON(ex.admission.hints) : $("tm-hints").value,
       scope: ex.admission.scope, pod: ex.admission.pod || "",
     });
   }
-  state.policy = ex.policy || "";
-  $("policy").value = state.policy;
+  setPolicies("", "");
+  setPolicy(ex.policy || "");
   changed({ now: true });
   runAdmit();
 }
@@ -1143,14 +1469,17 @@ function wire() {
     drop.classList.remove("dragging");
     if (ev.dataTransfer && ev.dataTransfer.files.length) addFiles([...ev.dataTransfer.files]);
   });
-  $("policy").addEventListener("change", () => { state.policy = $("policy").value; changed({ now: true }); });
+  for (const id of ["cpu-policy", "memory-policy"]) {
+    $(id).addEventListener("change", () => { setPolicies($("cpu-policy").value, $("memory-policy").value); changed({ now: true }); });
+  }
   $("kubelet-version").addEventListener("change", () => { setKubeletVersion($("kubelet-version").value); changed({ now: true }); });
   $("examples").addEventListener("change", () => { loadExample($("examples").value); $("examples").value = ""; });
-  $("lang").addEventListener("change", () => { store("lang", $("lang").value); applyLanguage($("lang").value); renderExamples(); runAdmit(); });
+  $("lang").addEventListener("change", () => { store("lang", $("lang").value); applyLanguage($("lang").value); renderExamples(); runAdmit(); updateShare(); });
   $("theme").addEventListener("click", () => {
     const next = { auto: "light", light: "dark", dark: "auto" }[state.theme] || "auto";
     store("theme", next);
     applyTheme(next);
+    updateShare();
   });
   $("copy").addEventListener("click", async () => {
     await updateShare();
@@ -1165,7 +1494,7 @@ function wire() {
     history.replaceState(null, "", $("share").href);
   });
   for (const id of ["tm-policy", "tm-scope", "tm-closest", "tm-max", "tm-hints", "tm-pod"]) {
-    $(id).addEventListener(id === "tm-hints" || id === "tm-max" || id === "tm-pod" ? "input" : "change", () => { runAdmit(); updateShare(); });
+    $(id).addEventListener(id === "tm-hints" || id === "tm-max" || id === "tm-pod" ? "input" : "change", () => { state.admitTouched = true; runAdmit(); updateShare(); });
   }
   $("admit-form").addEventListener("submit", (ev) => ev.preventDefault());
   window.addEventListener("hashchange", async () => {

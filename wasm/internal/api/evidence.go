@@ -148,6 +148,10 @@ type DiagnoseResult struct {
 	Files []diagnose.EvidenceItem `json:"files"`
 	// Skipped lists the inputs that could not be used as evidence.
 	Skipped []Skipped `json:"skipped"`
+	// Locations are the line and column of every evidence reference of
+	// the findings that names a JSON pointer (file#/path), so that the page
+	// can select it in its tab.
+	Locations []Location `json:"locations"`
 }
 
 // Skipped is an input left out of the diagnosis, with the reason.
@@ -183,7 +187,7 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 		i    int
 	}
 	var items []item
-	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]diagnose.EvidenceItem, len(req.Files))}
+	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]diagnose.EvidenceItem, len(req.Files)), Locations: []Location{}}
 	for i, in := range req.Files {
 		if strings.TrimSpace(in.Content) == "" {
 			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}
@@ -242,6 +246,41 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	if err != nil {
 		return nil, &Error{Code: "engine", Message: "the diagnosis did not finish: " + err.Error()}
 	}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		f.Remedy, f.Explanation = forBrowser(f.Remedy), forBrowser(f.Explanation)
+	}
 	out.Report = rep
+	// Where each file#/pointer reference is, one read per file.
+	content := map[string]string{}
+	for _, it := range items {
+		content[it.in.Name] = it.in.Content
+	}
+	wanted := map[string][]string{}
+	var files []string
+	seen := map[string]bool{}
+	for _, f := range rep.Findings {
+		for _, r := range f.Evidence {
+			if r.Path == "" || seen[r.File+"#"+r.Path] {
+				continue
+			}
+			if _, ok := content[r.File]; !ok {
+				continue
+			}
+			seen[r.File+"#"+r.Path] = true
+			if wanted[r.File] == nil {
+				files = append(files, r.File)
+			}
+			wanted[r.File] = append(wanted[r.File], r.Path)
+		}
+	}
+	for _, file := range files {
+		at := locate(content[file], wanted[file])
+		for _, p := range wanted[file] {
+			if pos, ok := at[p]; ok {
+				out.Locations = append(out.Locations, Location{File: file, Path: p, Position: pos})
+			}
+		}
+	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
@@ -11,16 +12,28 @@ import (
 	"github.com/numascope/numascope/internal/cpulist"
 )
 
-// MaxFileBytes bounds one input file; kubelet state files are far smaller.
-const MaxFileBytes = 8 << 20
+// MaxFileBytes bounds one input file. Kubelet state files are usually a
+// few kilobytes, but a node with 10,000 containers writes a memory
+// checkpoint of about 10 MB, which the engine decodes in well under the
+// page's 10 s limit per run; 12 MiB leaves room for such a file
+// pretty-printed.
+const MaxFileBytes = 12 << 20
 
 // InspectRequest is the request of the "inspect" method.
 type InspectRequest struct {
 	// Files are the pasted or dropped files, in the order of the page's tabs.
 	Files []InputFile `json:"files"`
 	// Policy is the kubelet's configured CPU or memory manager policy; empty
-	// means "the policy named in the file".
+	// means "the policy named in the file". A lower-case name ("none",
+	// "static") applies to cpu_manager_state only, a capitalised one
+	// ("None", "Static") to memory_manager_state only; CPUPolicy and
+	// MemoryPolicy, when set, win over it.
 	Policy string `json:"policy,omitempty"`
+	// CPUPolicy and MemoryPolicy are the configured policies per kind of
+	// checkpoint. Empty means the policy of a kubelet configuration among
+	// the files, else the one named in the file.
+	CPUPolicy    string `json:"cpuPolicy,omitempty"`
+	MemoryPolicy string `json:"memoryPolicy,omitempty"`
 	// KubeletVersion is the node's kubelet release ("1.30", "v1.30.4"; 1.28
 	// to 1.37): the verdicts are that release's. Empty means the newest, or
 	// for diagnose the release the evidence shows.
@@ -32,6 +45,18 @@ type InspectRequest struct {
 type InspectResult struct {
 	Files []FileView `json:"files"`
 	NUMA  *NUMAView  `json:"numa,omitempty"`
+	// Config is what a kubelet configuration among the files sets, when
+	// there is one: the state files are judged against its policies.
+	Config *ConfigPolicies `json:"config,omitempty"`
+}
+
+// ConfigPolicies are the manager policies of a kubelet configuration input.
+type ConfigPolicies struct {
+	File                  string `json:"file"`
+	CPUManagerPolicy      string `json:"cpuManagerPolicy,omitempty"`
+	MemoryManagerPolicy   string `json:"memoryManagerPolicy,omitempty"`
+	TopologyManagerPolicy string `json:"topologyManagerPolicy,omitempty"`
+	TopologyManagerScope  string `json:"topologyManagerScope,omitempty"`
 }
 
 // FileView is what the page shows for one file.
@@ -76,6 +101,10 @@ type Problem struct {
 	Message  string `json:"message"`
 	Remedy   string `json:"remedy,omitempty"`
 	Severity string `json:"severity"` // error, warning or info
+	// Line and Column (1-based, UTF-16 units) are where the problem is in
+	// the input, when known: the place of Path, or of a syntax error.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 // Assignment is one thing a pod's container holds: CPUs, a memory block or
@@ -252,7 +281,17 @@ func Inspect(req *InspectRequest) *InspectResult {
 // decoded kind is not the guessed one, inspect gives up (ok false) and the
 // caller reads the request again without guesses.
 func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
-	out = &InspectResult{Files: []FileView{}}
+	out = &InspectResult{Files: []FileView{}, Config: configPolicies(req.Files)}
+	if c := out.Config; c != nil {
+		r := *req
+		if r.CPUPolicy == "" {
+			r.CPUPolicy = c.CPUManagerPolicy
+		}
+		if r.MemoryPolicy == "" {
+			r.MemoryPolicy = c.MemoryManagerPolicy
+		}
+		req = &r
+	}
 	var numa numaBuilder
 	for i, in := range req.Files {
 		if in.Name != "" {
@@ -347,7 +386,7 @@ func placeCPUs(r *InspectResult) {
 func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 	if len(in.Content) > MaxFileBytes {
 		return unreadable(in.Name, "", fmt.Sprintf("%s is %d bytes, more than the playground's %d-byte limit for one file", in.Name, len(in.Content), MaxFileBytes),
-			"kubelet state files are a few kilobytes: check that this is the right file, or use go run ./examples/inspect on it")
+			"check that this is the right file, or run numascope's inspect on it on the node (inspect FILE)")
 	}
 	trimmed := strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff"))
 	if trimmed == "" {
@@ -357,6 +396,10 @@ func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 		if v, ok := d(in, req, numa); ok {
 			if v.Problems == nil {
 				v.Problems = []Problem{}
+			}
+			placeProblems(in.Content, v.Problems)
+			for i := range v.Problems {
+				v.Problems[i].Remedy = forBrowser(v.Problems[i].Remedy)
 			}
 			return *v
 		}
@@ -368,8 +411,16 @@ func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 	if !json.Valid([]byte(trimmed)) {
 		var x any
 		err := json.Unmarshal([]byte(trimmed), &x)
-		return unreadable(in.Name, "", fmt.Sprintf("%s is not valid JSON: %v", in.Name, err),
+		v := unreadable(in.Name, "", fmt.Sprintf("%s is not valid JSON: %v", in.Name, err),
 			"kubelet state files are JSON: paste the whole file, from its first { to its last }")
+		if lead := strings.Index(in.Content, trimmed); lead >= 0 {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				p := positionAt(in.Content, lead+int(se.Offset)-1)
+				v.Problems[0].Line, v.Problems[0].Column = p.Line, p.Column
+			}
+		}
+		return v
 	}
 	return unreadable(in.Name, "", in.Name+" is JSON but not a kubelet checkpoint (cpu_manager_state, memory_manager_state, kubelet_internal_checkpoint, dra_manager_state) or a PodResources answer",
 		"paste one of those files unchanged")

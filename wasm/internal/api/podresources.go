@@ -39,7 +39,7 @@ func decodePodResources(in InputFile, _ *InspectRequest, numa *numaBuilder) (*Fi
 		v.KubeletAccepts = false
 		var de *podresources.DecodeError
 		for _, e := range unjoin(err) {
-			p := Problem{Message: e.Error(), Severity: "error", Remedy: "save the PodResources answer unchanged (for example with go run ./examples/podresources --json) and paste it again"}
+			p := Problem{Message: e.Error(), Severity: "error", Remedy: "save the PodResources answer unchanged (on the node: podresources --json) and paste it again"}
 			if errors.As(e, &de) {
 				p.Path, p.Message = de.Pointer, de.Msg
 			}

@@ -15,7 +15,7 @@ import (
 // decodeStateFile verifies a kubelet checkpoint with package statefile and
 // adds what it pins to the NUMA view.
 func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	f, err := decodeCached(in.Content, statefile.Options{Name: in.Name, Policy: req.Policy, KubeletVersion: req.KubeletVersion, MaxSize: MaxFileBytes})
+	f, err := decodeCached(in.Content, statefile.Options{Name: in.Name, Policy: req.policyFor(guessStateKind(in.Content)), KubeletVersion: req.KubeletVersion, MaxSize: MaxFileBytes})
 	if err != nil {
 		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
 			// Maybe other evidence: a PodResources answer, a log, a pod.
@@ -35,7 +35,11 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 		case errors.Is(err, statefile.ErrTooLarge):
 			remedy = "check that this is the right file: kubelet checkpoints are a few kilobytes"
 		}
-		return &FileView{File: in.Name, Problems: []Problem{{Message: err.Error(), Remedy: remedy, Severity: "error"}}}, true
+		p := Problem{Message: err.Error(), Remedy: remedy, Severity: "error"}
+		if pos, ok := syntaxPosition(in.Content, err); ok {
+			p.Line, p.Column = pos.Line, pos.Column
+		}
+		return &FileView{File: in.Name, Problems: []Problem{p}}, true
 	}
 	v := &FileView{
 		File: in.Name, Kind: string(f.Kind), Format: string(f.Format),
