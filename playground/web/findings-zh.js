@@ -648,9 +648,9 @@ const PROBLEM_TEXTS = {
       "remedy": "确认这是正确的文件：kubelet 检查点只有几 KB。"
     },
     {
-      "match": {"remedy": "save the PodResources answer unchanged (for example with go run ./examples/podresources --json) and paste it again"},
+      "match": {"remedy": "save the PodResources answer unchanged (on the node: podresources --json) and paste it again"},
       "message": "无法读取这份 PodResources 应答（原因见下方英文原文）。",
-      "remedy": "原样保存 PodResources 应答（例如用 go run ./examples/podresources --json），然后重新粘贴。"
+      "remedy": "原样保存 PodResources 应答（在节点上运行 podresources --json），然后重新粘贴。"
     },
     {
       "match": {"remedy": "paste kubelet log lines as journalctl -u kubelet or the kubelet's log file prints them"},
