@@ -123,3 +123,23 @@ func TestProblemsCarryPositions(t *testing.T) {
 	p := r.Files[0].Problems[0]
 	assert.Equal(t, Position{2, 19}, Position{p.Line, p.Column}, "the syntax error's place: %s", p.Message)
 }
+
+func TestCommentedPasteRemedy(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{name: "hash comment", content: "# cpu state from node a\n{\"policyName\": \"none\", \"defaultCpuSet\": \"\", \"checksum\": 1}", want: "line 1 is a comment (#)"},
+		{name: "slash comment inside", content: "{\"policyName\": \"none\",\n  // the shared pool\n  \"defaultCpuSet\": \"\", \"checksum\": 1}", want: "line 2 is a comment (//)"},
+		{name: "no comment", content: "{\"policyName\": \"static\",\n \"defaultCpuSet\": ]\n}", want: "paste the whole file unchanged"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Inspect(&InspectRequest{Files: []InputFile{{Name: "cpu_manager_state", Content: tt.content}}})
+			require.Len(t, r.Files, 1)
+			require.NotEmpty(t, r.Files[0].Problems)
+			assert.Contains(t, r.Files[0].Problems[0].Remedy, tt.want)
+		})
+	}
+}

@@ -38,6 +38,9 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 		p := Problem{Message: err.Error(), Remedy: remedy, Severity: "error"}
 		if pos, ok := syntaxPosition(in.Content, err); ok {
 			p.Line, p.Column = pos.Line, pos.Column
+			if c := commentAt(in.Content, pos.Line); c != "" {
+				p.Remedy = fmt.Sprintf("line %d is a comment (%s): kubelet checkpoints are plain JSON with no comments, so this is a copy someone annotated; delete the comment lines, or paste the file as it is on the node", pos.Line, c)
+			}
 		}
 		return &FileView{File: in.Name, Problems: []Problem{p}}, true
 	}
@@ -247,4 +250,26 @@ func looksLikeCheckpoint(content string) bool {
 		return true
 	}
 	return checkpointWords.MatchString(t[:min(len(t), 64<<10)])
+}
+
+// commentAt returns the comment marker ("#" or "//") that starts the given
+// 1-based line of content, or "" when the line is no comment.
+func commentAt(content string, line int) string {
+	for n := 1; n < line; n++ {
+		i := strings.IndexByte(content, '\n')
+		if i < 0 {
+			return ""
+		}
+		content = content[i+1:]
+	}
+	if i := strings.IndexByte(content, '\n'); i >= 0 {
+		content = content[:i]
+	}
+	content = strings.TrimSpace(content)
+	for _, m := range []string{"#", "//"} {
+		if strings.HasPrefix(content, m) {
+			return m
+		}
+	}
+	return ""
 }
