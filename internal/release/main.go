@@ -7,7 +7,8 @@
 //	go run ./internal/release -out dist/ -playground=false
 //
 // Each target's binaries are built with CGO_ENABLED=0, -trimpath,
-// -buildvcs=false and -ldflags="-s -w" (the commands print no version of
+// -buildvcs=false and -ldflags="-s -w", GOFLAGS=-mod=readonly and the
+// default architecture level (the commands print no version of
 // their own, so none is stamped in; the archive's README names the version and
 // the commit). They go into one archive per target with LICENSE and a short
 // README: numascope-VERSION-OS-ARCH.tar.gz, or .zip for Windows. The
@@ -328,9 +329,11 @@ func sourceDate(env, commitTime string) (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
-// buildEnv is the environment of the go commands: GOFLAGS and the
-// per-architecture levels are cleared, so a setting of the person's shell
-// does not change the binaries.
+// buildEnv is the environment of the go commands: GOFLAGS is set to
+// -mod=readonly (an empty variable would let a `go env -w GOFLAGS=...`
+// setting through) and the target variables are dropped, so a setting of
+// the person's shell does not change the binaries; crossBuild sets the
+// target and its architecture level.
 func buildEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
@@ -341,7 +344,21 @@ func buildEnv(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	return out
+	return append(out, "GOFLAGS=-mod=readonly")
+}
+
+// archLevel is the default architecture level of goarch, given explicitly
+// for the same reason as GOFLAGS.
+func archLevel(goarch string) []string {
+	switch goarch {
+	case "amd64":
+		return []string{"GOAMD64=v1"}
+	case "arm64":
+		return []string{"GOARM64=v8.0"}
+	case "ppc64le":
+		return []string{"GOPPC64=power8"}
+	}
+	return nil
 }
 
 // build writes every archive and SHA256SUMS into r.out.
@@ -412,7 +429,7 @@ func (r *release) crossBuild(ctx context.Context, t target, dir string) error {
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = r.root
-	cmd.Env = append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch)
+	cmd.Env = append(append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch), archLevel(t.goarch)...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -542,7 +559,11 @@ func (r *release) binReadme(t target) []byte {
 			b.WriteString("The binaries are not signed or notarized: if macOS refuses to run one, check SHA256SUMS\nand clear the quarantine flag: `xattr -d com.apple.quarantine " + strings.Join(r.commands, " ") + "`.\n\n")
 		}
 	}
-	b.WriteString("## Verify\n\nCompare the archive with the release's SHA256SUMS: `sha256sum -c SHA256SUMS --ignore-missing`\n(`shasum -a 256 -c` on macOS).\n\n")
+	sum := "sha256sum -c"
+	if t.goos == "darwin" {
+		sum = "shasum -a 256 -c"
+	}
+	fmt.Fprintf(&b, "## Verify\n\nCheck the downloaded archive against the release's SHA256SUMS:\n\n```sh\ngrep ' %s$' SHA256SUMS | %s\n```\n\n", t.archiveName(r.version), sum)
 	fmt.Fprintf(&b, "Built with %s, CGO_ENABLED=0 (static, no libc needed), -trimpath", runtime.Version())
 	if r.commit != "" {
 		fmt.Fprintf(&b, ", from commit %s", r.commit)

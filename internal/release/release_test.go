@@ -296,7 +296,9 @@ func TestStampManifest(t *testing.T) {
 
 func TestBuildEnvClearsShellSettings(t *testing.T) {
 	got := buildEnv([]string{"HOME=/root", "GOFLAGS=-buildvcs=true", "GOAMD64=v3", "GOOS=plan9", "CGO_ENABLED=1", "GOCACHE=/c"})
-	assert.Equal(t, []string{"HOME=/root", "GOCACHE=/c"}, got)
+	assert.Equal(t, []string{"HOME=/root", "GOCACHE=/c", "GOFLAGS=-mod=readonly"}, got)
+	assert.Equal(t, []string{"GOAMD64=v1"}, archLevel("amd64"))
+	assert.Equal(t, []string{"GOARM64=v8.0"}, archLevel("arm64"))
 }
 
 // TestCommandsAreTheExamples keeps the archive's program list the same as
