@@ -148,6 +148,7 @@ type release struct {
 	commands   []string // names under examples/
 	playground bool
 	log        io.Writer
+	env        []string // added to the go commands' environment (tests: a fresh GOCACHE)
 }
 
 // built is one archive written into the output directory.
@@ -429,7 +430,7 @@ func (r *release) crossBuild(ctx context.Context, t target, dir string) error {
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = r.root
-	cmd.Env = append(append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch), archLevel(t.goarch)...)
+	cmd.Env = append(append(append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch), archLevel(t.goarch)...), r.env...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
