@@ -127,7 +127,7 @@ func TestSiteHasEveryFileThePageLoads(t *testing.T) {
 // link (opened only when the reader follows it, without a referrer) to the
 // README's install section, which remedies point at. Nothing is loaded
 // from it.
-const readmeInstallURL = "https://github.com/numascope/numascope#install"
+const readmeInstallURL = "https://github.com/numascope/numascope#install-without-go"
 
 func TestPageReferencesNoOtherHost(t *testing.T) {
 	s := fakeSite(t)
@@ -300,4 +300,15 @@ func TestAccepts(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, accepts(tc.ae, tc.coding), "accepts(%q, %q)", tc.ae, tc.coding)
 	}
+}
+
+// TestInstallLinkHasItsSection keeps the page's one outside link pointing at
+// a section the README has.
+func TestInstallLinkHasItsSection(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	_, anchor, ok := strings.Cut(readmeInstallURL, "#")
+	require.True(t, ok)
+	heading := "## " + strings.ReplaceAll(anchor, "-", " ")
+	assert.Contains(t, strings.ToLower(string(readme)), "\n"+heading+"\n", "README.md has the section %q the page links to", heading)
 }

@@ -35,7 +35,7 @@ const MAX_POD_ROWS = 500;
 // Inputs that are evidence for the diagnosis rather than kubelet checkpoints.
 const EVIDENCE_KINDS = ["kubelet-log", "pod", "events", "kubelet-config", "machine-info"];
 // Where the README says how to get numascope's commands onto a node.
-const INSTALL_URL = "https://github.com/numascope/numascope#install";
+const INSTALL_URL = "https://github.com/numascope/numascope#install-without-go";
 
 const $ = (id) => document.getElementById(id);
 
