@@ -114,6 +114,20 @@ type MemoryUse struct {
 	Spanning uint64 `json:"spanning"`
 }
 
+// FreeRange is allocatable minus taken: hi when no multi-node block uses
+// this node, lo when every spanning block sits on it in full. lo == hi when
+// nothing spans nodes.
+func (m MemoryUse) FreeRange() (lo, hi uint64) {
+	sub := func(a, b uint64) uint64 {
+		if a > b {
+			return a - b
+		}
+		return 0
+	}
+	hi = sub(m.Allocatable, m.Taken)
+	return sub(hi, m.Spanning), hi
+}
+
 // DeviceUse is a node's devices of one resource.
 type DeviceUse struct {
 	ResourceName string   `json:"resourceName"`

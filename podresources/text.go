@@ -99,17 +99,11 @@ func writeNode(tw *tabwriter.Writer, title string, n *NodeView, hasAlloc bool) {
 // freeMemory is allocatable minus taken, as a range when multi-node blocks
 // may use part of it.
 func freeMemory(m MemoryUse) string {
-	sub := func(a, b uint64) uint64 {
-		if a > b {
-			return a - b
-		}
-		return 0
-	}
-	hi := sub(m.Allocatable, m.Taken)
-	if m.Spanning == 0 {
+	lo, hi := m.FreeRange()
+	if lo == hi {
 		return byteQuantity(hi)
 	}
-	return byteQuantity(sub(hi, m.Spanning)) + " to " + byteQuantity(hi)
+	return byteQuantity(lo) + " to " + byteQuantity(hi)
 }
 
 func nodesSuffix(nodes []int) string {

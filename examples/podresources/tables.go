@@ -144,17 +144,11 @@ func human(b uint64) string {
 // freeMemory is allocatable minus taken, a range when multi-node blocks
 // may use part of it.
 func freeMemory(m podresources.MemoryUse) string {
-	sub := func(a, b uint64) uint64 {
-		if a > b {
-			return a - b
-		}
-		return 0
-	}
-	hi := sub(m.Allocatable, m.Taken)
-	if m.Spanning == 0 {
+	lo, hi := m.FreeRange()
+	if lo == hi {
 		return human(hi)
 	}
-	return human(sub(hi, m.Spanning)) + " to " + human(hi)
+	return human(lo) + " to " + human(hi)
 }
 
 func joinInts(v []int) string {
