@@ -59,12 +59,17 @@ func fastScan(data []byte, kind Kind, detect bool) (*fastCapture, bool) {
 // builder reads typed values out of a data section that the scan has
 // checked: b is the section, str one string copy of it.
 type builder struct {
-	s      fastScanner
-	str    string
-	ints   []int
-	blocks []Block
-	nodes  []NUMANodeState
-	tables []MemoryTable
+	s fastScanner
+	// offSchema is set when a value read may break the published schema
+	// (a member named in another case, a required member missing, a value
+	// outside the schema's enum, pattern or bounds): only a file read with
+	// offSchema false skips the schema walk (see schemaClean)
+	offSchema bool
+	str       string
+	ints      []int
+	blocks    []Block
+	nodes     []NUMANodeState
+	tables    []MemoryTable
 }
 
 func newBuilder(buf []byte) *builder {
@@ -117,17 +122,60 @@ func (b *builder) intList() ([]int, bool) {
 }
 
 // object reads the members of an object, calling fn with each field index
-// of names; an unknown or repeated field gives up.
-func (b *builder) object(names []string, fn func(i int) bool) bool {
+// of names; an unknown or repeated field gives up. req has bit i set for
+// each field the schema requires.
+func (b *builder) object(names []string, req uint32, fn func(i int) bool) bool {
 	var seen uint32
-	return b.s.members(func(ks, ke int) bool {
-		i := field(b.s.b[ks:ke], names, &seen)
-		return i >= 0 && fn(i)
+	ok := b.s.members(func(ks, ke int) bool {
+		key := b.s.b[ks:ke]
+		i := field(key, names, &seen)
+		if i < 0 {
+			return false
+		}
+		if string(key) != names[i] {
+			b.offSchema = true // encoding/json folds the case, the schema does not
+		}
+		return fn(i)
 	})
+	if seen&req != req {
+		b.offSchema = true
+	}
+	return ok
 }
 
-// stringMap reads map[string]V, giving up on a repeated key.
-func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
+// cpuset reads a cpuset string, noting one off the schema's pattern.
+func (b *builder) cpuset() (string, bool) {
+	t, ok := b.text()
+	if ok && !matchCPUSet(t) {
+		b.offSchema = true
+	}
+	return t, ok
+}
+
+// numaIDs reads a list of NUMA node ids (numaId: at least 0), at least one
+// when the schema says minItems 1, each once when it says uniqueItems.
+func (b *builder) numaIDs(unique bool) ([]int, bool) {
+	l, ok := b.intList()
+	if !ok {
+		return nil, false
+	}
+	if len(l) == 0 {
+		b.offSchema = true
+	}
+	for i, v := range l {
+		if v < 0 {
+			b.offSchema = true
+		}
+		if unique && slices.Contains(l[:i], v) {
+			b.offSchema = true
+		}
+	}
+	return l, true
+}
+
+// stringMap reads map[string]V, giving up on a repeated key; keyOK, when
+// set, is the schema's propertyNames pattern.
+func stringMap[V any](b *builder, m map[string]V, val func() (V, bool), keyOK func(string) bool) bool {
 	s := &b.s
 	if !s.objOpen() {
 		return false
@@ -139,6 +187,9 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
 		}
 		if _, dup := m[k]; dup {
 			return false
+		}
+		if keyOK != nil && !keyOK(k) {
+			b.offSchema = true
 		}
 		v, ok := val()
 		if !ok {
@@ -189,7 +240,7 @@ func (b *builder) memTable() (*MemoryTable, bool) {
 	// a later append may move the arena; t keeps the element it points at
 	b.tables = append(b.tables, MemoryTable{})
 	t := &b.tables[len(b.tables)-1]
-	ok := b.object(memTableFields, func(i int) bool {
+	ok := b.object(memTableFields, 1<<5-1, func(i int) bool {
 		v, ok := b.s.typedUint64()
 		switch i {
 		case 0:
@@ -211,18 +262,21 @@ func (b *builder) memTable() (*MemoryTable, bool) {
 func (b *builder) memNode() (*NUMANodeState, bool) {
 	b.nodes = append(b.nodes, NUMANodeState{})
 	n := &b.nodes[len(b.nodes)-1]
-	ok := b.object(memNodeFields, func(i int) bool {
+	ok := b.object(memNodeFields, 1<<3-1, func(i int) bool {
 		switch i {
 		case 0:
 			v, ok := b.s.parsedIntFast()
 			n.NumberOfAssignments = int(v)
+			if v < 0 {
+				b.offSchema = true
+			}
 			return ok
 		case 1:
 			n.MemoryMap = map[string]*MemoryTable{}
-			return stringMap(b, n.MemoryMap, b.memTable)
+			return stringMap(b, n.MemoryMap, b.memTable, matchMemoryResource)
 		default:
 			var ok bool
-			n.Cells, ok = b.intList()
+			n.Cells, ok = b.numaIDs(true)
 			return ok
 		}
 	})
@@ -242,6 +296,9 @@ func (b *builder) machineState(m map[int]*NUMANodeState) bool {
 		id, err := strconv.ParseInt(k, 10, strconv.IntSize)
 		if err != nil {
 			return false
+		}
+		if !natural(k) {
+			b.offSchema = true // "+1", "01": the schema wants the plain number
 		}
 		if _, dup := m[int(id)]; dup {
 			return false
@@ -269,13 +326,16 @@ func (b *builder) memBlocks() ([]Block, bool) {
 			break
 		}
 		var blk Block
-		if !b.object(memBlockFields, func(i int) bool {
+		if !b.object(memBlockFields, 1<<3-1, func(i int) bool {
 			var ok bool
 			switch i {
 			case 0:
-				blk.NUMAAffinity, ok = b.intList()
+				blk.NUMAAffinity, ok = b.numaIDs(false)
 			case 1:
 				blk.Type, ok = b.text()
+				if ok && !matchMemoryResource(blk.Type) {
+					b.offSchema = true
+				}
 			default:
 				blk.Size, ok = b.s.typedUint64()
 			}
@@ -290,12 +350,12 @@ func (b *builder) memBlocks() ([]Block, bool) {
 
 func (b *builder) memContainers() (map[string][]Block, bool) {
 	m := make(map[string][]Block, 4)
-	return m, stringMap(b, m, b.memBlocks)
+	return m, stringMap(b, m, b.memBlocks, nil)
 }
 
 func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 	var e PodMemoryEntry
-	ok := b.object(memPodFields, func(int) bool {
+	ok := b.object(memPodFields, 0, func(int) bool {
 		var ok bool
 		e.MemoryBlocks, ok = b.memBlocks()
 		return ok
@@ -307,17 +367,17 @@ func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 // encoding/json builds from it.
 func (b *builder) memoryData() (MemoryState, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
-	ok := b.object(memDataFields, func(i int) bool {
+	ok := b.object(memDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			st.PolicyName, ok = b.text()
+			st.PolicyName, ok = b.memPolicy()
 		case 1:
 			ok = b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers)
+			ok = stringMap(b, st.Entries, b.memContainers, nil)
 		default:
-			ok = stringMap(b, st.PodEntries, b.memPodEntry)
+			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		}
 		return ok
 	})
@@ -331,12 +391,17 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	if !ok {
 		return memRestore{}, false
 	}
-	st, ok := newBuilder(c.buf).memoryData()
+	b := newBuilder(c.buf)
+	st, ok := b.memoryData()
 	if !ok {
 		return memRestore{}, false
 	}
 	o := &c.outer
 	policy := string(data[o.policy.s:o.policy.e])
+	hint := c.schemaHint(KindMemory)
+	if !b.offSchema && c.outerOnSchema() && (policy == "None" || policy == "Static") {
+		hint.clean = []Format{FormatV3}
+	}
 	// the outer copy as the older readers hold it: the data section's
 	// machine state and entries, byte for byte
 	// v1 and v2 render the same head: it is hashed once
@@ -362,7 +427,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := memRestore{data: st, format: FormatV3, hint: c.schemaHint(KindMemory)}
+	r := memRestore{data: st, format: FormatV3, hint: hint}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -372,14 +437,14 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 
 func (b *builder) cpuContainers() (map[string]string, bool) {
 	m := make(map[string]string, 2)
-	return m, stringMap(b, m, b.text)
+	return m, stringMap(b, m, b.cpuset, nil)
 }
 
 func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
 	var e cpuPodEntry
-	ok := b.object(cpuPodEntryFields, func(int) bool {
+	ok := b.object(cpuPodEntryFields, 0, func(int) bool {
 		var ok bool
-		e.text, ok = b.text()
+		e.text, ok = b.cpuset()
 		return ok
 	})
 	e.decoded = true
@@ -390,32 +455,50 @@ func (b *builder) cpuBaselines() (map[string]cpuBaseline, bool) {
 	m := make(map[string]cpuBaseline, 2)
 	return m, stringMap(b, m, func() (cpuBaseline, bool) {
 		var c cpuBaseline
-		ok := b.object(cpuBaselineFields, func(int) bool {
+		ok := b.object(cpuBaselineFields, 1, func(int) bool {
 			var ok bool
-			c.Baseline, ok = b.text()
+			c.Baseline, ok = b.cpuset()
 			return ok
 		})
 		return c, ok
-	})
+	}, nil)
+}
+
+// cpuPolicy and memPolicy read a policy name, noting one outside the
+// schema's enum.
+func (b *builder) cpuPolicy() (string, bool) {
+	t, ok := b.text()
+	if ok && t != "none" && t != "static" {
+		b.offSchema = true
+	}
+	return t, ok
+}
+
+func (b *builder) memPolicy() (string, bool) {
+	t, ok := b.text()
+	if ok && t != "None" && t != "Static" {
+		b.offSchema = true
+	}
+	return t, ok
 }
 
 // cpuData reads the data section of a cpu v4 file into the struct
 // encoding/json builds from it.
 func (b *builder) cpuData() (cpuCheckpointData, bool) {
 	d := cpuCheckpointData{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
-	ok := b.object(cpuDataFields, func(i int) bool {
+	ok := b.object(cpuDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			d.PolicyName, ok = b.text()
+			d.PolicyName, ok = b.cpuPolicy()
 		case 1:
-			d.DefaultCPUSet, ok = b.text()
+			d.DefaultCPUSet, ok = b.cpuset()
 		case 2:
 			d.entryOrder, ok = orderedMap(b, d.Entries, b.cpuContainers)
 		case 3:
-			ok = stringMap(b, d.PodEntries, b.cpuPodEntry)
+			ok = stringMap(b, d.PodEntries, b.cpuPodEntry, nil)
 		default:
-			ok = stringMap(b, d.Baselines, b.cpuBaselines)
+			ok = stringMap(b, d.Baselines, b.cpuBaselines, nil)
 		}
 		return ok
 	})
@@ -429,12 +512,17 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok {
 		return cpuRestore{}, false
 	}
-	d, ok := newBuilder(c.buf).cpuData()
+	b := newBuilder(c.buf)
+	d, ok := b.cpuData()
 	if !ok {
 		return cpuRestore{}, false
 	}
 	o := &c.outer
 	policy := string(data[o.policy.s:o.policy.e])
+	hint := c.schemaHint(KindCPU)
+	if !b.offSchema && c.outerOnSchema() && (policy == "none" || policy == "static") {
+		hint.clean = []Format{FormatV4}
+	}
 	// the outer copy: the data section's default set and entries, byte
 	// for byte, and no podEntries
 	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries, d.entryOrder)
@@ -453,7 +541,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: c.schemaHint(KindCPU)}
+	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: hint}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -465,6 +553,32 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 type schemaHint struct {
 	inner  []byte
 	copies [][3]int // name index into copyNames, start and end in the file
+	// clean lists the formats whose schemas the file was proven to meet
+	// as it was read: the schema walk would find nothing (see
+	// builder.offSchema; TestSchemaCleanMeansNoProblems holds the two
+	// together)
+	clean []Format
+}
+
+// outerOnSchema reports whether the members of the outer copy of a cpu v4
+// or memory v3 file meet its schema (cpu-v4.json, memory-v3.json), given a
+// data section that meets its own: every required member is there, each
+// spelled as the schema spells it, with the value type the scan checked;
+// the members it repeats are the data section's byte for byte, checked
+// there against the same definitions. The policy's enum is left to the
+// caller.
+func (c *fastCapture) outerOnSchema() bool {
+	const required = 1<<0 | 1<<1 | 1<<3 | 1<<4 | 1<<5 // all but entries
+	o := &c.outer
+	if o.folded || o.unknown || o.policyEsc || o.seen&required != required {
+		return false
+	}
+	for j := 1; j <= 2; j++ {
+		if o.present[j] && !o.copied[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *fastCapture) schemaHint(kind Kind) *schemaHint {
@@ -494,17 +608,17 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasMachine, hasPods bool
-	ok := b.object(memFileFields, func(i int) bool {
+	ok := b.object(memFileFields, 1<<0|1<<1|1<<4, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			st.PolicyName, ok = b.text()
+			st.PolicyName, ok = b.memPolicy()
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers)
+			ok = stringMap(b, st.Entries, b.memContainers, nil)
 		case 3:
-			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry)
+			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		default:
 			checksum, ok = b.s.typedUint64()
 		}
@@ -512,6 +626,14 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	})
 	if !ok || !b.s.atEnd() || detect && !hasMachine {
 		return memRestore{}, false
+	}
+	var hint *schemaHint
+	if !b.offSchema {
+		// memory-v1.json has no podEntries, memory-v2.json has them
+		hint = &schemaHint{clean: []Format{FormatV2}}
+		if !hasPods {
+			hint.clean = append(hint.clean, FormatV1)
+		}
 	}
 	p := newPrinter()
 	p.memHead(st.PolicyName, st.MachineState, st.Entries)
@@ -526,7 +648,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	q.memPodEntries(st.PodEntries)
 	q.s(" Checksum:(checksum.Checksum)0}")
 	v2sum := q.sum()
-	r := memRestore{format: FormatV1}
+	r := memRestore{format: FormatV1, hint: hint}
 	if hasPods {
 		r.format = FormatV2
 	}
@@ -570,13 +692,13 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	var checksum uint64
 	var hasDefault bool
 	var order []string
-	ok := b.object(cpuFileFields, func(i int) bool {
+	ok := b.object(cpuFileFields, 1<<0|1<<1|1<<3, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			policy, ok = b.text()
+			policy, ok = b.cpuPolicy()
 		case 1:
-			def, ok = b.text()
+			def, ok = b.cpuset()
 			hasDefault = true
 		case 2:
 			order, ok = orderedMap(b, entries, b.cpuContainers)
@@ -587,6 +709,11 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	})
 	if !ok || !b.s.atEnd() || detect && !hasDefault {
 		return cpuRestore{}, false
+	}
+	var hint *schemaHint
+	if !b.offSchema {
+		// cpu-v2.json, and cpu-v3.json (v2 and optional podEntries)
+		hint = &schemaHint{clean: []Format{FormatV2, FormatV3}}
 	}
 	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries, order)
 	ls := []Layout{
@@ -601,7 +728,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := cpuRestore{}
+	r := cpuRestore{hint: hint}
 	r.checksum.Layouts = ls
 	r.checksum.Stored = checksum
 	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}, entryOrder: order}
