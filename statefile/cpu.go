@@ -104,17 +104,64 @@ type cpuCheckpointData struct {
 	Entries       map[string]map[string]string      `json:"entries,omitempty"`
 	PodEntries    map[string]cpuPodEntry            `json:"podEntries,omitempty"`
 	Baselines     map[string]map[string]cpuBaseline `json:"baselines,omitempty"`
-	// entryOrder, when set, is the keys of Entries in order (the fast
-	// path's builder notes them as it reads them)
-	entryOrder []string
+	// entryList and baseList, when set, are Entries and Baselines as
+	// lists in order, and the maps are nil: the fast path's builder reads
+	// the file into them (see entrySets)
+	entryList, baseList []cpuPodSets
+	listed              bool
 }
 
-// pods returns the pods of Entries in order.
-func (d *cpuCheckpointData) pods() []string {
-	if d.entryOrder != nil && len(d.entryOrder) == len(d.Entries) {
-		return d.entryOrder
+// cpuNamed is one cpuset of a pod's map, as the file writes it.
+type cpuNamed struct{ name, text string }
+
+// cpuPodSets is the cpusets of one pod (of entries or of baselines), by
+// container in Go string order.
+type cpuPodSets struct {
+	pod  string
+	sets []cpuNamed
+}
+
+// entrySets returns Entries as a list: pods and their containers in Go
+// string order (spew's, and the order numascope reports problems in).
+func (d *cpuCheckpointData) entrySets() []cpuPodSets {
+	if d.listed {
+		return d.entryList
 	}
-	return sortedKeys(d.Entries)
+	return podSetsOf(d.Entries, func(v string) string { return v })
+}
+
+// baselineSets returns Baselines as a list, in the same order.
+func (d *cpuCheckpointData) baselineSets() []cpuPodSets {
+	if d.listed {
+		return d.baseList
+	}
+	return podSetsOf(d.Baselines, func(v cpuBaseline) string { return v.Baseline })
+}
+
+// entriesNil reports whether Entries is a nil map (the file had
+// "entries": null).
+func (d *cpuCheckpointData) entriesNil() bool { return !d.listed && d.Entries == nil }
+
+// entryPods returns how many pods Entries has.
+func (d *cpuCheckpointData) entryPods() int {
+	if d.listed {
+		return len(d.entryList)
+	}
+	return len(d.Entries)
+}
+
+func podSetsOf[V any](m map[string]map[string]V, text func(V) string) []cpuPodSets {
+	out := make([]cpuPodSets, 0, len(m))
+	for _, pod := range sortedKeys(m) {
+		cs := m[pod]
+		sets := make([]cpuNamed, 0, len(cs))
+		var buf smallKeys
+		for _, c := range sortedKeysIn(cs, &buf) {
+			sets = append(sets, cpuNamed{c, text(cs[c])})
+		}
+		out = append(out, cpuPodSets{pod, sets})
+	}
+	return out
 }
 
 type cpuCheckpointV4 struct {
@@ -618,12 +665,10 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
-	for _, pod := range d.pods() {
-		var buf smallKeys
-		for _, container := range sortedKeysIn(d.Entries[pod], &buf) {
-			s := d.Entries[pod][container]
-			if err := b.check(s); err != nil {
-				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
+	for _, p := range d.entrySets() {
+		for _, c := range p.sets {
+			if err := b.check(c.text); err != nil {
+				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(c.text, err), c.name, p.pod, err)
 			}
 		}
 	}
@@ -664,15 +709,15 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
 	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
-	if d.Entries != nil {
-		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
-		for _, pod := range d.pods() {
-			cs := d.Entries[pod]
-			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			var buf smallKeys
-			for _, c := range sortedKeysIn(cs, &buf) {
-				s.Entries[pod][c] = parse(cs[c], "entries", pod, c)
+	if !d.entriesNil() {
+		sets := d.entrySets()
+		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(sets))
+		for _, p := range sets {
+			m := make(map[string]cpuset.CPUSet, len(p.sets))
+			for _, c := range p.sets {
+				m[c.name] = parse(c.text, "entries", p.pod, c.name)
 			}
+			s.Entries[p.pod] = m
 		}
 	}
 	if len(d.PodEntries) > 0 {
@@ -686,15 +731,14 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet")
 		}
 	}
-	if len(d.Baselines) > 0 {
-		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(d.Baselines))
-		for _, pod := range sortedKeys(d.Baselines) {
-			cs := d.Baselines[pod]
-			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			var buf smallKeys
-			for _, c := range sortedKeysIn(cs, &buf) {
-				s.Baselines[pod][c] = parse(cs[c].Baseline, "baselines", pod, c, "baseline")
+	if sets := d.baselineSets(); len(sets) > 0 {
+		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(sets))
+		for _, p := range sets {
+			m := make(map[string]cpuset.CPUSet, len(p.sets))
+			for _, c := range p.sets {
+				m[c.name] = parse(c.text, "baselines", p.pod, c.name, "baseline")
 			}
+			s.Baselines[p.pod] = m
 		}
 	}
 	return s, over
@@ -752,14 +796,14 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
 	type owned struct {
-		pod, container string
-		set            cpuset.CPUSet
+		pod, container, text string
+		set                  cpuset.CPUSet
 	}
 	var all []owned
-	for _, pod := range d.pods() {
-		var buf smallKeys
-		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
-			text := d.Entries[pod][c]
+	for _, ps := range d.entrySets() {
+		pod := ps.pod
+		for _, cn := range ps.sets {
+			c, text := cn.name, cn.text
 			err := b.check(text)
 			if errors.Is(err, errCPUSkipped) {
 				skipped++
@@ -774,7 +818,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			if !ok {
 				s, _ = parseCPUSet(text)
 			}
-			all = append(all, owned{pod, c, s})
+			all = append(all, owned{pod, c, text, s})
 			shared := false
 			if d.PolicyName == "static" && def.Size() > 0 {
 				eachCPU(text, func(cpu int) { shared = shared || def.Contains(cpu) })
@@ -802,12 +846,12 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	// overlaps between containers, in one pass over the CPUs (each set is
 	// walked from its text: the CPUs in order, without sorting a list)
-	owner := newCPUOwners(all, func(o owned) string { return d.Entries[o.pod][o.container] })
+	owner := newCPUOwners(all, func(o owned) string { return o.text })
 	reported := map[[2]int]bool{}
 	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
 	var cpus []int
 	for i, o := range all {
-		cpus = sortedCPUs(cpus[:0], d.Entries[o.pod][o.container])
+		cpus = sortedCPUs(cpus[:0], o.text)
 		for _, cpu := range cpus {
 			j, seen := owner.get(cpu)
 			if !seen {
@@ -821,9 +865,9 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			}
 		}
 	}
-	if d.PolicyName == "none" && len(d.Entries) > 0 {
+	if d.PolicyName == "none" && d.entryPods() > 0 {
 		f.problem(SeverityWarning, base+"/entries", "the none policy never assigns exclusive CPUs; the entries were probably written under another policy",
-			"policy none with %d pods holding exclusive CPUs", len(d.Entries))
+			"policy none with %d pods holding exclusive CPUs", d.entryPods())
 	}
 	if r.format == FormatV4 && r.err == nil {
 		if !r.outerRead {

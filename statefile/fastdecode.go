@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -70,6 +71,7 @@ type builder struct {
 	blocks    []Block
 	nodes     []NUMANodeState
 	tables    []MemoryTable
+	named     []cpuNamed
 }
 
 func newBuilder(buf []byte) *builder {
@@ -196,41 +198,6 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool), keyOK fu
 			return false
 		}
 		m[k] = v
-	}
-}
-
-// orderedMap is stringMap that also returns the keys in order (in the
-// order read, sorted when the file did not have them sorted).
-func orderedMap[V any](b *builder, m map[string]V, val func() (V, bool)) ([]string, bool) {
-	s := &b.s
-	if !s.objOpen() {
-		return nil, false
-	}
-	keys := []string{}
-	sorted := true
-	for first := true; ; first = false {
-		k, done, ok := b.key(first)
-		if !ok {
-			return nil, false
-		}
-		if done {
-			if !sorted {
-				slices.Sort(keys)
-			}
-			return keys, true
-		}
-		if _, dup := m[k]; dup {
-			return nil, false
-		}
-		v, ok := val()
-		if !ok {
-			return nil, false
-		}
-		m[k] = v
-		if len(keys) > 0 && keys[len(keys)-1] >= k {
-			sorted = false
-		}
-		keys = append(keys, k)
 	}
 }
 
@@ -435,9 +402,83 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 
 // --- cpu v4 ---
 
-func (b *builder) cpuContainers() (map[string]string, bool) {
-	m := make(map[string]string, 2)
-	return m, stringMap(b, m, b.cpuset, nil)
+// podSets reads pod → container → cpuset (val reads each cpuset) into a
+// list in Go string order, giving up on a repeated pod or container.
+func (b *builder) podSets(val func() (string, bool)) ([]cpuPodSets, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	pods := make([]cpuPodSets, 0, 8)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		sets, ok := b.namedSets(val)
+		if !ok {
+			return nil, false
+		}
+		if n := len(pods); n > 0 && pods[n-1].pod >= k {
+			sorted = false
+		}
+		pods = append(pods, cpuPodSets{k, sets})
+	}
+	if !sorted {
+		slices.SortFunc(pods, func(x, y cpuPodSets) int { return strings.Compare(x.pod, y.pod) })
+		for i := 1; i < len(pods); i++ {
+			if pods[i].pod == pods[i-1].pod {
+				return nil, false
+			}
+		}
+	}
+	return pods, true
+}
+
+// namedSets reads one pod's container → cpuset, in Go string order, cut
+// from the builder's arena.
+func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	if b.named == nil {
+		// a cpuset per "name":"text" pair, at most
+		b.named = make([]cpuNamed, 0, bytes.Count(b.s.b, []byte(`":"`))+1)
+	}
+	lo := len(b.named)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		t, ok := val()
+		if !ok {
+			return nil, false
+		}
+		if n := len(b.named); n > lo && b.named[n-1].name >= k {
+			sorted = false
+		}
+		b.named = append(b.named, cpuNamed{k, t})
+	}
+	sets := b.named[lo:len(b.named):len(b.named)]
+	if !sorted {
+		slices.SortFunc(sets, func(x, y cpuNamed) int { return strings.Compare(x.name, y.name) })
+		for i := 1; i < len(sets); i++ {
+			if sets[i].name == sets[i-1].name {
+				return nil, false
+			}
+		}
+	}
+	return sets, true
 }
 
 func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
@@ -451,17 +492,15 @@ func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
 	return e, ok
 }
 
-func (b *builder) cpuBaselines() (map[string]cpuBaseline, bool) {
-	m := make(map[string]cpuBaseline, 2)
-	return m, stringMap(b, m, func() (cpuBaseline, bool) {
-		var c cpuBaseline
-		ok := b.object(cpuBaselineFields, 1, func(int) bool {
-			var ok bool
-			c.Baseline, ok = b.cpuset()
-			return ok
-		})
-		return c, ok
-	}, nil)
+// baseline reads a container's baseline ({"baseline": cpuset}).
+func (b *builder) baseline() (string, bool) {
+	var t string
+	ok := b.object(cpuBaselineFields, 1, func(int) bool {
+		var ok bool
+		t, ok = b.cpuset()
+		return ok
+	})
+	return t, ok
 }
 
 // cpuPolicy and memPolicy read a policy name, noting one outside the
@@ -485,7 +524,7 @@ func (b *builder) memPolicy() (string, bool) {
 // cpuData reads the data section of a cpu v4 file into the struct
 // encoding/json builds from it.
 func (b *builder) cpuData() (cpuCheckpointData, bool) {
-	d := cpuCheckpointData{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
+	d := cpuCheckpointData{PodEntries: map[string]cpuPodEntry{}, listed: true}
 	ok := b.object(cpuDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		switch i {
@@ -494,11 +533,11 @@ func (b *builder) cpuData() (cpuCheckpointData, bool) {
 		case 1:
 			d.DefaultCPUSet, ok = b.cpuset()
 		case 2:
-			d.entryOrder, ok = orderedMap(b, d.Entries, b.cpuContainers)
+			d.entryList, ok = b.podSets(b.cpuset)
 		case 3:
 			ok = stringMap(b, d.PodEntries, b.cpuPodEntry, nil)
 		default:
-			ok = stringMap(b, d.Baselines, b.cpuBaselines, nil)
+			d.baseList, ok = b.podSets(b.baseline)
 		}
 		return ok
 	})
@@ -525,7 +564,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	}
 	// the outer copy: the data section's default set and entries, byte
 	// for byte, and no podEntries
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries, d.entryOrder)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.entryList)
 	ls := []Layout{
 		{Name: layoutCPUV4, Stored: c.dataChecksum, Computed: c.sum, Era: eraCPUV4},
 		{Name: layoutCPUOut, Stored: o.checksum, Computed: v2sum, Era: eraCPUV4Out},
@@ -534,7 +573,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 		{Name: layoutCPUV3, Stored: o.checksum, Computed: v3sum, Era: eraCPUV3},
 		{Name: layoutCPUV3Raw, Stored: o.checksum, Computed: v3raw, Era: eraCPUV3Raw},
 	}
-	if len(d.Entries) == 0 {
+	if len(d.entryList) == 0 {
 		// the v1 reader (entries of strings) reads an outer copy without pods
 		ls = append(ls, Layout{Name: layoutCPUV1, Stored: o.checksum, Computed: cpuV1Sum(policy, d.DefaultCPUSet, map[string]string{}), Era: eraCPUV1})
 	}
@@ -688,10 +727,9 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	b := newBuilder(data)
 	var policy, def string
-	entries := map[string]map[string]string{}
+	var entries []cpuPodSets
 	var checksum uint64
 	var hasDefault bool
-	var order []string
 	ok := b.object(cpuFileFields, 1<<0|1<<1|1<<3, func(i int) bool {
 		var ok bool
 		switch i {
@@ -701,7 +739,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 			def, ok = b.cpuset()
 			hasDefault = true
 		case 2:
-			order, ok = orderedMap(b, entries, b.cpuContainers)
+			entries, ok = b.podSets(b.cpuset)
 		default:
 			checksum, ok = b.s.typedUint64()
 		}
@@ -715,7 +753,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 		// cpu-v2.json, and cpu-v3.json (v2 and optional podEntries)
 		hint = &schemaHint{clean: []Format{FormatV2, FormatV3}}
 	}
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries, order)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries)
 	ls := []Layout{
 		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
 		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
@@ -731,7 +769,7 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	r := cpuRestore{hint: hint}
 	r.checksum.Layouts = ls
 	r.checksum.Stored = checksum
-	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}, entryOrder: order}
+	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, entryList: entries, PodEntries: map[string]cpuPodEntry{}, listed: true}
 	if checksum == v3raw || checksum == v3sum {
 		r.format, r.data = FormatV3, data2
 		r.checksum.Valid = true
@@ -755,44 +793,70 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 }
 
 // cpuOuterSums computes the v2 and v3 layouts (each under both type names)
-// of a cpu checkpoint without podEntries, rendering its entries once.
-//
-// order, when it has every key, is the keys of entries in order.
-func cpuOuterSums(policy, def string, entries map[string]map[string]string, order []string) (v2, v2raw, v3, v3raw uint64) {
+// of a cpu checkpoint without podEntries, rendering its entries once into
+// the three hashes of the type names.
+func cpuOuterSums(policy, def string, entries []cpuPodSets) (v2, v2raw, v3, v3raw uint64) {
 	if captureText != nil { // a test captures the texts: render each apart
-		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}}
-		return cpuV2Sum("CPUManagerCheckpoint", policy, def, entries), cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries),
+		m := map[string]map[string]string{}
+		for _, p := range entries {
+			cs := map[string]string{}
+			for _, c := range p.sets {
+				cs[c.name] = c.text
+			}
+			m[p.pod] = cs
+		}
+		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: m, PodEntries: map[string]cpuPodEntry{}}
+		return cpuV2Sum("CPUManagerCheckpoint", policy, def, m), cpuV2Sum("CPUManagerCheckpointV2", policy, def, m),
 			cpuV3Sum("CPUManagerCheckpoint", v3c), cpuV3Sum("CPUManagerCheckpointV3", v3c)
 	}
-	var text []byte
-	r := printer{text: &text}
-	if entries != nil && len(order) == len(entries) {
-		r.s("map[")
-		for i, k := range order {
-			if i > 0 {
-				r.c(' ')
-			}
-			r.s(k)
-			r.c(':')
-			r.stringMap(entries[k])
+	// the heads differ in the type name only
+	var h fnv3
+	for i, name := range [3]string{"CPUManagerCheckpoint", "CPUManagerCheckpointV2", "CPUManagerCheckpointV3"} {
+		h[i] = fnvAdd(fnvAdd(fnvOffset32, "(*state."), name)
+	}
+	h.s("){PolicyName:(string)")
+	h.s(policy)
+	h.s(" DefaultCPUSet:(string)")
+	h.s(def)
+	h.s(" Entries:(map[string]map[string]string)map[")
+	for i, p := range entries {
+		if i > 0 {
+			h.c(' ')
 		}
-		r.c(']')
-	} else {
-		r.stringMapMap(entries)
+		h.s(p.pod)
+		h.s(":map[")
+		for j, c := range p.sets {
+			if j > 0 {
+				h.c(' ')
+			}
+			h.s(c.name)
+			h.c(':')
+			h.s(c.text)
+		}
+		h.c(']')
 	}
-	sum := func(typeName, tail string) uint64 {
-		p := newPrinter()
-		p.s("(*state.")
-		p.s(typeName)
-		p.s("){PolicyName:(string)")
-		p.s(policy)
-		p.s(" DefaultCPUSet:(string)")
-		p.s(def)
-		p.s(" Entries:(map[string]map[string]string)")
-		p.b(text)
-		p.s(tail)
-		return p.sum()
-	}
+	h.c(']')
 	const v2tail, v3tail = " Checksum:(checksum.Checksum)0}", " PodEntries:(state.PodCPUAssignments)map[] Checksum:(checksum.Checksum)0}"
-	return sum("CPUManagerCheckpoint", v2tail), sum("CPUManagerCheckpointV2", v2tail), sum("CPUManagerCheckpoint", v3tail), sum("CPUManagerCheckpointV3", v3tail)
+	return uint64(fnvAdd(h[0], v2tail)), uint64(fnvAdd(h[1], v2tail)), uint64(fnvAdd(h[0], v3tail)), uint64(fnvAdd(h[2], v3tail))
+}
+
+// fnv3 is three FNV-32a hashes fed the same bytes (their heads differ):
+// one pass over the text, the three chains side by side.
+type fnv3 [3]uint32
+
+func (h *fnv3) s(v string) {
+	a, b, c := h[0], h[1], h[2]
+	for i := 0; i < len(v); i++ {
+		x := uint32(v[i])
+		a = (a ^ x) * fnvPrime32
+		b = (b ^ x) * fnvPrime32
+		c = (c ^ x) * fnvPrime32
+	}
+	h[0], h[1], h[2] = a, b, c
+}
+
+func (h *fnv3) c(x byte) {
+	for i := range h {
+		h[i] = (h[i] ^ uint32(x)) * fnvPrime32
+	}
 }
