@@ -429,8 +429,10 @@ func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
 		base = "/data"
 	}
 	var overAt string
-	f.CPU, overAt = cpuStateFrom(&r.data, base)
+	var entrySets []cpuset.CPUSet
+	f.CPU, overAt, entrySets = cpuStateFrom(&r.data, base)
 	if r.format == FormatV1 {
+		entrySets = nil // the state shows the v1 sets
 		var v1 cpuCheckpointV1
 		if json.Unmarshal(blob, &v1) == nil {
 			// a v1 file is refused whatever its sets; they are shown
@@ -444,7 +446,7 @@ func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
 			}
 		}
 	}
-	cpuProblems(f, blob, &r, opts)
+	cpuProblems(f, blob, &r, opts, entrySets)
 	if overAt != "" && !slices.ContainsFunc(f.Problems, func(p Problem) bool { return p.Path == overAt }) {
 		f.problem(SeverityWarning, overAt, "check that this is a file a kubelet wrote",
 			"the cpusets of the file name more than %d CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete", MaxFileCPUs)
@@ -683,39 +685,61 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 // cpuStateFrom builds the state the kubelet holds. The sets are expanded in
 // the order of cpuValidate under one budget; a set that does not parse or
 // does not fit is left empty (its problem is reported), and the pointer of
-// the first set over the budget is returned.
-func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
+// the first set over the budget is returned, with the sets of the entries
+// in the order of entrySets.
+func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string, []cpuset.CPUSet) {
 	var b cpuBudget
 	over := ""
-	// a cpuset named again (a baseline is mostly its container's set) is
-	// the same value: sets are never changed once built
-	built := map[string]cpuset.CPUSet{}
-	parse := func(text string, at ...string) cpuset.CPUSet {
-		if err := b.check(text); err != nil {
+	// a cpuset named again is the same value (sets are never changed once
+	// built): a container's baseline is mostly its own set, and
+	// neighbouring containers may share one
+	type built struct {
+		text string
+		set  cpuset.CPUSet
+		n    int // its CPUs; -1 when it did not parse or fit
+	}
+	var last built
+	last.n = -1
+	parse := func(text string, at ...string) built {
+		if last.n >= 0 && last.text == text {
+			err := b.charge(last.n)
+			if err == nil {
+				return last
+			}
 			if errors.Is(err, errCPUBudget) {
 				over = base + pointer(at...)
 			}
-			return cpuset.New()
+			return built{text, cpuset.New(), -1}
 		}
-		if set, ok := built[text]; ok {
-			return set
-		}
-		set, err := (&cpuBudget{}).parse(text)
+		n, err := b.checkN(text)
 		if err != nil {
-			return cpuset.New()
+			if errors.Is(err, errCPUBudget) {
+				over = base + pointer(at...)
+			}
+			return built{text, cpuset.New(), -1}
 		}
-		built[text] = set
-		return set
+		// checkN walked every element of text and found none bad
+		last = built{text, newCPUSet(n, text), n}
+		return last
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
+	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet").set
+	var entries []cpuPodSets
+	var sets []built
 	if !d.entriesNil() {
-		sets := d.entrySets()
-		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(sets))
-		for _, p := range sets {
+		entries = d.entrySets()
+		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(entries))
+		n := 0
+		for _, p := range entries {
+			n += len(p.sets)
+		}
+		sets = make([]built, 0, n)
+		for _, p := range entries {
 			m := make(map[string]cpuset.CPUSet, len(p.sets))
 			for _, c := range p.sets {
-				m[c.name] = parse(c.text, "entries", p.pod, c.name)
+				e := parse(c.text, "entries", p.pod, c.name)
+				sets = append(sets, e)
+				m[c.name] = e.set
 			}
 			s.Entries[p.pod] = m
 		}
@@ -728,24 +752,49 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 				s.PodEntries[pod] = e.CPUSet
 				continue
 			}
-			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet")
+			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet").set
 		}
 	}
-	if sets := d.baselineSets(); len(sets) > 0 {
-		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(sets))
-		for _, p := range sets {
+	if bs := d.baselineSets(); len(bs) > 0 {
+		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(bs))
+		// both lists are in pod, then container order: the entry of
+		// each baseline's container is found walking them side by side
+		ep, eo := 0, 0 // a pod of entries, and its first set in sets
+		for _, p := range bs {
+			for ep < len(entries) && entries[ep].pod < p.pod {
+				eo += len(entries[ep].sets)
+				ep++
+			}
+			var own []cpuNamed
+			if ep < len(entries) && entries[ep].pod == p.pod {
+				own = entries[ep].sets
+			}
 			m := make(map[string]cpuset.CPUSet, len(p.sets))
+			ec := 0
 			for _, c := range p.sets {
-				m[c.name] = parse(c.text, "baselines", p.pod, c.name, "baseline")
+				for ec < len(own) && own[ec].name < c.name {
+					ec++
+				}
+				if ec < len(own) && own[ec].name == c.name && sets[eo+ec].n >= 0 && sets[eo+ec].text == c.text {
+					last = sets[eo+ec]
+				}
+				m[c.name] = parse(c.text, "baselines", p.pod, c.name, "baseline").set
 			}
 			s.Baselines[p.pod] = m
 		}
 	}
-	return s, over
+	out := make([]cpuset.CPUSet, len(sets))
+	for i, e := range sets {
+		out[i] = e.set
+	}
+	return s, over, out
 }
 
 // cpuProblems reports everything wrong, beyond the kubelet's first error.
-func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
+//
+// sets, when not nil, holds the sets of f.CPU.Entries in the order of
+// entrySets.
+func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuset.CPUSet) {
 	const drain = "drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
 		if r.boundsAt != "" {
@@ -799,10 +848,20 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		pod, container, text string
 		set                  cpuset.CPUSet
 	}
-	var all []owned
-	for _, ps := range d.entrySets() {
+	entries := d.entrySets()
+	n := 0
+	for _, ps := range entries {
+		n += len(ps.sets)
+	}
+	if len(sets) != n {
+		sets = nil
+	}
+	all := make([]owned, 0, n)
+	k := -1
+	for _, ps := range entries {
 		pod := ps.pod
 		for _, cn := range ps.sets {
+			k++
 			c, text := cn.name, cn.text
 			err := b.check(text)
 			if errors.Is(err, errCPUSkipped) {
@@ -814,7 +873,13 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(text), c, pod, err)
 				continue
 			}
-			s, ok := f.CPU.Entries[pod][c]
+			var s cpuset.CPUSet
+			ok := false
+			if sets != nil {
+				s, ok = sets[k], true
+			} else {
+				s, ok = f.CPU.Entries[pod][c]
+			}
 			if !ok {
 				s, _ = parseCPUSet(text)
 			}

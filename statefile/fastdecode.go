@@ -75,8 +75,15 @@ type builder struct {
 }
 
 func newBuilder(buf []byte) *builder {
+	return &builder{s: fastScanner{b: buf}, str: string(buf)}
+}
+
+// newMemBuilder is a builder with its arenas sized for a memory file.
+func newMemBuilder(buf []byte) *builder {
+	b := newBuilder(buf)
 	n := bytes.Count(buf, []byte(`"numaAffinity"`))
-	return &builder{s: fastScanner{b: buf}, str: string(buf), ints: make([]int, 0, n+64), blocks: make([]Block, 0, n+1)}
+	b.ints, b.blocks = make([]int, 0, n+64), make([]Block, 0, n+1)
+	return b
 }
 
 // key reads a map key or field name without escapes (and valid UTF-8:
@@ -358,7 +365,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	if !ok {
 		return memRestore{}, false
 	}
-	b := newBuilder(c.buf)
+	b := newMemBuilder(c.buf)
 	st, ok := b.memoryData()
 	if !ok {
 		return memRestore{}, false
@@ -447,8 +454,8 @@ func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
 		return nil, false
 	}
 	if b.named == nil {
-		// a cpuset per "name":"text" pair, at most
-		b.named = make([]cpuNamed, 0, bytes.Count(b.s.b, []byte(`":"`))+1)
+		// a kubelet's entry takes some 40 bytes; append grows it past that
+		b.named = make([]cpuNamed, 0, len(b.s.b)/40+8)
 	}
 	lo := len(b.named)
 	sorted := true
@@ -643,7 +650,7 @@ var (
 
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
-	b := newBuilder(data)
+	b := newMemBuilder(data)
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasMachine, hasPods bool
