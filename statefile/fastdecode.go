@@ -72,6 +72,9 @@ type builder struct {
 	nodes     []NUMANodeState
 	tables    []MemoryTable
 	named     []cpuNamed
+	conts     []memContainer
+	// entries lists the memory entries read (memEntries)
+	entries []memPodBlocks
 }
 
 func newBuilder(buf []byte) *builder {
@@ -322,9 +325,81 @@ func (b *builder) memBlocks() ([]Block, bool) {
 	return b.blocks[lo:len(b.blocks):len(b.blocks)], true
 }
 
-func (b *builder) memContainers() (map[string][]Block, bool) {
+// memEntries reads pod → container → blocks into m, and lists them in Go
+// string order as memEntryList does.
+func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	pods := make([]memPodBlocks, 0, cap(b.blocks)/4+1)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		cs, conts, ok := b.memContainers()
+		if !ok {
+			return nil, false
+		}
+		m[k] = cs
+		if n := len(pods); n > 0 && pods[n-1].pod >= k {
+			sorted = false
+		}
+		pods = append(pods, memPodBlocks{pod: k, conts: conts})
+	}
+	if !sorted {
+		slices.SortFunc(pods, func(x, y memPodBlocks) int { return strings.Compare(x.pod, y.pod) })
+	}
+	return pods, true
+}
+
+// memContainers reads one pod's container → blocks, and lists them in Go
+// string order, cut from the builder's arena.
+func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, nil, false
+	}
+	if b.conts == nil {
+		b.conts = make([]memContainer, 0, cap(b.blocks)+8)
+	}
 	m := make(map[string][]Block, 4)
-	return m, stringMap(b, m, b.memBlocks, nil)
+	lo := len(b.conts)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, nil, false
+		}
+		if done {
+			break
+		}
+		if _, dup := m[k]; dup {
+			return nil, nil, false
+		}
+		bs, ok := b.memBlocks()
+		if !ok {
+			return nil, nil, false
+		}
+		m[k] = bs
+		if n := len(b.conts); n > lo && b.conts[n-1].name >= k {
+			sorted = false
+		}
+		b.conts = append(b.conts, memContainer{k, bs})
+	}
+	list := b.conts[lo:len(b.conts):len(b.conts)]
+	if !sorted {
+		slices.SortFunc(list, func(x, y memContainer) int { return strings.Compare(x.name, y.name) })
+	}
+	return m, list, true
 }
 
 func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
@@ -349,7 +424,7 @@ func (b *builder) memoryData() (MemoryState, bool) {
 		case 1:
 			ok = b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers, nil)
+			b.entries, ok = b.memEntries(st.Entries)
 		default:
 			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		}
@@ -380,11 +455,11 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	// machine state and entries, byte for byte
 	// v1 and v2 render the same head: it is hashed once
 	p := newPrinter()
-	p.memHead(policy, st.MachineState, st.Entries)
+	p.memHead(policy, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil { // a test captures the texts: render them apart
 		q = newPrinter()
-		q.memHead(policy, st.MachineState, st.Entries)
+		q.memHead(policy, st.MachineState, b.entries, false)
 	}
 	p.s(" Checksum:(checksum.Checksum)0}")
 	v1sum := p.sum()
@@ -401,7 +476,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := memRestore{data: st, format: FormatV3, hint: hint}
+	r := memRestore{data: st, format: FormatV3, hint: hint, entries: b.entries}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -662,7 +737,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers, nil)
+			b.entries, ok = b.memEntries(st.Entries)
 		case 3:
 			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		default:
@@ -682,11 +757,11 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 		}
 	}
 	p := newPrinter()
-	p.memHead(st.PolicyName, st.MachineState, st.Entries)
+	p.memHead(st.PolicyName, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil {
 		q = newPrinter()
-		q.memHead(st.PolicyName, st.MachineState, st.Entries)
+		q.memHead(st.PolicyName, st.MachineState, b.entries, false)
 	}
 	p.s(" Checksum:(checksum.Checksum)0}")
 	v1sum := p.sum()
@@ -694,7 +769,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	q.memPodEntries(st.PodEntries)
 	q.s(" Checksum:(checksum.Checksum)0}")
 	v2sum := q.sum()
-	r := memRestore{format: FormatV1, hint: hint}
+	r := memRestore{format: FormatV1, hint: hint, entries: b.entries}
 	if hasPods {
 		r.format = FormatV2
 	}
