@@ -84,7 +84,10 @@ func newBuilder(buf []byte) *builder {
 // newMemBuilder is a builder with its arenas sized for a memory file.
 func newMemBuilder(buf []byte) *builder {
 	b := newBuilder(buf)
-	n := bytes.Count(buf, []byte(`"numaAffinity"`))
+	// every block names "numaAffinity", and few other bytes of a memory
+	// file are a capital A: counting that one byte is far quicker than
+	// counting the name
+	n := bytes.Count(buf, []byte{'A'})
 	b.ints, b.blocks = make([]int, 0, n+64), make([]Block, 0, n+1)
 	return b
 }
