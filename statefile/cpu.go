@@ -411,26 +411,26 @@ func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
 	}
 	f.Checksum = r.checksum
 	f.Format = r.fileFormat()
+	base := ""
+	if r.format == FormatV4 {
+		base = "/data"
+	}
+	var overAt string
+	var entrySets []cpuBuilt
+	f.CPU, overAt, entrySets = cpuStateFrom(&r.data, base)
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
 		if policy == "" {
 			policy = r.data.PolicyName
 		}
-		err = cpuValidate(policy, &r.data)
+		err = cpuValidate(policy, &r.data, entrySets)
 	}
 	if err != nil {
 		f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
 	} else {
 		f.KubeletAccepts = true
 	}
-	base := ""
-	if r.format == FormatV4 {
-		base = "/data"
-	}
-	var overAt string
-	var entrySets []cpuset.CPUSet
-	f.CPU, overAt, entrySets = cpuStateFrom(&r.data, base)
 	if r.format == FormatV1 {
 		entrySets = nil // the state shows the v1 sets
 		var v1 cpuCheckpointV1
@@ -655,7 +655,9 @@ func detectCPUFormat(blob []byte) Format {
 }
 
 // cpuValidate is the part of restoreState after loading: policy and cpusets.
-func cpuValidate(policy string, d *cpuCheckpointData) error {
+//
+// sets, when not nil, is what cpuStateFrom built of the entries.
+func cpuValidate(policy string, d *cpuCheckpointData, sets []cpuBuilt) error {
 	if policy != d.PolicyName {
 		return fmt.Errorf("configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
 	}
@@ -667,9 +669,15 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
-	for _, p := range d.entrySets() {
+	entries := d.entrySets()
+	if entrySetCount(entries) != len(sets) {
+		sets = nil
+	}
+	k := -1
+	for _, p := range entries {
 		for _, c := range p.sets {
-			if err := b.check(c.text); err != nil {
+			k++
+			if err := b.checkBuilt(c.text, sets, k); err != nil {
 				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(c.text, err), c.name, p.pod, err)
 			}
 		}
@@ -687,17 +695,13 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 // does not fit is left empty (its problem is reported), and the pointer of
 // the first set over the budget is returned, with the sets of the entries
 // in the order of entrySets.
-func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string, []cpuset.CPUSet) {
+func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string, []cpuBuilt) {
 	var b cpuBudget
 	over := ""
 	// a cpuset named again is the same value (sets are never changed once
 	// built): a container's baseline is mostly its own set, and
 	// neighbouring containers may share one
-	type built struct {
-		text string
-		set  cpuset.CPUSet
-		n    int // its CPUs; -1 when it did not parse or fit
-	}
+	type built = cpuBuilt
 	var last built
 	last.n = -1
 	parse := func(text string, at ...string) built {
@@ -783,18 +787,39 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string, []cpuse
 			s.Baselines[p.pod] = m
 		}
 	}
-	out := make([]cpuset.CPUSet, len(sets))
-	for i, e := range sets {
-		out[i] = e.set
+	return s, over, sets
+}
+
+// cpuBuilt is a cpuset cpuStateFrom built, with its CPUs (n; -1 when it did
+// not parse or fit).
+type cpuBuilt struct {
+	text string
+	set  cpuset.CPUSet
+	n    int
+}
+
+// checkBuilt is check for the k-th set of the entries, by the count of
+// what cpuStateFrom built of it when it has (the same error and charge).
+func (b *cpuBudget) checkBuilt(text string, sets []cpuBuilt, k int) error {
+	if k < len(sets) && sets[k].n >= 0 && sets[k].text == text {
+		return b.charge(sets[k].n)
 	}
-	return s, over, out
+	return b.check(text)
+}
+
+func entrySetCount(entries []cpuPodSets) int {
+	n := 0
+	for _, p := range entries {
+		n += len(p.sets)
+	}
+	return n
 }
 
 // cpuProblems reports everything wrong, beyond the kubelet's first error.
 //
-// sets, when not nil, holds the sets of f.CPU.Entries in the order of
-// entrySets.
-func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuset.CPUSet) {
+// sets, when not nil, holds what cpuStateFrom built of f.CPU.Entries, in
+// the order of entrySets.
+func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBuilt) {
 	const drain = "drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
 		if r.boundsAt != "" {
@@ -849,10 +874,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuse
 		set                  cpuset.CPUSet
 	}
 	entries := d.entrySets()
-	n := 0
-	for _, ps := range entries {
-		n += len(ps.sets)
-	}
+	n := entrySetCount(entries)
 	if len(sets) != n {
 		sets = nil
 	}
@@ -863,7 +885,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuse
 		for _, cn := range ps.sets {
 			k++
 			c, text := cn.name, cn.text
-			err := b.check(text)
+			err := b.checkBuilt(text, sets, k)
 			if errors.Is(err, errCPUSkipped) {
 				skipped++
 				continue
@@ -876,7 +898,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuse
 			var s cpuset.CPUSet
 			ok := false
 			if sets != nil {
-				s, ok = sets[k], true
+				s, ok = sets[k].set, true
 			} else {
 				s, ok = f.CPU.Entries[pod][c]
 			}
