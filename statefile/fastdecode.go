@@ -77,13 +77,21 @@ type builder struct {
 	entries []memPodBlocks
 }
 
-func newBuilder(buf []byte) *builder {
-	return &builder{s: fastScanner{b: buf}, str: string(buf)}
+//
+// owned says buf is Decode's own copy (the unescaped data section), which
+// nothing writes to once read: the strings are then cut from it without a
+// copy. The caller's input is copied once.
+func newBuilder(buf []byte, owned bool) *builder {
+	str := unsafeString(buf)
+	if !owned {
+		str = string(buf)
+	}
+	return &builder{s: fastScanner{b: buf}, str: str}
 }
 
 // newMemBuilder is a builder with its arenas sized for a memory file.
-func newMemBuilder(buf []byte) *builder {
-	b := newBuilder(buf)
+func newMemBuilder(buf []byte, owned bool) *builder {
+	b := newBuilder(buf, owned)
 	// every block names "numaAffinity", and few other bytes of a memory
 	// file are a capital A: counting that one byte is far quicker than
 	// counting the name
@@ -443,7 +451,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	if !ok {
 		return memRestore{}, false
 	}
-	b := newMemBuilder(c.buf)
+	b := newMemBuilder(c.buf, true)
 	st, ok := b.memoryData()
 	if !ok {
 		return memRestore{}, false
@@ -636,7 +644,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok {
 		return cpuRestore{}, false
 	}
-	b := newBuilder(c.buf)
+	b := newBuilder(c.buf, true)
 	d, ok := b.cpuData()
 	if !ok {
 		return cpuRestore{}, false
@@ -728,7 +736,7 @@ var (
 
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
-	b := newMemBuilder(data)
+	b := newMemBuilder(data, false)
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasMachine, hasPods bool
@@ -810,7 +818,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 // fastRestoreCPUSpew is restoreCPU for a cpu v2 file (entries of pods, no
 // podEntries).
 func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
-	b := newBuilder(data)
+	b := newBuilder(data, false)
 	var policy, def string
 	var entries []cpuPodSets
 	var checksum uint64
