@@ -314,6 +314,10 @@ func (b *builder) memBlocks() ([]Block, bool) {
 			break
 		}
 		var blk Block
+		if b.memBlockCompact(&blk) {
+			b.blocks = append(b.blocks, blk)
+			continue
+		}
 		if !b.object(memBlockFields, 1<<3-1, func(i int) bool {
 			var ok bool
 			switch i {
@@ -334,6 +338,64 @@ func (b *builder) memBlocks() ([]Block, bool) {
 		b.blocks = append(b.blocks, blk)
 	}
 	return b.blocks[lo:len(b.blocks):len(b.blocks)], true
+}
+
+// memBlockCompact reads a block written the way the kubelet writes it,
+// {"numaAffinity":[0,1],"type":"memory","size":1024} (see
+// fastScanner.memBlockCompact), into blk with the same values and schema
+// notes as the general reader. It leaves the scan where it was and
+// returns false on anything else.
+func (b *builder) memBlockCompact(blk *Block) bool {
+	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
+	s := &b.s
+	buf, i := s.b, s.i
+	if !hasLit(buf, i, head) || i+len(head) >= len(buf) || buf[i+len(head)] != '[' || s.depth+2 > MaxDepth {
+		return false
+	}
+	i += len(head) + 1
+	lo := len(b.ints)
+	if i < len(buf) && buf[i] != ']' {
+		for {
+			v, j, ok := scanInt(buf, i)
+			if !ok || j >= len(buf) {
+				b.ints = b.ints[:lo]
+				return false
+			}
+			b.ints = append(b.ints, int(v))
+			if i = j; buf[i] != ',' {
+				break
+			}
+			i++
+		}
+	}
+	if !hasLit(buf, i, typ) {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	ts := i + len(typ)
+	te := skipPlain(buf, ts)
+	if !hasLit(buf, te, size) || !isASCII(buf[ts:te]) && !utf8.Valid(buf[ts:te]) {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	sz, i, ok := scanUint64(buf, te+len(size))
+	if !ok || i >= len(buf) || buf[i] != '}' {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	s.i = i + 1
+	blk.NUMAAffinity = b.ints[lo:len(b.ints):len(b.ints)]
+	blk.Type = b.str[ts:te]
+	blk.Size = sz
+	if len(blk.NUMAAffinity) == 0 || !matchMemoryResource(blk.Type) {
+		b.offSchema = true
+	}
+	for _, v := range blk.NUMAAffinity {
+		if v < 0 {
+			b.offSchema = true
+		}
+	}
+	return true
 }
 
 // memEntries reads pod → container → blocks into m, and lists them in Go
