@@ -77,10 +77,9 @@ type builder struct {
 	entries []memPodBlocks
 }
 
-//
-// owned says buf is Decode's own copy (the unescaped data section), which
-// nothing writes to once read: the strings are then cut from it without a
-// copy. The caller's input is copied once.
+// newBuilder reads buf. owned says buf is Decode's own copy (the
+// unescaped data section), which nothing writes to once read: the strings
+// are then cut from it without a copy. The caller's input is copied once.
 func newBuilder(buf []byte, owned bool) *builder {
 	str := unsafeString(buf)
 	if !owned {
