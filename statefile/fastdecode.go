@@ -3,8 +3,8 @@ package statefile
 import (
 	"bytes"
 	"slices"
+	"sort"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -428,7 +428,7 @@ func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, b
 		pods = append(pods, memPodBlocks{pod: k, conts: conts})
 	}
 	if !sorted {
-		slices.SortFunc(pods, func(x, y memPodBlocks) int { return strings.Compare(x.pod, y.pod) })
+		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
 	}
 	return pods, true
 }
@@ -469,7 +469,7 @@ func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
 	}
 	list := b.conts[lo:len(b.conts):len(b.conts)]
 	if !sorted {
-		slices.SortFunc(list, func(x, y memContainer) int { return strings.Compare(x.name, y.name) })
+		sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 	}
 	return m, list, true
 }
@@ -583,7 +583,7 @@ func (b *builder) podSets(val func() (string, bool)) ([]cpuPodSets, bool) {
 		pods = append(pods, cpuPodSets{k, sets})
 	}
 	if !sorted {
-		slices.SortFunc(pods, func(x, y cpuPodSets) int { return strings.Compare(x.pod, y.pod) })
+		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
 		for i := 1; i < len(pods); i++ {
 			if pods[i].pod == pods[i-1].pod {
 				return nil, false
@@ -625,7 +625,7 @@ func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
 	}
 	sets := b.named[lo:len(b.named):len(b.named)]
 	if !sorted {
-		slices.SortFunc(sets, func(x, y cpuNamed) int { return strings.Compare(x.name, y.name) })
+		sort.Slice(sets, func(i, j int) bool { return sets[i].name < sets[j].name })
 		for i := 1; i < len(sets); i++ {
 			if sets[i].name == sets[i-1].name {
 				return nil, false
