@@ -3,8 +3,6 @@
 package statefile
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,41 +19,6 @@ import (
 // file the fast path calls clean is one that jsonschema/v5 (the reference)
 // and the typed walk find nothing wrong with, and each rule the fast path
 // checks, broken alone, makes it call the file unclean.
-
-// wrapData makes a cpu v4 or memory v3 file of a data section: the outer
-// copy repeats the members the kubelet repeats, byte for byte, and
-// dataChecksum is the section's. outer, when set, edits the outer copy's
-// members (the text between its braces).
-func wrapData(t testing.TB, kind Kind, section string, outer func(string) string) []byte {
-	var members map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal([]byte(section), &members), "the data section is a JSON object")
-	get := func(name string) (json.RawMessage, bool) {
-		for k, v := range members {
-			if strings.EqualFold(k, name) {
-				return v, true
-			}
-		}
-		return nil, false
-	}
-	copies := []string{"policyName", "defaultCpuSet", "entries"}
-	if kind == KindMemory {
-		copies = []string{"policyName", "machineState", "entries"}
-	}
-	var parts []string
-	for _, name := range copies {
-		if v, ok := get(name); ok {
-			parts = append(parts, fmt.Sprintf("%q:%s", name, v))
-		}
-	}
-	quoted, err := json.Marshal(section)
-	require.NoError(t, err)
-	parts = append(parts, `"checksum":0`, `"data":`+string(quoted), fmt.Sprintf(`"dataChecksum":%d`, stringChecksum(section)))
-	body := strings.Join(parts, ",")
-	if outer != nil {
-		body = outer(body)
-	}
-	return []byte("{" + body + "}")
-}
 
 const (
 	cleanMemorySection = `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":1,"memoryMap":{"hugepages-1Gi":{"total":0,"systemReserved":0,"allocatable":0,"reserved":0,"free":0},"memory":{"total":1024,"systemReserved":0,"allocatable":1024,"reserved":512,"free":512}},"cells":[0,1]}},"entries":{"pod":{"app":[{"numaAffinity":[0],"type":"memory","size":512}]}},"podEntries":{"pod":{"memoryBlocks":[{"numaAffinity":[0,1],"type":"hugepages-1Gi","size":0}]}}}`
