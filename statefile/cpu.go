@@ -104,17 +104,64 @@ type cpuCheckpointData struct {
 	Entries       map[string]map[string]string      `json:"entries,omitempty"`
 	PodEntries    map[string]cpuPodEntry            `json:"podEntries,omitempty"`
 	Baselines     map[string]map[string]cpuBaseline `json:"baselines,omitempty"`
-	// entryOrder, when set, is the keys of Entries in order (the fast
-	// path's builder notes them as it reads them)
-	entryOrder []string
+	// entryList and baseList, when set, are Entries and Baselines as
+	// lists in order, and the maps are nil: the fast path's builder reads
+	// the file into them (see entrySets)
+	entryList, baseList []cpuPodSets
+	listed              bool
 }
 
-// pods returns the pods of Entries in order.
-func (d *cpuCheckpointData) pods() []string {
-	if d.entryOrder != nil && len(d.entryOrder) == len(d.Entries) {
-		return d.entryOrder
+// cpuNamed is one cpuset of a pod's map, as the file writes it.
+type cpuNamed struct{ name, text string }
+
+// cpuPodSets is the cpusets of one pod (of entries or of baselines), by
+// container in Go string order.
+type cpuPodSets struct {
+	pod  string
+	sets []cpuNamed
+}
+
+// entrySets returns Entries as a list: pods and their containers in Go
+// string order (spew's, and the order numascope reports problems in).
+func (d *cpuCheckpointData) entrySets() []cpuPodSets {
+	if d.listed {
+		return d.entryList
 	}
-	return sortedKeys(d.Entries)
+	return podSetsOf(d.Entries, func(v string) string { return v })
+}
+
+// baselineSets returns Baselines as a list, in the same order.
+func (d *cpuCheckpointData) baselineSets() []cpuPodSets {
+	if d.listed {
+		return d.baseList
+	}
+	return podSetsOf(d.Baselines, func(v cpuBaseline) string { return v.Baseline })
+}
+
+// entriesNil reports whether Entries is a nil map (the file had
+// "entries": null).
+func (d *cpuCheckpointData) entriesNil() bool { return !d.listed && d.Entries == nil }
+
+// entryPods returns how many pods Entries has.
+func (d *cpuCheckpointData) entryPods() int {
+	if d.listed {
+		return len(d.entryList)
+	}
+	return len(d.Entries)
+}
+
+func podSetsOf[V any](m map[string]map[string]V, text func(V) string) []cpuPodSets {
+	out := make([]cpuPodSets, 0, len(m))
+	for _, pod := range sortedKeys(m) {
+		cs := m[pod]
+		sets := make([]cpuNamed, 0, len(cs))
+		var buf smallKeys
+		for _, c := range sortedKeysIn(cs, &buf) {
+			sets = append(sets, cpuNamed{c, text(cs[c])})
+		}
+		out = append(out, cpuPodSets{pod, sets})
+	}
+	return out
 }
 
 type cpuCheckpointV4 struct {
@@ -364,26 +411,28 @@ func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
 	}
 	f.Checksum = r.checksum
 	f.Format = r.fileFormat()
+	base := ""
+	if r.format == FormatV4 {
+		base = "/data"
+	}
+	var overAt string
+	var entrySets []cpuBuilt
+	f.CPU, overAt, entrySets = cpuStateFrom(&r.data, base)
 	err := r.err
 	if err == nil {
 		policy := opts.Policy
 		if policy == "" {
 			policy = r.data.PolicyName
 		}
-		err = cpuValidate(policy, &r.data)
+		err = cpuValidate(policy, &r.data, entrySets)
 	}
 	if err != nil {
 		f.Reason = kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
 	} else {
 		f.KubeletAccepts = true
 	}
-	base := ""
-	if r.format == FormatV4 {
-		base = "/data"
-	}
-	var overAt string
-	f.CPU, overAt = cpuStateFrom(&r.data, base)
 	if r.format == FormatV1 {
+		entrySets = nil // the state shows the v1 sets
 		var v1 cpuCheckpointV1
 		if json.Unmarshal(blob, &v1) == nil {
 			// a v1 file is refused whatever its sets; they are shown
@@ -397,7 +446,7 @@ func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
 			}
 		}
 	}
-	cpuProblems(f, blob, &r, opts)
+	cpuProblems(f, blob, &r, opts, entrySets)
 	if overAt != "" && !slices.ContainsFunc(f.Problems, func(p Problem) bool { return p.Path == overAt }) {
 		f.problem(SeverityWarning, overAt, "check that this is a file a kubelet wrote",
 			"the cpusets of the file name more than %d CPUs in all; numascope expanded them up to this one, so the CPU state shown is incomplete", MaxFileCPUs)
@@ -606,7 +655,9 @@ func detectCPUFormat(blob []byte) Format {
 }
 
 // cpuValidate is the part of restoreState after loading: policy and cpusets.
-func cpuValidate(policy string, d *cpuCheckpointData) error {
+//
+// sets, when not nil, is what cpuStateFrom built of the entries.
+func cpuValidate(policy string, d *cpuCheckpointData, sets []cpuBuilt) error {
 	if policy != d.PolicyName {
 		return fmt.Errorf("configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
 	}
@@ -618,12 +669,16 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 	}
 	// The kubelet walks the maps in Go's random order; numascope reports the
 	// first bad cpuset in sorted order (and every one of them as a problem).
-	for _, pod := range d.pods() {
-		var buf smallKeys
-		for _, container := range sortedKeysIn(d.Entries[pod], &buf) {
-			s := d.Entries[pod][container]
-			if err := b.check(s); err != nil {
-				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(s, err), container, pod, err)
+	entries := d.entrySets()
+	if entrySetCount(entries) != len(sets) {
+		sets = nil
+	}
+	k := -1
+	for _, p := range entries {
+		for _, c := range p.sets {
+			k++
+			if err := b.checkBuilt(c.text, sets, k); err != nil {
+				return fmt.Errorf("could not parse cpuset %s for container %q in pod %q: %w", setText(c.text, err), c.name, p.pod, err)
 			}
 		}
 	}
@@ -638,41 +693,59 @@ func cpuValidate(policy string, d *cpuCheckpointData) error {
 // cpuStateFrom builds the state the kubelet holds. The sets are expanded in
 // the order of cpuValidate under one budget; a set that does not parse or
 // does not fit is left empty (its problem is reported), and the pointer of
-// the first set over the budget is returned.
-func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
+// the first set over the budget is returned, with the sets of the entries
+// in the order of entrySets.
+func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string, []cpuBuilt) {
 	var b cpuBudget
 	over := ""
-	// a cpuset named again (a baseline is mostly its container's set) is
-	// the same value: sets are never changed once built
-	built := map[string]cpuset.CPUSet{}
-	parse := func(text string, at ...string) cpuset.CPUSet {
-		if err := b.check(text); err != nil {
+	// a cpuset named again is the same value (sets are never changed once
+	// built): a container's baseline is mostly its own set, and
+	// neighbouring containers may share one
+	type built = cpuBuilt
+	var last built
+	last.n = -1
+	parse := func(text string, at ...string) built {
+		if last.n >= 0 && last.text == text {
+			err := b.charge(last.n)
+			if err == nil {
+				return last
+			}
 			if errors.Is(err, errCPUBudget) {
 				over = base + pointer(at...)
 			}
-			return cpuset.New()
+			return built{text, cpuset.New(), -1}
 		}
-		if set, ok := built[text]; ok {
-			return set
-		}
-		set, err := (&cpuBudget{}).parse(text)
+		n, err := b.checkN(text)
 		if err != nil {
-			return cpuset.New()
+			if errors.Is(err, errCPUBudget) {
+				over = base + pointer(at...)
+			}
+			return built{text, cpuset.New(), -1}
 		}
-		built[text] = set
-		return set
+		// checkN walked every element of text and found none bad
+		last = built{text, newCPUSet(n, text), n}
+		return last
 	}
 	s := &CPUState{PolicyName: d.PolicyName}
-	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet")
-	if d.Entries != nil {
-		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(d.Entries))
-		for _, pod := range d.pods() {
-			cs := d.Entries[pod]
-			s.Entries[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			var buf smallKeys
-			for _, c := range sortedKeysIn(cs, &buf) {
-				s.Entries[pod][c] = parse(cs[c], "entries", pod, c)
+	s.DefaultCPUSet = parse(d.DefaultCPUSet, "defaultCpuSet").set
+	var entries []cpuPodSets
+	var sets []built
+	if !d.entriesNil() {
+		entries = d.entrySets()
+		s.Entries = make(map[string]map[string]cpuset.CPUSet, len(entries))
+		n := 0
+		for _, p := range entries {
+			n += len(p.sets)
+		}
+		sets = make([]built, 0, n)
+		for _, p := range entries {
+			m := make(map[string]cpuset.CPUSet, len(p.sets))
+			for _, c := range p.sets {
+				e := parse(c.text, "entries", p.pod, c.name)
+				sets = append(sets, e)
+				m[c.name] = e.set
 			}
+			s.Entries[p.pod] = m
 		}
 	}
 	if len(d.PodEntries) > 0 {
@@ -683,25 +756,70 @@ func cpuStateFrom(d *cpuCheckpointData, base string) (*CPUState, string) {
 				s.PodEntries[pod] = e.CPUSet
 				continue
 			}
-			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet")
+			s.PodEntries[pod] = parse(e.text, "podEntries", pod, "cpuSet").set
 		}
 	}
-	if len(d.Baselines) > 0 {
-		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(d.Baselines))
-		for _, pod := range sortedKeys(d.Baselines) {
-			cs := d.Baselines[pod]
-			s.Baselines[pod] = make(map[string]cpuset.CPUSet, len(cs))
-			var buf smallKeys
-			for _, c := range sortedKeysIn(cs, &buf) {
-				s.Baselines[pod][c] = parse(cs[c].Baseline, "baselines", pod, c, "baseline")
+	if bs := d.baselineSets(); len(bs) > 0 {
+		s.Baselines = make(map[string]map[string]cpuset.CPUSet, len(bs))
+		// both lists are in pod, then container order: the entry of
+		// each baseline's container is found walking them side by side
+		ep, eo := 0, 0 // a pod of entries, and its first set in sets
+		for _, p := range bs {
+			for ep < len(entries) && entries[ep].pod < p.pod {
+				eo += len(entries[ep].sets)
+				ep++
 			}
+			var own []cpuNamed
+			if ep < len(entries) && entries[ep].pod == p.pod {
+				own = entries[ep].sets
+			}
+			m := make(map[string]cpuset.CPUSet, len(p.sets))
+			ec := 0
+			for _, c := range p.sets {
+				for ec < len(own) && own[ec].name < c.name {
+					ec++
+				}
+				if ec < len(own) && own[ec].name == c.name && sets[eo+ec].n >= 0 && sets[eo+ec].text == c.text {
+					last = sets[eo+ec]
+				}
+				m[c.name] = parse(c.text, "baselines", p.pod, c.name, "baseline").set
+			}
+			s.Baselines[p.pod] = m
 		}
 	}
-	return s, over
+	return s, over, sets
+}
+
+// cpuBuilt is a cpuset cpuStateFrom built, with its CPUs (n; -1 when it did
+// not parse or fit).
+type cpuBuilt struct {
+	text string
+	set  cpuset.CPUSet
+	n    int
+}
+
+// checkBuilt is check for the k-th set of the entries, by the count of
+// what cpuStateFrom built of it when it has (the same error and charge).
+func (b *cpuBudget) checkBuilt(text string, sets []cpuBuilt, k int) error {
+	if k < len(sets) && sets[k].n >= 0 && sets[k].text == text {
+		return b.charge(sets[k].n)
+	}
+	return b.check(text)
+}
+
+func entrySetCount(entries []cpuPodSets) int {
+	n := 0
+	for _, p := range entries {
+		n += len(p.sets)
+	}
+	return n
 }
 
 // cpuProblems reports everything wrong, beyond the kubelet's first error.
-func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
+//
+// sets, when not nil, holds what cpuStateFrom built of f.CPU.Entries, in
+// the order of entrySets.
+func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBuilt) {
 	const drain = "drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
 		if r.boundsAt != "" {
@@ -752,15 +870,22 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
 	type owned struct {
-		pod, container string
-		set            cpuset.CPUSet
+		pod, container, text string
+		set                  cpuset.CPUSet
 	}
-	var all []owned
-	for _, pod := range d.pods() {
-		var buf smallKeys
-		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
-			text := d.Entries[pod][c]
-			err := b.check(text)
+	entries := d.entrySets()
+	n := entrySetCount(entries)
+	if len(sets) != n {
+		sets = nil
+	}
+	all := make([]owned, 0, n)
+	k := -1
+	for _, ps := range entries {
+		pod := ps.pod
+		for _, cn := range ps.sets {
+			k++
+			c, text := cn.name, cn.text
+			err := b.checkBuilt(text, sets, k)
 			if errors.Is(err, errCPUSkipped) {
 				skipped++
 				continue
@@ -770,11 +895,17 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(text), c, pod, err)
 				continue
 			}
-			s, ok := f.CPU.Entries[pod][c]
+			var s cpuset.CPUSet
+			ok := false
+			if sets != nil {
+				s, ok = sets[k].set, true
+			} else {
+				s, ok = f.CPU.Entries[pod][c]
+			}
 			if !ok {
 				s, _ = parseCPUSet(text)
 			}
-			all = append(all, owned{pod, c, s})
+			all = append(all, owned{pod, c, text, s})
 			shared := false
 			if d.PolicyName == "static" && def.Size() > 0 {
 				eachCPU(text, func(cpu int) { shared = shared || def.Contains(cpu) })
@@ -802,12 +933,12 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 	}
 	// overlaps between containers, in one pass over the CPUs (each set is
 	// walked from its text: the CPUs in order, without sorting a list)
-	owner := newCPUOwners(all, func(o owned) string { return d.Entries[o.pod][o.container] })
+	owner := newCPUOwners(all, func(o owned) string { return o.text })
 	reported := map[[2]int]bool{}
 	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
 	var cpus []int
 	for i, o := range all {
-		cpus = sortedCPUs(cpus[:0], d.Entries[o.pod][o.container])
+		cpus = sortedCPUs(cpus[:0], o.text)
 		for _, cpu := range cpus {
 			j, seen := owner.get(cpu)
 			if !seen {
@@ -821,9 +952,9 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options) {
 			}
 		}
 	}
-	if d.PolicyName == "none" && len(d.Entries) > 0 {
+	if d.PolicyName == "none" && d.entryPods() > 0 {
 		f.problem(SeverityWarning, base+"/entries", "the none policy never assigns exclusive CPUs; the entries were probably written under another policy",
-			"policy none with %d pods holding exclusive CPUs", len(d.Entries))
+			"policy none with %d pods holding exclusive CPUs", d.entryPods())
 	}
 	if r.format == FormatV4 && r.err == nil {
 		if !r.outerRead {

@@ -87,21 +87,43 @@ func (b *cpuBudget) parse(s string) (cpuset.CPUSet, error) {
 // check is parse without building the set: the same error, the same charge
 // to the budget.
 func (b *cpuBudget) check(s string) error {
+	_, err := b.checkN(s)
+	return err
+}
+
+// checkN is check that also returns the CPUs of s when it has no error.
+func (b *cpuBudget) checkN(s string) (int, error) {
 	if b.over {
-		return errCPUSkipped
+		return 0, errCPUSkipped
 	}
 	n, bad, err := cpuCount(s, MaxFileCPUs-b.used)
 	if errors.Is(err, errCPUBudget) {
 		b.over = true
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b.used += n
 	if bad {
 		_, err := cpuset.Parse(s) // the kubelet's own text
-		return err
+		return 0, err
 	}
+	return n, nil
+}
+
+// charge is checkN for a set of n CPUs that checkN accepted before (under
+// another budget): the same error and the same charge as checking it again.
+// The count of a set grows range by range, so it goes over the room left
+// exactly when its whole count does.
+func (b *cpuBudget) charge(n int) error {
+	if b.over {
+		return errCPUSkipped
+	}
+	if n > MaxFileCPUs-b.used {
+		b.over = true
+		return errCPUBudget
+	}
+	b.used += n
 	return nil
 }
 
@@ -160,6 +182,21 @@ func cpuCount(s string, room int) (n int, bad bool, err error) {
 // ("34" or "0-5", strconv.Atoi for each end). ok is false where cpuset.Parse
 // returns an error. A single id (isRange false) is added without a loop.
 func kubeletRange(r string) (lo, hi int, isRange, ok bool) {
+	// the kubelet's own spelling, "34" or "0-5" with at most 18 digits
+	// each, read without strconv; anything else as the kubelet reads it
+	if v, i := leadDigits(r, 0); i > 0 {
+		if i == len(r) {
+			return v, v, false, true
+		}
+		if r[i] == '-' {
+			if w, j := leadDigits(r, i+1); j > i+1 && j == len(r) {
+				if v > w {
+					return 0, 0, true, false
+				}
+				return v, w, true, true
+			}
+		}
+	}
 	a, b, isRange := strings.Cut(r, "-")
 	lo, err := strconv.Atoi(a)
 	if err != nil {
@@ -173,6 +210,17 @@ func kubeletRange(r string) (lo, hi int, isRange, ok bool) {
 		return 0, 0, true, false
 	}
 	return lo, hi, true, true
+}
+
+// leadDigits reads up to 18 decimal digits of s from i: their value and
+// the index after them (i when there is none).
+func leadDigits(s string, i int) (int, int) {
+	v, start := 0, i
+	for i < len(s) && i-start < 18 && s[i]-'0' <= 9 {
+		v = v*10 + int(s[i]-'0')
+		i++
+	}
+	return v, i
 }
 
 // quoteShort quotes a cpuset or one of its ranges for a message, cut to a

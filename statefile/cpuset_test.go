@@ -182,7 +182,9 @@ func TestHostileCPUState(t *testing.T) {
 // cpusets cpuset.Parse can build: the same set, or the same error text.
 func TestParseCPUSetIsKubelets(t *testing.T) {
 	for _, s := range []string{"", "0", "0-3,7", "3,1,1-2", "+1", "+1-+3", "1-1", "2147483648", "9223372036854775807",
-		"3-1", "-1", "1--3", "1-2-3", "a", ",", "0,", " 1", "1 ", "0-3,x,0-9223372036854775807", "0x1", "1-", "-"} {
+		"3-1", "-1", "1--3", "1-2-3", "a", ",", "0,", " 1", "1 ", "0-3,x,0-9223372036854775807", "0x1", "1-", "-",
+		// the digits-only spelling kubeletRange reads without strconv, and its edges
+		"007", "0-007", "5-3", "123456789012345678", "1234567890123456789", "1-0123", "9223372036854775808", "1-2,3-"} {
 		t.Run(s, func(t *testing.T) {
 			got, err := parseCPUSet(s)
 			want, werr := cpuset.Parse(s)

@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"slices"
+	"sort"
 	"strconv"
 	"unicode/utf8"
 )
@@ -59,17 +60,43 @@ func fastScan(data []byte, kind Kind, detect bool) (*fastCapture, bool) {
 // builder reads typed values out of a data section that the scan has
 // checked: b is the section, str one string copy of it.
 type builder struct {
-	s      fastScanner
-	str    string
-	ints   []int
-	blocks []Block
-	nodes  []NUMANodeState
-	tables []MemoryTable
+	s fastScanner
+	// offSchema is set when a value read may break the published schema
+	// (a member named in another case, a required member missing, a value
+	// outside the schema's enum, pattern or bounds): only a file read with
+	// offSchema false skips the schema walk (see schemaClean)
+	offSchema bool
+	str       string
+	ints      []int
+	blocks    []Block
+	nodes     []NUMANodeState
+	tables    []MemoryTable
+	named     []cpuNamed
+	conts     []memContainer
+	// entries lists the memory entries read (memEntries)
+	entries []memPodBlocks
 }
 
-func newBuilder(buf []byte) *builder {
-	n := bytes.Count(buf, []byte(`"numaAffinity"`))
-	return &builder{s: fastScanner{b: buf}, str: string(buf), ints: make([]int, 0, n+64), blocks: make([]Block, 0, n+1)}
+// newBuilder reads buf. owned says buf is Decode's own copy (the
+// unescaped data section), which nothing writes to once read: the strings
+// are then cut from it without a copy. The caller's input is copied once.
+func newBuilder(buf []byte, owned bool) *builder {
+	str := unsafeString(buf)
+	if !owned {
+		str = string(buf)
+	}
+	return &builder{s: fastScanner{b: buf}, str: str}
+}
+
+// newMemBuilder is a builder with its arenas sized for a memory file.
+func newMemBuilder(buf []byte, owned bool) *builder {
+	b := newBuilder(buf, owned)
+	// every block names "numaAffinity", and few other bytes of a memory
+	// file are a capital A: counting that one byte is far quicker than
+	// counting the name
+	n := bytes.Count(buf, []byte{'A'})
+	b.ints, b.blocks = make([]int, 0, n+64), make([]Block, 0, n+1)
+	return b
 }
 
 // key reads a map key or field name without escapes (and valid UTF-8:
@@ -117,17 +144,60 @@ func (b *builder) intList() ([]int, bool) {
 }
 
 // object reads the members of an object, calling fn with each field index
-// of names; an unknown or repeated field gives up.
-func (b *builder) object(names []string, fn func(i int) bool) bool {
+// of names; an unknown or repeated field gives up. req has bit i set for
+// each field the schema requires.
+func (b *builder) object(names []string, req uint32, fn func(i int) bool) bool {
 	var seen uint32
-	return b.s.members(func(ks, ke int) bool {
-		i := field(b.s.b[ks:ke], names, &seen)
-		return i >= 0 && fn(i)
+	ok := b.s.members(func(ks, ke int) bool {
+		key := b.s.b[ks:ke]
+		i := field(key, names, &seen)
+		if i < 0 {
+			return false
+		}
+		if string(key) != names[i] {
+			b.offSchema = true // encoding/json folds the case, the schema does not
+		}
+		return fn(i)
 	})
+	if seen&req != req {
+		b.offSchema = true
+	}
+	return ok
 }
 
-// stringMap reads map[string]V, giving up on a repeated key.
-func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
+// cpuset reads a cpuset string, noting one off the schema's pattern.
+func (b *builder) cpuset() (string, bool) {
+	t, ok := b.text()
+	if ok && !matchCPUSet(t) {
+		b.offSchema = true
+	}
+	return t, ok
+}
+
+// numaIDs reads a list of NUMA node ids (numaId: at least 0), at least one
+// when the schema says minItems 1, each once when it says uniqueItems.
+func (b *builder) numaIDs(unique bool) ([]int, bool) {
+	l, ok := b.intList()
+	if !ok {
+		return nil, false
+	}
+	if len(l) == 0 {
+		b.offSchema = true
+	}
+	for i, v := range l {
+		if v < 0 {
+			b.offSchema = true
+		}
+		if unique && slices.Contains(l[:i], v) {
+			b.offSchema = true
+		}
+	}
+	return l, true
+}
+
+// stringMap reads map[string]V, giving up on a repeated key; keyOK, when
+// set, is the schema's propertyNames pattern.
+func stringMap[V any](b *builder, m map[string]V, val func() (V, bool), keyOK func(string) bool) bool {
 	s := &b.s
 	if !s.objOpen() {
 		return false
@@ -140,46 +210,14 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool)) bool {
 		if _, dup := m[k]; dup {
 			return false
 		}
+		if keyOK != nil && !keyOK(k) {
+			b.offSchema = true
+		}
 		v, ok := val()
 		if !ok {
 			return false
 		}
 		m[k] = v
-	}
-}
-
-// orderedMap is stringMap that also returns the keys in order (in the
-// order read, sorted when the file did not have them sorted).
-func orderedMap[V any](b *builder, m map[string]V, val func() (V, bool)) ([]string, bool) {
-	s := &b.s
-	if !s.objOpen() {
-		return nil, false
-	}
-	keys := []string{}
-	sorted := true
-	for first := true; ; first = false {
-		k, done, ok := b.key(first)
-		if !ok {
-			return nil, false
-		}
-		if done {
-			if !sorted {
-				slices.Sort(keys)
-			}
-			return keys, true
-		}
-		if _, dup := m[k]; dup {
-			return nil, false
-		}
-		v, ok := val()
-		if !ok {
-			return nil, false
-		}
-		m[k] = v
-		if len(keys) > 0 && keys[len(keys)-1] >= k {
-			sorted = false
-		}
-		keys = append(keys, k)
 	}
 }
 
@@ -189,7 +227,7 @@ func (b *builder) memTable() (*MemoryTable, bool) {
 	// a later append may move the arena; t keeps the element it points at
 	b.tables = append(b.tables, MemoryTable{})
 	t := &b.tables[len(b.tables)-1]
-	ok := b.object(memTableFields, func(i int) bool {
+	ok := b.object(memTableFields, 1<<5-1, func(i int) bool {
 		v, ok := b.s.typedUint64()
 		switch i {
 		case 0:
@@ -211,18 +249,21 @@ func (b *builder) memTable() (*MemoryTable, bool) {
 func (b *builder) memNode() (*NUMANodeState, bool) {
 	b.nodes = append(b.nodes, NUMANodeState{})
 	n := &b.nodes[len(b.nodes)-1]
-	ok := b.object(memNodeFields, func(i int) bool {
+	ok := b.object(memNodeFields, 1<<3-1, func(i int) bool {
 		switch i {
 		case 0:
 			v, ok := b.s.parsedIntFast()
 			n.NumberOfAssignments = int(v)
+			if v < 0 {
+				b.offSchema = true
+			}
 			return ok
 		case 1:
 			n.MemoryMap = map[string]*MemoryTable{}
-			return stringMap(b, n.MemoryMap, b.memTable)
+			return stringMap(b, n.MemoryMap, b.memTable, matchMemoryResource)
 		default:
 			var ok bool
-			n.Cells, ok = b.intList()
+			n.Cells, ok = b.numaIDs(true)
 			return ok
 		}
 	})
@@ -242,6 +283,9 @@ func (b *builder) machineState(m map[int]*NUMANodeState) bool {
 		id, err := strconv.ParseInt(k, 10, strconv.IntSize)
 		if err != nil {
 			return false
+		}
+		if !natural(k) {
+			b.offSchema = true // "+1", "01": the schema wants the plain number
 		}
 		if _, dup := m[int(id)]; dup {
 			return false
@@ -269,13 +313,20 @@ func (b *builder) memBlocks() ([]Block, bool) {
 			break
 		}
 		var blk Block
-		if !b.object(memBlockFields, func(i int) bool {
+		if b.memBlockCompact(&blk) {
+			b.blocks = append(b.blocks, blk)
+			continue
+		}
+		if !b.object(memBlockFields, 1<<3-1, func(i int) bool {
 			var ok bool
 			switch i {
 			case 0:
-				blk.NUMAAffinity, ok = b.intList()
+				blk.NUMAAffinity, ok = b.numaIDs(false)
 			case 1:
 				blk.Type, ok = b.text()
+				if ok && !matchMemoryResource(blk.Type) {
+					b.offSchema = true
+				}
 			default:
 				blk.Size, ok = b.s.typedUint64()
 			}
@@ -288,14 +339,144 @@ func (b *builder) memBlocks() ([]Block, bool) {
 	return b.blocks[lo:len(b.blocks):len(b.blocks)], true
 }
 
-func (b *builder) memContainers() (map[string][]Block, bool) {
+// memBlockCompact reads a block written the way the kubelet writes it,
+// {"numaAffinity":[0,1],"type":"memory","size":1024} (see
+// fastScanner.memBlockCompact), into blk with the same values and schema
+// notes as the general reader. It leaves the scan where it was and
+// returns false on anything else.
+func (b *builder) memBlockCompact(blk *Block) bool {
+	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
+	s := &b.s
+	buf, i := s.b, s.i
+	if !hasLit(buf, i, head) || i+len(head) >= len(buf) || buf[i+len(head)] != '[' || s.depth+2 > MaxDepth {
+		return false
+	}
+	i += len(head) + 1
+	lo := len(b.ints)
+	if i < len(buf) && buf[i] != ']' {
+		for {
+			v, j, ok := scanInt(buf, i)
+			if !ok || j >= len(buf) {
+				b.ints = b.ints[:lo]
+				return false
+			}
+			b.ints = append(b.ints, int(v))
+			if i = j; buf[i] != ',' {
+				break
+			}
+			i++
+		}
+	}
+	if !hasLit(buf, i, typ) {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	ts := i + len(typ)
+	te := skipPlain(buf, ts)
+	if !hasLit(buf, te, size) || !isASCII(buf[ts:te]) && !utf8.Valid(buf[ts:te]) {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	sz, i, ok := scanUint64(buf, te+len(size))
+	if !ok || i >= len(buf) || buf[i] != '}' {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	s.i = i + 1
+	blk.NUMAAffinity = b.ints[lo:len(b.ints):len(b.ints)]
+	blk.Type = b.str[ts:te]
+	blk.Size = sz
+	if len(blk.NUMAAffinity) == 0 || !matchMemoryResource(blk.Type) {
+		b.offSchema = true
+	}
+	for _, v := range blk.NUMAAffinity {
+		if v < 0 {
+			b.offSchema = true
+		}
+	}
+	return true
+}
+
+// memEntries reads pod → container → blocks into m, and lists them in Go
+// string order as memEntryList does.
+func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	pods := make([]memPodBlocks, 0, cap(b.blocks)/4+1)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		cs, conts, ok := b.memContainers()
+		if !ok {
+			return nil, false
+		}
+		m[k] = cs
+		if n := len(pods); n > 0 && pods[n-1].pod >= k {
+			sorted = false
+		}
+		pods = append(pods, memPodBlocks{pod: k, conts: conts})
+	}
+	if !sorted {
+		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
+	}
+	return pods, true
+}
+
+// memContainers reads one pod's container → blocks, and lists them in Go
+// string order, cut from the builder's arena.
+func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, nil, false
+	}
+	if b.conts == nil {
+		b.conts = make([]memContainer, 0, cap(b.blocks)+8)
+	}
 	m := make(map[string][]Block, 4)
-	return m, stringMap(b, m, b.memBlocks)
+	lo := len(b.conts)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, nil, false
+		}
+		if done {
+			break
+		}
+		if _, dup := m[k]; dup {
+			return nil, nil, false
+		}
+		bs, ok := b.memBlocks()
+		if !ok {
+			return nil, nil, false
+		}
+		m[k] = bs
+		if n := len(b.conts); n > lo && b.conts[n-1].name >= k {
+			sorted = false
+		}
+		b.conts = append(b.conts, memContainer{k, bs})
+	}
+	list := b.conts[lo:len(b.conts):len(b.conts)]
+	if !sorted {
+		sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
+	}
+	return m, list, true
 }
 
 func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 	var e PodMemoryEntry
-	ok := b.object(memPodFields, func(int) bool {
+	ok := b.object(memPodFields, 0, func(int) bool {
 		var ok bool
 		e.MemoryBlocks, ok = b.memBlocks()
 		return ok
@@ -307,17 +488,17 @@ func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 // encoding/json builds from it.
 func (b *builder) memoryData() (MemoryState, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
-	ok := b.object(memDataFields, func(i int) bool {
+	ok := b.object(memDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			st.PolicyName, ok = b.text()
+			st.PolicyName, ok = b.memPolicy()
 		case 1:
 			ok = b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers)
+			b.entries, ok = b.memEntries(st.Entries)
 		default:
-			ok = stringMap(b, st.PodEntries, b.memPodEntry)
+			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		}
 		return ok
 	})
@@ -331,21 +512,26 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	if !ok {
 		return memRestore{}, false
 	}
-	st, ok := newBuilder(c.buf).memoryData()
+	b := newMemBuilder(c.buf, true)
+	st, ok := b.memoryData()
 	if !ok {
 		return memRestore{}, false
 	}
 	o := &c.outer
 	policy := string(data[o.policy.s:o.policy.e])
+	hint := c.schemaHint(KindMemory)
+	if !b.offSchema && c.outerOnSchema() && (policy == "None" || policy == "Static") {
+		hint.clean = []Format{FormatV3}
+	}
 	// the outer copy as the older readers hold it: the data section's
 	// machine state and entries, byte for byte
 	// v1 and v2 render the same head: it is hashed once
 	p := newPrinter()
-	p.memHead(policy, st.MachineState, st.Entries)
+	p.memHead(policy, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil { // a test captures the texts: render them apart
 		q = newPrinter()
-		q.memHead(policy, st.MachineState, st.Entries)
+		q.memHead(policy, st.MachineState, b.entries, false)
 	}
 	p.s(" Checksum:(checksum.Checksum)0}")
 	v1sum := p.sum()
@@ -362,7 +548,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := memRestore{data: st, format: FormatV3, hint: c.schemaHint(KindMemory)}
+	r := memRestore{data: st, format: FormatV3, hint: hint, entries: b.entries}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -370,52 +556,142 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 
 // --- cpu v4 ---
 
-func (b *builder) cpuContainers() (map[string]string, bool) {
-	m := make(map[string]string, 2)
-	return m, stringMap(b, m, b.text)
+// podSets reads pod → container → cpuset (val reads each cpuset) into a
+// list in Go string order, giving up on a repeated pod or container.
+func (b *builder) podSets(val func() (string, bool)) ([]cpuPodSets, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	pods := make([]cpuPodSets, 0, 8)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		sets, ok := b.namedSets(val)
+		if !ok {
+			return nil, false
+		}
+		if n := len(pods); n > 0 && pods[n-1].pod >= k {
+			sorted = false
+		}
+		pods = append(pods, cpuPodSets{k, sets})
+	}
+	if !sorted {
+		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
+		for i := 1; i < len(pods); i++ {
+			if pods[i].pod == pods[i-1].pod {
+				return nil, false
+			}
+		}
+	}
+	return pods, true
+}
+
+// namedSets reads one pod's container → cpuset, in Go string order, cut
+// from the builder's arena.
+func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
+	s := &b.s
+	if !s.objOpen() {
+		return nil, false
+	}
+	if b.named == nil {
+		// a kubelet's entry takes some 40 bytes; append grows it past that
+		b.named = make([]cpuNamed, 0, len(b.s.b)/40+8)
+	}
+	lo := len(b.named)
+	sorted := true
+	for first := true; ; first = false {
+		k, done, ok := b.key(first)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+		t, ok := val()
+		if !ok {
+			return nil, false
+		}
+		if n := len(b.named); n > lo && b.named[n-1].name >= k {
+			sorted = false
+		}
+		b.named = append(b.named, cpuNamed{k, t})
+	}
+	sets := b.named[lo:len(b.named):len(b.named)]
+	if !sorted {
+		sort.Slice(sets, func(i, j int) bool { return sets[i].name < sets[j].name })
+		for i := 1; i < len(sets); i++ {
+			if sets[i].name == sets[i-1].name {
+				return nil, false
+			}
+		}
+	}
+	return sets, true
 }
 
 func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
 	var e cpuPodEntry
-	ok := b.object(cpuPodEntryFields, func(int) bool {
+	ok := b.object(cpuPodEntryFields, 0, func(int) bool {
 		var ok bool
-		e.text, ok = b.text()
+		e.text, ok = b.cpuset()
 		return ok
 	})
 	e.decoded = true
 	return e, ok
 }
 
-func (b *builder) cpuBaselines() (map[string]cpuBaseline, bool) {
-	m := make(map[string]cpuBaseline, 2)
-	return m, stringMap(b, m, func() (cpuBaseline, bool) {
-		var c cpuBaseline
-		ok := b.object(cpuBaselineFields, func(int) bool {
-			var ok bool
-			c.Baseline, ok = b.text()
-			return ok
-		})
-		return c, ok
+// baseline reads a container's baseline ({"baseline": cpuset}).
+func (b *builder) baseline() (string, bool) {
+	var t string
+	ok := b.object(cpuBaselineFields, 1, func(int) bool {
+		var ok bool
+		t, ok = b.cpuset()
+		return ok
 	})
+	return t, ok
+}
+
+// cpuPolicy and memPolicy read a policy name, noting one outside the
+// schema's enum.
+func (b *builder) cpuPolicy() (string, bool) {
+	t, ok := b.text()
+	if ok && t != "none" && t != "static" {
+		b.offSchema = true
+	}
+	return t, ok
+}
+
+func (b *builder) memPolicy() (string, bool) {
+	t, ok := b.text()
+	if ok && t != "None" && t != "Static" {
+		b.offSchema = true
+	}
+	return t, ok
 }
 
 // cpuData reads the data section of a cpu v4 file into the struct
 // encoding/json builds from it.
 func (b *builder) cpuData() (cpuCheckpointData, bool) {
-	d := cpuCheckpointData{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
-	ok := b.object(cpuDataFields, func(i int) bool {
+	d := cpuCheckpointData{PodEntries: map[string]cpuPodEntry{}, listed: true}
+	ok := b.object(cpuDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			d.PolicyName, ok = b.text()
+			d.PolicyName, ok = b.cpuPolicy()
 		case 1:
-			d.DefaultCPUSet, ok = b.text()
+			d.DefaultCPUSet, ok = b.cpuset()
 		case 2:
-			d.entryOrder, ok = orderedMap(b, d.Entries, b.cpuContainers)
+			d.entryList, ok = b.podSets(b.cpuset)
 		case 3:
-			ok = stringMap(b, d.PodEntries, b.cpuPodEntry)
+			ok = stringMap(b, d.PodEntries, b.cpuPodEntry, nil)
 		default:
-			ok = stringMap(b, d.Baselines, b.cpuBaselines)
+			d.baseList, ok = b.podSets(b.baseline)
 		}
 		return ok
 	})
@@ -429,15 +705,20 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok {
 		return cpuRestore{}, false
 	}
-	d, ok := newBuilder(c.buf).cpuData()
+	b := newBuilder(c.buf, true)
+	d, ok := b.cpuData()
 	if !ok {
 		return cpuRestore{}, false
 	}
 	o := &c.outer
 	policy := string(data[o.policy.s:o.policy.e])
+	hint := c.schemaHint(KindCPU)
+	if !b.offSchema && c.outerOnSchema() && (policy == "none" || policy == "static") {
+		hint.clean = []Format{FormatV4}
+	}
 	// the outer copy: the data section's default set and entries, byte
 	// for byte, and no podEntries
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.Entries, d.entryOrder)
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, d.DefaultCPUSet, d.entryList)
 	ls := []Layout{
 		{Name: layoutCPUV4, Stored: c.dataChecksum, Computed: c.sum, Era: eraCPUV4},
 		{Name: layoutCPUOut, Stored: o.checksum, Computed: v2sum, Era: eraCPUV4Out},
@@ -446,14 +727,14 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 		{Name: layoutCPUV3, Stored: o.checksum, Computed: v3sum, Era: eraCPUV3},
 		{Name: layoutCPUV3Raw, Stored: o.checksum, Computed: v3raw, Era: eraCPUV3Raw},
 	}
-	if len(d.Entries) == 0 {
+	if len(d.entryList) == 0 {
 		// the v1 reader (entries of strings) reads an outer copy without pods
 		ls = append(ls, Layout{Name: layoutCPUV1, Stored: o.checksum, Computed: cpuV1Sum(policy, d.DefaultCPUSet, map[string]string{}), Era: eraCPUV1})
 	}
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: c.schemaHint(KindCPU)}
+	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: hint}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -465,6 +746,32 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 type schemaHint struct {
 	inner  []byte
 	copies [][3]int // name index into copyNames, start and end in the file
+	// clean lists the formats whose schemas the file was proven to meet
+	// as it was read: the schema walk would find nothing (see
+	// builder.offSchema; TestSchemaCleanMeansNoProblems holds the two
+	// together)
+	clean []Format
+}
+
+// outerOnSchema reports whether the members of the outer copy of a cpu v4
+// or memory v3 file meet its schema (cpu-v4.json, memory-v3.json), given a
+// data section that meets its own: every required member is there, each
+// spelled as the schema spells it, with the value type the scan checked;
+// the members it repeats are the data section's byte for byte, checked
+// there against the same definitions. The policy's enum is left to the
+// caller.
+func (c *fastCapture) outerOnSchema() bool {
+	const required = 1<<0 | 1<<1 | 1<<3 | 1<<4 | 1<<5 // all but entries
+	o := &c.outer
+	if o.folded || o.unknown || o.policyEsc || o.seen&required != required {
+		return false
+	}
+	for j := 1; j <= 2; j++ {
+		if o.present[j] && !o.copied[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *fastCapture) schemaHint(kind Kind) *schemaHint {
@@ -490,21 +797,21 @@ var (
 
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
-	b := newBuilder(data)
+	b := newMemBuilder(data, false)
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasMachine, hasPods bool
-	ok := b.object(memFileFields, func(i int) bool {
+	ok := b.object(memFileFields, 1<<0|1<<1|1<<4, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			st.PolicyName, ok = b.text()
+			st.PolicyName, ok = b.memPolicy()
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
-			ok = stringMap(b, st.Entries, b.memContainers)
+			b.entries, ok = b.memEntries(st.Entries)
 		case 3:
-			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry)
+			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		default:
 			checksum, ok = b.s.typedUint64()
 		}
@@ -513,12 +820,20 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	if !ok || !b.s.atEnd() || detect && !hasMachine {
 		return memRestore{}, false
 	}
+	var hint *schemaHint
+	if !b.offSchema {
+		// memory-v1.json has no podEntries, memory-v2.json has them
+		hint = &schemaHint{clean: []Format{FormatV2}}
+		if !hasPods {
+			hint.clean = append(hint.clean, FormatV1)
+		}
+	}
 	p := newPrinter()
-	p.memHead(st.PolicyName, st.MachineState, st.Entries)
+	p.memHead(st.PolicyName, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil {
 		q = newPrinter()
-		q.memHead(st.PolicyName, st.MachineState, st.Entries)
+		q.memHead(st.PolicyName, st.MachineState, b.entries, false)
 	}
 	p.s(" Checksum:(checksum.Checksum)0}")
 	v1sum := p.sum()
@@ -526,7 +841,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	q.memPodEntries(st.PodEntries)
 	q.s(" Checksum:(checksum.Checksum)0}")
 	v2sum := q.sum()
-	r := memRestore{format: FormatV1}
+	r := memRestore{format: FormatV1, hint: hint, entries: b.entries}
 	if hasPods {
 		r.format = FormatV2
 	}
@@ -564,22 +879,21 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 // fastRestoreCPUSpew is restoreCPU for a cpu v2 file (entries of pods, no
 // podEntries).
 func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
-	b := newBuilder(data)
+	b := newBuilder(data, false)
 	var policy, def string
-	entries := map[string]map[string]string{}
+	var entries []cpuPodSets
 	var checksum uint64
 	var hasDefault bool
-	var order []string
-	ok := b.object(cpuFileFields, func(i int) bool {
+	ok := b.object(cpuFileFields, 1<<0|1<<1|1<<3, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
-			policy, ok = b.text()
+			policy, ok = b.cpuPolicy()
 		case 1:
-			def, ok = b.text()
+			def, ok = b.cpuset()
 			hasDefault = true
 		case 2:
-			order, ok = orderedMap(b, entries, b.cpuContainers)
+			entries, ok = b.podSets(b.cpuset)
 		default:
 			checksum, ok = b.s.typedUint64()
 		}
@@ -588,7 +902,12 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	if !ok || !b.s.atEnd() || detect && !hasDefault {
 		return cpuRestore{}, false
 	}
-	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries, order)
+	var hint *schemaHint
+	if !b.offSchema {
+		// cpu-v2.json, and cpu-v3.json (v2 and optional podEntries)
+		hint = &schemaHint{clean: []Format{FormatV2, FormatV3}}
+	}
+	v2sum, v2raw, v3sum, v3raw := cpuOuterSums(policy, def, entries)
 	ls := []Layout{
 		{Name: layoutCPUV2, Stored: checksum, Computed: v2sum, Era: eraCPUV2},
 		{Name: layoutCPUV2Raw, Stored: checksum, Computed: v2raw, Era: eraCPUV2Raw},
@@ -601,10 +920,10 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := cpuRestore{}
+	r := cpuRestore{hint: hint}
 	r.checksum.Layouts = ls
 	r.checksum.Stored = checksum
-	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}, entryOrder: order}
+	data2 := cpuCheckpointData{PolicyName: policy, DefaultCPUSet: def, entryList: entries, PodEntries: map[string]cpuPodEntry{}, listed: true}
 	if checksum == v3raw || checksum == v3sum {
 		r.format, r.data = FormatV3, data2
 		r.checksum.Valid = true
@@ -628,44 +947,70 @@ func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
 }
 
 // cpuOuterSums computes the v2 and v3 layouts (each under both type names)
-// of a cpu checkpoint without podEntries, rendering its entries once.
-//
-// order, when it has every key, is the keys of entries in order.
-func cpuOuterSums(policy, def string, entries map[string]map[string]string, order []string) (v2, v2raw, v3, v3raw uint64) {
+// of a cpu checkpoint without podEntries, rendering its entries once into
+// the three hashes of the type names.
+func cpuOuterSums(policy, def string, entries []cpuPodSets) (v2, v2raw, v3, v3raw uint64) {
 	if captureText != nil { // a test captures the texts: render each apart
-		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: entries, PodEntries: map[string]cpuPodEntry{}}
-		return cpuV2Sum("CPUManagerCheckpoint", policy, def, entries), cpuV2Sum("CPUManagerCheckpointV2", policy, def, entries),
+		m := map[string]map[string]string{}
+		for _, p := range entries {
+			cs := map[string]string{}
+			for _, c := range p.sets {
+				cs[c.name] = c.text
+			}
+			m[p.pod] = cs
+		}
+		v3c := &cpuCheckpointV3{PolicyName: policy, DefaultCPUSet: def, Entries: m, PodEntries: map[string]cpuPodEntry{}}
+		return cpuV2Sum("CPUManagerCheckpoint", policy, def, m), cpuV2Sum("CPUManagerCheckpointV2", policy, def, m),
 			cpuV3Sum("CPUManagerCheckpoint", v3c), cpuV3Sum("CPUManagerCheckpointV3", v3c)
 	}
-	var text []byte
-	r := printer{text: &text}
-	if entries != nil && len(order) == len(entries) {
-		r.s("map[")
-		for i, k := range order {
-			if i > 0 {
-				r.c(' ')
-			}
-			r.s(k)
-			r.c(':')
-			r.stringMap(entries[k])
+	// the heads differ in the type name only
+	var h fnv3
+	for i, name := range [3]string{"CPUManagerCheckpoint", "CPUManagerCheckpointV2", "CPUManagerCheckpointV3"} {
+		h[i] = fnvAdd(fnvAdd(fnvOffset32, "(*state."), name)
+	}
+	h.s("){PolicyName:(string)")
+	h.s(policy)
+	h.s(" DefaultCPUSet:(string)")
+	h.s(def)
+	h.s(" Entries:(map[string]map[string]string)map[")
+	for i, p := range entries {
+		if i > 0 {
+			h.c(' ')
 		}
-		r.c(']')
-	} else {
-		r.stringMapMap(entries)
+		h.s(p.pod)
+		h.s(":map[")
+		for j, c := range p.sets {
+			if j > 0 {
+				h.c(' ')
+			}
+			h.s(c.name)
+			h.c(':')
+			h.s(c.text)
+		}
+		h.c(']')
 	}
-	sum := func(typeName, tail string) uint64 {
-		p := newPrinter()
-		p.s("(*state.")
-		p.s(typeName)
-		p.s("){PolicyName:(string)")
-		p.s(policy)
-		p.s(" DefaultCPUSet:(string)")
-		p.s(def)
-		p.s(" Entries:(map[string]map[string]string)")
-		p.b(text)
-		p.s(tail)
-		return p.sum()
-	}
+	h.c(']')
 	const v2tail, v3tail = " Checksum:(checksum.Checksum)0}", " PodEntries:(state.PodCPUAssignments)map[] Checksum:(checksum.Checksum)0}"
-	return sum("CPUManagerCheckpoint", v2tail), sum("CPUManagerCheckpointV2", v2tail), sum("CPUManagerCheckpoint", v3tail), sum("CPUManagerCheckpointV3", v3tail)
+	return uint64(fnvAdd(h[0], v2tail)), uint64(fnvAdd(h[1], v2tail)), uint64(fnvAdd(h[0], v3tail)), uint64(fnvAdd(h[2], v3tail))
+}
+
+// fnv3 is three FNV-32a hashes fed the same bytes (their heads differ):
+// one pass over the text, the three chains side by side.
+type fnv3 [3]uint32
+
+func (h *fnv3) s(v string) {
+	a, b, c := h[0], h[1], h[2]
+	for i := 0; i < len(v); i++ {
+		x := uint32(v[i])
+		a = (a ^ x) * fnvPrime32
+		b = (b ^ x) * fnvPrime32
+		c = (c ^ x) * fnvPrime32
+	}
+	h[0], h[1], h[2] = a, b, c
+}
+
+func (h *fnv3) c(x byte) {
+	for i := range h {
+		h[i] = (h[i] ^ uint32(x)) * fnvPrime32
+	}
 }

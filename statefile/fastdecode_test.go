@@ -1,6 +1,8 @@
 package statefile
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,4 +98,66 @@ func FuzzDecodeFast(f *testing.F) {
 			require.Empty(t, diff, "%q %+v: exact (-) and fast (+)", data, opts)
 		})
 	})
+}
+
+// TestFastDecodeUnsortedKeys holds the fast path's ordered lists to the
+// exact path when the file does not have its keys sorted (encoding/json
+// writes them sorted; an edited file may not), and when a key is repeated.
+func TestFastDecodeUnsortedKeys(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		kind    Kind
+		section string
+		fast    bool // the fast path reads it
+	}{
+		{"cpu-pods", KindCPU, `{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-b":{"db":"5"},"pod-a":{"side":"4","app":"2-3"}},"baselines":{"pod-b":{"db":{"baseline":"5"}},"pod-a":{"side":{"baseline":"4"},"app":{"baseline":"2-3"}}}}`, true},
+		{"cpu-repeated-pod", KindCPU, `{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-b":{"db":"5"},"pod-a":{"app":"2-3"},"pod-b":{"x":"6"}}}`, false},
+		{"cpu-repeated-container", KindCPU, `{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-a":{"app":"2-3","side":"4","app":"7"}}}`, false},
+		{"memory-pods", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":3,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":1536,"free":2560}},"cells":[0]}},"entries":{"pod-b":{"db":[{"numaAffinity":[0],"type":"memory","size":512}]},"pod-a":{"side":[{"numaAffinity":[0],"type":"memory","size":512}],"app":[{"numaAffinity":[0],"type":"memory","size":512}]}}}`, true},
+		{"memory-repeated-container", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":0,"free":4096}},"cells":[0]}},"entries":{"pod-a":{"app":[],"app":[]}}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := wrapData(t, c.kind, c.section, nil)
+			for _, opts := range []Options{{Name: "f"}, {Name: "f", Kind: c.kind}} {
+				diff, fast := fastDiff(t, data, opts)
+				assert.Empty(t, diff, "%+v: exact (-) and fast (+)", opts)
+				assert.Equal(t, c.fast, fast, "%+v: the fast path reads it", opts)
+			}
+		})
+	}
+}
+
+// wrapData makes a cpu v4 or memory v3 file of a data section: the outer
+// copy repeats the members the kubelet repeats, byte for byte, and
+// dataChecksum is the section's. outer, when set, edits the outer copy's
+// members (the text between its braces).
+func wrapData(t testing.TB, kind Kind, section string, outer func(string) string) []byte {
+	var members map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(section), &members), "the data section is a JSON object")
+	get := func(name string) (json.RawMessage, bool) {
+		for k, v := range members {
+			if strings.EqualFold(k, name) {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+	copies := []string{"policyName", "defaultCpuSet", "entries"}
+	if kind == KindMemory {
+		copies = []string{"policyName", "machineState", "entries"}
+	}
+	var parts []string
+	for _, name := range copies {
+		if v, ok := get(name); ok {
+			parts = append(parts, fmt.Sprintf("%q:%s", name, v))
+		}
+	}
+	quoted, err := json.Marshal(section)
+	require.NoError(t, err)
+	parts = append(parts, `"checksum":0`, `"data":`+string(quoted), fmt.Sprintf(`"dataChecksum":%d`, stringChecksum(section)))
+	body := strings.Join(parts, ",")
+	if outer != nil {
+		body = outer(body)
+	}
+	return []byte("{" + body + "}")
 }

@@ -777,7 +777,9 @@ type outerCopy struct {
 	spans            [3][2]int // where the copied members' values lie in the file
 	unknown          bool      // a member no kubelet struct of the format has
 	members          int
-	defaultOrMachine bool // defaultCpuSet or machineState is there (kind detection)
+	defaultOrMachine bool   // defaultCpuSet or machineState is there (kind detection)
+	seen             uint32 // the members there, by field index
+	folded           bool   // a member named in another case than the field's
 }
 
 // preread is a data section read before the rest of the file, as found by
@@ -963,7 +965,7 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 	}
 	var seen uint32
 	o := &c.outer
-	return s.members(func(ks, ke int) bool {
+	ok := s.members(func(ks, ke int) bool {
 		i := field(s.b[ks:ke], names, &seen)
 		switch i {
 		case -2:
@@ -972,9 +974,14 @@ func (s *fastScanner) outer(kind Kind, c *fastCapture) bool {
 			o.unknown = true
 			return s.skip()
 		}
+		if string(s.b[ks:ke]) != names[i] {
+			o.folded = true
+		}
 		o.members++
 		return s.outerField(kind, names, i, c)
-	}) && s.atEnd()
+	})
+	o.seen = seen
+	return ok && s.atEnd()
 }
 
 // outerField scans the value of the outer member names[i].

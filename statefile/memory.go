@@ -79,21 +79,23 @@ type memCheckpointV3 struct {
 
 func memV1Sum(cp *memCheckpointV1) uint64 {
 	p := newPrinter()
-	p.memHead(cp.PolicyName, cp.MachineState, cp.Entries)
+	p.memHead(cp.PolicyName, cp.MachineState, memEntryList(cp.Entries), cp.Entries == nil)
 	p.s(" Checksum:(checksum.Checksum)0}")
 	return p.sum()
 }
 
 func memV2Sum(cp *memCheckpointV2) uint64 {
 	p := newPrinter()
-	p.memHead(cp.PolicyName, cp.MachineState, cp.Entries)
+	p.memHead(cp.PolicyName, cp.MachineState, memEntryList(cp.Entries), cp.Entries == nil)
 	p.s(" PodEntries:(state.PodMemoryAssignments)")
 	p.memPodEntries(cp.PodEntries)
 	p.s(" Checksum:(checksum.Checksum)0}")
 	return p.sum()
 }
 
-func (p *printer) memHead(policy string, ms map[int]*NUMANodeState, entries map[string]map[string][]Block) {
+// memHead renders the head of the v1 and v2 layouts; entries are the
+// file's entries as memEntryList lists them (entriesNil: a nil map).
+func (p *printer) memHead(policy string, ms map[int]*NUMANodeState, entries []memPodBlocks, entriesNil bool) {
 	p.s("(*state.MemoryManagerCheckpoint){PolicyName:(string)")
 	p.s(policy)
 	p.s(" MachineState:(state.NUMANodeMap)")
@@ -104,7 +106,60 @@ func (p *printer) memHead(policy string, ms map[int]*NUMANodeState, entries map[
 	} else {
 		p.s(" Entries:(state.ContainerMemoryAssignments)")
 	}
-	p.memEntries(entries)
+	if p.nilOr(entriesNil) {
+		return
+	}
+	p.s("map[")
+	for i, pd := range entries {
+		if i > 0 {
+			p.c(' ')
+		}
+		p.s(pd.pod)
+		p.c(':')
+		if p.nilOr(pd.nilMap) {
+			continue
+		}
+		p.s("map[")
+		for j, c := range pd.conts {
+			if j > 0 {
+				p.c(' ')
+			}
+			p.s(c.name)
+			p.c(':')
+			p.memBlocks(c.blocks)
+		}
+		p.c(']')
+	}
+	p.c(']')
+}
+
+// memPodBlocks is one pod of the entries of a memory checkpoint, its
+// containers in Go string order.
+type memPodBlocks struct {
+	pod    string
+	nilMap bool // the pod's map is nil ("pod": null)
+	conts  []memContainer
+}
+
+type memContainer struct {
+	name   string
+	blocks []Block
+}
+
+// memEntryList lists entries in Go string order (spew's, and the order
+// numascope reports problems in).
+func memEntryList(m map[string]map[string][]Block) []memPodBlocks {
+	out := make([]memPodBlocks, 0, len(m))
+	for _, pod := range sortedKeys(m) {
+		cs := m[pod]
+		conts := make([]memContainer, 0, len(cs))
+		var buf smallKeys
+		for _, c := range sortedKeysIn(cs, &buf) {
+			conts = append(conts, memContainer{c, cs[c]})
+		}
+		out = append(out, memPodBlocks{pod, cs == nil, conts})
+	}
+	return out
 }
 
 // memMachine renders the machine state and reports whether it ended with a
@@ -192,13 +247,6 @@ func (p *printer) memBlocks(bs []Block) {
 	p.c(']')
 }
 
-func (p *printer) memEntries(m map[string]map[string][]Block) {
-	spewMap(p, m, func(cs map[string][]Block) {
-		p.c(':')
-		spewMap(p, cs, func(bs []Block) { p.c(':'); p.memBlocks(bs) })
-	})
-}
-
 func (p *printer) memPodEntries(m map[string]PodMemoryEntry) {
 	spewMap(p, m, func(e PodMemoryEntry) {
 		p.s(":{MemoryBlocks:([]state.Block)")
@@ -257,6 +305,9 @@ type memRestore struct {
 	// zero checksum sends the kubelet down its fallback.
 	zeroFallback int
 	hint         *schemaHint // from the fast path
+	// entries lists data.Entries in order (memEntryList), when the fast
+	// path read them so
+	entries []memPodBlocks
 }
 
 // restoreMemory follows loadAndMigrateCheckpointV3 → V2 → V1 of kubelet v1.37.2.
@@ -481,7 +532,11 @@ func memoryProblems(f *File, r *memRestore, opts Options) {
 	memTableProblems(f, base)
 	memGroupProblems(f, base)
 	if d.PolicyName == "Static" {
-		memReplay(f, base)
+		list := r.entries
+		if list == nil {
+			list = memEntryList(d.Entries)
+		}
+		memReplay(f, base, list)
 	}
 }
 
@@ -574,7 +629,9 @@ func memGroupProblems(f *File, base string) {
 // cm/memorymanager/policy_static.go) with a machine reconstructed from the
 // file's own totals and reservations. If the file disagrees with itself the
 // kubelet will not start, whatever the machine.
-func memReplay(f *File, base string) {
+//
+// entries lists f.Memory.Entries (memEntryList).
+func memReplay(f *File, base string, entries []memPodBlocks) {
 	d := f.Memory
 	if len(d.MachineState) == 0 {
 		if len(d.Entries) != 0 {
@@ -616,10 +673,11 @@ func memReplay(f *File, base string) {
 		f.problem(SeverityError, path, "the kubelet will not start after a restart with this file (\"Invalid state, please drain node and remove policy state file\"): drain the node and delete memory_manager_state before restarting the kubelet",
 			"[memorymanager] the expected machine state is different from the real one: "+format, args...)
 	}
-	var buf smallKeys
-	for _, pod := range sortedKeys(d.Entries) {
-		for _, c := range sortedKeysIn(d.Entries[pod], &buf) {
-			for bi, b := range d.Entries[pod][c] {
+	for _, pd := range entries {
+		pod := pd.pod
+		for _, ct := range pd.conts {
+			c := ct.name
+			for bi, b := range ct.blocks {
 				size := b.Size
 				for _, nid := range b.NUMAAffinity {
 					ns, ok := expected[nid]

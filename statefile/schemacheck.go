@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,26 +49,32 @@ type bound struct {
 // with Go regexp semantics ($ is the end of the text, . is anything but \n);
 // a schema with another pattern does not load.
 var schemaPatterns = map[string]func(string) bool{
-	`^$|^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`: func(s string) bool {
-		if s == "" {
-			return true
-		}
-		for rest, more := s, true; more; {
-			var r string
-			r, rest, more = strings.Cut(rest, ",")
-			a, b, dash := strings.Cut(r, "-")
-			if !allDigits(a) || dash && !allDigits(b) {
-				return false
-			}
-		}
+	`^$|^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`: matchCPUSet,
+	`^(memory|hugepages-.+)$`:                   matchMemoryResource,
+	`^(0|[1-9][0-9]*)$`:                         natural,
+	`^(-1|0|[1-9][0-9]*)$`:                      func(s string) bool { return s == "-1" || natural(s) },
+}
+
+// matchCPUSet is the pattern of defs.json's cpuset.
+func matchCPUSet(s string) bool {
+	if s == "" {
 		return true
-	},
-	`^(memory|hugepages-.+)$`: func(s string) bool {
-		rest, ok := strings.CutPrefix(s, "hugepages-")
-		return s == "memory" || ok && rest != "" && !strings.Contains(rest, "\n")
-	},
-	`^(0|[1-9][0-9]*)$`:    natural,
-	`^(-1|0|[1-9][0-9]*)$`: func(s string) bool { return s == "-1" || natural(s) },
+	}
+	for rest, more := s, true; more; {
+		var r string
+		r, rest, more = strings.Cut(rest, ",")
+		a, b, dash := strings.Cut(r, "-")
+		if !allDigits(a) || dash && !allDigits(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchMemoryResource is the pattern of a memory resource name.
+func matchMemoryResource(s string) bool {
+	rest, ok := strings.CutPrefix(s, "hugepages-")
+	return s == "memory" || ok && rest != "" && !strings.Contains(rest, "\n")
 }
 
 func allDigits(s string) bool {
@@ -886,6 +893,9 @@ func (f *File) addSchemaProblems(data []byte, hint *schemaHint) {
 	if root == nil {
 		return
 	}
+	if hint != nil && slices.Contains(hint.clean, f.Format) {
+		return // the fast path read it and found it on the schema
+	}
 	var inner []byte
 	var innerLeaves []schemaLeaf
 	dataRoot := checkRoots[name+"-data"]
@@ -895,13 +905,13 @@ func (f *File) addSchemaProblems(data []byte, hint *schemaHint) {
 	}
 	if dataRoot != nil {
 		ok := false
-		if hint != nil {
+		if hint != nil && hint.inner != nil {
 			inner, ok = hint.inner, true
 		} else {
 			inner, ok = dataMember(data, key)
 		}
 		if ok && len(inner) > 0 {
-			innerLeaves = schemaLeaves(dataRoot, inner, nil, hint != nil)
+			innerLeaves = schemaLeaves(dataRoot, inner, nil, hint != nil && hint.inner != nil)
 		} else {
 			inner = nil
 		}

@@ -7,7 +7,8 @@ import (
 	"k8s.io/utils/cpuset"
 )
 
-// unsafeString views b as a string without copying; the caller must not keep it.
+// unsafeString views b as a string without copying; the caller must not
+// keep it, unless nothing writes to b again (newBuilder's owned buffers).
 func unsafeString(b []byte) string {
 	if len(b) == 0 {
 		return ""
