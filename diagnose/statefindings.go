@@ -29,7 +29,7 @@ const (
 // reAssignedToBoth reads statefile's message about a CPU held by two
 // containers, which names them but has no JSON pointer: the pointers to both
 // entries are rebuilt from it.
-var reAssignedToBoth = regexp.MustCompile(`are assigned to both container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*") and container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*")$`)
+var reAssignedToBoth = regexp.MustCompile(`(?:is|are) assigned to both container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*") and container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*")$`)
 
 // stateProblemFindings turns every error and warning problem of each state
 // file into a finding, unless a finding already cites it (same file and JSON

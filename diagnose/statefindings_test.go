@@ -64,7 +64,7 @@ func TestStateProblemFindings(t *testing.T) {
 			name: "two owners v4",
 			data: encodeCPU(t, statefile.FormatV4, cpuset.New(0, 1, 2), twoOwners),
 			want: []Ref{
-				{File: "cpu_manager_state", Path: "/data/entries/pod-a/web", Quote: `cpu_manager_state: CPUs 3 are assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
+				{File: "cpu_manager_state", Path: "/data/entries/pod-a/web", Quote: `cpu_manager_state: CPU 3 is assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
 				{File: "cpu_manager_state", Path: "/data/entries/pod-b/batch", Quote: `container "batch" of pod "pod-b"`},
 			},
 			severity: "error",
@@ -75,7 +75,7 @@ func TestStateProblemFindings(t *testing.T) {
 			name: "two owners v2",
 			data: encodeCPU(t, statefile.FormatV2, cpuset.New(0, 1, 2), twoOwners),
 			want: []Ref{
-				{File: "cpu_manager_state", Path: "/entries/pod-a/web", Quote: `cpu_manager_state: CPUs 3 are assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
+				{File: "cpu_manager_state", Path: "/entries/pod-a/web", Quote: `cpu_manager_state: CPU 3 is assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
 				{File: "cpu_manager_state", Path: "/entries/pod-b/batch", Quote: `container "batch" of pod "pod-b"`},
 			},
 			severity: "error",
@@ -88,7 +88,7 @@ func TestStateProblemFindings(t *testing.T) {
 				"a/b": {"x~y": cpuset.New(1)}, "c": {"d": cpuset.New(1)},
 			}),
 			want: []Ref{
-				{File: "cpu_manager_state", Path: "/entries/a~1b/x~0y", Quote: `cpu_manager_state: CPUs 1 are assigned to both container "x~y" of pod "a/b" and container "d" of pod "c"`},
+				{File: "cpu_manager_state", Path: "/entries/a~1b/x~0y", Quote: `cpu_manager_state: CPU 1 is assigned to both container "x~y" of pod "a/b" and container "d" of pod "c"`},
 				{File: "cpu_manager_state", Path: "/entries/c/d", Quote: `container "d" of pod "c"`},
 			},
 			severity: "error",
@@ -99,7 +99,7 @@ func TestStateProblemFindings(t *testing.T) {
 			name: "a pasted copy with a shell prompt",
 			data: append([]byte("[root@node ~]# cat /var/lib/kubelet/cpu_manager_state\n"), encodeCPU(t, statefile.FormatV2, cpuset.New(0, 1, 2), twoOwners)...),
 			want: []Ref{
-				{File: "cpu_manager_state", Path: "/entries/pod-a/web", Quote: `cpu_manager_state: CPUs 3 are assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
+				{File: "cpu_manager_state", Path: "/entries/pod-a/web", Quote: `cpu_manager_state: CPU 3 is assigned to both container "web" of pod "pod-a" and container "batch" of pod "pod-b"`},
 				{File: "cpu_manager_state", Path: "/entries/pod-b/batch", Quote: `container "batch" of pod "pod-b"`},
 			},
 			severity: "error",

@@ -948,7 +948,11 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 			if key := [2]int{j, i}; !reported[key] {
 				reported[key] = true
 				ov := all[j].set.Intersection(o.set)
-				f.problem(SeverityError, "", drain, "CPUs %s are assigned to both %s and %s", ov, who(all[j]), who(o))
+				what := "CPUs %s are"
+				if ov.Size() == 1 {
+					what = "CPU %s is"
+				}
+				f.problem(SeverityError, "", drain, what+" assigned to both %s and %s", ov, who(all[j]), who(o))
 			}
 		}
 	}
