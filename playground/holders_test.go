@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,16 @@ func TestPlaygroundShowsHolders(t *testing.T) {
 		assert.Equal(t, "0 | 6c2b54e4… | app | nvidia.com/gpu | GPU-0", evalString(t, tab, holderRowsOf(`[data-testid=numa-node][data-node="0"] [data-testid=node-holders-table]`)))
 		// The node card lists each device once: in its holders table.
 		assert.Equal(t, 0, evalInt(t, tab, `document.querySelectorAll('[data-testid=numa-node][data-node="0"] .devs li').length`))
+	})
+
+	t.Run("DRA claims, which record no NUMA node", func(t *testing.T) {
+		data, err := os.ReadFile("../statefile/testdata/kubelet/dra/crc32-random-2.json")
+		require.NoError(t, err)
+		require.NoError(t, chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`state.lastInspect = null; renderAll()`), paste(string(data))))
+		waitFor(t, tab, "the DRA state", settledResult+` && document.querySelector('[data-testid=file-result][data-kind=dra] [data-testid=holders-table]')`)
+		assert.Equal(t, "– | 118cc357… | claim default/claim-0 | dra | gpu.example.com/node-1/dev-0, gpu.example.com/node-1/dev-1\n– | 8855ce89… | claim default/claim-1 | dra | gpu.example.com/node-2/dev-0, gpu.example.com/node-2/dev-1",
+			evalString(t, tab, holderRowsOf(`[data-testid=file-result][data-kind=dra] [data-testid=holders-table]`)))
+		assert.Contains(t, evalString(t, tab, `document.querySelector('[data-testid=file-result][data-kind=dra] [data-testid=holders-note]').textContent`), "records no NUMA node")
 	})
 
 	t.Run("at most 30 rows per NUMA node, then … N more", func(t *testing.T) {

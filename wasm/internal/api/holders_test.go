@@ -1,10 +1,12 @@
 package api
 
 import (
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/internal/holdings"
+	"github.com/stretchr/testify/require"
 )
 
 // fileOf is the example's file of the given name.
@@ -17,6 +19,14 @@ func fileOf(t *testing.T, id, name string) InputFile {
 	}
 	t.Fatalf("example %q has no file %q", id, name)
 	return InputFile{}
+}
+
+// draState is a dra_manager_state (crc32 era) with two claims.
+func draState(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../statefile/testdata/kubelet/dra/crc32-random-2.json")
+	require.NoError(t, err)
+	return string(b)
 }
 
 // TestInspectHolders checks that every checkpoint's view carries who holds
@@ -79,6 +89,22 @@ func TestInspectHolders(t *testing.T) {
 					{Resource: "example.com/fpga", Devices: []string{"fpga-0"}, Allocated: 1},
 					{Resource: "nvidia.com/gpu", Devices: []string{"GPU-0", "GPU-1", "GPU-2", "GPU-3"}, Allocated: 2},
 				}},
+		},
+		{
+			name:  "DRA claims",
+			files: []InputFile{{Name: "dra_manager_state", Content: draState(t)}},
+			want: &holdings.Holdings{Kind: "dra", Claims: []holdings.Claim{
+				{UID: "c86d1c75-154c-4a35-5868-84d8d67291bb", Namespace: "default", Name: "claim-0", PodUIDs: []string{"118cc357-c4ba-6062-2105-2fd2bf73fdba"},
+					Drivers: []holdings.ClaimDriver{{Driver: "gpu.example.com", Devices: []holdings.ClaimDevice{
+						{Pool: "node-1", Device: "dev-0", Requests: []string{"req-0"}, CDIDevices: []string{"gpu.example.com/dev=0"}},
+						{Pool: "node-1", Device: "dev-1", ShareID: "cdf53c74-bd22-e48e-f90b-1a10c3117178"},
+					}}}},
+				{UID: "d17fef8f-5ebc-20c7-b3d2-92af8c8302c8", Namespace: "default", Name: "claim-1", PodUIDs: []string{"8855ce89-41e3-fc62-228f-7de78c2fba6c"},
+					Drivers: []holdings.ClaimDriver{{Driver: "gpu.example.com", Devices: []holdings.ClaimDevice{
+						{Pool: "node-2", Device: "dev-0", CDIDevices: []string{"gpu.example.com/dev=0"}},
+						{Pool: "node-2", Device: "dev-1"},
+					}}}},
+			}, Notes: []string{holdings.NoteDRA}},
 		},
 	}
 	for _, tc := range tests {
