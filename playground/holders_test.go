@@ -52,6 +52,12 @@ func TestPlaygroundShowsHolders(t *testing.T) {
 		assert.Contains(t, note, "add the node's machine info")
 	})
 
+	t.Run("a corrupt cpu_manager_state holds nothing the kubelet loads", func(t *testing.T) {
+		loadExample(t, tab, "corrupt-cpu")
+		assert.Equal(t, 0, evalInt(t, tab, `document.querySelectorAll('[data-testid=file-result][data-kind=cpu] [data-testid=holder]').length`))
+		assert.Contains(t, evalString(t, tab, `document.querySelector('[data-testid=file-result][data-kind=cpu] [data-testid=holders-note]').textContent`), "the kubelet loads nothing from this file")
+	})
+
 	t.Run("with machine info, each container's CPUs are on their NUMA node", func(t *testing.T) {
 		loadExample(t, tab, "troubleshooting-page")
 		rows := evalString(t, tab, holderRowsOf(`[data-testid=file-result][data-kind=cpu] [data-testid=holders-table]`))

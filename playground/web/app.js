@@ -837,6 +837,11 @@ function holdersTable(rows, testid) {
 // kubelet refuses it is what the file records, and says so (as inspect does).
 function holdersEl(f) {
   const hd = f.holders;
+  if (!f.kubeletAccepts && hd.cpu && !hd.cpu.policy && !hd.cpu.shared.count && !(hd.cpu.holders || []).length) {
+    // statefile reads a cpu_manager_state's sets only when its checksum verifies
+    return h("div", { class: "holders-box", "data-testid": "holders" }, h("p", { class: "caption" }, T("holders")),
+      h("p", { class: "muted", "data-testid": "holders-note" }, T("holders-not-read")));
+  }
   const rows = holderRows(hd);
   const notes = [];
   if (!f.kubeletAccepts) notes.push(T(f.onReject === "discards-data" ? "holders-refused-discard" : "holders-refused-start"));
