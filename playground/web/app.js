@@ -717,7 +717,150 @@ function renderResult() {
         f.format ? h("dt", {}, T("format")) : null, f.format ? h("dd", {}, f.format) : null),
       f.summary && !EVIDENCE_KINDS.includes(f.kind) ? h("p", { class: "muted", "data-testid": "summary" }, f.summary) : null,
       verdictEl(f),
+      f.holders ? holdersEl(f) : null,
       f.problems && f.problems.length ? h("p", { class: "muted" }, h("a", { href: "#findings-heading" }, T("see-findings", { n: f.problems.length }))) : null)));
+}
+
+// ---------------------------------------------------------------- who holds what
+
+// MAX_HOLDER_ROWS bounds the rows of one NUMA node (or set of nodes) in a
+// holders table: the rest is one "… N more" row.
+const MAX_HOLDER_ROWS = 30;
+
+// shortIds maps each pod UID to the shortest prefix of at least 8
+// characters no other UID starts with, "…" appended when shortened (what
+// inspect prints: internal/holdings' Shorten).
+function shortIds(ids) {
+  const u = [...new Set(ids)].sort();
+  const common = (a, b) => { let n = 0; while (n < a.length && n < b.length && a[n] === b[n]) n++; return n; };
+  const out = new Map();
+  u.forEach((id, i) => {
+    let need = 0;
+    if (i > 0) need = Math.max(need, common(id, u[i - 1]));
+    if (i + 1 < u.length) need = Math.max(need, common(id, u[i + 1]));
+    const n = Math.max(8, need + 1);
+    out.set(id, id.length <= 12 || n >= id.length - 1 ? id : id.slice(0, n) + "…");
+  });
+  return out;
+}
+
+// numaKey is a holder's NUMA nodes as the tables show them: "0", "0,1",
+// "none" for a device without topology, "–" when the file records none.
+function numaKey(numa) {
+  if (!numa || !numa.length) return "–";
+  return numa.map((n) => (n === -1 ? T("numa-none") : String(n))).join(",");
+}
+
+// holderRows flattens a checkpoint's holders (FileView.holders, built by
+// internal/holdings) into rows of one kind for every kind: the NUMA nodes,
+// the pod, the container, the resource and the amount (a function that
+// draws it: only the rows shown are drawn).
+function holderRows(hd) {
+  const rows = [];
+  const row = (numa, pod, container, resource, amount, ids) => rows.push({ numa: numa || [], key: numaKey(numa), pod, container, resource, amount, ids });
+  if (hd.memory) {
+    for (const b of hd.memory) row(b.numa, b.podUID, b.podLevel ? T("pod-level") : b.container, b.type, () => bytesEl(b.size));
+  }
+  if (hd.cpu) {
+    const c = hd.cpu;
+    const cpus = (l) => () => h("code", { title: T("n-cpus", { n: l.count }) }, l.cpus || "∅");
+    for (const x of c.holders || []) {
+      const pod = x.containerID ? "" : x.podUID;
+      const ctr = x.containerID ? x.containerID : x.podLevel ? T("pod-level") : x.container;
+      if (x.numa && x.numa.length) for (const p of x.numa) row([p.node], pod, ctr, "cpu", cpus(p));
+      else row(null, pod, ctr, "cpu", cpus(x));
+    }
+    if (c.nodes && c.nodes.length) {
+      for (const n of c.nodes) if (n.shared.count) row([n.node], "", T("shared-pool"), "cpu", cpus(n.shared));
+    } else if (c.shared.count) {
+      row(null, "", T("shared-pool"), "cpu", cpus(c.shared));
+    }
+  }
+  for (const a of hd.devices || []) {
+    const by = new Map();
+    for (const d of a.devices || []) {
+      const k = numaKey(d.numa);
+      if (!by.has(k)) by.set(k, { numa: d.numa, ids: [] });
+      by.get(k).ids.push(d.id);
+    }
+    for (const g of by.values()) row(g.numa, a.podUID, a.container, a.resource, () => h("code", {}, g.ids.join(", ")), g.ids);
+  }
+  for (const c of hd.claims || []) {
+    const devs = [];
+    for (const d of c.drivers || []) {
+      for (const x of d.devices || []) devs.push(d.driver + "/" + x.pool + "/" + x.device);
+      for (const id of d.cdiDevices || []) devs.push(id);
+    }
+    const claim = T("claim", { name: (c.namespace ? c.namespace + "/" : "") + c.name });
+    const pods = c.podUIDs && c.podUIDs.length ? c.podUIDs : [""];
+    for (const p of pods) row(null, p, claim, "dra", () => h("code", {}, devs.join(", ") || "–"));
+  }
+  return rows;
+}
+
+// numaOrder sorts NUMA keys: single nodes by number, then sets of nodes,
+// then devices without topology, then holders the file places nowhere.
+function numaOrder(a, b) {
+  const rank = (r) => (r.key === "–" ? 3 : r.numa.includes(-1) ? 2 : r.numa.length > 1 ? 1 : 0);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  for (let i = 0; i < Math.min(a.numa.length, b.numa.length); i++) if (a.numa[i] !== b.numa[i]) return a.numa[i] - b.numa[i];
+  return a.numa.length - b.numa.length;
+}
+
+// holdersTable draws rows grouped by their NUMA nodes, at most
+// MAX_HOLDER_ROWS per group and a "… N more" row for the rest.
+function holdersTable(rows, testid) {
+  const sorted = rows.map((r, i) => ({ r, i })).sort((x, y) => numaOrder(x.r, y.r) || x.i - y.i).map((x) => x.r);
+  const short = shortIds(rows.map((r) => r.pod).filter(Boolean));
+  const body = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j < sorted.length && sorted[j].key === sorted[i].key) j++;
+    for (const r of sorted.slice(i, Math.min(j, i + MAX_HOLDER_ROWS))) {
+      body.push(h("tr", { "data-testid": "holder", "data-numa": r.key, "data-pod": r.pod || undefined },
+        h("td", {}, r.key), h("td", {}, r.pod ? h("code", { title: r.pod }, short.get(r.pod)) : "–"),
+        h("td", {}, r.container || "–"), h("td", {}, r.resource), h("td", {}, r.amount())));
+    }
+    if (j - i > MAX_HOLDER_ROWS) {
+      body.push(h("tr", { class: "more", "data-testid": "holders-more", "data-numa": sorted[i].key },
+        h("td", {}, sorted[i].key), h("td", { colspan: "4" }, T("holders-more", { n: j - i - MAX_HOLDER_ROWS }))));
+    }
+    i = j;
+  }
+  return h("div", { class: "scroll" }, h("table", { class: "holders", "data-testid": testid },
+    h("thead", {}, h("tr", {}, ["numa", "pod", "container", "resource", "amount"].map((k) => h("th", { scope: "col" }, T(k === "numa" ? "numa-affinity" : k))))),
+    h("tbody", {}, body)));
+}
+
+// holdersEl is a state file's "who holds what": the table, or a sentence
+// when nothing is held, and what the file cannot tell. Of a file the
+// kubelet refuses it is what the file records, and says so (as inspect does).
+function holdersEl(f) {
+  const hd = f.holders;
+  if (!f.kubeletAccepts && hd.cpu && !hd.cpu.policy && !hd.cpu.shared.count && !(hd.cpu.holders || []).length) {
+    // statefile reads a cpu_manager_state's sets only when its checksum verifies
+    return h("div", { class: "holders-box", "data-testid": "holders" }, h("p", { class: "caption" }, T("holders")),
+      h("p", { class: "muted", "data-testid": "holders-note" }, T("holders-not-read")));
+  }
+  const rows = holderRows(hd);
+  const notes = [];
+  if (!f.kubeletAccepts) notes.push(T(f.onReject === "discards-data" ? "holders-refused-discard" : "holders-refused-start"));
+  if (hd.kind === "cpu" && hd.cpu && !hd.cpu.topology) notes.push(T("holders-no-topology"));
+  else if (hd.kind === "dra") notes.push(T("holders-dra"));
+  for (const n of hd.notes || []) if (!/^cpu_manager_state records CPU ids|^dra_manager_state records no NUMA/.test(n)) notes.push(n);
+  return h("div", { class: "holders-box", "data-testid": "holders" },
+    h("p", { class: "caption" }, T("holders")),
+    rows.length ? holdersTable(rows, "holders-table") : h("p", { class: "muted" }, T("holders-none")),
+    notes.map((n) => h("p", { class: "muted small", "data-testid": "holders-note" }, n)));
+}
+
+// allHolderRows are the rows of every checkpoint's holders, for the NUMA
+// view.
+function allHolderRows() {
+  const r = state.lastInspect;
+  const rows = [];
+  if (r && r.ok) for (const f of r.result.files) if (f.holders) for (const x of holderRows(f.holders)) rows.push(x);
+  return rows;
 }
 
 // bar draws one resource row: segments for system-reserved, hugepages carved
@@ -771,6 +914,7 @@ function renderNUMA() {
   for (const n of numa.nodes) for (const res of n.resources || []) scales[res.name] = Math.max(scales[res.name] || 0, res.total || 0);
   const byId = new Map(numa.nodes.map((n) => [n.id, n]));
   const groups = numa.groups && numa.groups.length ? numa.groups : numa.nodes.map((n) => ({ nodes: [n.id], resources: n.resources }));
+  const held = allHolderRows();
   box.replaceChildren(...groups.map((g) => {
     const multi = g.nodes.length > 1;
     const label = multi ? T("group", { nodes: nodesText(g.nodes) }) : T("node", { id: g.nodes[0] });
@@ -781,20 +925,26 @@ function renderNUMA() {
       multi && g.resources && g.resources.length
         ? h("div", { class: "group-sum", "data-testid": "group-sum" }, h("p", { class: "caption" }, T("group-sum")), resourceTable(g.resources, gscales, "sum"))
         : null,
-      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi))));
+      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi, held.filter((x) => x.numa.includes(id))))));
   }));
 }
 
-function nodeCard(n, scales, titled) {
+// nodeCard is one NUMA node: its memory table, CPUs, and who holds what on
+// it (held: the checkpoints' holder rows on this node; the devices of a
+// PodResources answer are listed below them).
+function nodeCard(n, scales, titled, held) {
   const assigned = n.assignments !== undefined ? T("assignments", { n: n.assignments }) : "";
+  const inTable = new Set((held || []).flatMap((x) => (x.ids || []).map((id) => x.resource + "\0" + id)));
+  const devices = (n.devices || []).filter((d) => !inTable.has(d.resource + "\0" + d.id));
   return h("div", { class: "node" + (titled ? "" : " bare"), "data-testid": "numa-node", "data-node": String(n.id) },
     titled ? h("h5", {}, T("node", { id: n.id }), assigned ? h("span", { class: "muted" }, " · " + assigned) : null)
       : assigned ? h("p", { class: "muted small" }, assigned) : null,
     n.resources && n.resources.length ? resourceTable(n.resources, scales) : null,
     n.cpus !== undefined ? h("p", {}, h("strong", {}, T("cpus") + ": "), h("code", {}, n.cpus || "∅")) : null,
     n.machineMemory ? h("p", {}, h("strong", {}, T("machine-memory") + ": "), bytesEl(n.machineMemory)) : null,
-    n.devices && n.devices.length ? h("div", { class: "devices" }, h("p", { class: "caption" }, T("devices")),
-      h("ul", { class: "devs" }, n.devices.map((d) => h("li", {},
+    held && held.length ? h("div", { class: "holders-box", "data-testid": "node-holders" }, h("p", { class: "caption" }, T("held-here")), holdersTable(held, "node-holders-table")) : null,
+    devices.length ? h("div", { class: "devices" }, h("p", { class: "caption" }, T("devices")),
+      h("ul", { class: "devs" }, devices.map((d) => h("li", {},
         h("code", {}, d.resource), " ", h("strong", {}, d.id), " ",
         h("span", { class: "muted" }, d.pod ? "→ " + d.pod + (d.container ? " / " + d.container : "") : T("device-free")))))) : null);
 }
@@ -803,8 +953,18 @@ function renderPods() {
   const sec = $("pods-section");
   const box = $("pods");
   const r = state.lastInspect;
+  // A PodResources answer's assignments, and every checkpoint's holders
+  // (the model the file cards and the NUMA view draw).
   const rows = [];
-  if (r && r.ok) for (const f of r.result.files) for (const a of f.assignments || []) rows.push(a);
+  if (r && r.ok) {
+    for (const f of r.result.files) {
+      for (const a of f.assignments || []) {
+        rows.push({ pod: a.pod, container: a.container, resource: a.resource, key: a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–",
+          amount: () => (a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")) });
+      }
+      if (f.holders) for (const x of holderRows(f.holders)) rows.push({ ...x, pod: x.pod || "–", key: x.key === "–" ? "–" : "[" + x.key.replaceAll(",", " ") + "]" });
+    }
+  }
   if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
   sec.hidden = false;
   const hidden = Math.max(0, rows.length - MAX_POD_ROWS);
@@ -812,8 +972,7 @@ function renderPods() {
     h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
     h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},
       h("td", {}, h("code", {}, a.pod)), h("td", {}, a.container), h("td", {}, a.resource),
-      h("td", {}, a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–"),
-      h("td", {}, a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || ""))))))),
+      h("td", {}, a.key), h("td", {}, a.amount())))))),
     hidden ? h("p", { class: "muted", "data-testid": "rows-hidden" }, T("rows-hidden", { n: hidden, shown: MAX_POD_ROWS })) : null);
 }
 

@@ -183,7 +183,21 @@ const I18N = {
     "tm-policy": "Topology Manager policy",
     "admit-idle": "Edit the hints below, choose a policy or paste a pod to see whether the Topology Manager admits it.",
     "see-findings": "{n} problems: see Findings",
-    "see-findings-one": "{n} problem: see Findings"
+    "see-findings-one": "{n} problem: see Findings",
+    "holders": "Who holds what, per NUMA node",
+    "held-here": "Held on this node",
+    "holders-not-read": "Not shown: the kubelet loads nothing from this file, and numascope reads the CPU sets only from a file whose checksum verifies.",
+    "holders-none": "Nothing is held: no container has exclusive CPUs, memory blocks, devices or claims in this file.",
+    "holders-more": "… {n} more",
+    "holders-no-topology": "cpu_manager_state records CPU ids, not NUMA nodes: add the node's machine info (kubectl get --raw /api/v1/nodes/NODE/proxy/spec) as another file to place them.",
+    "holders-dra": "dra_manager_state records no NUMA node: where a DRA device sits is its driver's to say (its ResourceSlice attributes).",
+    "numa-none": "none",
+    "pod-level": "(pod-level)",
+    "claim": "claim {name}",
+    "n-cpus": "{n} CPUs",
+    "n-cpus-one": "{n} CPU",
+    "holders-refused-start": "This is what the file records; the kubelet refuses to start with it.",
+    "holders-refused-discard": "This is what the file records; the kubelet discards it."
   },
   "zh-CN": {
     "skip": "跳到结果",
@@ -364,7 +378,21 @@ const I18N = {
     "tm-policy": "拓扑管理器策略",
     "admit-idle": "编辑下面的提示、选择策略或粘贴一个 Pod，即可查看拓扑管理器是否准入它。",
     "see-findings": "{n} 个问题：见“诊断发现”",
-    "see-findings-one": "{n} 个问题：见“诊断发现”"
+    "see-findings-one": "{n} 个问题：见“诊断发现”",
+    "holders": "谁占用了什么（按 NUMA 节点）",
+    "held-here": "此节点上的占用",
+    "holders-not-read": "不显示：kubelet 不会从此文件加载任何内容，numascope 也只从校验和通过的文件中读取 CPU 集合。",
+    "holders-none": "没有占用：此文件中没有容器拥有独占 CPU、内存块、设备或资源声明。",
+    "holders-more": "… 另有 {n} 项",
+    "holders-no-topology": "cpu_manager_state 只记录 CPU 编号，不记录 NUMA 节点：把节点的 machine info（kubectl get --raw /api/v1/nodes/NODE/proxy/spec）作为另一个文件加入，即可把它们放到 NUMA 节点上。",
+    "holders-dra": "dra_manager_state 不记录 NUMA 节点：DRA 设备位于哪里由其驱动说明（见其 ResourceSlice 属性）。",
+    "numa-none": "无",
+    "pod-level": "（Pod 级）",
+    "claim": "资源声明 {name}",
+    "n-cpus": "{n} 个 CPU",
+    "n-cpus-one": "{n} 个 CPU",
+    "holders-refused-start": "以上是文件中记录的内容；kubelet 会因此文件而拒绝启动。",
+    "holders-refused-discard": "以上是文件中记录的内容；kubelet 会丢弃此文件。"
   }
 };
 

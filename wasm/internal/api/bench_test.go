@@ -19,7 +19,7 @@ func benchCall(b *testing.B, method string, req any) {
 	}
 }
 
-func exampleFiles(b *testing.B, id string) []InputFile {
+func exampleFiles(b testing.TB, id string) []InputFile {
 	list, err := Examples()
 	if err != nil {
 		b.Fatal(err)

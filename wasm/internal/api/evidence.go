@@ -99,6 +99,9 @@ func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileVi
 		v.Problems = append(v.Problems, Problem{Message: in.Name + ": " + w, Severity: "info"})
 	}
 	if kind == kindMachine && ev.Machine != nil {
+		if numa.machine == nil {
+			numa.machine = ev.Machine
+		}
 		for _, n := range ev.Machine.Nodes {
 			node := numa.node(n.ID)
 			cpus := ev.Machine.NodeCPUs(n.ID).String()

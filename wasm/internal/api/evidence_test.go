@@ -138,9 +138,12 @@ func TestInspectPlacesCPUsWithMachineInfo(t *testing.T) {
 	r := Inspect(&InspectRequest{Files: files})
 	var placed bool
 	for _, f := range r.Files {
-		for _, a := range f.Assignments {
-			if a.Resource == "cpu" && a.Amount == "2-5" {
-				placed = len(a.NUMA) == 1 && a.NUMA[0] == 0
+		if f.Holders == nil || f.Holders.CPU == nil {
+			continue
+		}
+		for _, hd := range f.Holders.CPU.Holders {
+			if hd.List == "2-5" {
+				placed = len(hd.NUMA) == 1 && hd.NUMA[0].Node == 0 && hd.NUMA[0].List == "2-5"
 			}
 		}
 	}

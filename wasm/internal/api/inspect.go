@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/numascope/numascope/internal/kubeletfiles"
-	"github.com/numascope/numascope/statefile"
 	"sort"
 	"strings"
 
 	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/holdings"
+	"github.com/numascope/numascope/internal/kubeletfiles"
+	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // MaxFileBytes bounds one input file. Kubelet state files are usually a
@@ -73,8 +75,15 @@ type FileView struct {
 	Reason   string    `json:"reason,omitempty"`
 	Problems []Problem `json:"problems"`
 	// Summary is one line about the content, such as the policy and shared pool.
-	Summary     string       `json:"summary,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// Assignments are what a PodResources answer says each container
+	// holds; a checkpoint's holders are in Holders, one model for all.
 	Assignments []Assignment `json:"assignments,omitempty"`
+	// Holders is who holds what in a kubelet checkpoint, per NUMA node,
+	// the model inspect prints (package internal/holdings): with the
+	// machine topology of a machine-info or sysfs input of the same
+	// request, a cpu_manager_state's CPUs are placed on NUMA nodes.
+	Holders *holdings.Holdings `json:"holders,omitempty"`
 }
 
 // ChecksumView is the checksum verdict of a state file.
@@ -107,8 +116,9 @@ type Problem struct {
 	Column int `json:"column,omitempty"`
 }
 
-// Assignment is one thing a pod's container holds: CPUs, a memory block or
-// devices, with the NUMA nodes when they are known.
+// Assignment is one thing a pod's container holds in a PodResources
+// answer: CPUs, a memory block or devices, with the NUMA nodes when they
+// are known.
 type Assignment struct {
 	Pod       string `json:"pod"`
 	Container string `json:"container"`
@@ -180,6 +190,10 @@ var canonicalName = map[string]string{
 type numaBuilder struct {
 	nodes  map[int]*NodeView
 	groups []GroupView
+	// file is the checkpoint the last decode read, nil when it read none.
+	file *statefile.File
+	// machine is the topology of a machine-info or sysfs input.
+	machine *topomgr.Machine
 }
 
 func (b *numaBuilder) node(id int) *NodeView {
@@ -216,6 +230,9 @@ func (b *numaBuilder) merge(o *numaBuilder) {
 		m.Devices = append(m.Devices, n.Devices...)
 	}
 	b.groups = append(b.groups, o.groups...)
+	if o.machine != nil && b.machine == nil {
+		b.machine = o.machine
+	}
 }
 
 func (b *numaBuilder) view() *NUMAView {
@@ -293,9 +310,14 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 		req = &r
 	}
 	var numa numaBuilder
+	// the checkpoint of each file, for its holders once every input (the
+	// machine topology among them) has been read
+	states := make([]*statefile.File, 0, len(req.Files))
 	for i, in := range req.Files {
+		numa.file = nil
 		if in.Name != "" {
 			out.Files = append(out.Files, inspectOne(in, req, &numa))
+			states = append(states, numa.file)
 			continue
 		}
 		if kind := guessStateKind(in.Content); guess && kind != "" {
@@ -305,6 +327,7 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 				return nil, false
 			}
 			out.Files = append(out.Files, v)
+			states = append(states, numa.file)
 			continue
 		}
 		in.Name = fmt.Sprintf("file %d", i+1)
@@ -315,8 +338,15 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 			v = inspectOne(in, req, &numa)
 		} else {
 			numa.merge(&probe)
+			numa.file = probe.file
 		}
 		out.Files = append(out.Files, v)
+		states = append(states, numa.file)
+	}
+	for i, f := range states {
+		if f != nil {
+			out.Files[i].Holders = holdings.Build(f, numa.machine)
+		}
 	}
 	out.NUMA = numa.view()
 	placeCPUs(out)
@@ -339,8 +369,9 @@ func guessStateKind(content string) string {
 	return ""
 }
 
-// placeCPUs fills in the NUMA nodes of CPU assignments when machine info
-// says which CPUs each node holds.
+// placeCPUs fills in the NUMA nodes of a PodResources answer's CPU
+// assignments when machine info says which CPUs each node holds (a
+// checkpoint's CPUs are placed by holdings.Build).
 func placeCPUs(r *InspectResult) {
 	if r.NUMA == nil {
 		return

@@ -3,9 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +48,7 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 		Checksum: &ChecksumView{Stored: f.Checksum.Stored, Valid: f.Checksum.Valid, ZeroSkipped: f.Checksum.ZeroSkipped,
 			Matched: f.Checksum.Matched, Era: f.Checksum.Era},
 	}
+	numa.file = f
 	for _, l := range f.Checksum.Layouts {
 		v.Checksum.Layouts = append(v.Checksum.Layouts, LayoutView{Name: l.Name, Computed: l.Computed, Matched: l.Matched, Era: l.Era})
 	}
@@ -146,18 +145,6 @@ func memoryView(v *FileView, m *statefile.MemoryState, numa *numaBuilder) {
 		}
 		numa.groups = append(numa.groups, gv)
 	}
-	for _, pod := range slices.Sorted(maps.Keys(m.Entries)) {
-		for _, c := range slices.Sorted(maps.Keys(m.Entries[pod])) {
-			for _, b := range m.Entries[pod][c] {
-				v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: c, Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
-			}
-		}
-	}
-	for _, pod := range slices.Sorted(maps.Keys(m.PodEntries)) {
-		for _, b := range m.PodEntries[pod].MemoryBlocks {
-			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: b.Type, NUMA: b.NUMAAffinity, Bytes: b.Size, Source: v.File})
-		}
-	}
 }
 
 func cpuView(v *FileView, c *statefile.CPUState) {
@@ -170,17 +157,6 @@ func cpuView(v *FileView, c *statefile.CPUState) {
 		def = "∅"
 	}
 	v.Summary = fmt.Sprintf("policy %s · shared pool (defaultCpuSet) %s", c.PolicyName, def)
-	for _, pod := range slices.Sorted(maps.Keys(c.Entries)) {
-		for _, ctr := range slices.Sorted(maps.Keys(c.Entries[pod])) {
-			v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: ctr, Resource: "cpu", Amount: c.Entries[pod][ctr].String(), Source: v.File})
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(c.ContainerEntries)) {
-		v.Assignments = append(v.Assignments, Assignment{Pod: "(container ID)", Container: id, Resource: "cpu", Amount: c.ContainerEntries[id].String(), Source: v.File})
-	}
-	for _, pod := range slices.Sorted(maps.Keys(c.PodEntries)) {
-		v.Assignments = append(v.Assignments, Assignment{Pod: pod, Container: "(pod)", Resource: "cpu", Amount: c.PodEntries[pod].String(), Source: v.File})
-	}
 }
 
 func deviceView(v *FileView, d *statefile.DeviceState, numa *numaBuilder) {
@@ -190,53 +166,23 @@ func deviceView(v *FileView, d *statefile.DeviceState, numa *numaBuilder) {
 	}
 	v.Summary = fmt.Sprintf("%d allocation(s), %d registered device(s) in %d resource(s)", len(d.PodDeviceEntries), total, len(d.RegisteredDevices))
 	for _, e := range d.PodDeviceEntries {
-		var nodes []int
-		var ids []string
 		keys := make([]int64, 0, len(e.DeviceIDs))
 		for k := range e.DeviceIDs {
-			keys = append(keys, k)
+			if k >= 0 {
+				keys = append(keys, k)
+			}
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-		seen := map[string]bool{}
 		for _, k := range keys {
-			if k >= 0 {
-				nodes = append(nodes, int(k))
-			}
 			for _, id := range e.DeviceIDs[k] {
-				if k >= 0 {
-					numa.node(int(k)).Devices = append(numa.node(int(k)).Devices, Device{Resource: e.ResourceName, ID: id, Pod: e.PodUID, Container: e.ContainerName})
-				}
-				if !seen[id] {
-					seen[id] = true
-					label := id
-					if k < 0 {
-						label += " (no NUMA node)"
-					}
-					ids = append(ids, label)
-				}
+				numa.node(int(k)).Devices = append(numa.node(int(k)).Devices, Device{Resource: e.ResourceName, ID: id, Pod: e.PodUID, Container: e.ContainerName})
 			}
 		}
-		v.Assignments = append(v.Assignments, Assignment{Pod: e.PodUID, Container: e.ContainerName, Resource: e.ResourceName, NUMA: nodes, Amount: strings.Join(ids, ", "), Source: v.File})
 	}
 }
 
 func draView(v *FileView, d *statefile.DRAState) {
 	v.Summary = fmt.Sprintf("%d prepared claim(s)", len(d.Claims))
-	for _, c := range d.Claims {
-		var devs []string
-		for _, drv := range slices.Sorted(maps.Keys(c.DriverState)) {
-			for _, dev := range c.DriverState[drv].Devices {
-				devs = append(devs, drv+"/"+dev.PoolName+"/"+dev.DeviceName)
-			}
-		}
-		pods := slices.Sorted(maps.Keys(c.PodUIDs))
-		if len(pods) == 0 {
-			pods = []string{"(no pod)"}
-		}
-		for _, p := range pods {
-			v.Assignments = append(v.Assignments, Assignment{Pod: p, Container: "(claim " + c.Namespace + "/" + c.ClaimName + ")", Resource: "dra", Amount: strings.Join(devs, ", "), Source: v.File})
-		}
-	}
 }
 
 var checkpointWords = regexp.MustCompile(`(?i)\b(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList|checksum)\b`)

@@ -56,9 +56,10 @@ func TestInspectTroubleshootingSampleGroups(t *testing.T) {
 		}
 		assert.Len(t, n.Group, 2, "group of node %d", n.ID)
 	}
-	if assert.Len(t, f.Assignments, 1, "assignments") {
-		assert.EqualValues(t, 161061273600, f.Assignments[0].Bytes, "bytes of assignment 0")
-		assert.Len(t, f.Assignments[0].NUMA, 2, "NUMA nodes of assignment 0")
+	require.NotNil(t, f.Holders, "holders")
+	if assert.Len(t, f.Holders.Memory, 1, "memory blocks held") {
+		assert.EqualValues(t, 161061273600, f.Holders.Memory[0].Size, "bytes of block 0")
+		assert.Equal(t, []int{0, 1}, f.Holders.Memory[0].NUMA, "NUMA nodes of block 0")
 	}
 }
 
@@ -77,7 +78,9 @@ func TestInspectCorruptCPUState(t *testing.T) {
 		assert.NotEmpty(t, f.Problems[0].Remedy, "remedy of the first problem")
 		assert.Contains(t, strings.ToLower(f.Problems[0].Message), "checksum", "the first problem must explain the checksum")
 	}
-	assert.Empty(t, f.Assignments, "a refused CPU state restores no assignment")
+	if assert.NotNil(t, f.Holders, "holders") && assert.NotNil(t, f.Holders.CPU, "CPU holders") {
+		assert.Empty(t, f.Holders.CPU.Holders, "a refused CPU state restores no assignment")
+	}
 	assert.Contains(t, f.Summary, "nothing is restored", "summary of a refused CPU state")
 	if r.NUMA != nil {
 		t.Errorf("a CPU state alone knows no NUMA nodes: %+v", r.NUMA)
@@ -167,10 +170,12 @@ func TestInspectDeviceCheckpoint(t *testing.T) {
 	assert.NotEmpty(t, perNode[0], "devices on node 0")
 	assert.NotEmpty(t, perNode[1], "devices on node 1")
 	var noTopology bool
-	for _, a := range f.Assignments {
-		noTopology = noTopology || strings.Contains(a.Amount, "(no NUMA node)")
-	}
-	if !noTopology {
-		t.Errorf("the device without topology is not marked: %+v", f.Assignments)
+	if assert.NotNil(t, f.Holders, "holders") {
+		for _, a := range f.Holders.Devices {
+			for _, d := range a.Devices {
+				noTopology = noTopology || (d.ID == "fpga-0" && len(d.NUMA) == 1 && d.NUMA[0] == -1)
+			}
+		}
+		assert.True(t, noTopology, "the device without topology is not marked: %+v", f.Holders.Devices)
 	}
 }
