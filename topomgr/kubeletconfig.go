@@ -105,7 +105,7 @@ var errNotKubeletConfig = errors.New("not a KubeletConfiguration: no recognised 
 //     DecodeKubeletConfiguration does: keys are case-sensitive (a key in
 //     another case is ignored, with a warning), unset fields get the
 //     kubelet's defaults, and every top-level field the kubelet knows
-//     must hold the JSON its Go type accepts (kubeletConfigTypes; errors
+//     must hold the JSON its Go type accepts (kubeletConfigTable; errors
 //     name the field with a JSON pointer). A file without kind or with
 //     another apiVersion is read, and KubeletRefuses holds the kubelet's
 //     error for it. Only the first YAML document is read, as the kubelet
@@ -497,7 +497,7 @@ func readConfigMap(d *decodedDoc) (*KubeletConfig, error) {
 func fragment(top map[string]json.RawMessage) bool {
 	known := 0
 	for k := range top {
-		if _, ok := kubeletConfigTypes[k]; ok {
+		if _, ok := kubeletConfigType(k); ok {
 			known++
 		}
 		for _, f := range kubeletConfigFields {
@@ -865,12 +865,12 @@ func parseConfigObject(obj json.RawMessage, prefix string, d *decodedDoc) (*Kube
 	}
 	for k := range top {
 		c.Set = append(c.Set, k)
-		if _, known := kubeletConfigTypes[k]; known {
+		if _, known := kubeletConfigType(k); known {
 			continue
 		}
 		cased := false
-		for f := range kubeletConfigTypes {
-			if strings.EqualFold(k, f) {
+		for i := range kubeletConfigTable {
+			if f := kubeletConfigTable[i].Name; strings.EqualFold(k, f) {
 				cased = true
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s/%s: the kubelet's decoder is case-sensitive and ignores this key; write %s", prefix, jsonptr.Escape(k), f))
 				break
@@ -1046,6 +1046,23 @@ const (
 // kubeletType is the JSON one field (or one map value or slice element) of
 // the kubelet's KubeletConfiguration accepts, as encoding/json (the
 // kubelet's sigs.k8s.io/json) decodes it into the field's Go type.
+// kubeletField is one row of kubeletConfigTable: a table of static data,
+// not a map, so that the browser engine carries no code to build it.
+type kubeletField struct {
+	Name string
+	Type kubeletType
+}
+
+// kubeletConfigType finds a top-level KubeletConfiguration field by its
+// exact JSON name.
+func kubeletConfigType(name string) (*kubeletType, bool) {
+	i := sort.Search(len(kubeletConfigTable), func(i int) bool { return kubeletConfigTable[i].Name >= name })
+	if i < len(kubeletConfigTable) && kubeletConfigTable[i].Name == name {
+		return &kubeletConfigTable[i].Type, true
+	}
+	return nil, false
+}
+
 type kubeletType struct {
 	Kind jsonKind
 	// Go is the Go type, as the kubelet's error names it (pointers removed).
@@ -1062,12 +1079,12 @@ type kubeletType struct {
 
 // checkKubeletTypes checks each member of the configuration object obj
 // (duplicates included, in order, as the kubelet's decoder sees them)
-// against kubeletConfigTypes: a value the field's Go type does not accept
+// against kubeletConfigTable: a value the field's Go type does not accept
 // makes the kubelet refuse to start, in its strict and its lenient pass.
 // Unknown keys are left alone (the lenient pass ignores them).
 func checkKubeletTypes(obj []byte, prefix string) error {
 	return eachMember(obj, func(key string, val json.RawMessage) error {
-		t, ok := kubeletConfigTypes[key]
+		t, ok := kubeletConfigType(key)
 		if !ok {
 			return nil
 		}

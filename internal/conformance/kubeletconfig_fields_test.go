@@ -81,13 +81,13 @@ func kubeletFieldsSource() ([]byte, error) {
 
 package topomgr
 
-// kubeletConfigTypes is, for each top-level field of the kubelet's
+// kubeletConfigTable is, for each top-level field of the kubelet's
 // KubeletConfiguration (k8s.io/kubelet/config/v1beta1 %s) and its
-// TypeMeta, by JSON name, the JSON the field's Go type accepts.
-var kubeletConfigTypes = map[string]*kubeletType{
+// TypeMeta, sorted by JSON name, the JSON the field's Go type accepts.
+var kubeletConfigTable = [...]kubeletField{
 `, version)
 	for _, n := range names {
-		fmt.Fprintf(&b, "%q: %s,\n", n, fields[n])
+		fmt.Fprintf(&b, "{Name: %q, Type: kubeletType%s},\n", n, fields[n])
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
