@@ -349,7 +349,10 @@ func yamlKeyIs(s, tok string) bool {
 // flowKey is the byte column of "tok:" inside a flow mapping on the line, or -1.
 func flowKey(line, tok string) int {
 	open := strings.IndexAny(line, "{")
-	if open < 0 {
+	if open < 0 || tok == "" {
+		// an empty key ("/a/" ends in one) is never written in a flow
+		// mapping by the tools whose YAML this reads, and would match
+		// everywhere
 		return -1
 	}
 	for i := open; i < len(line); {
