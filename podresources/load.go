@@ -156,7 +156,7 @@ func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]by
 	}
 	sort.Strings(gets)
 	if !has[ListFile] && len(gets) == 0 {
-		return nil, fmt.Errorf("offline snapshot: %s holds none of %s, %s or get-<namespace>-<name>.json: save the kubelet's answers there (for example with `go run ./examples/podresources --json > %s`)",
+		return nil, fmt.Errorf("offline snapshot: %s holds none of %s, %s or get-<namespace>-<name>.json: save the kubelet's answers there (for example with `podresources --json > %s` on the node)",
 			display("."), ListFile, RTEGetFile, display(ListFile))
 	}
 	if len(gets) > MaxGetFiles {

@@ -582,7 +582,7 @@ func podResourcesRemedy(err error) string {
 	case errors.Is(err, client.ErrMessageTooLarge), errors.Is(err, input.ErrTooLarge), errors.Is(err, input.ErrTooManyValues):
 		return "Raise --max-podresources-size, and the container's memory limit with it (an answer costs about 10 times its size in memory), if the node really runs that many pods."
 	case errors.Is(err, input.ErrNotRegular):
-		return "Give --snapshot a regular file or a directory of them, saved with `go run ./examples/podresources --json`."
+		return "Give --snapshot a regular file or a directory of them, saved with `podresources --json` on the node."
 	}
 	return "Mount the host's /var/lib/kubelet/pod-resources and run as user 0: connecting needs write permission on the socket file, which the kubelet creates for root only. A readOnly mount is enough."
 }

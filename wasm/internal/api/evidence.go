@@ -249,10 +249,6 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	if err != nil {
 		return nil, &Error{Code: "engine", Message: "the diagnosis did not finish: " + err.Error()}
 	}
-	for i := range rep.Findings {
-		f := &rep.Findings[i]
-		f.Remedy, f.Explanation = forBrowser(f.Remedy), forBrowser(f.Explanation)
-	}
 	out.Report = rep
 	// Where each file#/pointer reference is, one read per file.
 	content := map[string]string{}

@@ -429,9 +429,6 @@ func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 				v.Problems = []Problem{}
 			}
 			placeProblems(in.Content, v.Problems)
-			for i := range v.Problems {
-				v.Problems[i].Remedy = forBrowser(v.Problems[i].Remedy)
-			}
 			return *v
 		}
 	}

@@ -62,10 +62,3 @@ func configPolicies(files []InputFile) *ConfigPolicies {
 	}
 	return nil
 }
-
-// forBrowser rewrites advice meant for a numascope checkout ("go run
-// ./examples/inspect FILE") into the command a person runs on the node
-// ("inspect FILE"): the page's readers have the released binaries, not Go.
-func forBrowser(s string) string {
-	return strings.ReplaceAll(s, "go run ./examples/", "")
-}
