@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -237,9 +235,9 @@ func fillFromAgent(row *nodeRow, r *agentReport) {
 	for _, m := range r.Memory {
 		switch {
 		case m.Resource == "memory":
-			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, humanBytes(m.Free)))
+			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, input.HumanSize(m.Free)))
 		case strings.HasPrefix(m.Resource, "hugepages-") && m.Free > 0:
-			huge = append(huge, fmt.Sprintf("%d:%s %s", m.NUMANode, m.Resource, humanBytes(m.Free)))
+			huge = append(huge, fmt.Sprintf("%d:%s %s", m.NUMANode, m.Resource, input.HumanSize(m.Free)))
 		}
 	}
 	row.FreeCPU, row.FreeMemory, row.FreeHugePages = strings.Join(cpu, " "), strings.Join(mem, " "), strings.Join(huge, " ")
@@ -256,14 +254,6 @@ func fillFromAgent(row *nodeRow, r *agentReport) {
 			row.Warnings = append(row.Warnings, f.Code)
 		}
 	}
-}
-
-// humanBytes is a byte count with a binary unit ("1 GiB").
-func humanBytes(n uint64) string {
-	if n > math.MaxInt64 {
-		return strconv.FormatUint(n, 10) + " B"
-	}
-	return input.HumanBytes(int64(n))
 }
 
 func writeRows(rows []nodeRow, output string, w io.Writer) error {

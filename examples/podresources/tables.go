@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/numascope/numascope/internal/words"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -135,10 +134,7 @@ func human(b uint64) string {
 	if b == 0 {
 		return "0"
 	}
-	if b > math.MaxInt64 {
-		return strconv.FormatUint(b, 10) + " B"
-	}
-	return input.HumanBytes(int64(b))
+	return input.HumanSize(b)
 }
 
 // freeMemory is allocatable minus taken, a range when multi-node blocks

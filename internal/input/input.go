@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"strconv"
 )
 
 // Limits for the kinds of input numascope reads. A kubelet checkpoint is a
@@ -153,6 +155,15 @@ func unwrapPathError(err error) error {
 		return fmt.Errorf("%w", pe.Err)
 	}
 	return err
+}
+
+// HumanSize is HumanBytes for the unsigned counts of checkpoints and
+// PodResources answers: beyond the int64 range it gives the plain bytes.
+func HumanSize(n uint64) string {
+	if n > math.MaxInt64 {
+		return strconv.FormatUint(n, 10) + " B"
+	}
+	return HumanBytes(int64(n))
 }
 
 // HumanBytes renders a byte count with a binary unit: 512 B, 64 KiB, 1.5 MiB.

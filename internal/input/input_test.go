@@ -116,3 +116,12 @@ func TestReadFileSizes(t *testing.T) {
 	_, err := ReadFile(p, "", 1<<20)
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
+
+func TestHumanSize(t *testing.T) {
+	for _, tt := range []struct {
+		n    uint64
+		want string
+	}{{0, "0 B"}, {1 << 30, "1 GiB"}, {150 << 30, "150 GiB"}, {1<<63 + 1, "9223372036854775809 B"}} {
+		assert.Equal(t, tt.want, HumanSize(tt.n), "%d", tt.n)
+	}
+}
