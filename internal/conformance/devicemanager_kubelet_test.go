@@ -152,6 +152,21 @@ type dmStep struct {
 
 var quietKlog sync.Once
 
+// removeSettled removes dir, retrying while it is still being written:
+// the device manager's plugin goroutines can write a checkpoint or a
+// socket into it for a moment after Stop returns, so one RemoveAll can
+// meet "directory not empty". It gives up after about two seconds.
+func removeSettled(dir string) error {
+	var err error
+	for range 100 {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}
+
 // runKubeletDM runs the case through kubelet v1.37.2's device manager: a
 // checkpoint in a temporary directory, the manager started on it, one test
 // plugin per resource registered over the registration socket, then for
@@ -176,7 +191,7 @@ func runKubeletDM(c *dmCase) (steps []dmStep, err error) {
 				err = e
 			}
 		}
-		if e := os.RemoveAll(dir); e != nil && err == nil {
+		if e := removeSettled(dir); e != nil && err == nil {
 			err = e
 		}
 	}()
