@@ -14,6 +14,7 @@ import (
 	"github.com/numascope/numascope/statefile/internal/spewtypes/types"
 	v1 "github.com/numascope/numascope/statefile/internal/spewtypes/v1"
 	"github.com/numascope/numascope/statefile/internal/spewtypes/v1alpha2"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 	"k8s.io/utils/dump"
@@ -413,3 +414,21 @@ func TestPrinterMatchesSpewDRA(t *testing.T) {
 }
 
 var _ = checksum.Checksum(0)
+
+func TestFNVJumpIsTheLoop(t *testing.T) {
+	for _, lit := range []string{"", "x", "{NUMAAffinity:([]int)", " Type:(v1.ResourceName)memory Size:(uint64)", "\xff\x00\x80 ünïcode"} {
+		j := newFNVJump(lit)
+		for _, h := range []uint32{0, 1, 0xff, 0x100, fnvOffset32, 0xdeadbeef, 0xffffffff, 0x12345678} {
+			p := printer{h: h}
+			p.lit(j)
+			assert.Equal(t, fnvAdd(h, lit), p.h, "%q from %#x", lit, h)
+		}
+		for h := range uint32(1 << 12) {
+			p := printer{h: h * 0x9e3779b1}
+			p.lit(j)
+			if !assert.Equal(t, fnvAdd(h*0x9e3779b1, lit), p.h, "%q from %#x", lit, h*0x9e3779b1) {
+				break
+			}
+		}
+	}
+}
