@@ -207,9 +207,6 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool), keyOK fu
 		if !ok || done {
 			return ok
 		}
-		if _, dup := m[k]; dup {
-			return false
-		}
 		if keyOK != nil && !keyOK(k) {
 			b.offSchema = true
 		}
@@ -217,7 +214,12 @@ func stringMap[V any](b *builder, m map[string]V, val func() (V, bool), keyOK fu
 		if !ok {
 			return false
 		}
+		// a repeated key does not grow the map (one lookup, not two)
+		n := len(m)
 		m[k] = v
+		if len(m) == n {
+			return false
+		}
 	}
 }
 
@@ -414,14 +416,15 @@ func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, b
 		if done {
 			break
 		}
-		if _, dup := m[k]; dup {
-			return nil, false
-		}
 		cs, conts, ok := b.memContainers()
 		if !ok {
 			return nil, false
 		}
+		n := len(m)
 		m[k] = cs
+		if len(m) == n {
+			return nil, false // a repeated pod
+		}
 		if n := len(pods); n > 0 && pods[n-1].pod >= k {
 			sorted = false
 		}
@@ -454,14 +457,15 @@ func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
 		if done {
 			break
 		}
-		if _, dup := m[k]; dup {
-			return nil, nil, false
-		}
 		bs, ok := b.memBlocks()
 		if !ok {
 			return nil, nil, false
 		}
+		n := len(m)
 		m[k] = bs
+		if len(m) == n {
+			return nil, nil, false // a repeated container
+		}
 		if n := len(b.conts); n > lo && b.conts[n-1].name >= k {
 			sorted = false
 		}

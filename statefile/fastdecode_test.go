@@ -114,6 +114,8 @@ func TestFastDecodeUnsortedKeys(t *testing.T) {
 		{"cpu-repeated-pod", KindCPU, `{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-b":{"db":"5"},"pod-a":{"app":"2-3"},"pod-b":{"x":"6"}}}`, false},
 		{"cpu-repeated-container", KindCPU, `{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-a":{"app":"2-3","side":"4","app":"7"}}}`, false},
 		{"memory-pods", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":3,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":1536,"free":2560}},"cells":[0]}},"entries":{"pod-b":{"db":[{"numaAffinity":[0],"type":"memory","size":512}]},"pod-a":{"side":[{"numaAffinity":[0],"type":"memory","size":512}],"app":[{"numaAffinity":[0],"type":"memory","size":512}]}}}`, true},
+		{"memory-repeated-pod", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":0,"free":4096}},"cells":[0]}},"entries":{"pod-a":{"app":[]},"pod-b":{},"pod-a":{"db":[]}}}`, false},
+		{"memory-repeated-pod-entry", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":0,"free":4096}},"cells":[0]}},"entries":{},"podEntries":{"pod-a":{"memoryBlocks":[]},"pod-a":{"memoryBlocks":[]}}}`, false},
 		{"memory-repeated-container", KindMemory, `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":0,"free":4096}},"cells":[0]}},"entries":{"pod-a":{"app":[],"app":[]}}}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
