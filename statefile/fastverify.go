@@ -1485,8 +1485,42 @@ func unescapeRun(b, d []byte, i, n int, h uint32) (int, int, uint32) {
 		n++
 		i += 2
 		h = (h ^ uint32(c)) * fnvPrime32
+		if c == '"' && i < len(b) && (b[i] == 'n' || b[i] == 't') {
+			i, n, h = dataLit(b, d, i, n, h)
+		}
 	}
 	return i, n, h
+}
+
+// dataLitJump is a run of a data section that follows an escaped quote in
+// every memory block the kubelet writes: esc as it stands in the file, its
+// unescaped text and hash in j.
+type dataLitJump struct {
+	esc string
+	j   *fnvJump
+}
+
+var dataLits = sync.OnceValue(func() *[2]dataLitJump {
+	return &[2]dataLitJump{
+		{`numaAffinity\":[`, newFNVJump(`numaAffinity":[`)},
+		{`type\":\"memory\",\"size\":`, newFNVJump(`type":"memory","size":`)},
+	}
+})
+
+// dataLit copies and hashes the run of dataLits at b[i:] in one step, if
+// there is one (unescaped it is shorter, so it fits where b[i:] would).
+//
+//go:noinline
+func dataLit(b, d []byte, i, n int, h uint32) (int, int, uint32) {
+	l := &dataLits()[0]
+	if b[i] == 't' {
+		l = &dataLits()[1]
+	}
+	if !hasLit(b, i, l.esc) || len(d)-n < len(l.j.lit) {
+		return i, n, h
+	}
+	n += copy(d[n:], l.j.lit)
+	return i + len(l.esc), n, h*l.j.mul + l.j.add[h&0xff]
 }
 
 // unicodeEscape decodes the \uXXXX escape (or surrogate pair) at b[i],

@@ -28,7 +28,8 @@ func FuzzValidJSON(f *testing.F) {
 
 // FuzzUnquote holds the data-section unescaping to encoding/json's.
 func FuzzUnquote(f *testing.F) {
-	for _, s := range []string{`"abc"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\ud800\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe\"", `"\n\t\/\\\""`, "\"\xed\xa0\x80\""} {
+	for _, s := range []string{`"abc"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\ud800\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe\"", `"\n\t\/\\\""`, "\"\xed\xa0\x80\"",
+		`"{\"numaAffinity\":[0,1],\"type\":\"memory\",\"size\":1024}"`, `"\"numaAffinity\":"`, `"\"numaAffinity\":["`, `"\"type\":\"memory\",\"size\":"`, `"\"type\":\"memory\",\"size\""`, `"\"type\":\"memory\",\"size\":\u0030"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
