@@ -401,29 +401,33 @@ func (b *builder) memBlockCompact(blk *Block) bool {
 
 // memEntries reads pod → container → blocks into m, and lists them in Go
 // string order as memEntryList does.
-func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, bool) {
+//
+// The map is made here, sized for a pod per four blocks (a file whose pods
+// hold fewer grows it a few times instead of once per doubling from 8).
+func (b *builder) memEntries() (map[string]map[string][]Block, []memPodBlocks, bool) {
 	s := &b.s
 	if !s.objOpen() {
-		return nil, false
+		return nil, nil, false
 	}
+	m := make(map[string]map[string][]Block, cap(b.blocks)/4)
 	pods := make([]memPodBlocks, 0, cap(b.blocks)/4+1)
 	sorted := true
 	for first := true; ; first = false {
 		k, done, ok := b.key(first)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		if done {
 			break
 		}
 		cs, conts, ok := b.memContainers()
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		n := len(m)
 		m[k] = cs
 		if len(m) == n {
-			return nil, false // a repeated pod
+			return nil, nil, false // a repeated pod
 		}
 		if n := len(pods); n > 0 && pods[n-1].pod >= k {
 			sorted = false
@@ -433,7 +437,7 @@ func (b *builder) memEntries(m map[string]map[string][]Block) ([]memPodBlocks, b
 	if !sorted {
 		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
 	}
-	return pods, true
+	return m, pods, true
 }
 
 // memContainers reads one pod's container → blocks, and lists them in Go
@@ -500,7 +504,7 @@ func (b *builder) memoryData() (MemoryState, bool) {
 		case 1:
 			ok = b.machineState(st.MachineState)
 		case 2:
-			b.entries, ok = b.memEntries(st.Entries)
+			st.Entries, b.entries, ok = b.memEntries()
 		default:
 			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		}
@@ -813,7 +817,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
-			b.entries, ok = b.memEntries(st.Entries)
+			st.Entries, b.entries, ok = b.memEntries()
 		case 3:
 			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		default:
