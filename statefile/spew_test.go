@@ -215,6 +215,10 @@ func (g gen) blocks() ([]Block, []state.Block) {
 	var b []state.Block
 	for i := g.n(3); i > 0; i-- {
 		aff, typ, size := g.ints(), g.str(), g.u64()
+		if k := g.r.Intn(6); k < 4 {
+			// the names the printer hashes in one step, and one it does not
+			typ = [...]string{"memory", "hugepages-1Gi", "hugepages-2Mi", "hugepages-64Ki"}[k]
+		}
 		a = append(a, Block{NUMAAffinity: aff, Type: typ, Size: size})
 		b = append(b, state.Block{NUMAAffinity: aff, Type: v1.ResourceName(typ), Size: size})
 	}
