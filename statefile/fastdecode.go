@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -27,7 +28,10 @@ func (p *preread) dataHas(j int) bool { return p.copies[j][1] > p.copies[j][0] }
 //
 // With detect, the file must also be one that Decode's detection takes for
 // kind: it has the member (defaultCpuSet, machineState) detection looks for.
-func fastScan(data []byte, kind Kind, detect bool) (*fastCapture, bool) {
+//
+// inner, when set, reads the data section as it is unescaped (see
+// readDataFirst).
+func fastScan(data []byte, kind Kind, detect bool, inner innerReader) (*fastCapture, bool) {
 	k := -1
 	if bytes.Contains(data[max(0, len(data)-64):], []byte(`"dataChecksum":`)) {
 		k = bytes.Index(data, dataKey)
@@ -36,7 +40,7 @@ func fastScan(data []byte, kind Kind, detect bool) (*fastCapture, bool) {
 		return nil, false
 	}
 	c := &fastCapture{}
-	c.pre, c.buf = readDataFirst(data, kind, k, nil)
+	c.pre, c.buf = readDataFirst(data, kind, k, nil, inner)
 	if c.pre == nil {
 		return nil, false
 	}
@@ -75,6 +79,8 @@ type builder struct {
 	conts     []memContainer
 	// entries lists the memory entries read (memEntries)
 	entries []memPodBlocks
+	// textAt is where the contents of the string text last read lie
+	textAt [2]int
 }
 
 // newBuilder reads buf. owned says buf is Decode's own copy (the
@@ -91,12 +97,17 @@ func newBuilder(buf []byte, owned bool) *builder {
 // newMemBuilder is a builder with its arenas sized for a memory file.
 func newMemBuilder(buf []byte, owned bool) *builder {
 	b := newBuilder(buf, owned)
+	b.sizeMem(buf)
+	return b
+}
+
+// sizeMem sizes the arenas for the memory file (or data section) raw.
+func (b *builder) sizeMem(raw []byte) {
 	// every block names "numaAffinity", and few other bytes of a memory
 	// file are a capital A: counting that one byte is far quicker than
 	// counting the name
-	n := bytes.Count(buf, []byte{'A'})
+	n := bytes.Count(raw, []byte{'A'})
 	b.ints, b.blocks = make([]int, 0, n+64), make([]Block, 0, n+1)
-	return b
 }
 
 // key reads a map key or field name without escapes (and valid UTF-8:
@@ -117,6 +128,7 @@ func (b *builder) text() (string, bool) {
 		return "", false
 	}
 	t := b.str[st:en]
+	b.textAt = [2]int{st, en}
 	return t, isASCII(b.s.b[st:en]) || utf8.ValidString(t)
 }
 
@@ -307,6 +319,7 @@ func (b *builder) memBlocks() ([]Block, bool) {
 	}
 	lo := len(b.blocks)
 	for first := true; ; first = false {
+		s.refill() // read over a feed, a block is within its window
 		done, ok := s.arrNext(first)
 		if !ok {
 			return nil, false
@@ -493,14 +506,17 @@ func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 }
 
 // memoryData reads the data section of a memory v3 file into the state
-// encoding/json builds from it.
-func (b *builder) memoryData() (MemoryState, bool) {
+// encoding/json builds from it, noting in p what innerSpans notes.
+func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
+	b.s.refill() // over a feed, the scan starts with nothing read
 	ok := b.object(memDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
+		start := b.s.i
 		switch i {
 		case 0:
 			st.PolicyName, ok = b.memPolicy()
+			p.policyStart, p.policyEnd = b.textAt[0], b.textAt[1]
 		case 1:
 			ok = b.machineState(st.MachineState)
 		case 2:
@@ -508,20 +524,37 @@ func (b *builder) memoryData() (MemoryState, bool) {
 		default:
 			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
 		}
+		if ok && (i == 1 || i == 2) {
+			p.copies[i] = [2]int{start, b.s.i}
+		}
 		return ok
 	})
+	if s := &b.s; s.feed != nil && !s.final {
+		s.b, s.final = s.feed.upTo(math.MaxInt)
+	}
 	return st, ok && b.s.atEnd()
+}
+
+// memStateReader reads the state of a memory v3 file's data section into
+// *st as the section is unescaped, on the scan that notes what the outer
+// copy must repeat; *b is the builder that read it (its strings are cut
+// from the section's buffer).
+func memStateReader(data []byte, b **builder, st *MemoryState) innerReader {
+	return func(s *fastScanner, p *preread) bool {
+		*b = &builder{s: *s, str: unsafeString(s.b[:cap(s.b)])}
+		(*b).sizeMem(data[p.start:])
+		var ok bool
+		*st, ok = (*b).memoryData(p)
+		return ok
+	}
 }
 
 // fastRestoreMemory is restoreMemory for a memory v3 file the fast scan
 // reads; false sends Decode down the exact path.
 func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
-	c, ok := fastScan(data, KindMemory, detect)
-	if !ok {
-		return memRestore{}, false
-	}
-	b := newMemBuilder(c.buf, true)
-	st, ok := b.memoryData()
+	var b *builder
+	var st MemoryState
+	c, ok := fastScan(data, KindMemory, detect, memStateReader(data, &b, &st))
 	if !ok {
 		return memRestore{}, false
 	}
@@ -709,7 +742,7 @@ func (b *builder) cpuData() (cpuCheckpointData, bool) {
 // fastRestoreCPU is restoreCPU for a cpu v4 file the fast scan reads;
 // false sends Decode down the exact path.
 func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
-	c, ok := fastScan(data, KindCPU, detect)
+	c, ok := fastScan(data, KindCPU, detect, nil)
 	if !ok {
 		return cpuRestore{}, false
 	}

@@ -824,10 +824,17 @@ var dataKey = []byte(`"data":"`)
 // checked for the same Go types (a JSON object or string is a complete
 // value wherever it stands). k is the index of the first `"data":"`; the
 // scan of the file confirms that the member is there.
-func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte) {
+//
+// inner reads the section and notes the spans of its policy name and of
+// the members the outer copy repeats in p; nil is innerSpans, the scan
+// Verify needs (Decode reads the state there instead of scanning twice).
+func readDataFirst(data []byte, kind Kind, k int, buf []byte, inner innerReader) (*preread, []byte) {
+	if inner == nil {
+		inner = spansReader(kind)
+	}
 	if start := k + len(`"data":`); len(data)-start >= feedMin && runtime.GOMAXPROCS(0) > 1 {
 		var p *preread
-		if p, buf = readDataAlongside(data, kind, start, buf); p != nil {
+		if p, buf = readDataAlongside(data, start, buf, inner); p != nil {
 			return p, buf
 		}
 		// the section cannot be read that way: read it here
@@ -839,10 +846,25 @@ func readDataFirst(data []byte, kind Kind, k int, buf []byte) (*preread, []byte)
 	}
 	p := &preread{start: k + len(`"data":`), end: ds.i, sum: sum, buf: buf}
 	in := fastScanner{b: buf}
-	if p.policyStart, p.policyEnd, ok = in.innerSpans(kind, &p.copies); !ok {
+	if !inner(&in, p) {
 		return nil, buf
 	}
 	return p, buf
+}
+
+// innerReader reads a data section on s (over a feed, or the whole
+// section) and notes in p where its policy name and the members the
+// outer copy repeats lie (see innerSpans); false sends the file down the
+// exact path.
+type innerReader func(s *fastScanner, p *preread) bool
+
+// spansReader is the innerReader that only scans (innerSpans).
+func spansReader(kind Kind) innerReader {
+	return func(s *fastScanner, p *preread) bool {
+		var ok bool
+		p.policyStart, p.policyEnd, ok = s.innerSpans(kind, &p.copies)
+		return ok
+	}
 }
 
 // Reading a large data section alongside its scan: feedChunk is how much of
@@ -914,7 +936,7 @@ func (f *dataFeed) upTo(need int) ([]byte, bool) {
 // readDataAlongside is readDataFirst with the section unescaped and hashed
 // on a second goroutine while this one scans it. It returns nil when that
 // fails for any reason, and readDataFirst then reads the section itself.
-func readDataAlongside(data []byte, kind Kind, start int, buf []byte) (*preread, []byte) {
+func readDataAlongside(data []byte, start int, buf []byte, inner innerReader) (*preread, []byte) {
 	if cap(buf) < len(data)-start {
 		buf = make([]byte, 0, len(data)-start)
 	}
@@ -933,8 +955,7 @@ func readDataAlongside(data []byte, kind Kind, start int, buf []byte) (*preread,
 	}()
 	in := fastScanner{b: f.buf[:0], feed: f}
 	p := &preread{start: start}
-	var ok bool
-	p.policyStart, p.policyEnd, ok = in.innerSpans(kind, &p.copies)
+	ok := inner(&in, p)
 	<-f.done
 	if !ok || !f.ok {
 		return nil, buf
@@ -1117,7 +1138,7 @@ func verifyFastAt(data []byte, opts Options, k int) (*Verdict, bool) {
 	defer func() { unquotePool.Put(bufp) }()
 	c := fastCapture{buf: *bufp}
 	if k >= 0 {
-		c.pre, c.buf = readDataFirst(data, opts.Kind, k, c.buf)
+		c.pre, c.buf = readDataFirst(data, opts.Kind, k, c.buf, nil)
 	}
 	s := fastScanner{b: data}
 	ok := s.outer(opts.Kind, &c)
@@ -1500,21 +1521,21 @@ type dataLitJump struct {
 	j   *fnvJump
 }
 
-var dataLits = sync.OnceValue(func() *[2]dataLitJump {
-	return &[2]dataLitJump{
-		{`numaAffinity\":[`, newFNVJump(`numaAffinity":[`)},
-		{`type\":\"memory\",\"size\":`, newFNVJump(`type":"memory","size":`)},
-	}
-})
+// dataLits is built when the package loads (9,472 hash steps), so that the
+// unescape loop reads it without a check.
+var dataLits = [2]dataLitJump{
+	{`numaAffinity\":[`, newFNVJump(`numaAffinity":[`)},
+	{`type\":\"memory\",\"size\":`, newFNVJump(`type":"memory","size":`)},
+}
 
 // dataLit copies and hashes the run of dataLits at b[i:] in one step, if
 // there is one (unescaped it is shorter, so it fits where b[i:] would).
 //
 //go:noinline
 func dataLit(b, d []byte, i, n int, h uint32) (int, int, uint32) {
-	l := &dataLits()[0]
+	l := &dataLits[0]
 	if b[i] == 't' {
-		l = &dataLits()[1]
+		l = &dataLits[1]
 	}
 	if !hasLit(b, i, l.esc) || len(d)-n < len(l.j.lit) {
 		return i, n, h

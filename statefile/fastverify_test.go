@@ -310,7 +310,7 @@ func TestVerifyAlongside(t *testing.T) {
 			require.GreaterOrEqual(t, len(c.data), feedMin, "too small to be read alongside")
 			k := bytes.Index(c.data, dataKey)
 			// the second result is the reader's buffer, for reuse; no error
-			p, _ := readDataAlongside(c.data, c.kind, k+len(`"data":`), nil)
+			p, _ := readDataAlongside(c.data, k+len(`"data":`), nil, spansReader(c.kind))
 			if c.alongside != "either" {
 				require.Equal(t, c.alongside == "yes", p != nil, "read alongside (want %s)", c.alongside)
 			}
