@@ -699,6 +699,17 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 		f.problem(SeverityError, path, "the kubelet will not start after a restart with this file (\"Invalid state, please drain node and remove policy state file\"): drain the node and delete memory_manager_state before restarting the kubelet",
 			"[memorymanager] the expected machine state is different from the real one: "+format, args...)
 	}
+	// the blocks name a few nodes and types over and over: nodes 0-63 are
+	// looked up in an array, and the last table found is tried first
+	var byID [64]*NUMANodeState
+	for id, e := range expected {
+		if id >= 0 && id < len(byID) {
+			byID[id] = e
+		}
+	}
+	var lastNS *NUMANodeState
+	var lastType string
+	var lastT *MemoryTable
 	for _, pd := range entries {
 		pod := pd.pod
 		for _, ct := range pd.conts {
@@ -706,7 +717,14 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 			for bi, b := range ct.blocks {
 				size := b.Size
 				for _, nid := range b.NUMAAffinity {
-					ns, ok := expected[nid]
+					var ns *NUMANodeState
+					ok := false
+					if nid >= 0 && nid < len(byID) {
+						ns = byID[nid]
+						ok = ns != nil
+					} else {
+						ns, ok = expected[nid]
+					}
 					if !ok {
 						f.problem(SeverityError, base+pointer("entries", pod, c, strconv.Itoa(bi), "numaAffinity"),
 							"drain the node and delete memory_manager_state before restarting the kubelet",
@@ -715,7 +733,11 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 					}
 					ns.NumberOfAssignments++
 					ns.Cells = b.NUMAAffinity
-					t, ok := ns.MemoryMap[b.Type]
+					t := lastT
+					if ns != lastNS || b.Type != lastType {
+						t, ok = ns.MemoryMap[b.Type]
+						lastNS, lastType, lastT = ns, b.Type, t
+					}
 					if !ok {
 						f.problem(SeverityError, base+pointer("entries", pod, c, strconv.Itoa(bi), "type"),
 							"drain the node and delete memory_manager_state before restarting the kubelet",
