@@ -375,6 +375,9 @@ type cpuRestore struct {
 	outerPolicy, outerDefault string
 	outerRead                 bool
 	hint                      *schemaHint // from the fast path
+	// done, when set, gives back what the fast path lent (its hint reads
+	// it until then)
+	done func()
 }
 
 func newCPUV4() *cpuCheckpointV4 {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"strconv"
 	"unicode/utf8"
 )
@@ -31,7 +32,8 @@ func (p *preread) dataHas(j int) bool { return p.copies[j][1] > p.copies[j][0] }
 //
 // inner, when set, reads the data section as it is unescaped (see
 // readDataFirst).
-func fastScan(data []byte, kind Kind, detect bool, inner innerReader) (*fastCapture, bool) {
+// buf is room for the unescaped section (it grows when short).
+func fastScan(data []byte, kind Kind, detect bool, buf []byte, inner innerReader) (*fastCapture, bool) {
 	k := -1
 	if bytes.Contains(data[max(0, len(data)-64):], []byte(`"dataChecksum":`)) {
 		k = bytes.Index(data, dataKey)
@@ -40,7 +42,7 @@ func fastScan(data []byte, kind Kind, detect bool, inner innerReader) (*fastCapt
 		return nil, false
 	}
 	c := &fastCapture{}
-	c.pre, c.buf = readDataFirst(data, kind, k, nil, inner)
+	c.pre, c.buf = readDataFirst(data, kind, k, buf, inner)
 	if c.pre == nil {
 		return nil, false
 	}
@@ -61,8 +63,36 @@ func fastScan(data []byte, kind Kind, detect bool, inner innerReader) (*fastCapt
 	return c, true
 }
 
-// builder reads typed values out of a data section that the scan has
-// checked: b is the section, str one string copy of it.
+// sectionPool holds the buffers data sections are unescaped into. A File
+// keeps nothing that points into one (the builder copies the strings it
+// reads; TestDecodeKeepsNothingOfItsBuffers), so once Decode is done with
+// it the next Decode reuses it instead of allocating and clearing as
+// much again.
+var sectionPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledSection bounds what the pool keeps.
+const maxPooledSection = 16 << 20
+
+// section is a pooled buffer lent to one Decode.
+type section struct{ p *[]byte }
+
+func lendSection() section { return section{sectionPool.Get().(*[]byte)} }
+
+// buf is the room lent.
+func (s section) buf() []byte { return *s.p }
+
+// giveBack returns the buffer, as grown to buf, to the pool; nothing may
+// read buf afterwards.
+func (s section) giveBack(buf []byte) {
+	if s.p == nil || cap(buf) > maxPooledSection {
+		return
+	}
+	*s.p = buf[:0]
+	sectionPool.Put(s.p)
+}
+
+// builder reads typed values out of a data section (or a whole file of
+// the spew era): s scans it, and the strings read are copied into arena.
 type builder struct {
 	s fastScanner
 	// offSchema is set when a value read may break the published schema
@@ -70,8 +100,13 @@ type builder struct {
 	// outside the schema's enum, pattern or bounds): only a file read with
 	// offSchema false skips the schema walk (see schemaClean)
 	offSchema bool
-	str       string
-	ints      []int
+	// arena holds the strings read (see cut); a new one of chunk bytes
+	// is started when it is full
+	arena  []byte
+	chunk  int
+	recent [4]string
+	next   int
+	ints   []int
 	blocks    []Block
 	nodes     []NUMANodeState
 	tables    []MemoryTable
@@ -83,22 +118,47 @@ type builder struct {
 	textAt [2]int
 }
 
-// newBuilder reads buf. owned says buf is Decode's own copy (the
-// unescaped data section), which nothing writes to once read: the strings
-// are then cut from it without a copy. The caller's input is copied once.
-func newBuilder(buf []byte, owned bool) *builder {
-	str := unsafeString(buf)
-	if !owned {
-		str = string(buf)
-	}
-	return &builder{s: fastScanner{b: buf}, str: str}
+// newBuilder reads buf, of size bytes in all (a feed hands it over in
+// parts).
+func newBuilder(s fastScanner, size int) *builder {
+	// names, ids and cpusets are some of a file: an eighth of it per
+	// chunk takes one or two
+	return &builder{s: s, chunk: min(max(size/8, 1<<10), 256<<10)}
 }
 
 // newMemBuilder is a builder with its arenas sized for a memory file.
-func newMemBuilder(buf []byte, owned bool) *builder {
-	b := newBuilder(buf, owned)
+func newMemBuilder(buf []byte) *builder {
+	b := newBuilder(fastScanner{b: buf}, len(buf))
 	b.sizeMem(buf)
 	return b
+}
+
+// cut returns b.s.b[st:en] as a string of the builder's own: the File
+// keeps no reference to the bytes it was read from (the caller's input, or
+// a data section's unescaped copy, which Decode reuses). Short strings
+// read again soon after (container names, resource types, the cpusets of
+// a pod's containers and their baselines) are kept once.
+func (b *builder) cut(st, en int) string {
+	v := b.s.b[st:en]
+	short := len(v) <= 24
+	if short {
+		for _, r := range b.recent {
+			if r == string(v) {
+				return r
+			}
+		}
+	}
+	if cap(b.arena)-len(b.arena) < len(v) {
+		b.arena = make([]byte, 0, max(len(v), b.chunk))
+	}
+	n := len(b.arena)
+	b.arena = append(b.arena, v...)
+	t := unsafeString(b.arena[n:len(b.arena):len(b.arena)])
+	if short {
+		b.recent[b.next%len(b.recent)] = t
+		b.next++
+	}
+	return t
 }
 
 // sizeMem sizes the arenas for the memory file (or data section) raw.
@@ -117,8 +177,10 @@ func (b *builder) key(first bool) (k string, done, ok bool) {
 	if !ok || done {
 		return "", done, ok
 	}
-	k = b.str[ks:ke]
-	return k, false, isASCII(b.s.b[ks:ke]) || utf8.ValidString(k)
+	if !isASCII(b.s.b[ks:ke]) && !utf8.Valid(b.s.b[ks:ke]) {
+		return "", false, false
+	}
+	return b.cut(ks, ke), false, true
 }
 
 // text reads a string value without escapes, in valid UTF-8.
@@ -127,9 +189,11 @@ func (b *builder) text() (string, bool) {
 	if !ok || esc {
 		return "", false
 	}
-	t := b.str[st:en]
 	b.textAt = [2]int{st, en}
-	return t, isASCII(b.s.b[st:en]) || utf8.ValidString(t)
+	if !isASCII(b.s.b[st:en]) && !utf8.Valid(b.s.b[st:en]) {
+		return "", false
+	}
+	return b.cut(st, en), true
 }
 
 func (b *builder) intList() ([]int, bool) {
@@ -399,7 +463,7 @@ func (b *builder) memBlockCompact(blk *Block) bool {
 	}
 	s.i = i + 1
 	blk.NUMAAffinity = b.ints[lo:len(b.ints):len(b.ints)]
-	blk.Type = b.str[ts:te]
+	blk.Type = b.cut(ts, te)
 	blk.Size = sz
 	if len(blk.NUMAAffinity) == 0 || !matchMemoryResource(blk.Type) {
 		b.offSchema = true
@@ -541,7 +605,7 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 // from the section's buffer).
 func memStateReader(data []byte, b **builder, st *MemoryState) innerReader {
 	return func(s *fastScanner, p *preread) bool {
-		*b = &builder{s: *s, str: unsafeString(s.b[:cap(s.b)])}
+		*b = newBuilder(*s, len(data)-p.start)
 		(*b).sizeMem(data[p.start:])
 		var ok bool
 		*st, ok = (*b).memoryData(p)
@@ -554,8 +618,12 @@ func memStateReader(data []byte, b **builder, st *MemoryState) innerReader {
 func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	var b *builder
 	var st MemoryState
-	c, ok := fastScan(data, KindMemory, detect, memStateReader(data, &b, &st))
+	sec := lendSection()
+	c, ok := fastScan(data, KindMemory, detect, sec.buf(), memStateReader(data, &b, &st))
 	if !ok {
+		if c != nil {
+			sec.giveBack(c.buf)
+		}
 		return memRestore{}, false
 	}
 	o := &c.outer
@@ -589,7 +657,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := memRestore{data: st, format: FormatV3, hint: hint, entries: b.entries}
+	r := memRestore{data: st, format: FormatV3, hint: hint, entries: b.entries, done: func() { sec.giveBack(c.buf) }}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -742,13 +810,18 @@ func (b *builder) cpuData() (cpuCheckpointData, bool) {
 // fastRestoreCPU is restoreCPU for a cpu v4 file the fast scan reads;
 // false sends Decode down the exact path.
 func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
-	c, ok := fastScan(data, KindCPU, detect, nil)
+	sec := lendSection()
+	c, ok := fastScan(data, KindCPU, detect, sec.buf(), nil)
 	if !ok {
+		if c != nil {
+			sec.giveBack(c.buf)
+		}
 		return cpuRestore{}, false
 	}
-	b := newBuilder(c.buf, true)
+	b := newBuilder(fastScanner{b: c.buf}, len(c.buf))
 	d, ok := b.cpuData()
 	if !ok {
+		sec.giveBack(c.buf)
 		return cpuRestore{}, false
 	}
 	o := &c.outer
@@ -775,7 +848,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	for i := range ls {
 		ls[i].Matched = ls[i].Stored == ls[i].Computed
 	}
-	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: hint}
+	r := cpuRestore{data: d, format: FormatV4, outerPolicy: policy, outerDefault: d.DefaultCPUSet, outerRead: true, hint: hint, done: func() { sec.giveBack(c.buf) }}
 	r.checksum = ChecksumReport{Stored: c.dataChecksum, Valid: true, Layouts: ls}
 	r.checksum.finish()
 	return r, true
@@ -838,7 +911,7 @@ var (
 
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
-	b := newMemBuilder(data, false)
+	b := newMemBuilder(data)
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasMachine, hasPods bool
@@ -920,7 +993,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 // fastRestoreCPUSpew is restoreCPU for a cpu v2 file (entries of pods, no
 // podEntries).
 func fastRestoreCPUSpew(data []byte, detect bool) (cpuRestore, bool) {
-	b := newBuilder(data, false)
+	b := newBuilder(fastScanner{b: data}, len(data))
 	var policy, def string
 	var entries []cpuPodSets
 	var checksum uint64

@@ -214,3 +214,47 @@ func TestFastDecodeOverFeed(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeKeepsNothingOfItsBuffers decodes every kubelet file of
+// testdata and the large benchmark files, keeps each File, overwrites the
+// bytes it was decoded from and decodes the other files (which reuse the
+// buffers Decode lends out), and then requires every kept File to be what
+// a fresh Decode of its bytes gives: no string, slice or problem of a File
+// points into the caller's input or into a buffer Decode reuses.
+func TestDecodeKeepsNothingOfItsBuffers(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("testdata", "kubelet", "*", "*.json"))
+	require.NoError(t, err)
+	inputs := map[string][]byte{
+		"bench memory v3": benchMemoryFile(t, FormatV3), "bench memory v1": benchMemoryFile(t, FormatV1),
+		"bench cpu v4": benchCPUFile(t, FormatV4), "bench cpu v2": benchCPUFile(t, FormatV2),
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		inputs[name] = data
+	}
+	type kept struct {
+		data []byte
+		file *File
+	}
+	var all []kept
+	for _, data := range inputs {
+		mine := bytes.Clone(data)
+		f, err := Decode(mine, Options{Name: "f"})
+		if err != nil {
+			continue
+		}
+		for i := range mine {
+			mine[i] = 'x'
+		}
+		all = append(all, kept{data, f})
+	}
+	require.Greater(t, len(all), 100, "files decoded")
+	for _, k := range all {
+		want, err := Decode(bytes.Clone(k.data), Options{Name: "f"})
+		require.NoError(t, err)
+		if diff := cmp.Diff(want, k.file, sameSets); diff != "" {
+			t.Fatalf("a kept File changed after its input was overwritten and other files were decoded (-fresh +kept):\n%s", diff)
+		}
+	}
+}

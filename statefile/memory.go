@@ -334,6 +334,9 @@ type memRestore struct {
 	// entries lists data.Entries in order (memEntryList), when the fast
 	// path read them so
 	entries []memPodBlocks
+	// done, when set, gives back what the fast path lent (its hint reads
+	// it until then)
+	done func()
 }
 
 // restoreMemory follows loadAndMigrateCheckpointV3 → V2 → V1 of kubelet v1.37.2.

@@ -212,6 +212,15 @@ func decode(data []byte, opts Options, fast bool) (f *File, err error) {
 	var fastMem *memRestore
 	if fast {
 		fastCPU, fastMem = fastRestore(data, kind)
+		// the schema walk at the end reads the fast path's buffer
+		defer func() {
+			switch {
+			case fastCPU != nil && fastCPU.done != nil:
+				fastCPU.done()
+			case fastMem != nil && fastMem.done != nil:
+				fastMem.done()
+			}
+		}()
 	}
 	switch {
 	case fastCPU != nil:

@@ -8,7 +8,7 @@ import (
 )
 
 // unsafeString views b as a string without copying; the caller must not
-// keep it, unless nothing writes to b again (newBuilder's owned buffers).
+// keep it, unless nothing writes to b again (the builder's string arena).
 func unsafeString(b []byte) string {
 	if len(b) == 0 {
 		return ""
