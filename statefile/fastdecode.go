@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -107,11 +107,11 @@ type builder struct {
 	recent [4]string
 	next   int
 	ints   []int
-	blocks    []Block
-	nodes     []NUMANodeState
-	tables    []MemoryTable
-	named     []cpuNamed
-	conts     []memContainer
+	blocks []Block
+	nodes  []NUMANodeState
+	tables []MemoryTable
+	named  []cpuNamed
+	conts  []memContainer
 	// entries lists the memory entries read (memEntries)
 	entries []memPodBlocks
 	// textAt is where the contents of the string text last read lie
