@@ -133,6 +133,20 @@ func newMemBuilder(buf []byte) *builder {
 	return b
 }
 
+// resource is cut for a block's type: the names kubelets write are
+// constants.
+func (b *builder) resource(st, en int) string {
+	switch v := b.s.b[st:en]; string(v) {
+	case "memory":
+		return "memory"
+	case "hugepages-1Gi":
+		return "hugepages-1Gi"
+	case "hugepages-2Mi":
+		return "hugepages-2Mi"
+	}
+	return b.cut(st, en)
+}
+
 // cut returns b.s.b[st:en] as a string of the builder's own: the File
 // keeps no reference to the bytes it was read from (the caller's input, or
 // a data section's unescaped copy, which Decode reuses). Short strings
@@ -463,7 +477,7 @@ func (b *builder) memBlockCompact(blk *Block) bool {
 	}
 	s.i = i + 1
 	blk.NUMAAffinity = b.ints[lo:len(b.ints):len(b.ints)]
-	blk.Type = b.cut(ts, te)
+	blk.Type = b.resource(ts, te)
 	blk.Size = sz
 	if len(blk.NUMAAffinity) == 0 || !matchMemoryResource(blk.Type) {
 		b.offSchema = true
