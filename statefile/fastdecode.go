@@ -531,6 +531,10 @@ func (b *builder) memEntries() (map[string]map[string][]Block, []memPodBlocks, b
 	return m, pods, true
 }
 
+// contsChunk is how many containers the builder's list of them takes at a
+// time (the count of blocks overstates them where containers have several).
+const contsChunk = 2048
+
 // memContainers reads one pod's container → blocks, and lists them in Go
 // string order, cut from the builder's arena.
 func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
@@ -539,7 +543,7 @@ func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
 		return nil, nil, false
 	}
 	if b.conts == nil {
-		b.conts = make([]memContainer, 0, cap(b.blocks)+8)
+		b.conts = make([]memContainer, 0, min(cap(b.blocks)+8, contsChunk))
 	}
 	m := make(map[string][]Block, 4)
 	lo := len(b.conts)
@@ -563,6 +567,12 @@ func (b *builder) memContainers() (map[string][]Block, []memContainer, bool) {
 		}
 		if n := len(b.conts); n > lo && b.conts[n-1].name >= k {
 			sorted = false
+		}
+		if len(b.conts) == cap(b.conts) {
+			// a new chunk, with this pod's containers so far: each
+			// pod's list stays in one piece
+			c := make([]memContainer, 0, max(contsChunk, 2*(len(b.conts)-lo)))
+			b.conts, lo = append(c, b.conts[lo:]...), 0
 		}
 		b.conts = append(b.conts, memContainer{k, bs})
 	}

@@ -258,3 +258,17 @@ func TestDecodeKeepsNothingOfItsBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestFastDecodeLargeFiles holds the fast path to the exact path on the
+// benchmark files (2,500 pods of 4 containers; 1,000 pods of 2), whose
+// lists fill several of the builder's chunks.
+func TestFastDecodeLargeFiles(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"memory v1": benchMemoryFile(t, FormatV1), "memory v2": benchMemoryFile(t, FormatV2), "memory v3": benchMemoryFile(t, FormatV3),
+		"cpu v2": benchCPUFile(t, FormatV2), "cpu v4": benchCPUFile(t, FormatV4),
+	} {
+		diff, fast := fastDiff(t, data, Options{Name: "f"})
+		assert.Empty(t, diff, "%s: exact (-) and fast (+)", name)
+		assert.True(t, fast, "%s: the fast path reads it", name)
+	}
+}
