@@ -31,12 +31,12 @@ func (p *preread) dataHas(j int) bool { return p.copies[j][1] > p.copies[j][0] }
 // kind: it has the member (defaultCpuSet, machineState) detection looks for.
 //
 // inner, when set, reads the data section as it is unescaped (see
-// readDataFirst).
-// buf is room for the unescaped section (it grows when short).
+// readDataFirst); buf is room for the unescaped section (it grows when
+// short).
 func fastScan(data []byte, kind Kind, detect bool, buf []byte, inner innerReader) (*fastCapture, bool) {
 	k := -1
 	if bytes.Contains(data[max(0, len(data)-64):], []byte(`"dataChecksum":`)) {
-		k = bytes.Index(data, dataKey)
+		k = findData(data)
 	}
 	if k < 0 {
 		return nil, false
@@ -89,6 +89,20 @@ func (s section) giveBack(buf []byte) {
 	}
 	*s.p = buf[:0]
 	sectionPool.Put(s.p)
+}
+
+// findData returns where the data member of a file starts: the kubelet
+// writes the outer copy without escapes and the data section as "{\"...,
+// so the first backslash is found far quicker than a pattern that starts
+// with a quote, of which JSON is full. Anything else takes the first
+// `"data":"`. Either way it is a guess: the scan reads the member where it
+// is, and uses what readDataFirst read only if it read from there.
+func findData(data []byte) int {
+	const head = `"data":"{`
+	if i := bytes.IndexByte(data, '\\'); i >= len(head) && string(data[i-len(head):i]) == head {
+		return i - len(head)
+	}
+	return bytes.Index(data, dataKey)
 }
 
 // builder reads typed values out of a data section (or a whole file of

@@ -272,3 +272,33 @@ func TestFastDecodeLargeFiles(t *testing.T) {
 		assert.True(t, fast, "%s: the fast path reads it", name)
 	}
 }
+
+// TestFindDataDecoys holds Decode to the exact path when what findData
+// takes for the data member is something else: a member named data in the
+// outer copy (before the real one, or the first backslash of the file
+// after `"data":"{`), and a backslash in the outer copy before the data
+// section.
+func TestFindDataDecoys(t *testing.T) {
+	section := `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":1,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":512,"free":3584}},"cells":[0]}},"entries":{"pod-a":{"app":[{"numaAffinity":[0],"type":"memory","size":512}]}}}`
+	for _, c := range []struct {
+		name  string
+		outer func(string) string
+	}{
+		{"as written", nil},
+		{"decoy data member first", func(b string) string { return `"data":"{\"x\":1}",` + b }},
+		{"decoy nested data member", func(b string) string {
+			return strings.Replace(b, `"entries":{`, `"entries":{"pod-z":{"data":"{\"y\"","app":[]},`, 1)
+		}},
+		{"escape in the outer policy", func(b string) string {
+			return strings.Replace(b, `"policyName":"Static"`, `"policyName":"St\u0061tic"`, 1)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := wrapData(t, KindMemory, section, c.outer)
+			for _, opts := range []Options{{Name: "f"}, {Name: "f", Kind: KindMemory}} {
+				diff, _ := fastDiff(t, data, opts)
+				assert.Empty(t, diff, "%+v: exact (-) and fast (+)", opts)
+			}
+		})
+	}
+}

@@ -822,8 +822,8 @@ var dataKey = []byte(`"data":"`)
 // same entries; read in this order, the outer copy's members can be checked
 // by comparing their bytes with the data section's, which the scan already
 // checked for the same Go types (a JSON object or string is a complete
-// value wherever it stands). k is the index of the first `"data":"`; the
-// scan of the file confirms that the member is there.
+// value wherever it stands). k is where findData guessed the data member
+// starts; the scan of the file confirms that the member is there.
 //
 // inner reads the section and notes the spans of its policy name and of
 // the members the outer copy repeats in p; nil is innerSpans, the scan
@@ -1118,7 +1118,7 @@ var unquotePool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retu
 
 // verifyFast answers for cpu v4 and memory v3 files the kubelet accepts.
 func verifyFast(data []byte, opts Options) (*Verdict, bool) {
-	return verifyFastAt(data, opts, bytes.Index(data, dataKey))
+	return verifyFastAt(data, opts, findData(data))
 }
 
 // verifyFastAt is verifyFast for a file whose first `"data":"` is at k
