@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
@@ -145,20 +146,6 @@ func newMemBuilder(buf []byte) *builder {
 	b := newBuilder(fastScanner{b: buf}, len(buf))
 	b.sizeMem(buf)
 	return b
-}
-
-// resource is cut for a block's type: the names kubelets write are
-// constants.
-func (b *builder) resource(st, en int) string {
-	switch v := b.s.b[st:en]; string(v) {
-	case "memory":
-		return "memory"
-	case "hugepages-1Gi":
-		return "hugepages-1Gi"
-	case "hugepages-2Mi":
-		return "hugepages-2Mi"
-	}
-	return b.cut(st, en)
 }
 
 // cut returns b.s.b[st:en] as a string of the builder's own: the File
@@ -452,13 +439,13 @@ func (b *builder) memBlocks() ([]Block, bool) {
 // notes as the general reader. It leaves the scan where it was and
 // returns false on anything else.
 func (b *builder) memBlockCompact(blk *Block) bool {
-	const head, typ, size = `{"numaAffinity":`, `],"type":"`, `","size":`
 	s := &b.s
 	buf, i := s.b, s.i
-	if !hasLit(buf, i, head) || i+len(head) >= len(buf) || buf[i+len(head)] != '[' || s.depth+2 > MaxDepth {
+	// {"numaAffinity":[ compared as two words and a byte
+	if len(buf)-i < 17 || le64(buf[i:]) != blockHead0 || le64(buf[i+8:]) != blockHead1 || buf[i+16] != '[' || s.depth+2 > MaxDepth {
 		return false
 	}
-	i += len(head) + 1
+	i += 17
 	lo := len(b.ints)
 	if i < len(buf) && buf[i] != ']' {
 		for {
@@ -474,26 +461,35 @@ func (b *builder) memBlockCompact(blk *Block) bool {
 			i++
 		}
 	}
-	if !hasLit(buf, i, typ) {
+	// ],"type":" and ","size":
+	if len(buf)-i < 10 || le64(buf[i:]) != blockType0 || buf[i+8] != ':' || buf[i+9] != '"' {
 		b.ints = b.ints[:lo]
 		return false
 	}
-	ts := i + len(typ)
+	ts := i + 10
 	te := skipPlain(buf, ts)
-	if !hasLit(buf, te, size) || !isASCII(buf[ts:te]) && !utf8.Valid(buf[ts:te]) {
+	if len(buf)-te < 9 || le64(buf[te:]) != blockSize0 || buf[te+8] != ':' {
 		b.ints = b.ints[:lo]
 		return false
 	}
-	sz, i, ok := scanUint64(buf, te+len(size))
+	typ, known := knownResource(buf[ts:te])
+	if !known && !isASCII(buf[ts:te]) && !utf8.Valid(buf[ts:te]) {
+		b.ints = b.ints[:lo]
+		return false
+	}
+	sz, i, ok := scanUint64(buf, te+9)
 	if !ok || i >= len(buf) || buf[i] != '}' {
 		b.ints = b.ints[:lo]
 		return false
 	}
 	s.i = i + 1
 	blk.NUMAAffinity = b.ints[lo:len(b.ints):len(b.ints)]
-	blk.Type = b.resource(ts, te)
+	if !known {
+		typ = b.cut(ts, te)
+	}
+	blk.Type = typ
 	blk.Size = sz
-	if len(blk.NUMAAffinity) == 0 || !matchMemoryResource(blk.Type) {
+	if len(blk.NUMAAffinity) == 0 || !known && !matchMemoryResource(typ) {
 		b.offSchema = true
 	}
 	for _, v := range blk.NUMAAffinity {
@@ -502,6 +498,31 @@ func (b *builder) memBlockCompact(blk *Block) bool {
 		}
 	}
 	return true
+}
+
+// The words of a block as the kubelet writes it, {"numaAffinity":[ and
+// ],"type":" and ","size":, for memBlockCompact.
+var (
+	blockHead0 = le64([]byte(`{"numaAf`))
+	blockHead1 = le64([]byte(`finity":`))
+	blockType0 = le64([]byte(`],"type"`))
+	blockSize0 = le64([]byte(`","size"`))
+)
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// knownResource returns the constant for the resource names kubelets write
+// (memory and the x86 huge page sizes), which match the schema's pattern.
+func knownResource(v []byte) (string, bool) {
+	switch string(v) {
+	case "memory":
+		return "memory", true
+	case "hugepages-1Gi":
+		return "hugepages-1Gi", true
+	case "hugepages-2Mi":
+		return "hugepages-2Mi", true
+	}
+	return "", false
 }
 
 // memEntries reads pod → container → blocks into m, and lists them in Go
