@@ -133,8 +133,8 @@ type builder struct {
 	textAt [2]int
 }
 
-// newBuilder reads buf, of size bytes in all (a feed hands it over in
-// parts).
+// newBuilder reads what the scanner s holds, size bytes in all (over a
+// feed they come in parts).
 func newBuilder(s fastScanner, size int) *builder {
 	// names, ids and cpusets are some of a file: an eighth of it per
 	// chunk takes one or two

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -300,5 +301,49 @@ func TestFindDataDecoys(t *testing.T) {
 				assert.Empty(t, diff, "%+v: exact (-) and fast (+)", opts)
 			}
 		})
+	}
+}
+
+// TestDecodeConcurrently decodes the benchmark files and the kubelet files
+// of testdata from several goroutines at once (they share the pool of
+// section buffers and the hash tables) and holds every result to the
+// sequential one.
+func TestDecodeConcurrently(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("testdata", "kubelet", "memory", "*.json"))
+	require.NoError(t, err)
+	inputs := [][]byte{benchMemoryFile(t, FormatV3), benchMemoryFile(t, FormatV2), benchCPUFile(t, FormatV4)}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		inputs = append(inputs, data)
+	}
+	type result struct {
+		File *File
+		Err  string
+	}
+	run := func(data []byte) result {
+		f, err := decode(data, Options{Name: "f"}, true)
+		return result{f, errText(err)}
+	}
+	want := make([]result, len(inputs))
+	for i, data := range inputs {
+		want[i] = run(data)
+	}
+	require.NotNil(t, want[0].File, "the benchmark file decodes: %s", want[0].Err)
+	var wg sync.WaitGroup
+	diffs := make([]string, 4*len(inputs))
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range inputs {
+				j := (i + g) % len(inputs) // each goroutine in another order
+				diffs[g*len(inputs)+j] = cmp.Diff(want[j], run(inputs[j]), sameSets)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, d := range diffs {
+		assert.Empty(t, d, "input %d: sequential (-) and concurrent (+)", i%len(inputs))
 	}
 }
