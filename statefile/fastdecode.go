@@ -119,6 +119,7 @@ type builder struct {
 	// is started when it is full
 	arena  []byte
 	chunk  int
+	size   int // of what s reads, all of it (over a feed, s holds part)
 	recent [4]string
 	next   int
 	ints   []int
@@ -138,7 +139,7 @@ type builder struct {
 func newBuilder(s fastScanner, size int) *builder {
 	// names, ids and cpusets are some of a file: an eighth of it per
 	// chunk takes one or two
-	return &builder{s: s, chunk: min(max(size/8, 1<<10), 256<<10)}
+	return &builder{s: s, size: size, chunk: min(max(size/8, 1<<10), 256<<10)}
 }
 
 // newMemBuilder is a builder with its arenas sized for a memory file.
@@ -652,9 +653,7 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 		}
 		return ok
 	})
-	if s := &b.s; s.feed != nil && !s.final {
-		s.b, s.final = s.feed.upTo(math.MaxInt)
-	}
+	b.readAll()
 	return st, ok && b.s.atEnd()
 }
 
@@ -770,7 +769,7 @@ func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
 	}
 	if b.named == nil {
 		// a kubelet's entry takes some 40 bytes; append grows it past that
-		b.named = make([]cpuNamed, 0, len(b.s.b)/40+8)
+		b.named = make([]cpuNamed, 0, b.size/40+8)
 	}
 	lo := len(b.named)
 	sorted := true
@@ -807,7 +806,7 @@ func (b *builder) cpuPodEntry() (cpuPodEntry, bool) {
 	var e cpuPodEntry
 	ok := b.object(cpuPodEntryFields, 0, func(int) bool {
 		var ok bool
-		e.text, ok = b.cpuset()
+		e.text, ok = b.chargedCPUSet()
 		return ok
 	})
 	e.decoded = true
@@ -845,42 +844,75 @@ func (b *builder) memPolicy() (string, bool) {
 
 // cpuData reads the data section of a cpu v4 file into the struct
 // encoding/json builds from it.
-func (b *builder) cpuData() (cpuCheckpointData, bool) {
+//
+// It notes in p what innerSpans notes (see memoryData), and checks what
+// that scan checks: the cpusets cpuset.Parse must accept (the default set,
+// the entries' and the pod entries'; baselines are any string) and the
+// CPUs they count against MaxFileCPUs.
+func (b *builder) cpuData(p *preread) (cpuCheckpointData, bool) {
 	d := cpuCheckpointData{PodEntries: map[string]cpuPodEntry{}, listed: true}
+	b.s.refill() // over a feed, the scan starts with nothing read
 	ok := b.object(cpuDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
+		start := b.s.i
 		switch i {
 		case 0:
 			d.PolicyName, ok = b.cpuPolicy()
+			p.policyStart, p.policyEnd = b.textAt[0], b.textAt[1]
 		case 1:
-			d.DefaultCPUSet, ok = b.cpuset()
+			d.DefaultCPUSet, ok = b.chargedCPUSet()
 		case 2:
-			d.entryList, ok = b.podSets(b.cpuset)
+			d.entryList, ok = b.podSets(b.chargedCPUSet)
 		case 3:
 			ok = stringMap(b, d.PodEntries, b.cpuPodEntry, nil)
 		default:
 			d.baseList, ok = b.podSets(b.baseline)
 		}
+		if ok && (i == 1 || i == 2) {
+			p.copies[i] = [2]int{start, b.s.i}
+		}
 		return ok
 	})
+	b.readAll()
 	return d, ok && b.s.atEnd()
+}
+
+// chargedCPUSet is cpuset for a set the kubelet parses when it reads the
+// file: it must parse, and its CPUs count against MaxFileCPUs.
+func (b *builder) chargedCPUSet() (string, bool) {
+	t, ok := b.cpuset()
+	return t, ok && b.s.chargeCPUs(b.s.b[b.textAt[0]:b.textAt[1]])
+}
+
+// readAll waits, over a feed, for the whole section, so that the check for
+// its end sees the end.
+func (b *builder) readAll() {
+	if s := &b.s; s.feed != nil && !s.final {
+		s.b, s.final = s.feed.upTo(math.MaxInt)
+	}
+}
+
+// cpuStateReader is memStateReader for a cpu v4 file.
+func cpuStateReader(data []byte, b **builder, d *cpuCheckpointData) innerReader {
+	return func(s *fastScanner, p *preread) bool {
+		*b = newBuilder(*s, len(data)-p.start)
+		var ok bool
+		*d, ok = (*b).cpuData(p)
+		return ok
+	}
 }
 
 // fastRestoreCPU is restoreCPU for a cpu v4 file the fast scan reads;
 // false sends Decode down the exact path.
 func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
+	var b *builder
+	var d cpuCheckpointData
 	sec := lendSection()
-	c, ok := fastScan(data, KindCPU, detect, sec.buf(), nil)
+	c, ok := fastScan(data, KindCPU, detect, sec.buf(), cpuStateReader(data, &b, &d))
 	if !ok {
 		if c != nil {
 			sec.giveBack(c.buf)
 		}
-		return cpuRestore{}, false
-	}
-	b := newBuilder(fastScanner{b: c.buf}, len(c.buf))
-	d, ok := b.cpuData()
-	if !ok {
-		sec.giveBack(c.buf)
 		return cpuRestore{}, false
 	}
 	o := &c.outer

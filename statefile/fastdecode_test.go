@@ -167,47 +167,64 @@ func wrapData(t testing.TB, kind Kind, section string, outer func(string) string
 }
 
 // TestFastDecodeOverFeed holds Decode's fast path, which reads the state of
-// a memory v3 file while a second goroutine unescapes its data section, to
-// the exact path: on the large benchmark file and on every memory file of
-// testdata, with the section handed over in the default chunks and in
-// chunks of a few bytes (so that chunk and window ends fall everywhere;
-// a scan that meets the end of its window gives up rather than misreads).
+// a memory v3 or cpu v4 file while a second goroutine unescapes its data
+// section, to the exact path: on the large benchmark files and on every
+// memory and cpu file of testdata, with the section handed over in the
+// default chunks and in chunks of a few bytes (so that chunk and window
+// ends fall everywhere; a scan that meets the end of its window gives up
+// rather than misreads).
 func TestFastDecodeOverFeed(t *testing.T) {
-	files := map[string][]byte{"bench": benchMemoryFile(t, FormatV3)}
-	names, err := filepath.Glob(filepath.Join("testdata", "kubelet", "memory", "*.json"))
-	require.NoError(t, err)
-	for _, name := range names {
-		data, err := os.ReadFile(name)
+	type input struct {
+		kind Kind
+		data []byte
+	}
+	files := map[string]input{"bench memory": {KindMemory, benchMemoryFile(t, FormatV3)}, "bench cpu": {KindCPU, benchCPUFile(t, FormatV4)}}
+	for _, kind := range []Kind{KindMemory, KindCPU} {
+		names, err := filepath.Glob(filepath.Join("testdata", "kubelet", string(kind), "*.json"))
 		require.NoError(t, err)
-		files[filepath.Base(name)] = data
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			files[filepath.Base(name)] = input{kind, data}
+		}
 	}
 	for _, feed := range []struct {
-		name                   string
-		chunk, window, least   int
-		wantFastOnTheBenchFile bool
+		name                    string
+		chunk, window, least    int
+		wantFastOnTheBenchFiles bool
 	}{
 		{"default", feedChunk, feedWindow, 0, true},
 		{"blocks", 64, 512, 0, true},
 		{"bytes", 5, 11, 0, false},
 	} {
-		for name, data := range files {
+		for name, in := range files {
 			t.Run(feed.name+"/"+name, func(t *testing.T) {
 				chunk, window, least := feedChunk, feedWindow, feedMin
 				defer func() { feedChunk, feedWindow, feedMin = chunk, window, least }()
 				feedChunk, feedWindow, feedMin = feed.chunk, feed.window, feed.least
-				if name == "bench" && feed.wantFastOnTheBenchFile {
+				bench := strings.HasPrefix(name, "bench ")
+				if bench && feed.wantFastOnTheBenchFiles {
 					// the state is read over the feed, not left to the plain reading
 					var b *builder
 					var st MemoryState
-					k := bytes.Index(data, dataKey)
-					p, _ := readDataAlongside(data, k+len(`"data":`), nil, memStateReader(data, &b, &st))
+					var d cpuCheckpointData
+					reader := memStateReader(in.data, &b, &st)
+					if in.kind == KindCPU {
+						reader = cpuStateReader(in.data, &b, &d)
+					}
+					k := bytes.Index(in.data, dataKey)
+					p, _ := readDataAlongside(in.data, k+len(`"data":`), nil, reader)
 					require.NotNil(t, p, "the state is read alongside the unescaping")
-					assert.Len(t, st.Entries, 2500, "pods read alongside")
+					if in.kind == KindCPU {
+						assert.Len(t, d.entryList, 1000, "pods read alongside")
+					} else {
+						assert.Len(t, st.Entries, 2500, "pods read alongside")
+					}
 				}
-				for _, opts := range []Options{{Name: "f"}, {Name: "f", Kind: KindMemory}} {
-					diff, fast := fastDiff(t, data, opts)
+				for _, opts := range []Options{{Name: "f"}, {Name: "f", Kind: in.kind}} {
+					diff, fast := fastDiff(t, in.data, opts)
 					assert.Empty(t, diff, "%+v: exact (-) and fast (+)", opts)
-					if name == "bench" && feed.wantFastOnTheBenchFile {
+					if bench && feed.wantFastOnTheBenchFiles {
 						assert.True(t, fast, "%+v: the fast path reads the benchmark file", opts)
 					}
 				}
