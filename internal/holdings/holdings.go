@@ -24,6 +24,7 @@ package holdings
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -216,30 +217,69 @@ func Build(f *statefile.File, machine *topomgr.Machine) *Holdings {
 }
 
 func (h *Holdings) buildMemory(m *statefile.MemoryState, machine *topomgr.Machine) {
+	// a file of 10,000 containers has 10,000 blocks or more: the rows and
+	// their NUMA lists are cut from one allocation each
+	n, ids := 0, 0
+	for _, cs := range m.Entries {
+		for _, bs := range cs {
+			n += len(bs)
+			for _, b := range bs {
+				ids += len(b.NUMAAffinity)
+			}
+		}
+	}
+	for _, pe := range m.PodEntries {
+		n += len(pe.MemoryBlocks)
+		for _, b := range pe.MemoryBlocks {
+			ids += len(b.NUMAAffinity)
+		}
+	}
+	h.Memory = slices.Grow(h.Memory, n)
+	arena := make([]int, 0, ids)
 	seen := map[int]bool{}
+	var low uint64 // nodes 0-63 seen, before the map has them
 	add := func(pod, container string, podLevel bool, blocks []statefile.Block) {
 		for _, b := range blocks {
-			numa := append([]int(nil), b.NUMAAffinity...)
-			sort.Ints(numa)
+			var numa []int // nil for none, as before
+			if len(b.NUMAAffinity) > 0 {
+				lo := len(arena)
+				arena = append(arena, b.NUMAAffinity...)
+				numa = arena[lo:len(arena):len(arena)]
+			}
+			if !slices.IsSorted(numa) {
+				sort.Ints(numa)
+			}
 			for _, n := range numa {
+				if n >= 0 && n < 64 {
+					if low&(1<<n) != 0 {
+						continue
+					}
+					low |= 1 << n
+				}
 				seen[n] = true
 			}
 			h.Memory = append(h.Memory, MemoryBlock{PodUID: pod, Container: container, PodLevel: podLevel, Type: b.Type, Size: b.Size, NUMA: numa})
 		}
 	}
-	pods := map[string]bool{}
+	pods := make(map[string]bool, len(m.Entries)+len(m.PodEntries))
 	for p := range m.Entries {
 		pods[p] = true
 	}
 	for p := range m.PodEntries {
 		pods[p] = true
 	}
+	var names []string
 	for _, pod := range sortedKeys(pods) {
 		if pe, ok := m.PodEntries[pod]; ok {
 			add(pod, "", true, pe.MemoryBlocks)
 		}
 		cs := m.Entries[pod]
-		for _, c := range sortedKeys(cs) {
+		names = names[:0]
+		for c := range cs {
+			names = append(names, c)
+		}
+		sort.Strings(names)
+		for _, c := range names {
 			add(pod, c, false, cs[c])
 		}
 	}
