@@ -3,13 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/internal/holdings"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -277,14 +279,26 @@ type numaGroup struct {
 func byNUMA(n int, key func(i int) []int) []numaGroup {
 	index := map[string]int{}
 	var groups []numaGroup
+	var buf []byte
+	last, lastG := []int(nil), -1 // neighbours mostly share a key
 	for i := range n {
 		k := key(i)
-		s := fmt.Sprint(k)
-		g, ok := index[s]
-		if !ok {
-			g = len(groups)
-			index[s] = g
-			groups = append(groups, numaGroup{key: k})
+		g := lastG
+		if g < 0 || !slices.Equal(k, last) {
+			buf = buf[:0]
+			for j, v := range k {
+				if j > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = strconv.AppendInt(buf, int64(v), 10)
+			}
+			var ok bool
+			if g, ok = index[string(buf)]; !ok {
+				g = len(groups)
+				index[string(buf)] = g
+				groups = append(groups, numaGroup{key: k})
+			}
+			last, lastG = k, g
 		}
 		groups[g].rows = append(groups[g].rows, i)
 	}
@@ -322,17 +336,17 @@ func memoryHeld(p *printer, h *holdings.Holdings) {
 		p.section("memory held: none (no container has memory assigned by the memory manager)")
 		return
 	}
-	pods, containers, podLevel := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	pods, containers, podLevel := map[string]bool{}, map[[2]string]bool{}, map[string]bool{}
 	var uids []string
 	for _, b := range h.Memory {
 		if !pods[b.PodUID] {
 			uids = append(uids, b.PodUID)
+			pods[b.PodUID] = true
 		}
-		pods[b.PodUID] = true
 		if b.PodLevel {
 			podLevel[b.PodUID] = true
 		} else {
-			containers[b.PodUID+"/"+b.Container] = true
+			containers[[2]string{b.PodUID, b.Container}] = true
 		}
 	}
 	// a pod with pod-level blocks holds them, its containers' blocks are
