@@ -150,23 +150,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		o.machine = m
 	}
-	var files []fileReport
+	// each file is reported as soon as it is read, and then let go: twenty
+	// large checkpoints take the memory of one
+	status, n := 0, 0
+	emit := func(r fileReport) bool {
+		if err := r.write(stdout, &o, n); err != nil {
+			fmt.Fprintf(stderr, "inspect: writing the report of %s: %v\n", r.line.File, err)
+			return false
+		}
+		n++
+		if !r.line.KubeletAccepts && !r.isSample {
+			status = 1
+		}
+		return true
+	}
 	if fs.NArg() == 0 {
 		f, err := statefile.Decode(sample, statefile.Options{Name: "memory_manager_state", Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
-		files = append(files, newReport(sampleName, "memory_manager_state", f, err, &o, true))
+		if !emit(newReport(sampleName, "memory_manager_state", f, err, &o, true)) {
+			return 1
+		}
 	}
 	for _, name := range fs.Args() {
 		f, err := statefile.ReadFile(name, statefile.Options{Name: name, Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
-		files = append(files, newReport(name, name, f, err, &o, false))
-	}
-	status := 0
-	for i, r := range files {
-		if err := r.write(stdout, &o, i); err != nil {
-			fmt.Fprintf(stderr, "inspect: writing the report of %s: %v\n", r.line.File, err)
+		if !emit(newReport(name, name, f, err, &o, false)) {
 			return 1
-		}
-		if !r.line.KubeletAccepts && !r.isSample {
-			status = 1
 		}
 	}
 	return status
