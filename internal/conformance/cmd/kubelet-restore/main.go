@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/go-logr/logr"
@@ -22,37 +23,40 @@ import (
 	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
 )
 
-func main() {
-	kind := flag.String("kind", "memory", "cpu or memory")
-	policy := flag.String("policy", "Static", "the configured policy (cpu: none or static; memory: None or Static)")
-	flag.Parse()
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: kubelet-restore [-kind cpu|memory] [-policy P] DIR...")
-		os.Exit(2)
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kubelet-restore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kind := fs.String("kind", "memory", "cpu or memory")
+	policy := fs.String("policy", "Static", "the configured policy (cpu: none or static; memory: None or Static)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 || *kind != "cpu" && *kind != "memory" {
+		fmt.Fprintln(stderr, "usage: kubelet-restore [-kind cpu|memory] [-policy P] DIR...")
+		return 2
 	}
 	refused := 0
-	for _, dir := range flag.Args() {
+	for _, dir := range fs.Args() {
 		if _, err := os.Stat(dir); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, err)
+			return 2
 		}
 		var err error
-		switch *kind {
-		case "cpu":
+		if *kind == "cpu" {
 			_, err = cpustate.NewCheckpointState(logr.Discard(), dir, "cpu_manager_state", *policy, containermap.ContainerMap{})
-		case "memory":
+		} else {
 			_, err = memstate.NewCheckpointState(logr.Discard(), dir, "memory_manager_state", *policy)
-		default:
-			fmt.Fprintf(os.Stderr, "-kind %q: give cpu or memory\n", *kind)
-			os.Exit(2)
 		}
 		if err != nil {
 			refused++
-			fmt.Fprintf(os.Stderr, "%s: the kubelet refuses it: %v\n", dir, err)
+			fmt.Fprintf(stderr, "%s: the kubelet refuses it: %v\n", dir, err)
 		}
 	}
-	fmt.Printf("%d of %d accepted\n", flag.NArg()-refused, flag.NArg())
+	fmt.Fprintf(stdout, "%d of %d accepted\n", fs.NArg()-refused, fs.NArg())
 	if refused > 0 {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
