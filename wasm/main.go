@@ -12,6 +12,7 @@ package main
 
 import (
 	"syscall/js"
+	"time"
 
 	"github.com/numascope/numascope/wasm/internal/api"
 )
@@ -30,6 +31,7 @@ func install(global js.Value) {
 		if len(args) < 1 || args[0].Type() != js.TypeString {
 			return string(api.Call("", nil))
 		}
+		began := time.Now()
 		var req string
 		var contents []string
 		if len(args) > 1 && args[1].Type() == js.TypeString {
@@ -41,7 +43,12 @@ func install(global js.Value) {
 			obj, contents = splitContents(global, args[1])
 			req = global.Get("JSON").Call("stringify", obj).String()
 		}
-		return string(api.CallContents(args[0].String(), []byte(req), contents))
+		copyIn := time.Since(began)
+		answer := api.CallContents(args[0].String(), []byte(req), contents)
+		began = time.Now()
+		out := js.ValueOf(string(answer))
+		obj.Set("phases", phasesValue(copyIn, time.Since(began)))
+		return out
 	}))
 	global.Set("numascope", obj)
 	if ready := global.Get("numascopeReady"); ready.Type() == js.TypeFunction {
@@ -78,4 +85,20 @@ func splitContents(global, req js.Value) (js.Value, []string) {
 	copied := object.Call("assign", object.New(), req)
 	copied.Set("files", list)
 	return copied, contents
+}
+
+// phasesValue is the timing of the last call for the page: an array of
+// {name, ms, count}, the engine's phases (api.Phases) after "copy-in" (the
+// request's strings copied from JavaScript into Go) and before "copy-out"
+// (the answer copied back).
+func phasesValue(copyIn, copyOut time.Duration) js.Value {
+	list := []any{phaseValue("copy-in", copyIn, 1)}
+	for _, p := range api.Phases() {
+		list = append(list, phaseValue(p.Name, p.Time, p.Count))
+	}
+	return js.ValueOf(append(list, phaseValue("copy-out", copyOut, 1)))
+}
+
+func phaseValue(name string, d time.Duration, n int) any {
+	return map[string]any{"name": name, "ms": float64(d.Microseconds()) / 1000, "count": n}
 }

@@ -131,9 +131,15 @@ class Engine {
           if (!p) return;
           this.pending.delete(msg.id);
           clearTimeout(p.timer);
+          const got = performance.timeOrigin + performance.now();
           let parsed;
           try { parsed = JSON.parse(msg.response); } catch (e) {
             parsed = { ok: false, error: { code: "engine", message: "unreadable answer: " + e.message } };
+          }
+          const t = msg.timing;
+          if (t && parsed && typeof parsed === "object") {
+            timingOf.set(parsed, { toWorker: t.got - p.sentAt, call: t.callMs, phases: t.phases, toPage: got - t.posted,
+              parse: performance.timeOrigin + performance.now() - got, chars: msg.response.length });
           }
           p.resolve(parsed);
         }
@@ -203,11 +209,16 @@ class Engine {
         resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: Math.round(wait / 1000) }) } });
         this.restart().catch(() => {});
       }, wait);
-      this.pending.set(id, { resolve, timer, sent, method, request: body, stale: !!(opts && opts.stale) });
+      this.pending.set(id, { resolve, timer, sent, sentAt: performance.timeOrigin + sent, method, request: body, stale: !!(opts && opts.stale) });
       this.worker.postMessage({ type: "call", id, method, request: body });
     });
   }
 }
+
+// timingOf holds the timing marks of each engine answer (see worker.js):
+// the time to reach the worker, the call, the engine's phases, the time back
+// and the page's parse of the answer, in milliseconds.
+const timingOf = new WeakMap();
 
 const engine = new Engine();
 let engineReady = false;
@@ -470,18 +481,32 @@ async function run() {
     const cpuPolicy = state.cpuPolicy || undefined;
     const memoryPolicy = state.memoryPolicy || undefined;
     const kubeletVersion = state.kubeletVersion || undefined;
+    // began, answered and drawn are performance.now() times; the rest are
+    // durations.
+    const marks = { began, key: performance.now() - began };
     inspect = await engine.call("inspect", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
     // The verdicts are on the page while the diagnosis runs.
+    let t = performance.now();
     show(inspect, null, tabs, diagnosing);
+    marks.inspect = timingOf.get(inspect);
+    marks.answered = t;
+    marks.drawInspect = performance.now() - t;
+    marks.drawn = performance.now();
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
       diagnosis = await engine.call("diagnose", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
+      t = performance.now();
       show(inspect, diagnosis, tabs);
+      marks.diagnose = timingOf.get(diagnosis);
+      marks.drawDiagnose = performance.now() - t;
     }
+    // The timing marks of this run, for the benchmark and for a reader
+    // who wonders where the time goes (see bench_test.go).
+    document.body.dataset.phases = JSON.stringify(marks);
     if (settled(inspect) && (!diagnosing || settled(diagnosis))) remember(key, { inspect, diagnosis });
   } else {
     show(null, null, tabs);

@@ -42,6 +42,7 @@ var decodeCache struct {
 // decodeCached is statefile.Decode, answered from the cache for content
 // decoded before with the same options.
 func decodeCached(content string, opts statefile.Options) (*statefile.File, error) {
+	defer track("decode")()
 	if len(content) > decodeCacheBytes {
 		return statefile.Decode([]byte(content), opts)
 	}
@@ -53,6 +54,7 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
 			c.hits++
 			c.Unlock()
+			addPhase("decode-cached", 0)
 			return e.file, nil
 		}
 	}

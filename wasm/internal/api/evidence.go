@@ -232,6 +232,7 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			return nil, err
 		}
 	}
+	done := track("evidence")
 	for _, it := range items {
 		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
 		out.Files[it.i] = r
@@ -243,14 +244,18 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: reason})
 		}
 	}
+	done()
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)
 	defer cancel()
+	done = track("diagnose")
 	rep, err := diagnose.Run(ctx, ev)
+	done()
 	if err != nil {
 		return nil, &Error{Code: "engine", Message: "the diagnosis did not finish: " + err.Error()}
 	}
 	out.Report = rep
 	// Where each file#/pointer reference is, one read per file.
+	defer track("positions")()
 	content := map[string]string{}
 	for _, it := range items {
 		content[it.in.Name] = it.in.Content
