@@ -755,7 +755,9 @@ const MAX_HOLDER_ROWS = 30;
 // shortIds maps each pod UID to the shortest prefix of at least 8
 // characters no other UID starts with, "…" appended when shortened (what
 // inspect prints: internal/holdings' Shorten).
-function shortIds(ids) {
+// given are the short forms the engine worked out over every pod of a file
+// whose holders it summarised (holdersOmitted.shortPods): the longer wins.
+function shortIds(ids, given) {
   const u = [...new Set(ids)].sort();
   const common = (a, b) => { let n = 0; while (n < a.length && n < b.length && a[n] === b[n]) n++; return n; };
   const out = new Map();
@@ -766,6 +768,7 @@ function shortIds(ids) {
     const n = Math.max(8, need + 1);
     out.set(id, id.length <= 12 || n >= id.length - 1 ? id : id.slice(0, n) + "…");
   });
+  if (given) for (const [id, s] of out) { const g = given.get(id); if (g && g.length > s.length) out.set(id, g); }
   return out;
 }
 
@@ -823,6 +826,45 @@ function holderRows(hd) {
   return rows;
 }
 
+// fileHolderRows are holderRows of a file's holders, with what the engine
+// left out of a summary (FileView.holdersOmitted): rows.omitted maps a NUMA
+// key to the rows of it not in the answer, rows.hidden is their number and
+// rows.short the pods' short forms.
+function fileHolderRows(f) {
+  const rows = holderRows(f.holders);
+  rows.omitted = new Map();
+  rows.hidden = 0;
+  rows.short = new Map();
+  const o = f.holdersOmitted;
+  if (!o) return rows;
+  const kept = new Map();
+  for (const r of rows) if (r.resource !== "cpu") kept.set(r.key, (kept.get(r.key) || 0) + 1);
+  for (const c of o.byNUMA || []) {
+    const key = numaKey(c.numa), n = c.blocks - (kept.get(key) || 0);
+    if (n > 0) rows.omitted.set(key, { numa: c.numa || [], n });
+  }
+  rows.hidden = o.omitted || 0;
+  for (const [id, s] of Object.entries(o.shortPods || {})) rows.short.set(id, s);
+  return rows;
+}
+
+// joinRows appends the rows of b, and what b left out, to a.
+function joinRows(a, b) {
+  for (const x of b) a.push(x);
+  for (const [k, v] of b.omitted) {
+    const w = a.omitted.get(k);
+    a.omitted.set(k, { numa: v.numa, n: v.n + (w ? w.n : 0) });
+  }
+  a.hidden += b.hidden;
+  for (const [id, s] of b.short) a.short.set(id, s);
+  return a;
+}
+
+// noRows is an empty list of rows that joinRows can add to.
+function noRows() {
+  return Object.assign([], { omitted: new Map(), hidden: 0, short: new Map() });
+}
+
 // numaOrder sorts NUMA keys: single nodes by number, then sets of nodes,
 // then devices without topology, then holders the file places nowhere.
 function numaOrder(a, b) {
@@ -836,19 +878,22 @@ function numaOrder(a, b) {
 // MAX_HOLDER_ROWS per group and a "… N more" row for the rest.
 function holdersTable(rows, testid) {
   const sorted = rows.map((r, i) => ({ r, i })).sort((x, y) => numaOrder(x.r, y.r) || x.i - y.i).map((x) => x.r);
-  const short = shortIds(rows.map((r) => r.pod).filter(Boolean));
+  const short = shortIds(rows.map((r) => r.pod).filter(Boolean), rows.short);
   const body = [];
   for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && sorted[j].key === sorted[i].key) j++;
+    // the rows of this key that the engine left out of its answer
+    const om = (rows.omitted && rows.omitted.get(sorted[i].key)) || { n: 0 };
+    const more = j - i + om.n - Math.min(j - i, MAX_HOLDER_ROWS);
     for (const r of sorted.slice(i, Math.min(j, i + MAX_HOLDER_ROWS))) {
       body.push(h("tr", { "data-testid": "holder", "data-numa": r.key, "data-pod": r.pod || undefined },
         h("td", {}, r.key), h("td", {}, r.pod ? h("code", { title: r.pod }, short.get(r.pod)) : "–"),
         h("td", {}, r.container || "–"), h("td", {}, r.resource), h("td", {}, r.amount())));
     }
-    if (j - i > MAX_HOLDER_ROWS) {
+    if (more > 0) {
       body.push(h("tr", { class: "more", "data-testid": "holders-more", "data-numa": sorted[i].key },
-        h("td", {}, sorted[i].key), h("td", { colspan: "4" }, T("holders-more", { n: j - i - MAX_HOLDER_ROWS }))));
+        h("td", {}, sorted[i].key), h("td", { colspan: "4" }, T("holders-more", { n: more }))));
     }
     i = j;
   }
@@ -867,7 +912,7 @@ function holdersEl(f) {
     return h("div", { class: "holders-box", "data-testid": "holders" }, h("p", { class: "caption" }, T("holders")),
       h("p", { class: "muted", "data-testid": "holders-note" }, T("holders-not-read")));
   }
-  const rows = holderRows(hd);
+  const rows = fileHolderRows(f);
   const notes = [];
   if (!f.kubeletAccepts) notes.push(T(f.onReject === "discards-data" ? "holders-refused-discard" : "holders-refused-start"));
   if (hd.kind === "cpu" && hd.cpu && !hd.cpu.topology) notes.push(T("holders-no-topology"));
@@ -883,8 +928,8 @@ function holdersEl(f) {
 // view.
 function allHolderRows() {
   const r = state.lastInspect;
-  const rows = [];
-  if (r && r.ok) for (const f of r.result.files) if (f.holders) for (const x of holderRows(f.holders)) rows.push(x);
+  const rows = noRows();
+  if (r && r.ok) for (const f of r.result.files) if (f.holders) joinRows(rows, fileHolderRows(f));
   return rows;
 }
 
@@ -950,8 +995,16 @@ function renderNUMA() {
       multi && g.resources && g.resources.length
         ? h("div", { class: "group-sum", "data-testid": "group-sum" }, h("p", { class: "caption" }, T("group-sum")), resourceTable(g.resources, gscales, "sum"))
         : null,
-      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi, held.filter((x) => x.numa.includes(id))))));
+      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi, heldOn(held, id)))));
   }));
+}
+
+// heldOn are the rows of held on NUMA node id, with what the engine left
+// out of them.
+function heldOn(held, id) {
+  const rows = Object.assign(held.filter((x) => x.numa.includes(id)), { omitted: new Map(), hidden: 0, short: held.short });
+  for (const [k, v] of held.omitted) if (v.numa.includes(id)) rows.omitted.set(k, v);
+  return rows;
 }
 
 // nodeCard is one NUMA node: its memory table, CPUs, and who holds what on
@@ -979,20 +1032,26 @@ function renderPods() {
   const box = $("pods");
   const r = state.lastInspect;
   // A PodResources answer's assignments, and every checkpoint's holders
-  // (the model the file cards and the NUMA view draw).
+  // (the model the file cards and the NUMA view draw); omitted counts the
+  // rows the engine left out of a summarised file.
   const rows = [];
+  let omitted = 0;
   if (r && r.ok) {
     for (const f of r.result.files) {
       for (const a of f.assignments || []) {
         rows.push({ pod: a.pod, container: a.container, resource: a.resource, key: a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–",
           amount: () => (a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")) });
       }
-      if (f.holders) for (const x of holderRows(f.holders)) rows.push({ ...x, pod: x.pod || "–", key: x.key === "–" ? "–" : "[" + x.key.replaceAll(",", " ") + "]" });
+      if (f.holders) {
+        const fr = fileHolderRows(f);
+        for (const x of fr) rows.push({ ...x, pod: x.pod || "–", key: x.key === "–" ? "–" : "[" + x.key.replaceAll(",", " ") + "]" });
+        omitted += fr.hidden;
+      }
     }
   }
   if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
   sec.hidden = false;
-  const hidden = Math.max(0, rows.length - MAX_POD_ROWS);
+  const hidden = Math.max(0, rows.length + omitted - MAX_POD_ROWS);
   box.replaceChildren(h("div", { class: "scroll" }, h("table", { class: "pods" },
     h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
     h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},

@@ -84,6 +84,10 @@ type FileView struct {
 	// machine topology of a machine-info or sysfs input of the same
 	// request, a cpu_manager_state's CPUs are placed on NUMA nodes.
 	Holders *holdings.Holdings `json:"holders,omitempty"`
+	// HoldersOmitted is set when Holders is a summary of a checkpoint
+	// with thousands of memory blocks: what it left out (see
+	// summariseHolders).
+	HoldersOmitted *OmittedHolders `json:"holdersOmitted,omitempty"`
 }
 
 // ChecksumView is the checksum verdict of a state file.
@@ -346,7 +350,7 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 	done := track("holders")
 	for i, f := range states {
 		if f != nil {
-			out.Files[i].Holders = holdings.Build(f, numa.machine)
+			out.Files[i].Holders, out.Files[i].HoldersOmitted = summariseHolders(holdings.Build(f, numa.machine))
 		}
 	}
 	done()
