@@ -78,3 +78,14 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 	}
 	return f, err
 }
+
+// decodeShared is decodeCached for package diagnose (Evidence.Decode):
+// inspect decodes with MaxSize MaxFileBytes, diagnose with MaxSize 0 (64
+// MiB), which give the same answer for an input within both, as every
+// input the engine reads is (inspectOne and Diagnose refuse larger ones).
+func decodeShared(data []byte, opts statefile.Options) (*statefile.File, error) {
+	if opts.MaxSize == 0 && len(data) <= MaxFileBytes && MaxFileBytes <= statefile.DefaultMaxSize {
+		opts.MaxSize = MaxFileBytes
+	}
+	return decodeCached(string(data), opts)
+}

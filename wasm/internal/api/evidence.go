@@ -202,20 +202,33 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
 			continue
 		}
+		items = append(items, item{in, "", i})
+	}
+	for k := range items {
+		it := &items[k]
 		// Only the order depends on the kind (configuration before
 		// checkpoints): a cheap look at the head, not a decode; Add below
-		// reads each input once.
-		kind := diagnose.SniffKind([]byte(in.Content))
-		if kind == "topology" {
-			kind = kindMachine
+		// reads each input once. One input needs no order, and a
+		// checkpoint pasted without a name is named as inspect names it
+		// (guessStateKind), so that both answers speak of the same file.
+		guess := ""
+		if it.in.Name == "" {
+			guess = guessStateKind(it.in.Content)
 		}
-		if in.Name == "" {
-			in.Name = fmt.Sprintf("file %d", i+1)
-			if n := canonicalName[kind]; n != "" {
-				in.Name = n
+		if len(items) > 1 || it.in.Name == "" && guess == "" {
+			it.kind = diagnose.SniffKind([]byte(it.in.Content))
+			if it.kind == "topology" {
+				it.kind = kindMachine
 			}
 		}
-		items = append(items, item{in, kind, i})
+		if it.in.Name == "" {
+			it.in.Name = fmt.Sprintf("file %d", it.i+1)
+			if n := canonicalName[guess]; n != "" {
+				it.in.Name = n
+			} else if n := canonicalName[it.kind]; n != "" {
+				it.in.Name = n
+			}
+		}
 	}
 	order := func(kind string) int {
 		if o, ok := evidenceOrder[kind]; ok {
@@ -226,7 +239,8 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	sort.SliceStable(items, func(i, j int) bool { return order(items[i].kind) < order(items[j].kind) })
 	// The engine's own detection decides what each input is read as (the
 	// kind above only orders them: configuration before checkpoints).
-	ev := &diagnose.Evidence{}
+	// The checkpoints inspect decoded are not decoded again.
+	ev := &diagnose.Evidence{Decode: decodeShared}
 	if req.KubeletVersion != "" {
 		if err := ev.SetKubeletVersion(req.KubeletVersion); err != nil {
 			return nil, err
