@@ -138,7 +138,7 @@ func BenchmarkPasteCorruptedToVerdict(b *testing.B) {
 // validVariants returns the i-th valid variant of a memory_manager_state:
 // the container of the first pod (by UID) renamed after i, and the file
 // encoded again with its checksum.
-func validVariants(b *testing.B, base string) func(i int) string {
+func validVariants(b testing.TB, base string) func(i int) string {
 	f, err := statefile.Decode([]byte(base), statefile.Options{Name: "memory_manager_state"})
 	require.NoError(b, err)
 	require.True(b, f.Checksum.Valid && f.Memory != nil, "the base file is no valid memory_manager_state")

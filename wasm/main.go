@@ -87,18 +87,15 @@ func splitContents(global, req js.Value) (js.Value, []string) {
 	return copied, contents
 }
 
-// phasesValue is the timing of the last call for the page: an array of
-// {name, ms, count}, the engine's phases (api.Phases) after "copy-in" (the
-// request's strings copied from JavaScript into Go) and before "copy-out"
-// (the answer copied back).
+// phasesValue is the timing of the last call for the page: a flat array of
+// name, milliseconds and count for each phase, the engine's (api.Phases)
+// after "copy-in" (the request's strings copied from JavaScript into Go)
+// and before "copy-out" (the answer copied back).
 func phasesValue(copyIn, copyOut time.Duration) js.Value {
-	list := []any{phaseValue("copy-in", copyIn, 1)}
-	for _, p := range api.Phases() {
-		list = append(list, phaseValue(p.Name, p.Time, p.Count))
+	ps := append(append([]api.Phase{{Name: "copy-in", Time: copyIn, Count: 1}}, api.Phases()...), api.Phase{Name: "copy-out", Time: copyOut, Count: 1})
+	list := make([]any, 0, 3*len(ps))
+	for _, p := range ps {
+		list = append(list, p.Name, float64(p.Time.Microseconds())/1000, p.Count)
 	}
-	return js.ValueOf(append(list, phaseValue("copy-out", copyOut, 1)))
-}
-
-func phaseValue(name string, d time.Duration, n int) any {
-	return map[string]any{"name": name, "ms": float64(d.Microseconds()) / 1000, "count": n}
+	return js.ValueOf(list)
 }

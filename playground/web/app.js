@@ -391,52 +391,58 @@ function inputChars() {
 // busy for a while (a short call is cheaper to finish than a restart).
 // Typing waits for a pause, longer in large inputs, so that it does not start
 // a run per key; a paste, a drop or an opened file (opts.now) runs at once.
+//
+// A run that starts at once starts in the event itself: its engine call is
+// in the worker while the browser still lays out the text it was given (a
+// 2 MB paste takes the page's thread for most of a second).
 function changed(opts) {
   clearTimeout(debounce);
   seq++;
   const since = engine.busySince();
   if (since && performance.now() - since > 250) engine.cancel();
-  const delay = opts && opts.now ? 0 : inputChars() > (1 << 20) ? 700 : 200;
+  if (opts && opts.now) {
+    run();
+    debounce = setTimeout(updateShare, 0);
+    return;
+  }
+  const delay = inputChars() > (1 << 20) ? 700 : 200;
   debounce = setTimeout(() => { run(); updateShare(); }, delay);
 }
 
 // The answers of recent runs, by the key of their inputs (see runKey): a run
 // whose inputs and policy are those of an earlier one (a tab selected, added
 // empty or removed empty, a name typed back, the simulator's fields edited)
-// shows the earlier answers without calling the engine.
+// shows the earlier answers without calling the engine. At most
+// RUN_CACHE_SIZE runs and RUN_CACHE_CHARS characters of keys are kept.
 const runCache = new Map();
 const RUN_CACHE_SIZE = 8;
-
-// contentKey is the SHA-256 of a tab's content, computed once per content:
-// re-runs do not hash unchanged tabs again. Without Web Crypto (a page
-// opened from a file: URL) the content itself is the key.
-async function contentKey(f) {
-  if (f.keyOf === f.content) return f.key;
-  const content = f.content;
-  let key = content;
-  if (globalThis.crypto && crypto.subtle) {
-    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(content)));
-    key = Array.from(sum, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-  if (f.content === content) { f.keyOf = content; f.key = key; }
-  return key;
-}
+const RUN_CACHE_CHARS = 32 << 20;
+let runCacheChars = 0;
 
 // runKey is the key of one run's inputs: the policy, and each non-empty tab's
-// name and content key, in order.
-async function runKey() {
+// name and content, in order. The contents themselves, not a digest of them:
+// the key is there at once, before the engine is called (Web Crypto's digest
+// answers a task later, after the browser has laid out a large paste), and a
+// lookup compares strings, which takes a millisecond for megabytes.
+function runKey() {
   const parts = [state.cpuPolicy || "", state.memoryPolicy || "", state.kubeletVersion || ""];
   for (const f of state.files) {
     if (f.content.trim() === "") continue;
-    parts.push(f.name, await contentKey(f));
+    parts.push(f.name, f.content);
   }
   return JSON.stringify(parts);
 }
 
 function remember(key, answers) {
-  runCache.delete(key);
+  if (runCache.has(key)) { runCache.delete(key); runCacheChars -= key.length; }
+  if (key.length > RUN_CACHE_CHARS) return;
   runCache.set(key, answers);
-  while (runCache.size > RUN_CACHE_SIZE) runCache.delete(runCache.keys().next().value);
+  runCacheChars += key.length;
+  while (runCache.size > RUN_CACHE_SIZE || runCacheChars > RUN_CACHE_CHARS) {
+    const old = runCache.keys().next().value;
+    runCacheChars -= old.length;
+    runCache.delete(old);
+  }
 }
 
 // settled says whether an answer depends on the inputs alone: a run that was
@@ -462,8 +468,7 @@ async function run() {
   const my = ++seq;
   const began = performance.now();
   const { files, tabs } = requestFiles();
-  const key = await runKey();
-  if (my !== seq) return; // a newer input superseded this one
+  const key = runKey();
   const result = $("result");
   result.setAttribute("aria-busy", "true");
   let inspect = null, diagnosis = null;
@@ -1675,13 +1680,20 @@ function wire() {
   $("share-error-close").addEventListener("click", () => { $("share-error").hidden = true; });
   $("input").addEventListener("input", (ev) => {
     const f = state.files[state.active];
+    const value = $("input").value;
+    // An input event that changed nothing (a browser's insertion of a
+    // multi-line text fires one per line, the text whole in each) must not
+    // supersede the run the first one started.
+    if (value === f.content) return;
     const before = f.content.length;
-    f.content = $("input").value;
+    f.content = value;
     $("remove").disabled = false;
     clearInputError($("input-error"));
     // A paste or drop, or any edit of more than a few words at once, is
     // complete when it arrives: no pause to wait for.
-    const bulk = (ev.inputType || "").startsWith("insertFrom") || Math.abs(f.content.length - before) > 256;
+    // (A text replaced by one of the same length changes no length: the
+    // inserted data says it.)
+    const bulk = (ev.inputType || "").startsWith("insertFrom") || Math.abs(f.content.length - before) > 256 || (typeof ev.data === "string" && ev.data.length > 256);
     changed({ now: bulk });
   });
   $("name").addEventListener("input", () => {

@@ -19,7 +19,9 @@ function answer(id, method, request, got) {
   const began = performance.now();
   try {
     response = self.numascope.call(method, request);
-    phases = self.numascope.phases || [];
+    // name, ms, count for each phase (wasm/main.go phasesValue)
+    const flat = self.numascope.phases || [];
+    for (let i = 0; i + 2 < flat.length; i += 3) phases.push({ name: flat[i], ms: flat[i + 1], count: flat[i + 2] });
   } catch (e) {
     // A Go runtime crash (not a recovered panic) ends the program; report it.
     response = JSON.stringify({ ok: false, error: { code: "panic", message: String(e && e.message || e) } });

@@ -1,9 +1,7 @@
 package api
 
 import (
-	"slices"
-	"strconv"
-	"strings"
+	"fmt"
 
 	"github.com/numascope/numascope/internal/holdings"
 )
@@ -53,27 +51,17 @@ func summariseHolders(h *holdings.Holdings) (*holdings.Holdings, *OmittedHolders
 	if h == nil || len(h.Memory) <= maxHolderBlocks {
 		return h, nil
 	}
-	key := func(numa []int) string {
-		var sb strings.Builder
-		for i, n := range numa {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString(strconv.Itoa(n))
-		}
-		return sb.String()
-	}
 	om := &OmittedHolders{Blocks: len(h.Memory), ShortPods: map[string]string{}}
 	at := map[string]int{} // key → index in ByNUMA
 	kept := make([]holdings.MemoryBlock, 0, keptFirst+keptPerNUMA*8)
 	pods := make([]string, 0, len(h.Memory))
 	for i, b := range h.Memory {
-		k := key(b.NUMA)
+		k := fmt.Sprint(b.NUMA)
 		j, ok := at[k]
 		if !ok {
 			j = len(om.ByNUMA)
 			at[k] = j
-			om.ByNUMA = append(om.ByNUMA, NUMACount{NUMA: slices.Clone(b.NUMA)})
+			om.ByNUMA = append(om.ByNUMA, NUMACount{NUMA: b.NUMA})
 		}
 		om.ByNUMA[j].Blocks++
 		pods = append(pods, b.PodUID)
