@@ -108,8 +108,8 @@ func CallContents(name string, request []byte, contents []string) []byte {
 	callMu.Lock()
 	defer callMu.Unlock()
 	sideContents = contents
-	defer func() { sideContents = nil }()
-	resetPhases()
+	phases, timing = phases[:0], true
+	defer func() { sideContents, timing = nil, false }()
 	size := len(request)
 	for _, c := range contents {
 		size += len(c)

@@ -202,33 +202,31 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
 			continue
 		}
-		items = append(items, item{in, "", i})
-	}
-	for k := range items {
-		it := &items[k]
 		// Only the order depends on the kind (configuration before
 		// checkpoints): a cheap look at the head, not a decode; Add below
 		// reads each input once. One input needs no order, and a
 		// checkpoint pasted without a name is named as inspect names it
 		// (guessStateKind), so that both answers speak of the same file.
-		guess := ""
-		if it.in.Name == "" {
-			guess = guessStateKind(it.in.Content)
+		kind, guess := "", ""
+		if in.Name == "" {
+			guess = guessStateKind(in.Content)
 		}
-		if len(items) > 1 || it.in.Name == "" && guess == "" {
-			it.kind = diagnose.SniffKind([]byte(it.in.Content))
-			if it.kind == "topology" {
-				it.kind = kindMachine
+		if len(req.Files) > 1 || in.Name == "" && guess == "" {
+			kind = diagnose.SniffKind([]byte(in.Content))
+			if kind == "topology" {
+				kind = kindMachine
 			}
 		}
-		if it.in.Name == "" {
-			it.in.Name = fmt.Sprintf("file %d", it.i+1)
-			if n := canonicalName[guess]; n != "" {
-				it.in.Name = n
-			} else if n := canonicalName[it.kind]; n != "" {
-				it.in.Name = n
+		if in.Name == "" {
+			in.Name = canonicalName[guess]
+			if in.Name == "" {
+				in.Name = canonicalName[kind]
+			}
+			if in.Name == "" {
+				in.Name = fmt.Sprintf("file %d", i+1)
 			}
 		}
+		items = append(items, item{in, kind, i})
 	}
 	order := func(kind string) int {
 		if o, ok := evidenceOrder[kind]; ok {

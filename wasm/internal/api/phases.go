@@ -1,7 +1,6 @@
 package api
 
 import (
-	"sync"
 	"time"
 )
 
@@ -17,30 +16,23 @@ type Phase struct {
 }
 
 var (
-	// phases are those of the call running or of the last one; Inspect
-	// and Diagnose called directly (tests, concurrently) add to them too.
-	phasesMu sync.Mutex
-	phases   []Phase
+	// phases are those of the call running or of the last one. They are
+	// kept only while CallContents holds callMu (timing): Inspect and
+	// Diagnose called directly keep none.
+	timing bool
+	phases []Phase
 )
 
-// Phases are the phases of the last call, in the order they first ran.
-// The phases are: "request" (reading the request's JSON), "decode" (the
+// Phases are the phases of the last call of CallContents, in the order they
+// first ran; call it from the goroutine that made the call, after it. The
+// phases are: "request" (reading the request's JSON), "decode" (the
 // checkpoints' statefile.Decode, "decode-cached" when the decode cache
 // answered), "evidence" (reading the other inputs), "holders" (who holds
 // what), "positions" (lines and columns of JSON pointers), "diagnose"
-// (the diagnosis's run), "marshal" (the answer's JSON) and "engine" (the
-// whole method, the phases above but "marshal" included in it).
+// (the diagnosis's run), "engine" (the whole method) and "marshal" (the
+// answer's JSON).
 func Phases() []Phase {
-	phasesMu.Lock()
-	defer phasesMu.Unlock()
 	return append([]Phase(nil), phases...)
-}
-
-// resetPhases starts the timing of a new call.
-func resetPhases() {
-	phasesMu.Lock()
-	defer phasesMu.Unlock()
-	phases = phases[:0]
 }
 
 // track starts timing a phase; calling what it returns ends it.
@@ -50,8 +42,9 @@ func track(name string) func() {
 }
 
 func addPhase(name string, d time.Duration) {
-	phasesMu.Lock()
-	defer phasesMu.Unlock()
+	if !timing {
+		return
+	}
 	for i := range phases {
 		if phases[i].Name == name {
 			phases[i].Time += d
