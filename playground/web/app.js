@@ -547,20 +547,27 @@ function show(inspect, diagnosis, tabs, diagnosing) {
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
   state.diagnosing = !!diagnosing;
-  renderAll();
+  renderAll(!!diagnosing);
 }
 
 // ---------------------------------------------------------------- rendering
 
-function renderAll() {
+// While the diagnosis runs (verdictFirst), the NUMA view and the pods
+// table, a thousand rows for a large node, are drawn after the frame that
+// shows the verdicts, so that their layout does not hold the verdicts
+// back; the diagnosis's answer draws everything again.
+let drawToken = 0;
+function renderAll(verdictFirst) {
+  const my = ++drawToken;
   state.items = collectItems();
   renderPolicies();
   renderRefused();
   renderResult();
-  renderNUMA();
-  renderPods();
   renderFindings();
   sendMarks();
+  const rest = () => { if (my === drawToken) { renderNUMA(); renderPods(); } };
+  if (verdictFirst) requestAnimationFrame(() => setTimeout(rest, 0));
+  else rest();
 }
 
 function errorBox(err) {
