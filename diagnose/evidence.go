@@ -34,6 +34,12 @@ type Evidence struct {
 	States []*statefile.File
 	// PodResources is a PodResources snapshot (List and GetAllocatableResources).
 	PodResources *podresources.Snapshot
+	// Decode, when set, decodes the checkpoints instead of
+	// statefile.Decode (see Evidence.decodeState): a caller that has
+	// decoded the same bytes already (the playground's engine, which
+	// inspects before it diagnoses) gives its cache. It must answer what
+	// statefile.Decode answers; the evidence never changes what it returns.
+	Decode func(data []byte, opts statefile.Options) (*statefile.File, error)
 
 	podResourcesName string
 	// nrt is the NodeResourceTopology given as evidence (see nrt.go).

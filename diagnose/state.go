@@ -37,12 +37,28 @@ func (e *Evidence) AddStateFile(name string, data []byte) error {
 	return e.addState(name, data, false)
 }
 
+// decodeState is statefile.Decode, or e.Decode when it is set; the File
+// is a copy of the one e.Decode returned, which the evidence changes
+// (verdicts given again, content of a copy filled in) without touching the
+// caller's.
+func (e *Evidence) decodeState(data []byte, opts statefile.Options) (*statefile.File, error) {
+	if e.Decode == nil {
+		return statefile.Decode(data, opts)
+	}
+	f, err := e.Decode(data, opts)
+	if f != nil {
+		c := *f
+		f = &c
+	}
+	return f, err
+}
+
 // addState adds a checkpoint; onNode is true for a file read from the
 // node's kubelet directory, which is the file itself and never a paste.
 func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	opts := statefile.Options{Name: name}
 	var prov *provenance
-	f, err := statefile.Decode(data, opts)
+	f, err := e.decodeState(data, opts)
 	if err != nil && !onNode {
 		f, prov, err = decodePaste(name, data, opts, err)
 	}
@@ -75,7 +91,7 @@ func (e *Evidence) addState(name string, data []byte, onNode bool) error {
 	// verdict does not apply to it.
 	if policy != "" && (prov == nil || prov.repair == nil && len(prov.redactions) == 0) {
 		opts.Policy = policy
-		if g, err := statefile.Decode(decoded, opts); err == nil {
+		if g, err := e.decodeState(decoded, opts); err == nil {
 			f = g
 		}
 	}

@@ -379,7 +379,7 @@ func (d *diagnosis) releaseVerdicts() {
 		}
 		opts := in.opts
 		opts.KubeletVersion = version
-		g, err := statefile.Decode(in.data, opts)
+		g, err := d.ev.decodeState(in.data, opts)
 		if err != nil {
 			continue
 		}

@@ -188,6 +188,9 @@ func TestEditorInBrowser(t *testing.T) {
 		text := "{\n  \"policyName\": \"static\",\n  \"defaultCpuSet\": \"0-3\",\n  \"checksum\": 12\n}"
 		require.NoError(t, chromedp.Do(ctx, paste(text)))
 		waitFor(t, ctx, "five lines", ed("input")+`.dataset.lines === '5'`)
+		// The page's own run of the paste sends its marks when it ends:
+		// the marks below are set after it, not raced by it.
+		waitFor(t, ctx, "the page's run", `document.querySelector('[data-testid=result]').getAttribute('aria-busy') === 'false'`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('input').dispatchEvent(new CustomEvent('numascope:marks', { detail: [
   { line: 3, column: 20, severity: 'error', message: 'CPU 3 is not in the machine' },
   { line: 4, column: 0, severity: 'warning', message: 'checksum does not match' } ] }))`)))

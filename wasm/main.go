@@ -12,6 +12,7 @@ package main
 
 import (
 	"syscall/js"
+	"time"
 
 	"github.com/numascope/numascope/wasm/internal/api"
 )
@@ -30,6 +31,7 @@ func install(global js.Value) {
 		if len(args) < 1 || args[0].Type() != js.TypeString {
 			return string(api.Call("", nil))
 		}
+		began := time.Now()
 		var req string
 		var contents []string
 		if len(args) > 1 && args[1].Type() == js.TypeString {
@@ -41,7 +43,12 @@ func install(global js.Value) {
 			obj, contents = splitContents(global, args[1])
 			req = global.Get("JSON").Call("stringify", obj).String()
 		}
-		return string(api.CallContents(args[0].String(), []byte(req), contents))
+		copyIn := time.Since(began)
+		answer := api.CallContents(args[0].String(), []byte(req), contents)
+		began = time.Now()
+		out := js.ValueOf(string(answer))
+		obj.Set("phases", phasesValue(copyIn, time.Since(began)))
+		return out
 	}))
 	global.Set("numascope", obj)
 	if ready := global.Get("numascopeReady"); ready.Type() == js.TypeFunction {
@@ -78,4 +85,17 @@ func splitContents(global, req js.Value) (js.Value, []string) {
 	copied := object.Call("assign", object.New(), req)
 	copied.Set("files", list)
 	return copied, contents
+}
+
+// phasesValue is the timing of the last call for the page: a flat array of
+// name, milliseconds and count for each phase, the engine's (api.Phases)
+// after "copy-in" (the request's strings copied from JavaScript into Go)
+// and before "copy-out" (the answer copied back).
+func phasesValue(copyIn, copyOut time.Duration) js.Value {
+	ps := append(append([]api.Phase{{Name: "copy-in", Time: copyIn, Count: 1}}, api.Phases()...), api.Phase{Name: "copy-out", Time: copyOut, Count: 1})
+	list := make([]any, 0, 3*len(ps))
+	for _, p := range ps {
+		list = append(list, p.Name, float64(p.Time.Microseconds())/1000, p.Count)
+	}
+	return js.ValueOf(list)
 }

@@ -131,9 +131,15 @@ class Engine {
           if (!p) return;
           this.pending.delete(msg.id);
           clearTimeout(p.timer);
+          const got = performance.timeOrigin + performance.now();
           let parsed;
           try { parsed = JSON.parse(msg.response); } catch (e) {
             parsed = { ok: false, error: { code: "engine", message: "unreadable answer: " + e.message } };
+          }
+          const t = msg.timing;
+          if (t && parsed && typeof parsed === "object") {
+            timingOf.set(parsed, { toWorker: t.got - p.sentAt, call: t.callMs, phases: t.phases, toPage: got - t.posted,
+              parse: performance.timeOrigin + performance.now() - got, chars: msg.response.length });
           }
           p.resolve(parsed);
         }
@@ -203,11 +209,16 @@ class Engine {
         resolve({ ok: false, error: { code: "timeout", message: T("timeout", { s: Math.round(wait / 1000) }) } });
         this.restart().catch(() => {});
       }, wait);
-      this.pending.set(id, { resolve, timer, sent, method, request: body, stale: !!(opts && opts.stale) });
+      this.pending.set(id, { resolve, timer, sent, sentAt: performance.timeOrigin + sent, method, request: body, stale: !!(opts && opts.stale) });
       this.worker.postMessage({ type: "call", id, method, request: body });
     });
   }
 }
+
+// timingOf holds the timing marks of each engine answer (see worker.js):
+// the time to reach the worker, the call, the engine's phases, the time back
+// and the page's parse of the answer, in milliseconds.
+const timingOf = new WeakMap();
 
 const engine = new Engine();
 let engineReady = false;
@@ -380,52 +391,58 @@ function inputChars() {
 // busy for a while (a short call is cheaper to finish than a restart).
 // Typing waits for a pause, longer in large inputs, so that it does not start
 // a run per key; a paste, a drop or an opened file (opts.now) runs at once.
+//
+// A run that starts at once starts in the event itself: its engine call is
+// in the worker while the browser still lays out the text it was given (a
+// 2 MB paste takes the page's thread for most of a second).
 function changed(opts) {
   clearTimeout(debounce);
   seq++;
   const since = engine.busySince();
   if (since && performance.now() - since > 250) engine.cancel();
-  const delay = opts && opts.now ? 0 : inputChars() > (1 << 20) ? 700 : 200;
+  if (opts && opts.now) {
+    run();
+    debounce = setTimeout(updateShare, 0);
+    return;
+  }
+  const delay = inputChars() > (1 << 20) ? 700 : 200;
   debounce = setTimeout(() => { run(); updateShare(); }, delay);
 }
 
 // The answers of recent runs, by the key of their inputs (see runKey): a run
 // whose inputs and policy are those of an earlier one (a tab selected, added
 // empty or removed empty, a name typed back, the simulator's fields edited)
-// shows the earlier answers without calling the engine.
+// shows the earlier answers without calling the engine. At most
+// RUN_CACHE_SIZE runs and RUN_CACHE_CHARS characters of keys are kept.
 const runCache = new Map();
 const RUN_CACHE_SIZE = 8;
-
-// contentKey is the SHA-256 of a tab's content, computed once per content:
-// re-runs do not hash unchanged tabs again. Without Web Crypto (a page
-// opened from a file: URL) the content itself is the key.
-async function contentKey(f) {
-  if (f.keyOf === f.content) return f.key;
-  const content = f.content;
-  let key = content;
-  if (globalThis.crypto && crypto.subtle) {
-    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(content)));
-    key = Array.from(sum, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-  if (f.content === content) { f.keyOf = content; f.key = key; }
-  return key;
-}
+const RUN_CACHE_CHARS = 32 << 20;
+let runCacheChars = 0;
 
 // runKey is the key of one run's inputs: the policy, and each non-empty tab's
-// name and content key, in order.
-async function runKey() {
+// name and content, in order. The contents themselves, not a digest of them:
+// the key is there at once, before the engine is called (Web Crypto's digest
+// answers a task later, after the browser has laid out a large paste), and a
+// lookup compares strings, which takes a millisecond for megabytes.
+function runKey() {
   const parts = [state.cpuPolicy || "", state.memoryPolicy || "", state.kubeletVersion || ""];
   for (const f of state.files) {
     if (f.content.trim() === "") continue;
-    parts.push(f.name, await contentKey(f));
+    parts.push(f.name, f.content);
   }
   return JSON.stringify(parts);
 }
 
 function remember(key, answers) {
-  runCache.delete(key);
+  if (runCache.has(key)) { runCache.delete(key); runCacheChars -= key.length; }
+  if (key.length > RUN_CACHE_CHARS) return;
   runCache.set(key, answers);
-  while (runCache.size > RUN_CACHE_SIZE) runCache.delete(runCache.keys().next().value);
+  runCacheChars += key.length;
+  while (runCache.size > RUN_CACHE_SIZE || runCacheChars > RUN_CACHE_CHARS) {
+    const old = runCache.keys().next().value;
+    runCacheChars -= old.length;
+    runCache.delete(old);
+  }
 }
 
 // settled says whether an answer depends on the inputs alone: a run that was
@@ -451,8 +468,7 @@ async function run() {
   const my = ++seq;
   const began = performance.now();
   const { files, tabs } = requestFiles();
-  const key = await runKey();
-  if (my !== seq) return; // a newer input superseded this one
+  const key = runKey();
   const result = $("result");
   result.setAttribute("aria-busy", "true");
   let inspect = null, diagnosis = null;
@@ -470,18 +486,32 @@ async function run() {
     const cpuPolicy = state.cpuPolicy || undefined;
     const memoryPolicy = state.memoryPolicy || undefined;
     const kubeletVersion = state.kubeletVersion || undefined;
+    // began, answered and drawn are performance.now() times; the rest are
+    // durations.
+    const marks = { began, key: performance.now() - began };
     inspect = await engine.call("inspect", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
     // The verdicts are on the page while the diagnosis runs.
+    let t = performance.now();
     show(inspect, null, tabs, diagnosing);
+    marks.inspect = timingOf.get(inspect);
+    marks.answered = t;
+    marks.drawInspect = performance.now() - t;
+    marks.drawn = performance.now();
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
       diagnosis = await engine.call("diagnose", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
+      t = performance.now();
       show(inspect, diagnosis, tabs);
+      marks.diagnose = timingOf.get(diagnosis);
+      marks.drawDiagnose = performance.now() - t;
     }
+    // The timing marks of this run, for the benchmark and for a reader
+    // who wonders where the time goes (see bench_test.go).
+    document.body.dataset.phases = JSON.stringify(marks);
     if (settled(inspect) && (!diagnosing || settled(diagnosis))) remember(key, { inspect, diagnosis });
   } else {
     show(null, null, tabs);
@@ -517,20 +547,27 @@ function show(inspect, diagnosis, tabs, diagnosing) {
   state.lastInspect = inspect;
   state.lastDiagnosis = diagnosis;
   state.diagnosing = !!diagnosing;
-  renderAll();
+  renderAll(!!diagnosing);
 }
 
 // ---------------------------------------------------------------- rendering
 
-function renderAll() {
+// While the diagnosis runs (verdictFirst), the NUMA view and the pods
+// table, a thousand rows for a large node, are drawn after the frame that
+// shows the verdicts, so that their layout does not hold the verdicts
+// back; the diagnosis's answer draws everything again.
+let drawToken = 0;
+function renderAll(verdictFirst) {
+  const my = ++drawToken;
   state.items = collectItems();
   renderPolicies();
   renderRefused();
   renderResult();
-  renderNUMA();
-  renderPods();
   renderFindings();
   sendMarks();
+  const rest = () => { if (my === drawToken) { renderNUMA(); renderPods(); } };
+  if (verdictFirst) requestAnimationFrame(() => setTimeout(rest, 0));
+  else rest();
 }
 
 function errorBox(err) {
@@ -730,7 +767,9 @@ const MAX_HOLDER_ROWS = 30;
 // shortIds maps each pod UID to the shortest prefix of at least 8
 // characters no other UID starts with, "…" appended when shortened (what
 // inspect prints: internal/holdings' Shorten).
-function shortIds(ids) {
+// given are the short forms the engine worked out over every pod of a file
+// whose holders it summarised (holdersOmitted.shortPods): the longer wins.
+function shortIds(ids, given) {
   const u = [...new Set(ids)].sort();
   const common = (a, b) => { let n = 0; while (n < a.length && n < b.length && a[n] === b[n]) n++; return n; };
   const out = new Map();
@@ -741,6 +780,7 @@ function shortIds(ids) {
     const n = Math.max(8, need + 1);
     out.set(id, id.length <= 12 || n >= id.length - 1 ? id : id.slice(0, n) + "…");
   });
+  if (given) for (const [id, s] of out) { const g = given.get(id); if (g && g.length > s.length) out.set(id, g); }
   return out;
 }
 
@@ -798,6 +838,45 @@ function holderRows(hd) {
   return rows;
 }
 
+// fileHolderRows are holderRows of a file's holders, with what the engine
+// left out of a summary (FileView.holdersOmitted): rows.omitted maps a NUMA
+// key to the rows of it not in the answer, rows.hidden is their number and
+// rows.short the pods' short forms.
+function fileHolderRows(f) {
+  const rows = holderRows(f.holders);
+  rows.omitted = new Map();
+  rows.hidden = 0;
+  rows.short = new Map();
+  const o = f.holdersOmitted;
+  if (!o) return rows;
+  const kept = new Map();
+  for (const r of rows) if (r.resource !== "cpu") kept.set(r.key, (kept.get(r.key) || 0) + 1);
+  for (const c of o.byNUMA || []) {
+    const key = numaKey(c.numa), n = c.blocks - (kept.get(key) || 0);
+    if (n > 0) rows.omitted.set(key, { numa: c.numa || [], n });
+  }
+  rows.hidden = o.omitted || 0;
+  for (const [id, s] of Object.entries(o.shortPods || {})) rows.short.set(id, s);
+  return rows;
+}
+
+// joinRows appends the rows of b, and what b left out, to a.
+function joinRows(a, b) {
+  for (const x of b) a.push(x);
+  for (const [k, v] of b.omitted) {
+    const w = a.omitted.get(k);
+    a.omitted.set(k, { numa: v.numa, n: v.n + (w ? w.n : 0) });
+  }
+  a.hidden += b.hidden;
+  for (const [id, s] of b.short) a.short.set(id, s);
+  return a;
+}
+
+// noRows is an empty list of rows that joinRows can add to.
+function noRows() {
+  return Object.assign([], { omitted: new Map(), hidden: 0, short: new Map() });
+}
+
 // numaOrder sorts NUMA keys: single nodes by number, then sets of nodes,
 // then devices without topology, then holders the file places nowhere.
 function numaOrder(a, b) {
@@ -811,19 +890,22 @@ function numaOrder(a, b) {
 // MAX_HOLDER_ROWS per group and a "… N more" row for the rest.
 function holdersTable(rows, testid) {
   const sorted = rows.map((r, i) => ({ r, i })).sort((x, y) => numaOrder(x.r, y.r) || x.i - y.i).map((x) => x.r);
-  const short = shortIds(rows.map((r) => r.pod).filter(Boolean));
+  const short = shortIds(rows.map((r) => r.pod).filter(Boolean), rows.short);
   const body = [];
   for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && sorted[j].key === sorted[i].key) j++;
+    // the rows of this key that the engine left out of its answer
+    const om = (rows.omitted && rows.omitted.get(sorted[i].key)) || { n: 0 };
+    const more = j - i + om.n - Math.min(j - i, MAX_HOLDER_ROWS);
     for (const r of sorted.slice(i, Math.min(j, i + MAX_HOLDER_ROWS))) {
       body.push(h("tr", { "data-testid": "holder", "data-numa": r.key, "data-pod": r.pod || undefined },
         h("td", {}, r.key), h("td", {}, r.pod ? h("code", { title: r.pod }, short.get(r.pod)) : "–"),
         h("td", {}, r.container || "–"), h("td", {}, r.resource), h("td", {}, r.amount())));
     }
-    if (j - i > MAX_HOLDER_ROWS) {
+    if (more > 0) {
       body.push(h("tr", { class: "more", "data-testid": "holders-more", "data-numa": sorted[i].key },
-        h("td", {}, sorted[i].key), h("td", { colspan: "4" }, T("holders-more", { n: j - i - MAX_HOLDER_ROWS }))));
+        h("td", {}, sorted[i].key), h("td", { colspan: "4" }, T("holders-more", { n: more }))));
     }
     i = j;
   }
@@ -842,7 +924,7 @@ function holdersEl(f) {
     return h("div", { class: "holders-box", "data-testid": "holders" }, h("p", { class: "caption" }, T("holders")),
       h("p", { class: "muted", "data-testid": "holders-note" }, T("holders-not-read")));
   }
-  const rows = holderRows(hd);
+  const rows = fileHolderRows(f);
   const notes = [];
   if (!f.kubeletAccepts) notes.push(T(f.onReject === "discards-data" ? "holders-refused-discard" : "holders-refused-start"));
   if (hd.kind === "cpu" && hd.cpu && !hd.cpu.topology) notes.push(T("holders-no-topology"));
@@ -858,8 +940,8 @@ function holdersEl(f) {
 // view.
 function allHolderRows() {
   const r = state.lastInspect;
-  const rows = [];
-  if (r && r.ok) for (const f of r.result.files) if (f.holders) for (const x of holderRows(f.holders)) rows.push(x);
+  const rows = noRows();
+  if (r && r.ok) for (const f of r.result.files) if (f.holders) joinRows(rows, fileHolderRows(f));
   return rows;
 }
 
@@ -925,8 +1007,16 @@ function renderNUMA() {
       multi && g.resources && g.resources.length
         ? h("div", { class: "group-sum", "data-testid": "group-sum" }, h("p", { class: "caption" }, T("group-sum")), resourceTable(g.resources, gscales, "sum"))
         : null,
-      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi, held.filter((x) => x.numa.includes(id))))));
+      h("div", { class: "nodes" }, g.nodes.map((id) => nodeCard(byId.get(id) || { id }, scales, multi, heldOn(held, id)))));
   }));
+}
+
+// heldOn are the rows of held on NUMA node id, with what the engine left
+// out of them.
+function heldOn(held, id) {
+  const rows = Object.assign(held.filter((x) => x.numa.includes(id)), { omitted: new Map(), hidden: 0, short: held.short });
+  for (const [k, v] of held.omitted) if (v.numa.includes(id)) rows.omitted.set(k, v);
+  return rows;
 }
 
 // nodeCard is one NUMA node: its memory table, CPUs, and who holds what on
@@ -954,20 +1044,26 @@ function renderPods() {
   const box = $("pods");
   const r = state.lastInspect;
   // A PodResources answer's assignments, and every checkpoint's holders
-  // (the model the file cards and the NUMA view draw).
+  // (the model the file cards and the NUMA view draw); omitted counts the
+  // rows the engine left out of a summarised file.
   const rows = [];
+  let omitted = 0;
   if (r && r.ok) {
     for (const f of r.result.files) {
       for (const a of f.assignments || []) {
         rows.push({ pod: a.pod, container: a.container, resource: a.resource, key: a.numa && a.numa.length ? "[" + nodesText(a.numa) + "]" : "–",
           amount: () => (a.bytes !== undefined ? bytesEl(a.bytes) : (a.amount || "")) });
       }
-      if (f.holders) for (const x of holderRows(f.holders)) rows.push({ ...x, pod: x.pod || "–", key: x.key === "–" ? "–" : "[" + x.key.replaceAll(",", " ") + "]" });
+      if (f.holders) {
+        const fr = fileHolderRows(f);
+        for (const x of fr) rows.push({ ...x, pod: x.pod || "–", key: x.key === "–" ? "–" : "[" + x.key.replaceAll(",", " ") + "]" });
+        omitted += fr.hidden;
+      }
     }
   }
   if (!rows.length) { sec.hidden = true; box.replaceChildren(); return; }
   sec.hidden = false;
-  const hidden = Math.max(0, rows.length - MAX_POD_ROWS);
+  const hidden = Math.max(0, rows.length + omitted - MAX_POD_ROWS);
   box.replaceChildren(h("div", { class: "scroll" }, h("table", { class: "pods" },
     h("thead", {}, h("tr", {}, ["pod", "container", "resource", "numa-affinity", "amount"].map((k) => h("th", { scope: "col" }, T(k))))),
     h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},
@@ -1591,13 +1687,20 @@ function wire() {
   $("share-error-close").addEventListener("click", () => { $("share-error").hidden = true; });
   $("input").addEventListener("input", (ev) => {
     const f = state.files[state.active];
+    const value = $("input").value;
+    // An input event that changed nothing (a browser's insertion of a
+    // multi-line text fires one per line, the text whole in each) must not
+    // supersede the run the first one started.
+    if (value === f.content) return;
     const before = f.content.length;
-    f.content = $("input").value;
+    f.content = value;
     $("remove").disabled = false;
     clearInputError($("input-error"));
     // A paste or drop, or any edit of more than a few words at once, is
     // complete when it arrives: no pause to wait for.
-    const bulk = (ev.inputType || "").startsWith("insertFrom") || Math.abs(f.content.length - before) > 256;
+    // (A text replaced by one of the same length changes no length: the
+    // inserted data says it.)
+    const bulk = (ev.inputType || "").startsWith("insertFrom") || Math.abs(f.content.length - before) > 256 || (typeof ev.data === "string" && ev.data.length > 256);
     changed({ now: bulk });
   });
   $("name").addEventListener("input", () => {

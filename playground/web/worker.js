@@ -11,15 +11,23 @@ const queue = [];
 
 // answer runs one call. The request is an object (the page's) or JSON text;
 // the engine's glue turns an object into JSON itself.
-function answer(id, method, request) {
-  let response;
+// With the answer go the timing marks of the call: when the worker got the
+// message and posted the answer (performance.timeOrigin + now, comparable
+// with the page's clock), and the engine's own phases (numascope.phases).
+function answer(id, method, request, got) {
+  let response, phases = [];
+  const began = performance.now();
   try {
     response = self.numascope.call(method, request);
+    // name, ms, count for each phase (wasm/main.go phasesValue)
+    const flat = self.numascope.phases || [];
+    for (let i = 0; i + 2 < flat.length; i += 3) phases.push({ name: flat[i], ms: flat[i + 1], count: flat[i + 2] });
   } catch (e) {
     // A Go runtime crash (not a recovered panic) ends the program; report it.
     response = JSON.stringify({ ok: false, error: { code: "panic", message: String(e && e.message || e) } });
   }
-  self.postMessage({ type: "result", id, response });
+  const callMs = performance.now() - began;
+  self.postMessage({ type: "result", id, response, timing: { got, callMs, phases, posted: performance.timeOrigin + performance.now() } });
 }
 
 self.onmessage = async (ev) => {
@@ -30,7 +38,7 @@ self.onmessage = async (ev) => {
       self.numascopeReady = () => {
         ready = true;
         self.postMessage({ type: "ready", version: self.numascope.version });
-        for (const q of queue.splice(0)) answer(q.id, q.method, q.request);
+        for (const q of queue.splice(0)) answer(q.id, q.method, q.request, q.got);
       };
       const instance = await WebAssembly.instantiate(msg.module, go.importObject);
       go.run(instance).then(() => {
@@ -44,10 +52,11 @@ self.onmessage = async (ev) => {
     return;
   }
   if (msg.type === "call") {
+    const got = performance.timeOrigin + performance.now();
     if (!ready) {
-      queue.push(msg);
+      queue.push({ ...msg, got });
       return;
     }
-    answer(msg.id, msg.method, msg.request);
+    answer(msg.id, msg.method, msg.request, got);
   }
 };

@@ -108,7 +108,8 @@ func CallContents(name string, request []byte, contents []string) []byte {
 	callMu.Lock()
 	defer callMu.Unlock()
 	sideContents = contents
-	defer func() { sideContents = nil }()
+	phases, timing = phases[:0], true
+	defer func() { sideContents, timing = nil, false }()
 	size := len(request)
 	for _, c := range contents {
 		size += len(c)
@@ -119,7 +120,9 @@ func CallContents(name string, request []byte, contents []string) []byte {
 	} else {
 		resp = call(name, request)
 	}
+	done := track("marshal")
 	b, err := json.Marshal(resp)
+	done()
 	if err != nil {
 		b, _ = json.Marshal(Response{Error: &Error{Code: "engine", Message: "encoding the answer failed: " + err.Error()}})
 	}
@@ -159,7 +162,9 @@ func call(name string, request []byte) (resp Response) {
 	if !json.Valid(request) {
 		return Response{Error: &Error{Code: "bad-request", Message: "the request is not valid JSON"}}
 	}
+	done := track("engine")
 	result, err := m.fn(request)
+	done()
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -177,6 +182,7 @@ func tooLarge(size int) Response {
 
 // decode reads a request strictly, naming the method in the error.
 func decode(name string, req json.RawMessage, v any) error {
+	defer track("request")()
 	dec := json.NewDecoder(strings.NewReader(string(req)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

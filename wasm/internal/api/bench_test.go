@@ -51,7 +51,7 @@ func BenchmarkMerge(b *testing.B) {
 
 // memoryState10000 is a memory_manager_state (v3) with 10,000 containers
 // on 8 NUMA nodes, as the playground's benchmark pastes it.
-func memoryState10000(b *testing.B) string {
+func memoryState10000(b testing.TB) string {
 	s := &statefile.MemoryState{PolicyName: "Static", MachineState: map[int]*statefile.NUMANodeState{}, Entries: map[string]map[string][]statefile.Block{}}
 	const n = 10000
 	for node := 0; node < 8; node++ {

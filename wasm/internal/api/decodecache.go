@@ -42,6 +42,7 @@ var decodeCache struct {
 // decodeCached is statefile.Decode, answered from the cache for content
 // decoded before with the same options.
 func decodeCached(content string, opts statefile.Options) (*statefile.File, error) {
+	defer track("decode")()
 	if len(content) > decodeCacheBytes {
 		return statefile.Decode([]byte(content), opts)
 	}
@@ -53,6 +54,7 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
 			c.hits++
 			c.Unlock()
+			addPhase("decode-cached", 0)
 			return e.file, nil
 		}
 	}
@@ -75,4 +77,15 @@ func decodeCached(content string, opts statefile.Options) (*statefile.File, erro
 		c.entries = c.entries[1:]
 	}
 	return f, err
+}
+
+// decodeShared is decodeCached for package diagnose (Evidence.Decode):
+// inspect decodes with MaxSize MaxFileBytes, diagnose with MaxSize 0 (64
+// MiB), which give the same answer for an input within both, as every
+// input the engine reads is (inspectOne and Diagnose refuse larger ones).
+func decodeShared(data []byte, opts statefile.Options) (*statefile.File, error) {
+	if opts.MaxSize == 0 && len(data) <= MaxFileBytes && MaxFileBytes <= statefile.DefaultMaxSize {
+		opts.MaxSize = MaxFileBytes
+	}
+	return decodeCached(string(data), opts)
 }

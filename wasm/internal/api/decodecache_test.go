@@ -85,3 +85,69 @@ func TestDecodeCacheKey(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, before, hits(), "the evicted entry is decoded again")
 }
+
+// clearDecodeCache empties the decode cache.
+func clearDecodeCache() {
+	decodeCache.Lock()
+	defer decodeCache.Unlock()
+	decodeCache.entries = nil
+}
+
+// TestDiagnoseReusesInspectDecode checks that diagnose reads the
+// checkpoints inspect decoded from the decode cache, and answers exactly
+// what it answers without the cache, for every example and for a paste of
+// each of its checkpoints alone (named as inspect names it).
+func TestDiagnoseReusesInspectDecode(t *testing.T) {
+	list, err := Examples()
+	require.NoError(t, err)
+	type tc struct {
+		name string
+		req  InspectRequest
+	}
+	var cases []tc
+	for _, ex := range list.Examples {
+		cases = append(cases, tc{ex.ID, InspectRequest{Files: ex.Files, KubeletVersion: "1.30"}}, tc{ex.ID, InspectRequest{Files: ex.Files}})
+		for _, f := range ex.Files {
+			if guessStateKind(f.Content) != "" {
+				cases = append(cases, tc{ex.ID + " " + f.Name + " pasted", InspectRequest{Files: []InputFile{{Content: f.Content}}}})
+			}
+		}
+	}
+	for _, c := range cases {
+		clearDecodeCache()
+		alone, err := Diagnose(&c.req)
+		require.NoError(t, err, c.name)
+		clearDecodeCache()
+		in := Inspect(&c.req)
+		before := hits()
+		after, err := Diagnose(&c.req)
+		require.NoError(t, err, c.name)
+		// as the page reads them: JSON
+		a, err := json.Marshal(alone)
+		require.NoError(t, err)
+		b, err := json.Marshal(after)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(a), string(b), "%s: diagnose after inspect differs", c.name)
+		states := 0
+		for _, v := range in.Files {
+			if v.Checksum != nil && v.KubeletAccepts {
+				states++
+			}
+		}
+		if states > 0 && c.req.KubeletVersion == "" {
+			assert.Positive(t, hits()-before, "%s: diagnose decodes the checkpoints inspect decoded again", c.name)
+		}
+	}
+}
+
+// TestPastedCheckpointNamedAsInspectNamesIt checks that a checkpoint pasted
+// without a name has the same name in inspect's and diagnose's answers.
+func TestPastedCheckpointNamedAsInspectNamesIt(t *testing.T) {
+	req := InspectRequest{Files: []InputFile{{Content: memoryState10000(t)}}}
+	in := Inspect(&req)
+	d, err := Diagnose(&req)
+	require.NoError(t, err)
+	require.Len(t, d.Files, 1)
+	assert.Equal(t, "memory_manager_state", in.Files[0].File, "inspect's name")
+	assert.Equal(t, in.Files[0].File, d.Files[0].File, "diagnose's name")
+}

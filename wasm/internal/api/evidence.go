@@ -204,15 +204,26 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 		}
 		// Only the order depends on the kind (configuration before
 		// checkpoints): a cheap look at the head, not a decode; Add below
-		// reads each input once.
-		kind := diagnose.SniffKind([]byte(in.Content))
-		if kind == "topology" {
-			kind = kindMachine
+		// reads each input once. One input needs no order, and a
+		// checkpoint pasted without a name is named as inspect names it
+		// (guessStateKind), so that both answers speak of the same file.
+		kind, guess := "", ""
+		if in.Name == "" {
+			guess = guessStateKind(in.Content)
+		}
+		if len(req.Files) > 1 || in.Name == "" && guess == "" {
+			kind = diagnose.SniffKind([]byte(in.Content))
+			if kind == "topology" {
+				kind = kindMachine
+			}
 		}
 		if in.Name == "" {
-			in.Name = fmt.Sprintf("file %d", i+1)
-			if n := canonicalName[kind]; n != "" {
-				in.Name = n
+			in.Name = canonicalName[guess]
+			if in.Name == "" {
+				in.Name = canonicalName[kind]
+			}
+			if in.Name == "" {
+				in.Name = fmt.Sprintf("file %d", i+1)
 			}
 		}
 		items = append(items, item{in, kind, i})
@@ -226,12 +237,14 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	sort.SliceStable(items, func(i, j int) bool { return order(items[i].kind) < order(items[j].kind) })
 	// The engine's own detection decides what each input is read as (the
 	// kind above only orders them: configuration before checkpoints).
-	ev := &diagnose.Evidence{}
+	// The checkpoints inspect decoded are not decoded again.
+	ev := &diagnose.Evidence{Decode: decodeShared}
 	if req.KubeletVersion != "" {
 		if err := ev.SetKubeletVersion(req.KubeletVersion); err != nil {
 			return nil, err
 		}
 	}
+	done := track("evidence")
 	for _, it := range items {
 		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
 		out.Files[it.i] = r
@@ -243,14 +256,18 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: reason})
 		}
 	}
+	done()
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)
 	defer cancel()
+	done = track("diagnose")
 	rep, err := diagnose.Run(ctx, ev)
+	done()
 	if err != nil {
 		return nil, &Error{Code: "engine", Message: "the diagnosis did not finish: " + err.Error()}
 	}
 	out.Report = rep
 	// Where each file#/pointer reference is, one read per file.
+	defer track("positions")()
 	content := map[string]string{}
 	for _, it := range items {
 		content[it.in.Name] = it.in.Content

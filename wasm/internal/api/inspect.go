@@ -84,6 +84,10 @@ type FileView struct {
 	// machine topology of a machine-info or sysfs input of the same
 	// request, a cpu_manager_state's CPUs are placed on NUMA nodes.
 	Holders *holdings.Holdings `json:"holders,omitempty"`
+	// HoldersOmitted is set when Holders is a summary of a checkpoint
+	// with thousands of memory blocks: what it left out (see
+	// summariseHolders).
+	HoldersOmitted *OmittedHolders `json:"holdersOmitted,omitempty"`
 }
 
 // ChecksumView is the checksum verdict of a state file.
@@ -343,11 +347,13 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 		out.Files = append(out.Files, v)
 		states = append(states, numa.file)
 	}
+	done := track("holders")
 	for i, f := range states {
 		if f != nil {
-			out.Files[i].Holders = holdings.Build(f, numa.machine)
+			out.Files[i].Holders, out.Files[i].HoldersOmitted = summariseHolders(holdings.Build(f, numa.machine))
 		}
 	}
+	done()
 	out.NUMA = numa.view()
 	placeCPUs(out)
 	return out, true
@@ -423,12 +429,20 @@ func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
 	if trimmed == "" {
 		return unreadable(in.Name, "", in.Name+" is empty", "paste the content of a kubelet state file")
 	}
-	for _, d := range decoders {
-		if v, ok := d(in, req, numa); ok {
+	for k, d := range decoders {
+		done := func() {}
+		if k > 0 {
+			done = track("evidence")
+		}
+		v, ok := d(in, req, numa)
+		done()
+		if ok {
 			if v.Problems == nil {
 				v.Problems = []Problem{}
 			}
+			done := track("positions")
 			placeProblems(in.Content, v.Problems)
+			done()
 			return *v
 		}
 	}

@@ -139,10 +139,49 @@ func jsonOffsets(content string, pointers []string) map[string]int {
 		}
 		return off
 	}
+	// inside are the pointers of the containers a wanted pointer is in: any
+	// other value is read whole (dec.Decode), not token by token, and so is
+	// every string value (a v3 checkpoint's data is one string of
+	// megabytes, which took seconds in tokens in the browser).
+	inside := map[string]bool{}
+	for p := range want {
+		for i := range p {
+			if p[i] == '/' {
+				inside[p[:i]] = true
+			}
+		}
+	}
 	cur := ""
 	for n := 0; n < maxPointerTokens && len(found) < len(want); n++ {
 		start := next()
-		tok, err := dec.Token()
+		var tok json.Token
+		var err error
+		if c := byte(0); start < len(content) && !(len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey) {
+			c = content[start]
+			skip := c == '"'
+			if c == '{' || c == '[' {
+				at := cur // the pointer of this value
+				if len(stack) == 0 {
+					at = ""
+				} else if top := stack[len(stack)-1]; !top.object {
+					at = path[len(path)-1] + "/" + strconv.Itoa(top.index)
+				}
+				skip = !inside[at]
+			}
+			if skip {
+				var raw json.RawMessage
+				err = dec.Decode(&raw)
+				tok = raw // a value like any scalar below
+				if err != nil && c != '"' {
+					// Tokens would have read the container's opening
+					// and stopped inside it: its pointer counts.
+					tok, err, n = json.Delim(c), nil, maxPointerTokens
+				}
+			}
+		}
+		if tok == nil && err == nil {
+			tok, err = dec.Token()
+		}
 		if err == io.EOF || err != nil {
 			break
 		}
