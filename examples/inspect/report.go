@@ -68,12 +68,9 @@ func newReport(jsonName, display string, f *statefile.File, err error, o *option
 func (r fileReport) write(w io.Writer, o *options, i int) error {
 	switch o.out.Format() {
 	case cliout.JSON:
-		b, err := json.Marshal(r.line) // one object per line: the contract scripts rely on
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(w, string(b))
-		return err
+		// one object per line: the contract scripts rely on (the encoder
+		// writes the line without a second copy of it)
+		return json.NewEncoder(w).Encode(r.line)
 	case cliout.YAML:
 		if i > 0 {
 			if _, err := fmt.Fprintln(w, "---"); err != nil {
