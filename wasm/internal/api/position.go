@@ -107,6 +107,13 @@ func pointerTokens(p string) ([]string, bool) {
 // each wanted pointer: of the key of an object member, of the value of an
 // array element or of the root.
 func jsonOffsets(content string, pointers []string) map[string]int {
+	return jsonOffsetsRead(content, pointers, true)
+}
+
+// jsonOffsetsRead is jsonOffsets; with whole false it reads every token,
+// as it did before values no wanted pointer is in were read whole (the
+// reference of FuzzJSONOffsets).
+func jsonOffsetsRead(content string, pointers []string, whole bool) map[string]int {
 	want := map[string]bool{}
 	for _, p := range pointers {
 		if _, ok := pointerTokens(p); ok {
@@ -156,7 +163,7 @@ func jsonOffsets(content string, pointers []string) map[string]int {
 		start := next()
 		var tok json.Token
 		var err error
-		if c := byte(0); start < len(content) && !(len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey) {
+		if c := byte(0); whole && start < len(content) && !(len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey) {
 			c = content[start]
 			skip := c == '"'
 			if c == '{' || c == '[' {

@@ -2,8 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"io"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +38,7 @@ func FuzzLocate(f *testing.F) {
 
 // FuzzJSONOffsets checks that jsonOffsets, which reads every value no
 // wanted pointer is in (and every string) whole, finds exactly what reading
-// every token finds (tokenOffsetsReference, the reader it replaced), valid
+// every token finds (jsonOffsetsRead without reading whole values, the reader it replaced), valid
 // JSON or not, for the pointer given and the paths of the first keys.
 func FuzzJSONOffsets(f *testing.F) {
 	f.Add(`{"a": {"b": [1, {"c": 2}], "a": 3}, "a": {"b": [9]}}`, "/a/b/1/c")
@@ -57,7 +55,7 @@ func FuzzJSONOffsets(f *testing.F) {
 			for _, k := range topKeys(content) {
 				pointers = append(pointers, "/"+jsonptr.Escape(k), "/"+jsonptr.Escape(k)+"/0", "/"+jsonptr.Escape(k)+"/"+jsonptr.Escape(k))
 			}
-			got, ref := jsonOffsets(content, pointers), tokenOffsetsReference(content, pointers)
+			got, ref := jsonOffsets(content, pointers), jsonOffsetsRead(content, pointers, false)
 			if diff := cmp.Diff(ref, got); diff != "" {
 				t.Fatalf("jsonOffsets differs from reading every token (-tokens +now):\n%s", diff)
 			}
@@ -80,91 +78,4 @@ func topKeys(content string) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// tokenOffsetsReference is jsonOffsets as it was, reading every token.
-func tokenOffsetsReference(content string, pointers []string) map[string]int {
-	want := map[string]bool{}
-	for _, p := range pointers {
-		if _, ok := pointerTokens(p); ok {
-			want[p] = true
-		}
-	}
-	found := map[string]int{}
-	type frame struct {
-		object  bool
-		index   int
-		wantKey bool
-	}
-	var stack []frame
-	var path []string // the pointer of each open container, "" for the root
-	dec := json.NewDecoder(strings.NewReader(content))
-	// next is the offset where the next token starts.
-	next := func() int {
-		off := int(dec.InputOffset())
-		for off < len(content) {
-			switch content[off] {
-			case ' ', '\t', '\r', '\n', ':', ',':
-				off++
-				continue
-			}
-			if strings.HasPrefix(content[off:], "\ufeff") {
-				off += len("\ufeff")
-				continue
-			}
-			break
-		}
-		return off
-	}
-	cur := ""
-	for n := 0; n < maxPointerTokens && len(found) < len(want); n++ {
-		start := next()
-		tok, err := dec.Token()
-		if err == io.EOF || err != nil {
-			break
-		}
-		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey {
-			// A key: the member's pointer starts here.
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack, path = stack[:len(stack)-1], path[:len(path)-1]
-				continue
-			}
-			k, _ := tok.(string)
-			cur = path[len(path)-1] + "/" + jsonptr.Escape(k)
-			if want[cur] {
-				if _, dup := found[cur]; !dup {
-					found[cur] = start
-				}
-			}
-			stack[len(stack)-1].wantKey = false
-			continue
-		}
-		// A value (or the end of an array).
-		if d, ok := tok.(json.Delim); ok && (d == ']' || d == '}') {
-			stack, path = stack[:len(stack)-1], path[:len(path)-1]
-			continue
-		}
-		here := cur
-		if len(stack) == 0 {
-			here = ""
-			if want[here] {
-				found[here] = start
-			}
-		} else if top := &stack[len(stack)-1]; top.object {
-			top.wantKey = true
-		} else {
-			here = path[len(path)-1] + "/" + strconv.Itoa(top.index)
-			top.index++
-			if want[here] {
-				if _, dup := found[here]; !dup {
-					found[here] = start
-				}
-			}
-		}
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, frame{object: d == '{', wantKey: d == '{'})
-			path = append(path, here)
-		}
-	}
-	return found
 }
