@@ -110,6 +110,36 @@ func jsonOffsets(content string, pointers []string) map[string]int {
 	return jsonOffsetsRead(content, pointers, true)
 }
 
+// valueMayStart reports whether encoding/json's token reader takes a
+// value at content[start]: at the root, after the opening or a comma in an
+// array, after the colon in an object (next skips commas and colons
+// without checking them).
+func valueMayStart(content string, start int, root, inObject bool) bool {
+	i := start
+	for i > 0 {
+		switch content[i-1] {
+		case ' ', '\t', '\r', '\n':
+			i--
+			continue
+		}
+		if strings.HasSuffix(content[:i], "\ufeff") {
+			i -= len("\ufeff")
+			continue
+		}
+		break
+	}
+	switch {
+	case root:
+		return i == 0
+	case i == 0:
+		return false
+	case inObject:
+		return content[i-1] == ':'
+	default:
+		return content[i-1] == '[' || content[i-1] == ','
+	}
+}
+
 // jsonOffsetsRead is jsonOffsets; with whole false it reads every token,
 // as it did before values no wanted pointer is in were read whole (the
 // reference of FuzzJSONOffsets).
@@ -180,6 +210,9 @@ func jsonOffsetsRead(content string, pointers []string, whole bool) map[string]i
 				err = dec.Decode(&raw)
 				tok = raw // a value like any scalar below
 				if err != nil && c != '"' {
+					if !valueMayStart(content, start, len(stack) == 0, len(stack) > 0 && stack[len(stack)-1].object) {
+						break // a missing comma or colon: tokens stop before the value too
+					}
 					// Tokens would have read the container's opening
 					// and stopped inside it: its pointer counts.
 					tok, err, n = json.Delim(c), nil, maxPointerTokens
