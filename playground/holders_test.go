@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -24,13 +22,8 @@ func holderRowsOf(selector string) string {
 // NUMA view, from the engine's holders (internal/holdings, the model
 // inspect prints).
 func TestPlaygroundShowsHolders(t *testing.T) {
-	exe := chromium(t)
-	s := testSite(t)
-	srv := httptest.NewServer(s.handler())
-	defer srv.Close()
-	ctx := startBrowser(t, exe, "127.0.0.1:9", 5*time.Minute)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
-	tab := uxPage(t, ctx, srv.URL+"/")
+	ctx, url := servedBrowser(t)
+	tab := uxPage(t, ctx, url+"/")
 
 	t.Run("the upstream sample's pod holds 150 GiB on NUMA 0 and 1", func(t *testing.T) {
 		loadExample(t, tab, "troubleshooting")

@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/numascope/numascope/internal/holdings"
@@ -20,13 +18,8 @@ import (
 // holders (FileView.holdersOmitted) exactly as it draws the whole model:
 // the same rows, "… N more" counts, short pod UIDs and pods table.
 func TestPlaygroundDrawsSummarisedHolders(t *testing.T) {
-	exe := chromium(t)
-	s := testSite(t)
-	srv := httptest.NewServer(s.handler())
-	defer srv.Close()
-	ctx := startBrowser(t, exe, "127.0.0.1:9", 5*time.Minute)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
-	tab := uxPage(t, ctx, srv.URL+"/")
+	ctx, url := servedBrowser(t)
+	tab := uxPage(t, ctx, url+"/")
 
 	big := bigMemoryState(t, 10000)
 	f, err := statefile.Decode([]byte(big), statefile.Options{Name: "memory_manager_state"})

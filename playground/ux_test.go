@@ -13,6 +13,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// servedBrowser serves the site and starts a browser for a test, both
+// stopped when it ends, and returns the browser's context and the site's URL.
+func servedBrowser(t *testing.T) (context.Context, string) {
+	t.Helper()
+	exe := chromium(t)
+	srv := httptest.NewServer(testSite(t).handler())
+	t.Cleanup(srv.Close)
+	ctx := startBrowser(t, exe, "127.0.0.1:9", 5*time.Minute)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
+	return ctx, srv.URL
+}
+
 // uxPage opens the playground in a fresh tab of a browser of its own, with
 // a listener that keeps every numascope:marks event the page dispatches.
 func uxPage(t *testing.T, ctx context.Context, url string) context.Context {
@@ -40,21 +52,16 @@ func loadExample(t *testing.T, tab context.Context, id string) {
 // TopologyAffinityError table, evidence links, policies per kind, error
 // positions, reflow on a phone and share links.
 func TestPlaygroundAnswersFirst(t *testing.T) {
-	exe := chromium(t)
-	s := testSite(t)
-	srv := httptest.NewServer(s.handler())
-	defer srv.Close()
-	ctx := startBrowser(t, exe, "127.0.0.1:9", 5*time.Minute)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
+	ctx, url := servedBrowser(t)
 
 	t.Run("an empty page claims nothing", func(t *testing.T) {
-		tab := uxPage(t, ctx, srv.URL+"/")
+		tab := uxPage(t, ctx, url+"/")
 		text := evalString(t, tab, `document.querySelector('[data-testid=result]').innerText + '\n' + document.querySelector('[data-testid=admit-result]').innerText`)
 		assert.NotContains(t, text, "Admitted")
 		assert.Equal(t, 0, evalInt(t, tab, `document.querySelectorAll('[data-testid=verdict-banner]').length`))
 	})
 
-	tab := uxPage(t, ctx, srv.URL+"/")
+	tab := uxPage(t, ctx, url+"/")
 	loadExample(t, tab, "troubleshooting-page")
 
 	t.Run("the banner gives the answer first", func(t *testing.T) {
@@ -126,7 +133,7 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 
 	t.Run("a broken share link says so and opens an empty page", func(t *testing.T) {
 		for _, frag := range []string{"#s=%%%not-base64", "#s=AAAA", deflateLink(t, []byte(`{"v":1,"f":"no"}`))} {
-			other := uxPage(t, ctx, srv.URL+"/"+frag)
+			other := uxPage(t, ctx, url+"/"+frag)
 			waitFor(t, other, "the share error", shareErrorText+` !== ''`)
 			assert.Equal(t, "", evalString(t, other, `state.files.map((f) => f.content).join('')`), frag)
 			assert.Equal(t, 0, evalInt(t, other, `document.querySelectorAll('[data-testid=verdict-banner]').length`), frag)
