@@ -115,10 +115,9 @@ type builder struct {
 	// outside the schema's enum, pattern or bounds): only a file read with
 	// offSchema false skips the schema walk (see schemaClean)
 	offSchema bool
-	// arena holds the strings read (see cut); a new one of chunk bytes
-	// is started when it is full
+	// arena holds the strings read (see cut); a new one is started when
+	// it is full
 	arena  []byte
-	chunk  int
 	size   int // of what s reads, all of it (over a feed, s holds part)
 	recent [4]string
 	next   int
@@ -137,9 +136,7 @@ type builder struct {
 // newBuilder reads what the scanner s holds, size bytes in all (over a
 // feed they come in parts).
 func newBuilder(s fastScanner, size int) *builder {
-	// names, ids and cpusets are some of a file: an eighth of it per
-	// chunk takes one or two
-	return &builder{s: s, size: size, chunk: min(max(size/8, 1<<10), 256<<10)}
+	return &builder{s: s, size: size}
 }
 
 // newMemBuilder is a builder with its arenas sized for a memory file.
@@ -165,7 +162,9 @@ func (b *builder) cut(st, en int) string {
 		}
 	}
 	if cap(b.arena)-len(b.arena) < len(v) {
-		b.arena = make([]byte, 0, max(len(v), b.chunk))
+		// names, ids and cpusets are some of a file: an eighth of it
+		// per arena takes one or two
+		b.arena = make([]byte, 0, max(len(v), min(max(b.size/8, 1<<10), 256<<10)))
 	}
 	n := len(b.arena)
 	b.arena = append(b.arena, v...)
@@ -679,9 +678,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	sec := lendSection()
 	c, ok := fastScan(data, KindMemory, detect, sec.buf(), memStateReader(data, &b, &st))
 	if !ok {
-		if c != nil {
-			sec.giveBack(c.buf)
-		}
+		sec.giveBack(sec.buf()) // nothing reads it after a failed scan
 		return memRestore{}, false
 	}
 	o := &c.outer
@@ -910,9 +907,7 @@ func fastRestoreCPU(data []byte, detect bool) (cpuRestore, bool) {
 	sec := lendSection()
 	c, ok := fastScan(data, KindCPU, detect, sec.buf(), cpuStateReader(data, &b, &d))
 	if !ok {
-		if c != nil {
-			sec.giveBack(c.buf)
-		}
+		sec.giveBack(sec.buf()) // nothing reads it after a failed scan
 		return cpuRestore{}, false
 	}
 	o := &c.outer
