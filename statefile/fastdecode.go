@@ -746,15 +746,22 @@ func (b *builder) podSets(val func() (string, bool)) ([]cpuPodSets, bool) {
 		}
 		pods = append(pods, cpuPodSets{k, sets})
 	}
-	if !sorted {
-		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
-		for i := 1; i < len(pods); i++ {
-			if pods[i].pod == pods[i-1].pod {
-				return nil, false
-			}
-		}
+	if !sorted && !sortUnique(pods, func(p cpuPodSets) string { return p.pod }) {
+		return nil, false
 	}
 	return pods, true
+}
+
+// sortUnique sorts a list read out of order by key (Go string order) and
+// reports whether no key repeats.
+func sortUnique[T any](l []T, key func(T) string) bool {
+	sort.Slice(l, func(i, j int) bool { return key(l[i]) < key(l[j]) })
+	for i := 1; i < len(l); i++ {
+		if key(l[i]) == key(l[i-1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // namedSets reads one pod's container → cpuset, in Go string order, cut
@@ -788,13 +795,8 @@ func (b *builder) namedSets(val func() (string, bool)) ([]cpuNamed, bool) {
 		b.named = append(b.named, cpuNamed{k, t})
 	}
 	sets := b.named[lo:len(b.named):len(b.named)]
-	if !sorted {
-		sort.Slice(sets, func(i, j int) bool { return sets[i].name < sets[j].name })
-		for i := 1; i < len(sets); i++ {
-			if sets[i].name == sets[i-1].name {
-				return nil, false
-			}
-		}
+	if !sorted && !sortUnique(sets, func(c cpuNamed) string { return c.name }) {
+		return nil, false
 	}
 	return sets, true
 }
