@@ -504,6 +504,7 @@ func restoreCPU(blob []byte) cpuRestore {
 
 	v3 := &cpuCheckpointV3{Entries: map[string]map[string]string{}, PodEntries: map[string]cpuPodEntry{}}
 	err = json.Unmarshal(blob, v3)
+	v3ok := err == nil
 	if at := badPodEntry(err, blob, ""); at != "" {
 		// a pod-level set numascope does not build: the kubelet would hang
 		// or take gigabytes here, before any fallback
@@ -557,6 +558,16 @@ func restoreCPU(blob []byte) cpuRestore {
 	r.format = detectCPUFormat(blob)
 	if err != nil {
 		r.err = err
+		if errors.Is(err, errCorrupt) {
+			// the kubelet loads nothing; the state shows what the file
+			// records, as its own reader of that format reads it
+			r.data = cpuCheckpointData{PolicyName: v2.PolicyName, DefaultCPUSet: v2.DefaultCPUSet,
+				Entries: v2.Entries, PodEntries: map[string]cpuPodEntry{}, Baselines: map[string]map[string]cpuBaseline{}}
+			if r.format == FormatV3 && v3ok {
+				r.data.Entries = v3.Entries
+				r.data.PodEntries = v3.PodEntries
+			}
+		}
 		r.checksum.finish()
 		return r
 	}

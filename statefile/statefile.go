@@ -151,7 +151,9 @@ type File struct {
 	Problems []Problem `json:"problems"`
 
 	// What the kubelet would hold in memory after restore (for cpu v4 and
-	// memory v3 the data section); only the field of Kind is set.
+	// memory v3 the data section). For a file the kubelet refuses (see
+	// KubeletAccepts), what the file records, as the kubelet's reader of
+	// its format reads it. Only the field of Kind is set.
 	CPU    *CPUState    `json:"cpu,omitempty"`
 	Memory *MemoryState `json:"memory,omitempty"`
 	Device *DeviceState `json:"device,omitempty"`

@@ -372,3 +372,78 @@ func TestProblemsOrderIsDeterministic(t *testing.T) {
 	require.NotZero(t, checked, "no test file has more than one problem; the order check checked nothing")
 	t.Logf("%d files with several problems decode in one order", checked)
 }
+
+// TestRefusedCPUFileShowsWhatItRecords: the kubelet restores nothing from a
+// cpu_manager_state whose checksum matches no layout, but File.CPU holds what
+// the file records, read as the kubelet's reader of that format reads it (as
+// for memory and for cpu v4), on the fast path and on the exact one.
+func TestRefusedCPUFileShowsWhatItRecords(t *testing.T) {
+	cases := map[string]struct {
+		file    string
+		format  Format
+		def     string
+		entries map[string]map[string]string
+		pods    map[string]string
+	}{
+		"v2": {file: "v2-checksum-flipped.json", format: FormatV2, def: "0,2-9,11-19,21-27,29-31",
+			entries: map[string]map[string]string{"79ca8f13-a41f-14a9-217b-16ccb93f3d40": {"c": "1,10", "metrics-1": "20,28"}},
+			pods:    map[string]string{}},
+		"v3 with podEntries": {file: "v3-checksum-flipped.json", format: FormatV3, def: "0",
+			entries: map[string]map[string]string{"7ff3b637-f28b-27c0-359d-1458400d34a9": {"c-2": "4", "sidecar": "1,3", "sidecar-1": "2,5-7"}},
+			pods:    map[string]string{"7ff3b637-f28b-27c0-359d-1458400d34a9": "1-7"}},
+		"v4 data": {file: "v4-datachecksum-flipped.json", format: FormatV4, def: "0-2,4-5,7-11,13-14,16,18-20,22,24-26,29-32,35,39-42,44-46,48-52,54-57,59-63",
+			entries: map[string]map[string]string{
+				"01bffdca-2794-0ec5-c637-d97f87fd5d94": {"c": "47", "metrics-1": "3"},
+				"4946123e-82aa-dfd0-4244-3b737d814fa3": {"app-1": "6,37", "sidecar": "23,33", "worker-2": "17,36,58"},
+				"9a5953fe-ddfe-5313-e607-cf22db673c5c": {"c": "15,34,43", "metrics-1": "27,38", "proxy-2": "12,21"},
+				"9c6e4ee7-726c-1b5b-3469-9bd169ba796c": {"sidecar": "28,53"}},
+			pods: map[string]string{"9a5953fe-ddfe-5313-e607-cf22db673c5c": "12,15,21,27,34,38,43", "9c6e4ee7-726c-1b5b-3469-9bd169ba796c": "28,53"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "kubelet", "cpu", c.file))
+			require.NoError(t, err)
+			for _, fast := range []bool{true, false} {
+				f, err := decode(data, Options{Name: "cpu_manager_state", Kind: KindCPU}, fast)
+				require.NoError(t, err, "fast %v", fast)
+				assert.False(t, f.KubeletAccepts, "fast %v: a checksum mismatch is refused", fast)
+				assert.Equal(t, RefusesToStart, f.OnReject, "fast %v", fast)
+				assert.Equal(t, c.format, f.Format, "fast %v", fast)
+				require.NotNil(t, f.CPU, "fast %v", fast)
+				got := map[string]map[string]string{}
+				for pod, cs := range f.CPU.Entries {
+					got[pod] = map[string]string{}
+					for name, set := range cs {
+						got[pod][name] = set.String()
+					}
+				}
+				pods := map[string]string{}
+				for pod, set := range f.CPU.PodEntries {
+					pods[pod] = set.String()
+				}
+				assert.Equal(t, "static", f.CPU.PolicyName, "fast %v", fast)
+				assert.Equal(t, c.def, f.CPU.DefaultCPUSet.String(), "fast %v", fast)
+				assert.Empty(t, cmp.Diff(c.entries, got), "fast %v: entries", fast)
+				assert.Empty(t, cmp.Diff(c.pods, pods), "fast %v: pod entries", fast)
+			}
+			diff, _ := fastDiff(t, data, Options{Kind: KindCPU})
+			assert.Empty(t, diff, "fast and exact decodes differ")
+		})
+	}
+}
+
+// TestRefusedCPUFileReportsItsOverlaps: problems in what a refused file
+// records are reported beside the checksum error.
+func TestRefusedCPUFileReportsItsOverlaps(t *testing.T) {
+	data := []byte(`{"policyName":"static","defaultCpuSet":"0-3","entries":{"pod-a":{"web":"3-4"},"pod-b":{"db":"4"}},"checksum":1}`)
+	f := mustDecode(t, data, Options{Name: "cpu_manager_state"})
+	assert.False(t, f.KubeletAccepts, "refused")
+	var msgs []string
+	for _, p := range f.Problems {
+		msgs = append(msgs, p.Message)
+	}
+	joined := strings.Join(msgs, "\n")
+	assert.Contains(t, joined, "stored checksum 1 matches no layout", "the checksum error")
+	assert.Contains(t, joined, "assigned to both", "CPU 4 held twice")
+	assert.Contains(t, joined, "also in the default", "CPU 3 also shared")
+}

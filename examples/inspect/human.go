@@ -77,9 +77,8 @@ func (r fileReport) human(p *printer, o *options) {
 		return
 	}
 	if !f.KubeletAccepts && f.CPU != nil && f.CPU.PolicyName == "" && f.CPU.DefaultCPUSet.IsEmpty() && len(h.CPU.Holders) == 0 {
-		// statefile reads the CPU sets of a cpu_manager_state only from a
-		// file the kubelet can load (its checksum verifies)
-		p.section("CPUs: not shown — the kubelet loads nothing from this file, and inspect reads the CPU sets only from a file whose checksum verifies")
+		// nothing of the file could be read as CPU state
+		p.section("CPUs: none — the kubelet loads nothing from this file, and no CPU set in it could be read")
 		return
 	}
 	if !f.KubeletAccepts {

@@ -78,10 +78,13 @@ func TestInspectCorruptCPUState(t *testing.T) {
 		assert.NotEmpty(t, f.Problems[0].Remedy, "remedy of the first problem")
 		assert.Contains(t, strings.ToLower(f.Problems[0].Message), "checksum", "the first problem must explain the checksum")
 	}
-	if assert.NotNil(t, f.Holders, "holders") && assert.NotNil(t, f.Holders.CPU, "CPU holders") {
-		assert.Empty(t, f.Holders.CPU.Holders, "a refused CPU state restores no assignment")
+	// the kubelet restores nothing, the card shows what the file records
+	if assert.NotNil(t, f.Holders, "holders") && assert.NotNil(t, f.Holders.CPU, "CPU holders") && assert.Len(t, f.Holders.CPU.Holders, 1, "recorded assignments") {
+		h := f.Holders.CPU.Holders[0]
+		assert.Equal(t, "app", h.Container, "container of the recorded assignment")
+		assert.Equal(t, "2-5", h.List, "CPUs of the recorded assignment")
 	}
-	assert.Contains(t, f.Summary, "nothing is restored", "summary of a refused CPU state")
+	assert.Equal(t, "policy static · shared pool (defaultCpuSet) 0-1,6-15", f.Summary, "summary of a refused CPU state")
 	if r.NUMA != nil {
 		t.Errorf("a CPU state alone knows no NUMA nodes: %+v", r.NUMA)
 	}
