@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,11 +24,6 @@ const (
 	maxStateFindingsPerFile = 8
 	maxStateRefsPerFinding  = 12
 )
-
-// reAssignedToBoth reads statefile's message about a CPU held by two
-// containers, which names them but has no JSON pointer: the pointers to both
-// entries are rebuilt from it.
-var reAssignedToBoth = regexp.MustCompile(`(?:is|are) assigned to both container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*") and container ("(?:[^"\\]|\\.)*") of pod ("(?:[^"\\]|\\.)*")$`)
 
 // stateProblemFindings turns every error and warning problem of each state
 // file into a finding, unless a finding already cites it (same file and JSON
@@ -150,29 +144,21 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 // problemEvidence is where a problem points: the file and the problem's JSON
 // pointer; for a CPU held by two containers, both containers' entries.
 func problemEvidence(f *statefile.File, p statefile.Problem) []Ref {
-	if p.Path == "" && f.Kind == statefile.KindCPU {
-		if m := reAssignedToBoth.FindStringSubmatch(p.Message); m != nil {
-			base := ""
-			if f.Format == statefile.FormatV4 {
-				base = "/data"
-			}
-			var refs []Ref
-			for i := 1; i+1 < len(m); i += 2 {
-				c, err1 := strconv.Unquote(m[i])
-				pod, err2 := strconv.Unquote(m[i+1])
-				if err1 != nil || err2 != nil {
-					return []Ref{{File: f.Name, Quote: p.Message}}
-				}
-				quote := p.Message
-				if i > 1 {
-					quote = fmt.Sprintf("container %q of pod %q", c, pod)
-				}
-				refs = append(refs, Ref{File: f.Name, Path: base + "/entries/" + jsonptr.Escape(pod) + "/" + jsonptr.Escape(c), Quote: quote})
-			}
-			return refs
-		}
+	refs := []Ref{{File: f.Name, Path: p.Path, Quote: p.Message}}
+	for _, at := range p.Also {
+		refs = append(refs, Ref{File: f.Name, Path: at, Quote: alsoQuote(at)})
 	}
-	return []Ref{{File: f.Name, Path: p.Path, Quote: p.Message}}
+	return refs
+}
+
+// alsoQuote names the place a pointer of Problem.Also shows: the container
+// of an entry (/entries/POD/CONTAINER, under /data in a v4 file).
+func alsoQuote(at string) string {
+	toks, ok := jsonptr.Split(strings.TrimPrefix(at, "/data"))
+	if ok && len(toks) == 3 && toks[0] == "entries" {
+		return fmt.Sprintf("container %q of pod %q", toks[2], toks[1])
+	}
+	return at
 }
 
 // citations is what the findings drawn so far cite of one file.

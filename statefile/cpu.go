@@ -966,7 +966,8 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 				if ov.Size() == 1 {
 					what = "CPU %s is"
 				}
-				f.problem(SeverityError, "", drain, what+" assigned to both %s and %s", ov, who(all[j]), who(o))
+				f.problem(SeverityError, base+pointer("entries", all[j].pod, all[j].container), drain, what+" assigned to both %s and %s", ov, who(all[j]), who(o))
+				f.Problems[len(f.Problems)-1].Also = []string{base + pointer("entries", o.pod, o.container)}
 			}
 		}
 	}

@@ -92,6 +92,10 @@ type Problem struct {
 	Message  string   `json:"message"`  // a plain sentence naming the file
 	Remedy   string   `json:"remedy"`   // what to do about it
 	Severity Severity `json:"severity"` // error, warning or info
+	// Also holds the pointers of the other places the problem involves,
+	// in the same form as Path: the second holder of a CPU that two
+	// containers hold (Path is the first).
+	Also []string `json:"also,omitempty"`
 }
 
 // Error makes a Problem usable with go-multierror.

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/podresourcestest"
 )
@@ -163,10 +164,12 @@ func TestOnceCorruptCheckpointExits1(t *testing.T) {
 		assert.Equal(t, "CorruptCheckpoint", rep.Findings[0].Code, "code of finding 0")
 		assert.EqualValues(t, "error", rep.Findings[0].Severity, "severity of finding 0")
 	}
-	// A state the kubelet refuses has no CPU figures to show.
+	// A state the kubelet refuses is counted as it is recorded (as memory
+	// is), marked refused above; without sysfs its CPUs have no node.
 	assert.True(t, rep.PodResources.Disabled, "socket=none: podResources disabled")
 	assert.Nil(t, rep.NUMA, "socket=none, sysfs=none: NUMA view")
-	assert.Empty(t, rep.CPUs, "socket=none, sysfs=none: CPUs")
+	four, twentyEight := 4, 28
+	assert.Empty(t, cmp.Diff([]CPURow{{NUMANode: -1, Exclusive: &four, Shared: &twentyEight}}, rep.CPUs), "socket=none, sysfs=none: CPUs")
 }
 
 func TestOnceToleratesMissingSocket(t *testing.T) {

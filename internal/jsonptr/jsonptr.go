@@ -8,3 +8,20 @@ import "strings"
 func Escape(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
 }
+
+// Split splits a JSON pointer ("/a/b~1c") into its unescaped reference
+// tokens; ok is false for a string that is no pointer (it does not start
+// with "/"). The empty pointer, the whole document, has no token.
+func Split(p string) (tokens []string, ok bool) {
+	if p == "" {
+		return nil, true
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	tokens = strings.Split(p[1:], "/")
+	for i, s := range tokens {
+		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return tokens, true
+}

@@ -87,22 +87,6 @@ func locate(content string, pointers []string) map[string]Position {
 	return out
 }
 
-// pointerTokens splits a JSON pointer ("/a/b~1c") into its unescaped
-// reference tokens; ok is false for a string that is no pointer.
-func pointerTokens(p string) ([]string, bool) {
-	if p == "" {
-		return nil, true
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, false
-	}
-	parts := strings.Split(p[1:], "/")
-	for i, s := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return parts, true
-}
-
 // jsonOffsets scans a JSON document once and returns the byte offset of
 // each wanted pointer: of the key of an object member, of the value of an
 // array element or of the root.
@@ -146,7 +130,7 @@ func valueMayStart(content string, start int, root, inObject bool) bool {
 func jsonOffsetsRead(content string, pointers []string, whole bool) map[string]int {
 	want := map[string]bool{}
 	for _, p := range pointers {
-		if _, ok := pointerTokens(p); ok {
+		if _, ok := jsonptr.Split(p); ok {
 			want[p] = true
 		}
 	}
@@ -277,7 +261,7 @@ func jsonOffsetsRead(content string, pointers []string, whole bool) map[string]i
 // inside a flow mapping ("systemReserved: {memory: 5120Mi}") is found on its
 // line. It gives up (ok false) on anything else rather than guess.
 func yamlPosition(lines []string, pointer string) (Position, bool) {
-	tokens, ok := pointerTokens(pointer)
+	tokens, ok := jsonptr.Split(pointer)
 	if !ok {
 		return Position{}, false
 	}
