@@ -100,8 +100,10 @@ func (r Report) WriteText(w io.Writer) error {
 				}
 			}
 		}
-		b.WriteString("   Remedy:\n")
-		wrap(&b, f.Remedy, "   ")
+		if f.Remedy != "" {
+			b.WriteString("   Remedy:\n")
+			wrap(&b, f.Remedy, "   ")
+		}
 		if len(f.Evidence) > 0 {
 			b.WriteString("   Evidence:\n")
 			for _, e := range f.Evidence {
@@ -172,7 +174,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 				}
 			}
 		}
-		b.WriteString("\n**Remedy:** " + f.Remedy + "\n")
+		if f.Remedy != "" {
+			b.WriteString("\n**Remedy:** " + f.Remedy + "\n")
+		}
 		if len(f.Evidence) > 0 {
 			b.WriteString("\nEvidence:\n\n")
 			for _, e := range f.Evidence {

@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/podresources/client"
 )
 
@@ -61,6 +62,7 @@ type config struct {
 	interval      time.Duration
 	timeout       time.Duration
 	report        string
+	output        cliout.Format
 	once          bool
 	diagnose      bool
 	limits        limits
@@ -92,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
 	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin)")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
+	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
 	fs.Var((*byteSize)(&c.limits.state), "max-state-size", "largest checkpoint file read, in `BYTES` (4Mi: a node of 10,000 pods writes under 1Mi)")
@@ -154,6 +157,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	c.output = out.Format()
+	if (c.report == "bundle" || c.report == "npd" || c.report == "none") && c.output != cliout.JSON {
+		fmt.Fprintf(stderr, "agent: -o %s with --report %s: that report has its own form; leave -o out\n", c.output, c.report)
+		return 2
+	}
 	if (c.report == "bundle" || c.report == "npd") && !c.once {
 		fmt.Fprintf(stderr, "agent: --report %s goes with --once\n", c.report)
 		return 2
@@ -198,7 +206,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "agent: interrupted before the round finished; nothing reported")
 			return 1
 		}
-		if err := writeReport(stdout, rep, c.report); err != nil {
+		if err := writeReportAs(stdout, rep, c.report, c.output); err != nil {
 			fmt.Fprintln(stderr, "agent:", err)
 			return 2
 		}
@@ -248,7 +256,7 @@ func (a *agent) loop(ctx context.Context, stdout io.Writer, serveErr <-chan erro
 		if rep == nil || ctx.Err() != nil {
 			return 0 // a round cut short by the signal is not reported
 		}
-		if err := writeReport(stdout, rep, a.cfg.report); err != nil {
+		if err := writeReportAs(stdout, rep, a.cfg.report, a.cfg.output); err != nil {
 			log.Error("writing the report", "error", err.Error())
 			return 2
 		}
@@ -319,6 +327,9 @@ one JSON report line per round and serves Prometheus metrics.
 Examples:
   # one round on this node, then exit 0 (all well) or 1 (an error finding)
   sudo agent --once
+
+  # the same round for a person to read: the node's verdict first
+  sudo agent --once -o text
 
   # files copied from a node, no socket, a short report
   agent --once --state-dir examples/agent/testdata/node/kubelet \

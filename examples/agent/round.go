@@ -427,7 +427,7 @@ func gather(ctx context.Context, c config) *Report {
 		if !f.KubeletAccepts {
 			note = "kubelet " + f.OnReject
 		}
-		rep.Evidence = append(rep.Evidence, diagnose.EvidenceItem{File: p, Kind: "state-" + string(f.Kind), Format: string(f.Format), Note: note})
+		rep.Evidence = append(rep.Evidence, diagnose.EvidenceItem{File: p, Kind: "state-" + string(f.Kind), Format: string(f.Format), Status: "read", Note: note})
 		switch {
 		case f.Memory != nil:
 			rep.Memory = memoryRows(f.Memory)

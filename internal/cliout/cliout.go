@@ -41,7 +41,20 @@ type Output struct {
 // is allowed). allowed lists the formats the command prints; Text is the
 // default and always allowed.
 func Register(fs *flag.FlagSet, allowed ...Format) *Output {
-	o := &Output{allowed: append([]Format{Text}, allowed...), value: Text}
+	return RegisterDefault(fs, Text, allowed...)
+}
+
+// RegisterDefault is Register for a command whose output without -o is def
+// rather than text (the agent writes JSON lines for a log pipeline); def is
+// allowed and listed first.
+func RegisterDefault(fs *flag.FlagSet, def Format, allowed ...Format) *Output {
+	all := []Format{def}
+	for _, f := range append([]Format{Text}, allowed...) {
+		if f != def {
+			all = append(all, f)
+		}
+	}
+	o := &Output{allowed: all, value: def}
 	usage := "output `FORMAT`: " + o.list()
 	fs.Var(outputValue{o}, "o", usage)
 	fs.Var(outputValue{o}, "output", usage+" (same as -o)")
