@@ -45,10 +45,13 @@ func TestPlaygroundShowsHolders(t *testing.T) {
 		assert.Contains(t, note, "add the node's machine info")
 	})
 
-	t.Run("a corrupt cpu_manager_state holds nothing the kubelet loads", func(t *testing.T) {
+	t.Run("a corrupt cpu_manager_state shows what it records, marked refused", func(t *testing.T) {
 		loadExample(t, tab, "corrupt-cpu")
-		assert.Equal(t, 0, evalInt(t, tab, `document.querySelectorAll('[data-testid=file-result][data-kind=cpu] [data-testid=holder]').length`))
-		assert.Contains(t, evalString(t, tab, `document.querySelector('[data-testid=file-result][data-kind=cpu] [data-testid=holders-note]').textContent`), "the kubelet loads nothing from this file")
+		rows := evalString(t, tab, holderRowsOf(`[data-testid=file-result][data-kind=cpu] [data-testid=holders-table]`))
+		assert.Contains(t, rows, "| app | cpu | 2-5", "the recorded assignment")
+		assert.Contains(t, rows, "shared pool (defaultCpuSet) | cpu | 0-1,6-15", "the recorded shared pool")
+		note := evalString(t, tab, `[...document.querySelectorAll('[data-testid=file-result][data-kind=cpu] [data-testid=holders-note]')].map((p) => p.textContent).join('\n')`)
+		assert.Contains(t, note, "the kubelet refuses to start with it", "the rows are what the file records, not what the kubelet loads")
 	})
 
 	t.Run("with machine info, each container's CPUs are on their NUMA node", func(t *testing.T) {

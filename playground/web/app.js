@@ -920,7 +920,7 @@ function holdersTable(rows, testid) {
 function holdersEl(f) {
   const hd = f.holders;
   if (!f.kubeletAccepts && hd.cpu && !hd.cpu.policy && !hd.cpu.shared.count && !(hd.cpu.holders || []).length) {
-    // statefile reads a cpu_manager_state's sets only when its checksum verifies
+    // nothing of the file could be read as CPU state
     return h("div", { class: "holders-box", "data-testid": "holders" }, h("p", { class: "caption" }, T("holders")),
       h("p", { class: "muted", "data-testid": "holders-note" }, T("holders-not-read")));
   }
