@@ -129,6 +129,9 @@ type builder struct {
 	conts  []memContainer
 	// entries lists the memory entries read (memEntries)
 	entries []memPodBlocks
+	// hash, when set, receives the pods of the entries as memEntries reads
+	// them (see entriesHasher)
+	hash *entriesHasher
 	// textAt is where the contents of the string text last read lie
 	textAt [2]int
 }
@@ -555,13 +558,19 @@ func (b *builder) memEntries() (map[string]map[string][]Block, []memPodBlocks, b
 		if len(m) == n {
 			return nil, nil, false // a repeated pod
 		}
-		if n := len(pods); n > 0 && pods[n-1].pod >= k {
+		if n := len(pods); n > 0 && pods[n-1].pod >= k && sorted {
 			sorted = false
+			b.hash.drop() // before the list is sorted under it
 		}
 		pods = append(pods, memPodBlocks{pod: k, conts: conts})
+		if len(pods)%hashBatch == 0 && sorted {
+			b.hash.add(pods)
+		}
 	}
 	if !sorted {
 		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
+	} else {
+		b.hash.add(pods)
 	}
 	return m, pods, true
 }
@@ -1000,17 +1009,24 @@ var (
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	b := newMemBuilder(data)
+	defer b.hash.stop()
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
-	var hasMachine, hasPods bool
+	var hasPolicy, hasMachine, hasPods bool
 	ok := b.object(memFileFields, 1<<0|1<<1|1<<4, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
 			st.PolicyName, ok = b.memPolicy()
+			hasPolicy = true
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
+			if hasPolicy && hasMachine && len(data) >= concurrentHashMin && captureText == nil {
+				// the head of the text is known: hash the entries as
+				// they are read (object refuses a member named twice)
+				b.hash = startEntriesHash(st.PolicyName, st.MachineState)
+			}
 			st.Entries, b.entries, ok = b.memEntries()
 		case 3:
 			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
@@ -1030,8 +1046,13 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 			hint.clean = append(hint.clean, FormatV1)
 		}
 	}
-	p := newPrinter()
-	p.memHead(st.PolicyName, st.MachineState, b.entries, false)
+	p, hashed := b.hash.printer()
+	if hashed {
+		p.c(']') // the entries map's end
+	} else {
+		p = newPrinter()
+		p.memHead(st.PolicyName, st.MachineState, b.entries, false)
+	}
 	q := p
 	if p.text != nil {
 		q = newPrinter()

@@ -1,0 +1,97 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// withConcurrentHash sets the size above which a spew-era memory file's
+// entries are hashed beside the parse, for the test.
+func withConcurrentHash(t *testing.T, min int) {
+	old := concurrentHashMin
+	concurrentHashMin = min
+	t.Cleanup(func() { concurrentHashMin = old })
+}
+
+// TestConcurrentHashMatchesExact: with every memory file hashed beside
+// its parse (the threshold at 0), the fast path still gives what the
+// exact path gives, on every memory file of testdata and on large v1 and
+// v2 files whose pods are in spew's order, out of it at the start, in the
+// middle and at the very end, and whose pod count falls on a hand-over.
+func TestConcurrentHashMatchesExact(t *testing.T) {
+	withConcurrentHash(t, 0)
+	files, err := filepath.Glob(filepath.Join("testdata", "kubelet", "memory", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		diff, _ := fastDiff(t, data, Options{Name: "f", Kind: KindMemory})
+		assert.Empty(t, diff, "%s: exact (-) and fast (+)", file)
+	}
+	for _, format := range []Format{FormatV1, FormatV2} {
+		for name, pods := range map[string]int{"a batch": hashBatch, "two batches": 2 * hashBatch, "batches and a part": 3*hashBatch + 5, "one pod": 1, "none": 0} {
+			data := spewMemoryFile(t, format, pods, -1)
+			diff, fast := fastDiff(t, data, Options{Name: "f"})
+			assert.Empty(t, diff, "%s, %s: exact (-) and fast (+)", format, name)
+			assert.True(t, fast, "%s, %s: the fast path reads it", format, name)
+			f := mustDecode(t, data, Options{Name: "f"})
+			assert.True(t, f.Checksum.Valid, "%s, %s: the checksum verifies", format, name)
+		}
+		for name, at := range map[string]int{"first": 1, "in a later batch": 2*hashBatch + 3, "last": 4*hashBatch - 1} {
+			data := spewMemoryFile(t, format, 4*hashBatch, at)
+			diff, fast := fastDiff(t, data, Options{Name: "f"})
+			assert.Empty(t, diff, "%s, pod out of order %s: exact (-) and fast (+)", format, name)
+			assert.True(t, fast, "%s, pod out of order %s: the fast path reads it", format, name)
+			f := mustDecode(t, data, Options{Name: "f"})
+			assert.True(t, f.Checksum.Valid, "%s, pod out of order %s: the checksum is spew's, over sorted keys", format, name)
+		}
+	}
+}
+
+// spewMemoryFile is a memory v1 or v2 file of pods pods (of two
+// containers each) as a kubelet writes it; with swap >= 1 the pod at that
+// index is moved in front of the one before it, so the file's pods are out
+// of Go string order there (the checksum, spew's, stays over sorted keys).
+func spewMemoryFile(t *testing.T, format Format, pods, swap int) []byte {
+	s := &MemoryState{PolicyName: "Static", MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}}
+	for n := 0; n < 2; n++ {
+		s.MachineState[n] = &NUMANodeState{NumberOfAssignments: pods, Cells: []int{n}, MemoryMap: map[string]*MemoryTable{
+			"memory": {TotalMemSize: 64 << 30, SystemReserved: 1 << 30, Allocatable: 63 << 30, Reserved: uint64(pods) << 20, Free: 63<<30 - uint64(pods)<<20},
+		}}
+	}
+	for i := 0; i < pods; i++ {
+		pod := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+		s.Entries[pod] = map[string][]Block{
+			"app":     {{NUMAAffinity: []int{i % 2}, Type: "memory", Size: 1 << 19}},
+			"sidecar": {{NUMAAffinity: []int{i % 2}, Type: "memory", Size: 1 << 19}},
+		}
+	}
+	data, err := Encode(&File{Kind: KindMemory, Memory: s}, format)
+	require.NoError(t, err)
+	if swap < 1 {
+		return data
+	}
+	// the members of two neighbouring pods change places
+	key := func(i int) string { return fmt.Sprintf(`"%08x-0000-4000-8000-%012x":`, i, i) }
+	a, b := bytes.Index(data, []byte(key(swap-1))), bytes.Index(data, []byte(key(swap)))
+	require.True(t, a > 0 && b > a, "pods %d and %d in the file", swap-1, swap)
+	// the end of pod swap's value
+	dec := json.NewDecoder(bytes.NewReader(data[b+len(key(swap)):]))
+	var v json.RawMessage
+	require.NoError(t, dec.Decode(&v))
+	end := b + len(key(swap)) + int(dec.InputOffset())
+	first, second := string(data[a:b-1]), string(data[b:end]) // b-1: the comma between them
+	out := string(data[:a]) + second + "," + first + string(data[end:])
+	require.Equal(t, len(data), len(out))
+	require.True(t, strings.Contains(out, second+","+first))
+	return []byte(out)
+}
