@@ -1,9 +1,9 @@
 package statefile
 
 // entriesHasher renders the checksum text of a spew-era memory file (v1,
-// v2) on a second goroutine while the builder is still reading the file's
-// entries, so that the hash chain, which is byte at a time by its nature,
-// runs beside the parse instead of after it.
+// v2), or of a v3 file's outer copy, on a goroutine of its own while the
+// builder is still reading the entries, so that the hash chain, which is
+// byte at a time by its nature, runs beside the parse instead of after it.
 //
 // The pods are hashed in the order they are read. That is spew's order (Go
 // string order) in every file a kubelet writes, as encoding/json sorts map

@@ -642,6 +642,7 @@ func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	b.s.refill() // over a feed, the scan starts with nothing read
+	var hasPolicy, hasMachine bool
 	ok := b.object(memDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		start := b.s.i
@@ -649,9 +650,17 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 		case 0:
 			st.PolicyName, ok = b.memPolicy()
 			p.policyStart, p.policyEnd = b.textAt[0], b.textAt[1]
+			hasPolicy = true
 		case 1:
 			ok = b.machineState(st.MachineState)
+			hasMachine = true
 		case 2:
+			if hasPolicy && hasMachine && b.size >= concurrentHashMin && captureText == nil {
+				// the outer copy repeats these entries: hash its v1
+				// layout as they are read (with the section's policy,
+				// which the outer one must equal for the work to count)
+				b.hash = startEntriesHash(st.PolicyName, st.MachineState)
+			}
 			st.Entries, b.entries, ok = b.memEntries()
 		default:
 			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
@@ -687,6 +696,9 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	sec := lendSection()
 	c, ok := fastScan(data, KindMemory, detect, sec.buf(), memStateReader(data, &b, &st))
 	if !ok {
+		if b != nil {
+			b.hash.stop()
+		}
 		sec.giveBack(sec.buf()) // nothing reads it after a failed scan
 		return memRestore{}, false
 	}
@@ -699,8 +711,13 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	// the outer copy as the older readers hold it: the data section's
 	// machine state and entries, byte for byte
 	// v1 and v2 render the same head: it is hashed once
-	p := newPrinter()
-	p.memHead(policy, st.MachineState, b.entries, false)
+	p, hashed := b.hash.printer()
+	if hashed && policy == st.PolicyName {
+		p.c(']') // the entries map's end
+	} else {
+		p = newPrinter()
+		p.memHead(policy, st.MachineState, b.entries, false)
+	}
 	q := p
 	if p.text != nil { // a test captures the texts: render them apart
 		q = newPrinter()
