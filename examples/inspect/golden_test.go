@@ -125,7 +125,7 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}} {
 		var out, errb bytes.Buffer
 		require.Equal(t, 0, run(args, &out, &errb), "%v", args)
-		for _, want := range []string{"usage: inspect", "Examples:", "sudo inspect /var/lib/kubelet/*_state", "--topology", "-o json", "| jq", "Exit status"} {
+		for _, want := range []string{"usage: inspect", "Examples:", "sudo inspect /var/lib/kubelet\n", "--topology", "-o json", "| jq", "Exit status"} {
 			assert.Contains(t, out.String(), want, "%v", args)
 		}
 		assert.Empty(t, errb.String(), "%v: nothing on stderr", args)

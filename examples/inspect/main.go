@@ -39,6 +39,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/numascope/numascope/internal/cliout"
@@ -53,7 +54,7 @@ var sample []byte
 // sample is called memory_manager_state, with one line saying where it is from.
 const sampleName = "(embedded sample: memory_manager_state from the upstream troubleshooting page)"
 
-const usageText = `usage: inspect [flags] [FILE...]
+const usageText = `usage: inspect [flags] [FILE|DIRECTORY...]
 
 Decode and verify kubelet checkpoint files (cpu_manager_state, memory_manager_state,
 device-plugins/kubelet_internal_checkpoint, dra_manager_state): the first line of each
@@ -61,16 +62,19 @@ report says whether the kubelet restores the file or what it does instead, then 
 problems and who holds which CPUs, memory and devices on which NUMA node. With no FILE,
 inspect shows the memory_manager_state of the upstream troubleshooting page.
 
+A DIRECTORY stands for the checkpoints the kubelet keeps in it (its root directory, or
+device-plugins): inspect reads those four names there and nothing else.
+
 Examples:
   # every checkpoint of a node (run as root: /var/lib/kubelet is root's)
-  sudo inspect /var/lib/kubelet/*_state /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
+  sudo inspect /var/lib/kubelet
 
   # CPUs with their NUMA node: give the node's topology (a copy of /sys, or cAdvisor machine info)
   inspect --topology /sys cpu_manager_state
   inspect --topology machine-info.json -o wide cpu_manager_state
 
   # the verdict of the node's own kubelet release, for scripts
-  inspect -o json --kubelet-version "$(kubelet --version)" /var/lib/kubelet/*_state \
+  inspect -o json --kubelet-version "$(kubelet --version)" /var/lib/kubelet \
     | jq -r 'select(.kubeletAccepts | not) | .file'
 
   # a report to paste into an issue
@@ -170,13 +174,101 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	for _, name := range fs.Args() {
-		f, err := statefile.ReadFile(name, statefile.Options{Name: name, Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
-		if !emit(newReport(name, name, f, err, &o, false)) {
+	files, err := expandDirs(fs.Args(), o.kind)
+	if err != nil {
+		fmt.Fprintln(stderr, "inspect:", err)
+		return 2
+	}
+	for _, in := range files {
+		if in.err != nil {
+			if !emit(newReport(in.path, in.path, nil, in.err, &o, false)) {
+				return 1
+			}
+			continue
+		}
+		kind, policy := o.kind, o.policy
+		if in.kind != "" {
+			kind, policy = in.kind, policyFor(in.kind, o.policy)
+		}
+		f, err := statefile.ReadFile(in.path, statefile.Options{Name: in.path, Policy: policy, Kind: kind, KubeletVersion: o.version})
+		if !emit(newReport(in.path, in.path, f, err, &o, false)) {
 			return 1
 		}
 	}
 	return status
+}
+
+// checkpointNames are where the kubelet keeps its checkpoints under its
+// root directory, each with its kind.
+var checkpointNames = []struct {
+	path string
+	kind statefile.Kind
+}{
+	{"cpu_manager_state", statefile.KindCPU},
+	{"memory_manager_state", statefile.KindMemory},
+	{filepath.Join("device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice},
+	{"dra_manager_state", statefile.KindDRA},
+}
+
+// argFile is one file to inspect; kind is set for a file found in a
+// directory argument (known from its name), err when the directory holds
+// no checkpoint.
+type argFile struct {
+	path string
+	kind statefile.Kind
+	err  error
+}
+
+// errNoCheckpoint is a directory argument without a checkpoint in it.
+var errNoCheckpoint = errors.New("no kubelet checkpoint in this directory")
+
+// expandDirs replaces each directory among args by the checkpoints the
+// kubelet keeps there: the kubelet's root directory (/var/lib/kubelet or
+// its --root-dir) or its device-plugins directory. Only those names are
+// read; anything else in the directory is left alone.
+func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
+	var out []argFile
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, argFile{path: a}) // ReadFile reports what is wrong
+			continue
+		}
+		if kind != "" {
+			return nil, fmt.Errorf("--kind %s with the directory %s: a directory holds a checkpoint of each kind, each known by its name; give --kind with a file, or leave it out", kind, a)
+		}
+		found := 0
+		for _, c := range checkpointNames {
+			p := filepath.Join(a, c.path)
+			if filepath.Base(filepath.Clean(a)) == "device-plugins" && c.kind == statefile.KindDevice {
+				p = filepath.Join(a, "kubelet_internal_checkpoint")
+			}
+			if _, err := os.Lstat(p); err == nil {
+				out = append(out, argFile{path: p, kind: c.kind})
+				found++
+			}
+		}
+		if found == 0 {
+			out = append(out, argFile{path: a, err: fmt.Errorf("%s: %w", a, errNoCheckpoint)})
+		}
+	}
+	return out, nil
+}
+
+// policyFor is --policy for a file of kind found in a directory: the CPU
+// manager's policies are lower case (none, static), the memory manager's
+// capitalised (None, Static), so one --policy names one of them and the
+// other file is read with the policy it names itself.
+func policyFor(kind statefile.Kind, policy string) string {
+	switch {
+	case policy == "":
+		return ""
+	case kind == statefile.KindCPU && (policy == "none" || policy == "static"):
+		return policy
+	case kind == statefile.KindMemory && (policy == "None" || policy == "Static"):
+		return policy
+	}
+	return ""
 }
 
 // kubeletName names the kubelet whose verdict is printed, as the user gave
@@ -200,6 +292,8 @@ func kubeletName(version string) string {
 // all, in the CLI's terms.
 func readRemedy(err error) string {
 	switch {
+	case errors.Is(err, errNoCheckpoint):
+		return "give the kubelet's root directory (/var/lib/kubelet, or the kubelet's --root-dir), which holds cpu_manager_state, memory_manager_state, dra_manager_state and device-plugins/kubelet_internal_checkpoint, or the checkpoint files themselves; a node without them has the CPU and memory managers at policy none and no devices"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path: the kubelet keeps cpu_manager_state, memory_manager_state and dra_manager_state in /var/lib/kubelet (or its --root-dir) and kubelet_internal_checkpoint in /var/lib/kubelet/device-plugins; a file that is absent is not corrupt (the kubelet starts empty)"
 	case errors.Is(err, fs.ErrPermission):

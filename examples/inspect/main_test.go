@@ -175,7 +175,7 @@ func TestHostileInputs(t *testing.T) {
 		{"/dev/zero", "/dev/zero", "it is a character device"},
 		{"/dev/urandom", "/dev/urandom", "it is a character device"},
 		{"a FIFO", fifo, "it is a FIFO"},
-		{"a directory", dir, "it is a directory"},
+		{"a directory without checkpoints", dir, "no kubelet checkpoint in this directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// firstLines are the verdict lines of inspect's text output.
+func firstLines(out string) []string {
+	var l []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "✓") || strings.HasPrefix(line, "✗") || strings.HasPrefix(line, "⚠") {
+			l = append(l, line)
+		}
+	}
+	return l
+}
+
+// TestDirectoryArguments: a directory stands for the checkpoints the
+// kubelet keeps in it, each read as its kind, and nothing else in it is
+// read (not even a FIFO with a checkpoint's name elsewhere).
+func TestDirectoryArguments(t *testing.T) {
+	root := filepath.Join("..", "agent", "testdata", "node", "kubelet")
+	empty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a checkpoint"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(empty, "cpu_manager_state.fifo"), 0o644))
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		lines []string
+		want  string
+	}{
+		{name: "the kubelet's root directory", args: []string{root}, lines: []string{
+			"✓ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
+		}},
+		{name: "its device-plugins directory", args: []string{filepath.Join(root, "device-plugins")}, lines: []string{
+			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
+		}},
+		{name: "--policy applies to the kind it names", args: []string{"--policy", "Static", root}, lines: []string{
+			"✓ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
+		}},
+		{name: "a CPU policy leaves the memory file alone", args: []string{"--policy", "none", root}, code: 1, lines: []string{
+			"✗ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 refuses to start — configured policy \"none\" differs from state checkpoint policy \"static\"",
+			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
+			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
+		}},
+		{name: "a directory without checkpoints", args: []string{empty}, code: 1,
+			lines: []string{"✗ " + empty + ": cannot be inspected — no kubelet checkpoint in this directory"},
+			want:  "what to do: give the kubelet's root directory (/var/lib/kubelet, or the kubelet's --root-dir)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, tc.code, run(tc.args, &out, &errb), "exit code; stderr %s", errb.String())
+			assert.Equal(t, tc.lines, firstLines(out.String()))
+			assert.Contains(t, out.String(), tc.want)
+		})
+	}
+	t.Run("--kind with a directory", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		assert.Equal(t, 2, run([]string{"--kind", "cpu", root}, &out, &errb), "a usage error")
+		assert.Empty(t, out.String(), "no file is read")
+		assert.Contains(t, errb.String(), "--kind cpu with the directory")
+	})
+}
