@@ -1,5 +1,7 @@
 package statefile
 
+import "sync/atomic"
+
 // entriesHasher renders the checksum text of a spew-era memory file (v1,
 // v2), or of a v3 file's outer copy, on a goroutine of its own while the
 // builder is still reading the entries, so that the hash chain, which is
@@ -76,3 +78,7 @@ func (h *entriesHasher) printer() (printer, bool) {
 	h.stop()
 	return <-h.out, true
 }
+
+// hashesUsed counts the texts an entriesHasher rendered that a decode
+// used (for the tests).
+var hashesUsed atomic.Int64

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,6 +43,12 @@ func TestConcurrentHashMatchesExact(t *testing.T) {
 		for name, pods := range map[string]int{"a batch": hashBatch, "two batches": 2 * hashBatch, "batches and a part": 3*hashBatch + 5, "one pod": 1, "none": 0} {
 			data := spewMemoryFile(t, format, pods, -1)
 			diff, fast := fastDiff(t, data, Options{Name: "f"})
+			if pods > 0 {
+				used := hashesUsed.Load()
+				_, err := decode(data, Options{Name: "f"}, true)
+				require.NoError(t, err)
+				assert.Equal(t, used+1, hashesUsed.Load(), "%s, %s: the fast path used the text hashed beside its parse", format, name)
+			}
 			assert.Empty(t, diff, "%s, %s: exact (-) and fast (+)", format, name)
 			assert.True(t, fast, "%s, %s: the fast path reads it", format, name)
 			f := mustDecode(t, data, Options{Name: "f"})
@@ -51,7 +59,9 @@ func TestConcurrentHashMatchesExact(t *testing.T) {
 		}
 		for name, at := range map[string]int{"first": 1, "in a later batch": 2*hashBatch + 3, "last": 4*hashBatch - 1} {
 			data := spewMemoryFile(t, format, 4*hashBatch, at)
+			used := hashesUsed.Load()
 			diff, fast := fastDiff(t, data, Options{Name: "f"})
+			assert.Equal(t, used, hashesUsed.Load(), "%s, pod out of order %s: the text hashed in file order is not used", format, name)
 			assert.Empty(t, diff, "%s, pod out of order %s: exact (-) and fast (+)", format, name)
 			assert.True(t, fast, "%s, pod out of order %s: the fast path reads it", format, name)
 			f := mustDecode(t, data, Options{Name: "f"})
@@ -69,20 +79,25 @@ func TestConcurrentHashOuterPolicy(t *testing.T) {
 	edited := bytes.Replace(data, []byte(`"policyName":"Static"`), []byte(`"policyName":"None"`), 1)
 	require.NotEqual(t, data, edited, "the outer policy is edited")
 	require.Less(t, bytes.Index(edited, []byte(`"policyName":"None"`)), bytes.Index(edited, []byte(`"data"`)), "the outer copy comes before the data section")
+	used := hashesUsed.Load()
 	diff, fast := fastDiff(t, edited, Options{Name: "f"})
 	assert.Empty(t, diff, "exact (-) and fast (+)")
 	assert.True(t, fast, "the fast path reads it")
-	f := mustDecode(t, edited, Options{Name: "f"})
-	for _, l := range f.Checksum.Layouts {
-		if l.Name == layoutMemV1 {
-			withNone := mustDecode(t, data, Options{Name: "f"})
-			for _, w := range withNone.Checksum.Layouts {
-				if w.Name == layoutMemV1 {
-					assert.NotEqual(t, w.Computed, l.Computed, "the v1 layout of the outer copy hashes the outer policy")
-				}
+	assert.Equal(t, used, hashesUsed.Load(), "the text hashed with the section's policy is not used")
+	// the v1 layout of the outer copy is over the outer policy: the exact
+	// path's value, which fastDiff compared, differs from the unedited file's
+	v1 := func(f *File) uint64 {
+		for _, l := range f.Checksum.Layouts {
+			if l.Name == layoutMemV1 {
+				return l.Computed
 			}
 		}
+		require.Fail(t, "no v1 layout", "%+v", f.Checksum.Layouts)
+		return 0
 	}
+	exact, err := decode(edited, Options{Name: "f"}, false)
+	require.NoError(t, err)
+	assert.NotEqual(t, v1(mustDecode(t, data, Options{Name: "f"})), v1(exact), "the outer policy is in the v1 layout")
 }
 
 // spewMemoryFile is a memory v1 or v2 file of pods pods (of two
@@ -122,4 +137,46 @@ func spewMemoryFile(t *testing.T, format Format, pods, swap int) []byte {
 	require.Equal(t, len(data), len(out))
 	require.True(t, strings.Contains(out, second+","+first))
 	return []byte(out)
+}
+
+// hashersRunning counts the goroutines of entriesHasher still alive, after
+// waiting up to two seconds for the ones that were stopped to end.
+func hashersRunning(t *testing.T) int {
+	t.Helper()
+	var n int
+	for wait := 0; wait < 200; wait++ {
+		var b bytes.Buffer
+		require.NoError(t, pprof.Lookup("goroutine").WriteTo(&b, 1))
+		if n = strings.Count(b.String(), "startEntriesHash.func"); n == 0 {
+			return 0
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
+}
+
+// TestConcurrentHashEndsOnEveryPath: a file the fast path gives up on
+// after its entries began (a pod named twice, a member it does not know
+// after the entries, trailing bytes) leaves no hasher behind, in the
+// spew-era layouts and in a v3 data section, which is read a second time
+// when the first reading fails.
+func TestConcurrentHashEndsOnEveryPath(t *testing.T) {
+	withConcurrentHash(t, 0)
+	require.Equal(t, 0, hashersRunning(t), "no hasher before the test")
+	pods := `"pod-a":{"app":[{"numaAffinity":[0],"type":"memory","size":512}]},"pod-b":{"db":[{"numaAffinity":[0],"type":"memory","size":512}]}`
+	head := `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":2,"memoryMap":{"memory":{"total":4096,"systemReserved":0,"allocatable":4096,"reserved":1024,"free":3072}},"cells":[0]}},`
+	for name, data := range map[string][]byte{
+		"v2, a pod named twice":       []byte(head + `"entries":{` + pods + `,"pod-a":{}},"checksum":1}`),
+		"v2, trailing bytes":          []byte(head + `"entries":{` + pods + `},"checksum":1} x`),
+		"v2, a member after":          []byte(head + `"entries":{` + pods + `},"future":1,"checksum":1}`),
+		"v3, a pod named twice":       wrapData(t, KindMemory, head+`"entries":{`+pods+`,"pod-a":{}}}`, nil),
+		"v3, a member after":          wrapData(t, KindMemory, head+`"entries":{`+pods+`},"future":{}}`, nil),
+		"v3, an escape in podEntries": wrapData(t, KindMemory, head+`"entries":{`+pods+`},"podEntries":{"p\u00e9":{"memoryBlocks":[]}}}`, nil),
+	} {
+		for i := 0; i < 3; i++ {
+			diff, _ := fastDiff(t, data, Options{Name: "f", Kind: KindMemory})
+			assert.Empty(t, diff, "%s: exact (-) and fast (+)", name)
+		}
+		assert.Equal(t, 0, hashersRunning(t), "%s: hashers left running", name)
+	}
 }

@@ -671,7 +671,11 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 		return ok
 	})
 	b.readAll()
-	return st, ok && b.s.atEnd()
+	if !ok || !b.s.atEnd() {
+		b.hash.stop() // the caller reads the section again, or gives up
+		return st, false
+	}
+	return st, true
 }
 
 // memStateReader reads the state of a memory v3 file's data section into
@@ -680,6 +684,9 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 // from the section's buffer).
 func memStateReader(data []byte, b **builder, st *MemoryState) innerReader {
 	return func(s *fastScanner, p *preread) bool {
+		if *b != nil {
+			(*b).hash.stop() // a second reading of the section
+		}
 		*b = newBuilder(*s, len(data)-p.start)
 		(*b).sizeMem(data[p.start:])
 		var ok bool
@@ -694,11 +701,13 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	var b *builder
 	var st MemoryState
 	sec := lendSection()
+	defer func() {
+		if b != nil {
+			b.hash.stop() // on every way out, a panic included
+		}
+	}()
 	c, ok := fastScan(data, KindMemory, detect, sec.buf(), memStateReader(data, &b, &st))
 	if !ok {
-		if b != nil {
-			b.hash.stop()
-		}
 		sec.giveBack(sec.buf()) // nothing reads it after a failed scan
 		return memRestore{}, false
 	}
@@ -714,6 +723,7 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	p, hashed := b.hash.printer()
 	if hashed && policy == st.PolicyName {
 		p.c(']') // the entries map's end
+		hashesUsed.Add(1)
 	} else {
 		p = newPrinter()
 		p.memHead(policy, st.MachineState, b.entries, false)
@@ -1026,7 +1036,7 @@ var (
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	b := newMemBuilder(data)
-	defer b.hash.stop()
+	defer func() { b.hash.stop() }() // b.hash is set later, when the entries begin
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
 	var hasPolicy, hasMachine, hasPods bool
@@ -1066,6 +1076,7 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	p, hashed := b.hash.printer()
 	if hashed {
 		p.c(']') // the entries map's end
+		hashesUsed.Add(1)
 	} else {
 		p = newPrinter()
 		p.memHead(st.PolicyName, st.MachineState, b.entries, false)
