@@ -197,7 +197,9 @@ func (d *diagnosis) citedIn(f *statefile.File) citations {
 // field of another NUMA node with a value p's message names.
 func (c citations) covers(f *statefile.File, p statefile.Problem) bool {
 	switch {
-	case p.Path != "" && c.paths[p.Path]:
+	case p.Path != "" && c.paths[p.Path] && len(p.Also) == 0:
+		// a problem about several places (a CPU two containers hold) is
+		// not told by a finding about one of them (a stale entry)
 		return true
 	case c.quotes[p.Message]:
 		return true
