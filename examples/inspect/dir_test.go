@@ -30,7 +30,10 @@ func TestDirectoryArguments(t *testing.T) {
 	root := filepath.Join("..", "agent", "testdata", "node", "kubelet")
 	empty := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("not a checkpoint"), 0o644))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(empty, "cpu_manager_state.fifo"), 0o644))
+	// a FIFO with a checkpoint's name, and a link to a device: never opened
+	fifo := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(fifo, "cpu_manager_state"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(fifo, "memory_manager_state")))
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -59,6 +62,10 @@ func TestDirectoryArguments(t *testing.T) {
 			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
 		}},
+		{name: "a FIFO and a device link with checkpoint names", args: []string{fifo}, code: 1, lines: []string{
+			"✗ " + filepath.Join(fifo, "cpu_manager_state") + ": cannot be inspected — not a regular file: it is a named pipe (FIFO)",
+			"✗ " + filepath.Join(fifo, "memory_manager_state") + ": cannot be inspected — not a regular file: it is a device",
+		}, want: "inspect never reads pipes or devices"},
 		{name: "a directory without checkpoints", args: []string{empty}, code: 1,
 			lines: []string{"✗ " + empty + ": cannot be inspected — no kubelet checkpoint in this directory"},
 			want:  "what to do: give the kubelet's root directory (/var/lib/kubelet, or the kubelet's --root-dir)"},
@@ -76,4 +83,25 @@ func TestDirectoryArguments(t *testing.T) {
 		assert.Empty(t, out.String(), "no file is read")
 		assert.Contains(t, errb.String(), "--kind cpu with the directory")
 	})
+}
+
+// TestDirectoryHere: "inspect ." in the device-plugins directory finds its
+// checkpoint, and a directory inspect may not list says so (as a non-root
+// user only: root lists every directory).
+func TestDirectoryHere(t *testing.T) {
+	dp, err := filepath.Abs(filepath.Join("..", "agent", "testdata", "node", "kubelet", "device-plugins"))
+	require.NoError(t, err)
+	t.Chdir(dp)
+	var out, errb bytes.Buffer
+	assert.Equal(t, 0, run([]string{"."}, &out, &errb), "exit code; stderr %s", errb.String())
+	assert.Equal(t, []string{"✓ kubelet_internal_checkpoint (device, v2): kubelet v1.37.2 restores it"}, firstLines(out.String()))
+	if os.Geteuid() == 0 {
+		return
+	}
+	locked := t.TempDir()
+	require.NoError(t, os.Chmod(locked, 0o300))
+	t.Cleanup(func() { assert.NoError(t, os.Chmod(locked, 0o700)) })
+	out.Reset()
+	assert.Equal(t, 1, run([]string{locked}, &out, &errb))
+	assert.Contains(t, out.String(), "run inspect as root (sudo)")
 }

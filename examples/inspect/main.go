@@ -237,22 +237,57 @@ func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
 		if kind != "" {
 			return nil, fmt.Errorf("--kind %s with the directory %s: a directory holds a checkpoint of each kind, each known by its name; give --kind with a file, or leave it out", kind, a)
 		}
+		if _, err := os.ReadDir(a); err != nil {
+			// a directory the user may not list (root's /var/lib/kubelet)
+			out = append(out, argFile{path: a, err: err})
+			continue
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			abs = a
+		}
+		inDevicePlugins := filepath.Base(abs) == "device-plugins"
 		found := 0
 		for _, c := range checkpointNames {
 			p := filepath.Join(a, c.path)
-			if filepath.Base(filepath.Clean(a)) == "device-plugins" && c.kind == statefile.KindDevice {
+			if inDevicePlugins && c.kind == statefile.KindDevice {
 				p = filepath.Join(a, "kubelet_internal_checkpoint")
 			}
-			if _, err := os.Lstat(p); err == nil {
+			// Stat before any open: a name that is a FIFO, a device or a
+			// link to one is refused without opening it
+			st, err := os.Stat(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				out = append(out, argFile{path: p, err: err})
+			case !st.Mode().IsRegular():
+				out = append(out, argFile{path: p, err: fmt.Errorf("%s: %w: it is %s", p, statefile.ErrNotRegular, fileType(st.Mode()))})
+			default:
 				out = append(out, argFile{path: p, kind: c.kind})
-				found++
 			}
+			found++
 		}
 		if found == 0 {
 			out = append(out, argFile{path: a, err: fmt.Errorf("%s: %w", a, errNoCheckpoint)})
 		}
 	}
 	return out, nil
+}
+
+// fileType names what a path that is no regular file is.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
 }
 
 // policyFor is --policy for a file of kind found in a directory: the CPU
@@ -293,7 +328,7 @@ func kubeletName(version string) string {
 func readRemedy(err error) string {
 	switch {
 	case errors.Is(err, errNoCheckpoint):
-		return "give the kubelet's root directory (/var/lib/kubelet, or the kubelet's --root-dir), which holds cpu_manager_state, memory_manager_state, dra_manager_state and device-plugins/kubelet_internal_checkpoint, or the checkpoint files themselves; a node without them has the CPU and memory managers at policy none and no devices"
+		return "give the kubelet's root directory (/var/lib/kubelet, or the kubelet's --root-dir), which holds cpu_manager_state, memory_manager_state, dra_manager_state and device-plugins/kubelet_internal_checkpoint, or the checkpoint files themselves"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path: the kubelet keeps cpu_manager_state, memory_manager_state and dra_manager_state in /var/lib/kubelet (or its --root-dir) and kubelet_internal_checkpoint in /var/lib/kubelet/device-plugins; a file that is absent is not corrupt (the kubelet starts empty)"
 	case errors.Is(err, fs.ErrPermission):
