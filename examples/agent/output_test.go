@@ -68,6 +68,8 @@ func TestOutputFormats(t *testing.T) {
 			assert.True(t, strings.HasPrefix(out, "# numascope agent, node node-a\n\nnode node-a: "), "heading and verdict: %q", out[:min(len(out), 80)])
 			assert.Contains(t, out, "| cpu_manager_state | cpu | v4 | ✓ accepts it |")
 			assert.Contains(t, out, "## memory per NUMA node")
+			assert.Contains(t, out, "## findings\n")
+			assert.Equal(t, 1, strings.Count(out, "— 2 warnings"), "diagnose's headline is not printed again below the verdict:\n%s", out)
 		}},
 	} {
 		t.Run(tt.format, func(t *testing.T) {

@@ -158,7 +158,11 @@ func writeHuman(w *bufio.Writer, r *Report, f cliout.Format) error {
 		return err
 	}
 	out := b.String()
-	if head := d.Headline(); strings.HasPrefix(out, head+"\n") {
+	head := d.Headline()
+	if md {
+		// diagnose's heading and headline: the verdict above said it
+		out = strings.Replace(out, "## numascope diagnosis\n\n**"+head+"**\n", "## findings\n", 1)
+	} else if strings.HasPrefix(out, head+"\n") {
 		out = out[len(head)+1:]
 	}
 	w.WriteString("\n")
