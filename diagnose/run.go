@@ -250,6 +250,7 @@ func (d *diagnosis) rejections() []*rejection {
 			r.refs = append(r.refs, Ref{File: l.Name, Line: rec.Line, Quote: q})
 		}
 	}
+	out = nameRejections(out)
 	// Attach pod specs and log attempts found under the same name.
 	for _, r := range out {
 		if r.spec == nil {
@@ -275,6 +276,59 @@ func (d *diagnosis) rejections() []*rejection {
 
 // unnamedPod stands for a pod the evidence does not name.
 const unnamedPod = "(pod not named in the log)"
+
+// unnamedEventPod stands for a pod of a status message or event that is
+// pasted without the pod's name (a describe's Message: line on its own).
+const unnamedEventPod = "(pod not named in the evidence)"
+
+// nameRejections gives the rejections whose evidence names no pod a name.
+// A message pasted without its pod and, in the same files, exactly one named
+// pod rejected for the same reason whose message is missing (a `kubectl get
+// pods` row beside a describe's Message: line) are one rejection: the
+// message goes to the named pod. Any other nameless rejection is labelled
+// as such, so that no title reads "Pod  was rejected".
+func nameRejections(out []*rejection) []*rejection {
+	files := func(r *rejection) map[string]bool {
+		m := map[string]bool{}
+		for _, ref := range r.refs {
+			m[ref.File] = true
+		}
+		return m
+	}
+	kept := make([]*rejection, 0, len(out))
+	for _, r := range out {
+		if r.pod != "" {
+			kept = append(kept, r)
+			continue
+		}
+		fr := files(r)
+		var match *rejection
+		n := 0
+		for _, o := range out {
+			if o == r || o.pod == "" || o.pod == unnamedPod || o.reason != r.reason || o.message != "" {
+				continue
+			}
+			same := len(o.refs) > 0
+			for f := range files(o) {
+				same = same && fr[f]
+			}
+			if same {
+				match, n = o, n+1
+			}
+		}
+		if n == 1 && r.message != "" {
+			match.message = r.message
+			match.refs = append(r.refs, match.refs...)
+			if match.attempt == nil {
+				match.attempt, match.log = r.attempt, r.log
+			}
+			continue
+		}
+		r.pod = unnamedEventPod
+		kept = append(kept, r)
+	}
+	return kept
+}
 
 // admissionReason returns the admission reason of a status or event: the
 // reason when it is one of the kubelet's admission reasons, otherwise,
