@@ -57,3 +57,23 @@ func TestNameRejections(t *testing.T) {
 		})
 	}
 }
+
+func TestLoggedTotals(t *testing.T) {
+	tests := []struct {
+		name   string
+		text   string
+		t1, t2 string
+		n      int
+	}{
+		{"go structs, both tables", "{TotalMemSize:100 SystemReserved:1 Allocatable:99 Reserved:0 Free:99} {TotalMemSize:104 SystemReserved:1 Allocatable:103 Reserved:0 Free:103}", "100", "104", 2},
+		{"go struct cut in the first table", "{TotalMemSize:100 SystemReserved:1 Alloc> ", "100", "", 1},
+		{"json tables", `{"total":5,"systemReserved":0} {"total":6,"systemReserved":0}`, "5", "6", 2},
+		{"no table", "", "", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t1, t2, n := loggedTotals(tt.text)
+			assert.Equal(t, []any{tt.t1, tt.t2, tt.n}, []any{t1, t2, n})
+		})
+	}
+}

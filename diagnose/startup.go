@@ -54,19 +54,38 @@ func (d *diagnosis) startup() {
 			})
 		}
 		details := l.signalsOf(signalMemoryStateDetail)
-		for _, s := range l.signalsOf(signalMemoryStateMismatch) {
+		mismatches := l.signalsOf(signalMemoryStateMismatch)
+		if len(mismatches) == 0 && len(details) > 0 {
+			// The memory manager logs these details only from validateState,
+			// which then fails with "the expected machine state is different
+			// from the real one": a paste cut after the detail still shows
+			// the failure.
+			mismatches = details[:1]
+		}
+		for _, s := range mismatches {
 			specific = true
 			if !once("msm") {
 				continue
 			}
 			refs := []Ref{logRef(l, s)}
-			total := false
+			total, cutShort := false, false
 			var detailText []string
 			for _, dd := range details {
-				refs = append(refs, logRef(l, dd))
+				if dd.Line != s.Line {
+					refs = append(refs, logRef(l, dd))
+				}
+				t1, t2, n := loggedTotals(dd.Fields["memoryState1"] + " " + dd.Fields["memoryState2"])
+				if dd.Fields["field"] == "" && n == 1 {
+					cutShort = true
+				}
 				if dd.Fields["field"] == "TotalMemSize" {
 					total = true
 					detailText = append(detailText, fmt.Sprintf("the state file records a total of %s bytes where the machine now has %s", dd.Fields["TotalMemSize1"], dd.Fields["TotalMemSize2"]))
+				} else if dd.Fields["field"] == "" && n == 2 && t1 != t2 {
+					// Kubelets before 1.32 log both memory tables without
+					// naming the field that differs.
+					total = true
+					detailText = append(detailText, fmt.Sprintf("NUMA node %s %s: the state file records a total of %s bytes where the machine now has %s", dd.Fields["node"], dd.Fields["resource"], t1, t2))
 				} else if dd.Fields["field"] != "" {
 					detailText = append(detailText, fmt.Sprintf("field %s differs on NUMA node %s (%s)", dd.Fields["field"], dd.Fields["node"], dd.Fields["resource"]))
 				} else if dd.Text != "" {
@@ -90,6 +109,12 @@ func (d *diagnosis) startup() {
 					f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
 				}
 				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here (kubernetes/kubernetes#113035, #113130)."
+				if cutShort {
+					f.Explanation += " The logged line is cut before the machine's values (memoryState2), so which field differs cannot be read; the most common cause is that the memory the kernel reports per NUMA node " +
+						"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same (kubernetes/kubernetes#109996, #131253)."
+					f.Remedy += " To tell which field differs, paste the whole line: `journalctl -u kubelet --no-pager | grep 'Memory states for the NUMA node'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), " +
+						"or the memory_manager_state file with `numactl -H` of the node."
+				}
 			}
 			d.add(f)
 		}
@@ -184,6 +209,28 @@ func (d *diagnosis) startup() {
 			}
 		}
 	}
+}
+
+// reLoggedTotal finds the total of a memory table as the kubelet logs it:
+// a Go struct before 1.28 ({TotalMemSize:N ...}), JSON since ({"total":N,...}).
+var reLoggedTotal = regexp.MustCompile(`TotalMemSize:(\d+)|"total":(\d+)`)
+
+// loggedTotals returns the totals of the state file's (first) and the
+// machine's (second) memory table on a "Memory states for the NUMA node
+// and resource are different" line, and how many it found (0 to 2; 1 when
+// the line is cut inside the second table).
+func loggedTotals(text string) (string, string, int) {
+	var got []string
+	for _, m := range reLoggedTotal.FindAllStringSubmatch(text, 2) {
+		got = append(got, m[1]+m[2])
+	}
+	switch len(got) {
+	case 0:
+		return "", "", 0
+	case 1:
+		return got[0], "", 1
+	}
+	return got[0], got[1], 2
 }
 
 // The reservation checks the CPU and memory managers make at start-up
