@@ -589,6 +589,7 @@ var (
 		"failed to find NUMA nodes to extend the current topology hint", "requested number of devices unavailable for",
 		"unknown policy: ", "not enough cpus available to satisfy request", "rpc error: code = ",
 		"endpoint not found in cache for a registered resource", "Failed to start ContainerManager",
+		"could not restore state from", "manager checkpoint file",
 	}
 )
 
@@ -643,8 +644,11 @@ func (k *KubeletLog) signals(r logRecord) {
 		}
 		k.add(signalPolicyMismatch, r, map[string]string{"configured": m[1], "checkpoint": m[2], "manager": mgr})
 	}
-	if strings.Contains(t, "could not restore state from checkpoint") {
+	if strings.Contains(t, "could not restore state from checkpoint") || restoreCut(t) {
 		f := map[string]string{}
+		if !strings.Contains(t, "could not restore state from checkpoint: ") {
+			f["cut"] = "true"
+		}
 		if m := findIf(t, "checkpoint file", reCheckpointFile); m != nil {
 			f["manager"] = strings.ToLower(m[1])
 			f["file"] = m[2]
@@ -724,6 +728,27 @@ func (k *KubeletLog) signals(r logRecord) {
 	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {
 		k.add(signalContainerManager, r, nil)
 	}
+}
+
+// restoreCut reports the text of a failed checkpoint restore that a pager or
+// a paste cut before its reason: "could not restore state from checkp" at
+// the end of a line, or only the advice the kubelet appends to the error
+// ("... delete the CPU manager checkpoint file ..."; before 1.20 on a line
+// of its own).
+func restoreCut(t string) bool {
+	if strings.Contains(t, "manager checkpoint file") && reCheckpointFile.MatchString(t) {
+		return true
+	}
+	i := strings.Index(t, "could not restore state from")
+	if i < 0 {
+		return false
+	}
+	rest := t[i+len("could not restore state from"):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	rest = strings.TrimRight(rest, " >…")
+	return strings.HasPrefix(" checkpoint", rest)
 }
 
 // signalsOf returns the signals of one kind.

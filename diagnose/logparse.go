@@ -159,6 +159,7 @@ var bareMessages = []string{
 	"endpoint not found in cache for a registered resource", "requested number of devices unavailable for",
 	"could not restore state from checkpoint", "Failed to start ContainerManager", "SMT Alignment Error",
 	"differs from state checkpoint policy", "unsupported on machines with more than",
+	"could not restore state from", "manager checkpoint file",
 }
 
 // logOptions are how parseLog reads a log.

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -198,6 +199,12 @@ func (d *diagnosis) startup() {
 					}
 					continue
 				}
+				if s.Kind == signalRestoreFailed {
+					if once("restore") {
+						d.add(restoreFailure(l, s))
+					}
+					continue
+				}
 				if once("start") {
 					d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
 						Title:       "The kubelet failed to start its container manager",
@@ -209,6 +216,59 @@ func (d *diagnosis) startup() {
 			}
 		}
 	}
+}
+
+// reAnyCheckpointFile finds the file a failed restore names, whichever
+// checkpoint it is (the CPU or memory manager's, the pod allocation one).
+var reAnyCheckpointFile = regexp.MustCompile(`checkpoint file \\?"([^"\\]+)\\?"`)
+
+// restoreFailure explains "could not restore state from checkpoint" when no
+// more specific signal (policy mismatch, corrupted checksum) names the
+// reason: the reason the kubelet gives, or, when the paste cut it off, the
+// checks that lead there and what to paste to tell them apart.
+func restoreFailure(l *KubeletLog, s signal) Finding {
+	file := s.Fields["file"]
+	if file == "" {
+		if m := reAnyCheckpointFile.FindStringSubmatch(s.Text); m != nil {
+			file = m[1]
+		}
+	}
+	what := "a checkpoint file"
+	if file != "" {
+		what = file
+	}
+	reason := ""
+	if s.Fields["cut"] == "" {
+		if _, r, ok := strings.Cut(s.Text, "could not restore state from checkpoint: "); ok {
+			for _, stop := range []string{", please drain", "\n", "\\n"} {
+				if i := strings.Index(r, stop); i >= 0 {
+					r = r[:i]
+				}
+			}
+			reason = strings.TrimSpace(r)
+		}
+	}
+	f := Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError, Evidence: []Ref{logRef(l, s)},
+		Title: "The kubelet will not start: it could not restore " + what}
+	checks := "A checkpoint is refused when its JSON cannot be decoded (a file cut by a crash or edited by hand), when its checksum does not match " +
+		"(\"checkpoint is corrupted\": also a file written by a kubelet release that computed the checksum differently, kubernetes/kubernetes#86676), " +
+		"when it was written under another policy (the policy was changed), or when a CPU set in it cannot be parsed."
+	// inspect reads the resource managers' checkpoints, not the others.
+	check := ""
+	switch path.Base(file) {
+	case "cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state", ".":
+		check = "`inspect " + orDefault(file, "FILE") + "` reads the file as the kubelet does. "
+	}
+	back := "To get the node back, drain it, stop the kubelet, move " + what + " away (keep a copy), start the kubelet and uncordon."
+	if reason != "" {
+		f.Explanation = fmt.Sprintf("At start-up the kubelet reads %s and refused it: %s.", what, reason)
+		f.Remedy = check + back
+		return f
+	}
+	f.Explanation = "At start-up the kubelet reads " + what + " and refused it, but the message is cut before the reason, so which check failed cannot be read. " + checks
+	f.Remedy = "Paste the whole error: `journalctl -u kubelet --no-pager | grep -A1 'could not restore state'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), and the file itself; " +
+		check + back
+	return f
 }
 
 // reLoggedTotal finds the total of a memory table as the kubelet logs it:
