@@ -578,6 +578,8 @@ var (
 		"Memory affinity":                                            true,
 		"Allocated exclusive CPUs":                                   true,
 		"Failed to start ContainerManager":                           true,
+		"Failed to initialize cpu manager":                           true,
+		"Failed to initialize memory manager":                        true,
 		"Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date": true,
 		"WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":    true,
 	}
@@ -725,7 +727,10 @@ func (k *KubeletLog) signals(r logRecord) {
 	if strings.Contains(strings.ToLower(t), signalFoldLiteral) {
 		k.add(signalInvalidState, r, nil)
 	}
-	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {
+	// The CPU and memory managers are built before the container manager
+	// starts (NewContainerManager); a failure there stops the kubelet too.
+	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") ||
+		r.Message == "Failed to initialize cpu manager" || r.Message == "Failed to initialize memory manager" {
 		k.add(signalContainerManager, r, nil)
 	}
 }

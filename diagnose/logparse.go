@@ -287,6 +287,9 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				head = head[:256]
 			}
 			h, ok := findKlogHeader(head)
+			if !ok {
+				h, ok = findCutKlogHeader(head)
+			}
 			if ok {
 				found = true
 				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
@@ -509,6 +512,9 @@ func joinFatal(rec *logRecord, lines *lineSource) {
 			return
 		}
 		if _, ok := findKlogHeader(w.body); ok {
+			return
+		}
+		if _, ok := findCutKlogHeader(w.body); ok {
 			return
 		}
 		if strings.HasPrefix(w.body, "{") && jsonLogStart(w.body) {
