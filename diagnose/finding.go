@@ -46,6 +46,7 @@ const (
 	CodeKubeletStartFailed          = "KubeletStartFailed"
 	CodeEvidenceUnreadable          = "EvidenceUnreadable"
 	CodePodAdmitted                 = "PodAdmitted"
+	CodeHintNotPreferred            = "HintNotPreferred"
 )
 
 // Ref points at the evidence a finding rests on: a file and a line for text

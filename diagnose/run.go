@@ -398,6 +398,7 @@ func recordRejection(rec logRecord) (string, string) {
 func (d *diagnosis) admissions() {
 	rejected := d.rejections()
 	defer d.admitted(rejected)
+	defer d.unresolvedHints(rejected)
 	for _, r := range rejected {
 		n := len(d.report.Findings)
 		switch r.reason {
