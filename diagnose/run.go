@@ -32,7 +32,33 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()
 	r.finish()
+	r.Next = nextEvidence(&r)
 	return r, nil
+}
+
+// nextEvidence says what to add when no finding is an error or a warning and
+// nothing read can show an admission or a start-up: a topology, a state
+// file or a configuration on its own is not a diagnosis of a pod.
+func nextEvidence(r *Report) string {
+	if r.Summary.Errors > 0 || r.Summary.Warnings > 0 {
+		return ""
+	}
+	used := 0
+	for _, e := range r.Evidence {
+		if !e.Used() {
+			continue
+		}
+		used++
+		switch e.Kind {
+		case kindLog, kindEvents, kindPod:
+			return ""
+		}
+	}
+	if used == 0 {
+		return ""
+	}
+	return "Nothing here shows a pod's admission or the kubelet's start-up (no pod status, event or kubelet log): to explain a rejected pod, add `kubectl describe pod NAME` " +
+		"and the kubelet log around the rejection (`journalctl -u kubelet --no-pager --since=-1h`); for a kubelet that does not start, its log since the last start."
 }
 
 type diagnosis struct {
