@@ -712,6 +712,11 @@ func (d *diagnosis) unresolvedHints(rejected []*rejection) {
 	if policy == topomgr.PolicyNone {
 		return
 	}
+	for _, r := range rejected {
+		if r.pod == unnamedEventPod || r.pod == unnamedPod {
+			return // a rejection the evidence does not name may be any of them
+		}
+	}
 	seen := map[string]bool{}
 	for _, l := range d.ev.Logs {
 		for i := len(l.Attempts) - 1; i >= 0; i-- {

@@ -51,7 +51,7 @@ func TestNameRejections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []out
-			for _, r := range nameRejections(tt.in) {
+			for _, r := range nameRejections(tt.in, nil) {
 				got = append(got, out{r.pod, r.reason, r.message})
 			}
 			assert.Empty(t, cmp.Diff(tt.want, got), "nameRejections (-want +got)")

@@ -276,7 +276,7 @@ func (d *diagnosis) rejections() []*rejection {
 			r.refs = append(r.refs, Ref{File: l.Name, Line: rec.Line, Quote: q})
 		}
 	}
-	out = nameRejections(out)
+	out = nameRejections(out, d.ev.Logs)
 	// Attach pod specs and log attempts found under the same name.
 	for _, r := range out {
 		if r.spec == nil {
@@ -313,7 +313,7 @@ const unnamedEventPod = "(pod not named in the evidence)"
 // pods` row beside a describe's Message: line) are one rejection: the
 // message goes to the named pod. Any other nameless rejection is labelled
 // as such, so that no title reads "Pod  was rejected".
-func nameRejections(out []*rejection) []*rejection {
+func nameRejections(out []*rejection, logs []*KubeletLog) []*rejection {
 	files := func(r *rejection) map[string]bool {
 		m := map[string]bool{}
 		for _, ref := range r.refs {
@@ -350,10 +350,54 @@ func nameRejections(out []*rejection) []*rejection {
 			}
 			continue
 		}
+		if a, l := loneUnalignedAttempt(out, logs); r.reason == CodeTopologyAffinityError && a != nil {
+			// The log shows one pod whose merged hint the policy did not
+			// accept and no outcome for it: the nameless rejection is that pod's.
+			r.pod, r.attempt, r.log = a.Pod, a, l
+			kept = append(kept, r)
+			continue
+		}
 		r.pod = unnamedEventPod
 		kept = append(kept, r)
 	}
 	return kept
+}
+
+// loneUnalignedAttempt returns the admission attempt of the only pod that
+// the logs show with a container whose best hint was not accepted and no
+// outcome, when no rejection names that pod; nil when there are none or
+// several.
+func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttempt, *KubeletLog) {
+	var found *AdmissionAttempt
+	var in *KubeletLog
+	for _, l := range logs {
+		for i := range l.Attempts {
+			a := &l.Attempts[i]
+			if a.Reason != "" || a.Pod == "" {
+				continue
+			}
+			unaligned := false
+			for _, c := range a.Containers {
+				unaligned = unaligned || (c.BestHint != nil && !c.Aligned && !c.BestHint.Preferred)
+			}
+			if !unaligned {
+				continue
+			}
+			if found != nil && !sameName(found.Pod, a.Pod) {
+				return nil, nil
+			}
+			found, in = a, l
+		}
+	}
+	if found == nil {
+		return nil, nil
+	}
+	for _, r := range out {
+		if r.pod != "" && sameName(r.pod, found.Pod) {
+			return nil, nil
+		}
+	}
+	return found, in
 }
 
 // admissionReason returns the admission reason of a status or event: the
