@@ -32,30 +32,64 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()
 	r.finish()
-	r.Next = nextEvidence(&r)
+	r.Next = nextEvidence(&r, ev.Logs)
 	return r, nil
 }
 
 // nextEvidence says what to add when no finding is an error or a warning and
 // nothing read can show an admission or a start-up: a topology, a state
 // file or a configuration on its own is not a diagnosis of a pod.
-func nextEvidence(r *Report) string {
+func nextEvidence(r *Report, logs []*KubeletLog) string {
 	if r.Summary.Errors > 0 || r.Summary.Warnings > 0 {
 		return ""
 	}
-	used := 0
+	used, hasLog := 0, false
 	for _, e := range r.Evidence {
 		if !e.Used() {
 			continue
 		}
 		used++
 		switch e.Kind {
-		case kindLog, kindEvents, kindPod:
+		case kindEvents, kindPod:
 			return ""
+		case kindLog:
+			hasLog = true
 		}
 	}
 	if used == 0 {
 		return ""
+	}
+	if hasLog {
+		// A log that shows admissions without their outcome (cut, or
+		// from a kubelet that logs no result) cannot tell a rejection.
+		var pods []string
+		for _, l := range logs {
+			for _, a := range l.Attempts {
+				explained := false
+				for _, f := range r.Findings {
+					explained = explained || (f.Pod != "" && sameName(f.Pod, a.Pod))
+				}
+				if a.Reason == "" && a.Pod != "" && !explained && !slices.Contains(pods, a.Pod) && len(pods) < 3 {
+					pods = append(pods, a.Pod)
+				}
+			}
+		}
+		who := strings.Join(pods, ", ")
+		if len(pods) == 0 && len(r.Findings) == 0 {
+			// Kubelets before 1.20 log admissions without the pod's name.
+			for _, l := range logs {
+				for _, rec := range l.Records {
+					if strings.Contains(rec.Message, "Topology Admit Handler") {
+						who = "a pod"
+					}
+				}
+			}
+		}
+		if who == "" {
+			return ""
+		}
+		return "The log shows the Topology Manager admitting " + who + " but not the outcome: if a pod was rejected, add its `kubectl describe pod NAME` " +
+			"(or `kubectl get pods` with its STATUS) and the log lines after the admission (`journalctl -u kubelet --no-pager`)."
 	}
 	return "Nothing here shows a pod's admission or the kubelet's start-up (no pod status, event or kubelet log): to explain a rejected pod, add `kubectl describe pod NAME` " +
 		"and the kubelet log around the rejection (`journalctl -u kubelet --no-pager --since=-1h`); for a kubelet that does not start, its log since the last start."
