@@ -293,7 +293,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			if ok {
 				found = true
 				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
-				if opt.stream {
+				if streamed && opt.stream {
 					rec.Values = scratch[:0] // copied when the record is kept
 				}
 				parseTextBody(&rec, line[h.end:], func() (string, bool) {
@@ -309,7 +309,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 					}
 					return "", false
 				})
-				if opt.stream {
+				if streamed && opt.stream {
 					scratch = rec.Values[:0]
 				}
 				text++
@@ -362,7 +362,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				ambiguousFirst = rec.Line
 			}
 		}
-		if opt.stream {
+		if streamed && opt.stream {
 			if !filter.need(&rec) {
 				l.Dropped++
 				continue
