@@ -747,27 +747,27 @@ func (d *diagnosis) unresolvedHints(rejected []*rejection) {
 			for _, p := range c.Providers {
 				hints = append(hints, providerText(p))
 			}
-			f := Finding{Severity: statefile.SeverityInfo, Pod: a.Pod,
-				Evidence: []Ref{{File: l.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)}}}
+			best := hintText(c.BestHint)
+			f := Finding{Severity: statefile.SeverityInfo, Pod: a.Pod, Code: CodeHintNotPreferred,
+				Evidence: []Ref{{File: l.Name, Line: c.BestLine, Quote: "best hint " + best}},
+				Title:    "The log shows a non-preferred NUMA hint for pod " + a.Pod + " but not whether it was admitted",
+				Explanation: "The Topology Manager merged the hints of " + who + " (" + strings.Join(hints, "; ") + ") into " + best +
+					": not preferred, because no placement puts every resource on the narrowest set of NUMA nodes each could use on its own. ",
+				Remedy: "Add the log lines after \"Best TopologyHint\" for this pod or `kubectl describe pod " + podName(a.Pod) + "`, and run the diagnosis again."}
 			if pref != nil {
 				f.Evidence = append(f.Evidence, *pref)
 			}
-			merged := fmt.Sprintf("The Topology Manager merged the hints of %s (%s) into %s: not preferred, because no placement puts every resource on the narrowest set of NUMA nodes each could use on its own.",
-				who, strings.Join(hints, "; "), hintText(c.BestHint))
-			if policy == topomgr.PolicyBestEffort {
+			switch policy {
+			case topomgr.PolicyBestEffort:
 				f.Code = CodePodAdmitted
-				f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy best-effort) without NUMA alignment for %s", a.Pod, who)
-				f.Explanation = merged + " best-effort admits it anyway: the CPU, memory and device managers then allocate on the NUMA nodes of that hint as far as they can, so the resources are not aligned."
+				f.Title = "Pod " + a.Pod + " was admitted by the Topology Manager (policy best-effort) without NUMA alignment for " + who
+				f.Explanation += "best-effort admits it anyway: the CPU, memory and device managers then allocate on the NUMA nodes of that hint as far as they can, so the resources are not aligned."
 				f.Remedy = "Nothing to do if the workload tolerates cross-NUMA access. Otherwise make the request fit on one NUMA node (fewer CPUs or devices, or devices on the NUMA node with free CPUs and memory), or choose restricted or single-numa-node to reject such placements."
-			} else {
-				f.Code = CodeHintNotPreferred
-				f.Title = fmt.Sprintf("The log shows a non-preferred NUMA hint for pod %s but not whether it was admitted", a.Pod)
-				f.Explanation = merged + " What happens next depends on topologyManagerPolicy, which the evidence does not show: best-effort admits the pod without alignment; restricted and single-numa-node reject it with TopologyAffinityError."
-				f.Remedy = "Add the kubelet configuration (topologyManagerPolicy), and the log lines after \"Best TopologyHint\" for this pod or `kubectl describe pod " + podName(a.Pod) + "`, and run the diagnosis again."
-				if policy != "" {
-					f.Explanation = merged + fmt.Sprintf(" Under %s the pod is rejected with TopologyAffinityError, but the log ends before the rejection.", policy)
-					f.Remedy = "Add the log lines after \"Best TopologyHint\" for this pod or `kubectl describe pod " + podName(a.Pod) + "`, and run the diagnosis again."
-				}
+			case "":
+				f.Explanation += "What happens next depends on topologyManagerPolicy, which the evidence does not show: best-effort admits the pod without alignment; restricted and single-numa-node reject it with TopologyAffinityError."
+				f.Remedy = "Add the kubelet configuration (topologyManagerPolicy), and " + strings.TrimPrefix(f.Remedy, "Add ")
+			default:
+				f.Explanation += "Under " + policy + " the pod is rejected with TopologyAffinityError, but the log ends before the rejection."
 			}
 			d.add(f)
 		}
