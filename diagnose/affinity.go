@@ -702,6 +702,86 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 	}
 }
 
+// unresolvedHints notes the admissions a log shows without their outcome
+// and without a pod given as evidence, when the merged hint of a container
+// is not preferred: best-effort admits that container without alignment,
+// restricted and single-numa-node reject the pod. Preferred hints and
+// attempts of pods the other evidence covers are left alone.
+func (d *diagnosis) unresolvedHints(rejected []*rejection) {
+	policy, _, pref := d.policy()
+	if policy == topomgr.PolicyNone {
+		return
+	}
+	for _, r := range rejected {
+		if r.pod == unnamedEventPod || r.pod == unnamedPod {
+			return // a rejection the evidence does not name may be any of them
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range d.ev.Logs {
+		for i := len(l.Attempts) - 1; i >= 0; i-- {
+			a := &l.Attempts[i]
+			if a.Reason != "" || a.Pod == "" || seen[a.Pod] {
+				continue
+			}
+			seen[a.Pod] = true
+			covered := false
+			for _, r := range rejected {
+				covered = covered || sameName(r.pod, a.Pod)
+			}
+			for _, p := range d.ev.Pods {
+				covered = covered || sameName(p.Ref(), a.Pod)
+			}
+			var c *ContainerAdmission
+			for j := range a.Containers {
+				if b := a.Containers[j].BestHint; b != nil && !b.Preferred && !a.Containers[j].Aligned {
+					c = &a.Containers[j]
+					break
+				}
+			}
+			if covered || c == nil {
+				continue
+			}
+			who := orDefault(c.Container, "the pod")
+			var hints []string
+			for _, p := range c.Providers {
+				hints = append(hints, providerText(p))
+			}
+			best := hintText(c.BestHint)
+			f := Finding{Severity: statefile.SeverityInfo, Pod: a.Pod, Code: CodeHintNotPreferred,
+				Evidence: []Ref{{File: l.Name, Line: c.BestLine, Quote: "best hint " + best}},
+				Title:    "The log shows a non-preferred NUMA hint for pod " + a.Pod + " but not whether it was admitted",
+				Explanation: "The Topology Manager merged the hints of " + who + " (" + strings.Join(hints, "; ") + ") into " + best +
+					": not preferred, because no placement puts every resource on the narrowest set of NUMA nodes each could use on its own. ",
+				Remedy: "Add the log lines after \"Best TopologyHint\" for this pod or `kubectl describe pod " + podName(a.Pod) + "`, and run the diagnosis again."}
+			if pref != nil {
+				f.Evidence = append(f.Evidence, *pref)
+			}
+			switch policy {
+			case topomgr.PolicyBestEffort:
+				f.Code = CodePodAdmitted
+				f.Title = "Pod " + a.Pod + " was admitted by the Topology Manager (policy best-effort) without NUMA alignment for " + who
+				f.Explanation += "best-effort admits it anyway: the CPU, memory and device managers then allocate on the NUMA nodes of that hint as far as they can, so the resources are not aligned."
+				f.Remedy = "Nothing to do if the workload tolerates cross-NUMA access. Otherwise make the request fit on one NUMA node (fewer CPUs or devices, or devices on the NUMA node with free CPUs and memory), or choose restricted or single-numa-node to reject such placements."
+			case "":
+				f.Explanation += "What happens next depends on topologyManagerPolicy, which the evidence does not show: best-effort admits the pod without alignment; restricted and single-numa-node reject it with TopologyAffinityError."
+				f.Remedy = "Add the kubelet configuration (topologyManagerPolicy), and " + strings.TrimPrefix(f.Remedy, "Add ")
+			default:
+				f.Explanation += "Under " + policy + " the pod is rejected with TopologyAffinityError, but the log ends before the rejection."
+			}
+			d.add(f)
+		}
+	}
+}
+
+// podName returns NAME of "namespace/NAME", with -n namespace when known.
+func podName(pod string) string {
+	if ns, n, ok := strings.Cut(pod, "/"); ok {
+		return n + " -n " + ns
+	}
+	return pod
+}
+
 func allAligned(a *AdmissionAttempt) bool {
 	for _, c := range a.Containers {
 		if !c.Aligned {

@@ -53,6 +53,7 @@ var (
 	reCheckpointKey   = regexp.MustCompile(`(?i)"(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList)"\s*:`)
 	rePodResources    = regexp.MustCompile(`(?i)"(pod_resources|podResources|cpu_ids|cpuIds|allocatable)"\s*:`)
 	reKlogHeader      = regexp.MustCompile(`(?m)^.{0,200}?\b[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]`)
+	reCutKlogHeader   = regexp.MustCompile(`(?m)^[ \t]*\d{1,10} +[\w.-]+\.go:\d+\] `)
 	reSyslogKubelet   = regexp.MustCompile(`(?m)^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ (?:kubelet|hyperkube|k3s|rke2)\[\d+\]:`)
 	reJSONLog         = regexp.MustCompile(`(?m)^\s*\{.*"(?:ts|__CURSOR|_SYSTEMD_UNIT)"\s*:.*"(?:msg|MESSAGE)"\s*:`)
 	reYAMLKind        = regexp.MustCompile(`(?m)^kind:\s*["']?([A-Za-z]+)`)
@@ -166,6 +167,8 @@ func sniff(text []byte, commands []string) (out []candidate, notEvidence string)
 		add(kindLog, "klog lines")
 	case reSyslogKubelet.Match(head):
 		add(kindLog, "journal lines of the kubelet")
+	case reCutKlogHeader.Match(head):
+		add(kindLog, "klog lines without their date and time")
 	case reJSONLog.Match(head):
 		add(kindLog, "JSON log records")
 	}

@@ -436,6 +436,9 @@ var (
 	// rePodRow is a `kubectl get pods` row by shape: [NAMESPACE] NAME
 	// READY STATUS (one or more words) RESTARTS ["(3m4s ago)"] AGE [wide].
 	rePodRow = regexp.MustCompile(`^(?:(\S+)\s+)?(\S+)\s+(\d+/\d+)\s+(\S.*?)\s+(\d+(?:\s+\(` + ageRe + ` ago\))?)\s+(` + ageRe + `)(?:\s+(.*))?$`)
+	// rePodRowCut is a pod row cut after RESTARTS (a paste that lost the
+	// AGE column): read only when STATUS is an admission failure.
+	rePodRowCut = regexp.MustCompile(`^(?:(\S+)\s+)?(\S+)\s+(\d+/\d+)\s+(\S.*?)\s+(\d+)$`)
 	// reEventRow is a `kubectl get events` / `kubectl events` row by
 	// shape: [NAMESPACE] LAST-SEEN TYPE REASON OBJECT MESSAGE.
 	reEventRow = regexp.MustCompile(`^(?:(\S+)\s+)?(` + ageRe + `(?:\s+\(x\d+ over ` + ageRe + `\))?)\s+(Normal|Warning)\s+(\S+)\s+([A-Za-z]+/\S+)\s+(.*)$`)
@@ -766,7 +769,12 @@ func (r *textReader) podRow(t *textTable, line string, ln int) bool {
 	if name == "" {
 		m := rePodRow.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
-			return false
+			c := rePodRowCut.FindStringSubmatch(strings.TrimSpace(line))
+			if c == nil || !admissionStatus(strings.Join(strings.Fields(c[4]), " ")) {
+				return false
+			}
+			r.warnf("line %d: a `kubectl get pods` row without its AGE column (cut?): read by its shape", ln)
+			m = append(c, "", "")
 		}
 		ns, name, ready, status = m[1], m[2], m[3], strings.Join(strings.Fields(m[4]), " ")
 		if t != nil && !t.has("NAMESPACE") && ns != "" || t != nil && t.has("NAMESPACE") && ns == "" {

@@ -98,6 +98,11 @@ dpdk-fwd-6f9c7d8b4-kx2lq   0/1     Topology Affinity Error   0          41s
 			in:     "telco   dpdk-fwd-6f9c7d8b4-kx2lq   0/1   TopologyAffinityError   0   41s\n",
 			format: "get-pods-table",
 			events: []Event{tae(1, "pod/telco/dpdk-fwd-6f9c7d8b4-kx2lq", "dpdk-fwd-6f9c7d8b4")}},
+		{name: "a row without a header, cut after RESTARTS",
+			in:       "kube-system   coredns-7d8f9c6b5-x2kqp   0/1     Topology Affinity Error   0    \n",
+			format:   "get-pods-table",
+			events:   []Event{warn(1, Event{Reason: "Topology Affinity Error", Object: "pod/kube-system/coredns-7d8f9c6b5-x2kqp", Count: 1, Controller: "coredns-7d8f9c6b5"})},
+			warnings: []string{"line 1: a `kubectl get pods` row without its AGE column"}},
 		{name: "nothing failed",
 			in:       "NAME    READY   STATUS    RESTARTS   AGE\nweb-0   1/1     Running   0          3d\n",
 			format:   "get-pods-table",
@@ -231,11 +236,12 @@ func TestParseEventsDescribeFragments(t *testing.T) {
 
 func TestParseEventsRefusesWhatItCannotRead(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
-		"prose":                   {"the pod does not start, please help\n", "no admission or start-up error recognised"},
-		"word: value lines":       {"note: the node was rebooted\ncause: unknown\n", "no admission or start-up error recognised"},
-		"a table of another kind": {"NAME      STATUS   ROLES    AGE   VERSION\nwrk-7     Ready    <none>   9d    v1.29.6\n", "not a kubectl table"},
-		"describe Status alone":   {"Status:  Running\n", "no admission or start-up error recognised"},
-		"a fragment evicted":      {"Status:  Failed\nReason:  Evicted\nMessage: The node was low on resource: memory.\n", "no admission or start-up error recognised"},
+		"prose":                      {"the pod does not start, please help\n", "no admission or start-up error recognised"},
+		"word: value lines":          {"note: the node was rebooted\ncause: unknown\n", "no admission or start-up error recognised"},
+		"a table of another kind":    {"NAME      STATUS   ROLES    AGE   VERSION\nwrk-7     Ready    <none>   9d    v1.29.6\n", "not a kubectl table"},
+		"describe Status alone":      {"Status:  Running\n", "no admission or start-up error recognised"},
+		"a cut row of a running pod": {"web-0   1/1   Running   0\n", "not a kubectl table"},
+		"a fragment evicted":         {"Status:  Failed\nReason:  Evicted\nMessage: The node was low on resource: memory.\n", "no admission or start-up error recognised"},
 	} {
 		_, err := ParseEvents("paste.txt", []byte(tc.in))
 		if assert.Error(t, err, name) {

@@ -46,6 +46,7 @@ const (
 	CodeKubeletStartFailed          = "KubeletStartFailed"
 	CodeEvidenceUnreadable          = "EvidenceUnreadable"
 	CodePodAdmitted                 = "PodAdmitted"
+	CodeHintNotPreferred            = "HintNotPreferred"
 )
 
 // Ref points at the evidence a finding rests on: a file and a line for text
@@ -173,7 +174,10 @@ type Report struct {
 	// later", "v1.16 to v1.17") and why; empty when nothing tells.
 	Kubelet  string    `json:"kubelet,omitempty"`
 	Findings []Finding `json:"findings"`
-	Summary  Summary   `json:"summary"`
+	// Next says what evidence to add when the given evidence cannot show a
+	// problem at all (no pod, event or kubelet log among it); empty otherwise.
+	Next    string  `json:"next,omitempty"`
+	Summary Summary `json:"summary"`
 }
 
 // EvidenceItem names one input and what it was read as, or why it was not.

@@ -222,6 +222,44 @@ func findKlogHeader(s string) (klogHead, bool) {
 	return klogHead{}, false
 }
 
+// findCutKlogHeader finds what is left of a klog text header whose severity,
+// date and time were cut off — `1234 file.go:123] ` at the start of the
+// line, as people paste lines with the timestamps trimmed. The severity and
+// time are unknown (empty).
+func findCutKlogHeader(s string) (klogHead, bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == start || i-start > 10 || i >= len(s) || s[i] != ' ' {
+		return klogHead{}, false
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	src := i
+	for i < len(s) && s[i] != ']' && s[i] != ' ' && s[i] != '\t' {
+		i++
+	}
+	if i >= len(s) || s[i] != ']' {
+		return klogHead{}, false
+	}
+	// The source is file.go:line.
+	name, line, ok := strings.Cut(s[src:i], ".go:")
+	if !ok || name == "" || line == "" || !isNumber(line) {
+		return klogHead{}, false
+	}
+	h := klogHead{start: start, source: s[src:i], end: i + 1}
+	if h.end < len(s) && s[h.end] == ' ' {
+		h.end++
+	}
+	return h, true
+}
+
 func jsonLogStart(s string) bool {
 	return strings.HasPrefix(s, `{"ts":`) || strings.HasPrefix(s, `{"caller":`) || strings.HasPrefix(s, `{"msg":`) ||
 		(strings.Contains(s, `"msg":`) && strings.Contains(s, `"ts":`))

@@ -112,8 +112,14 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 			"and repair or reset the device. If it was only the restart window, wait for the plugin to report healthy devices. "+deleteFailed, res)
 	case innerDevicePluginRPC:
 		f.Code = CodeUnexpectedAdmission
-		f.Title = prefix + fmt.Sprintf("the device plugin's Allocate call failed (%s)", in.sub(1, "rpc error"))
-		f.Explanation = fmt.Sprintf("The device manager asked the device plugin to allocate devices and the plugin answered with a gRPC error: %s. "+
+		// devicemanager's callGetPreferredAllocationIfAvailable wraps the
+		// error as "device plugin GetPreferredAllocation rpc failed with err".
+		call, asked := "Allocate", "to allocate devices"
+		if strings.Contains(r.message, "GetPreferredAllocation rpc failed") {
+			call, asked = "GetPreferredAllocation", "which devices it prefers"
+		}
+		f.Title = prefix + fmt.Sprintf("the device plugin's %s call failed (%s)", call, in.sub(1, "rpc error"))
+		f.Explanation = fmt.Sprintf("The device manager asked the device plugin "+asked+" and the plugin answered with a gRPC error: %s. "+
 			"The plugin itself refused or failed (a lost or unhealthy device, a driver problem, a plugin bug or crash); the kubelet passes the error on unchanged. "+
 			"This is the device or its plugin, not scheduling or NUMA alignment.", strings.TrimSpace(in.sub(2, in.text)))
 		f.Remedy = "Read the device plugin's logs around the rejection and check the device's health on the node; restart or fix the plugin, cordon the node if a device is lost. " + deleteFailed

@@ -578,6 +578,8 @@ var (
 		"Memory affinity":                                            true,
 		"Allocated exclusive CPUs":                                   true,
 		"Failed to start ContainerManager":                           true,
+		"Failed to initialize cpu manager":                           true,
+		"Failed to initialize memory manager":                        true,
 		"Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date": true,
 		"WARNING: the value of max-allowable-numa-nodes is more than the default recommended value":    true,
 	}
@@ -589,6 +591,7 @@ var (
 		"failed to find NUMA nodes to extend the current topology hint", "requested number of devices unavailable for",
 		"unknown policy: ", "not enough cpus available to satisfy request", "rpc error: code = ",
 		"endpoint not found in cache for a registered resource", "Failed to start ContainerManager",
+		"could not restore state from", "manager checkpoint file",
 	}
 )
 
@@ -643,8 +646,11 @@ func (k *KubeletLog) signals(r logRecord) {
 		}
 		k.add(signalPolicyMismatch, r, map[string]string{"configured": m[1], "checkpoint": m[2], "manager": mgr})
 	}
-	if strings.Contains(t, "could not restore state from checkpoint") {
+	if strings.Contains(t, "could not restore state from checkpoint") || restoreCut(t) {
 		f := map[string]string{}
+		if !strings.Contains(t, "could not restore state from checkpoint: ") {
+			f["cut"] = "true"
+		}
 		if m := findIf(t, "checkpoint file", reCheckpointFile); m != nil {
 			f["manager"] = strings.ToLower(m[1])
 			f["file"] = m[2]
@@ -721,9 +727,33 @@ func (k *KubeletLog) signals(r logRecord) {
 	if strings.Contains(strings.ToLower(t), signalFoldLiteral) {
 		k.add(signalInvalidState, r, nil)
 	}
-	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") {
+	// The CPU and memory managers are built before the container manager
+	// starts (NewContainerManager); a failure there stops the kubelet too.
+	if r.Message == "Failed to start ContainerManager" || strings.Contains(t, "Failed to start ContainerManager") ||
+		r.Message == "Failed to initialize cpu manager" || r.Message == "Failed to initialize memory manager" {
 		k.add(signalContainerManager, r, nil)
 	}
+}
+
+// restoreCut reports the text of a failed checkpoint restore that a pager or
+// a paste cut before its reason: "could not restore state from checkp" at
+// the end of a line, or only the advice the kubelet appends to the error
+// ("... delete the CPU manager checkpoint file ..."; before 1.20 on a line
+// of its own).
+func restoreCut(t string) bool {
+	if strings.Contains(t, "manager checkpoint file") && reCheckpointFile.MatchString(t) {
+		return true
+	}
+	i := strings.Index(t, "could not restore state from")
+	if i < 0 {
+		return false
+	}
+	rest := t[i+len("could not restore state from"):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	rest = strings.TrimRight(rest, " >…")
+	return strings.HasPrefix(" checkpoint", rest)
 }
 
 // signalsOf returns the signals of one kind.

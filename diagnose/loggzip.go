@@ -43,3 +43,7 @@ func gunzipAll(data []byte, name string) (plain []byte, cut bool, err error) {
 	}
 	return plain, false, nil
 }
+
+// streamed tells whether this build reads logs streamed from disk (see
+// loggzip_js.go).
+const streamed = true

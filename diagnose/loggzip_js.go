@@ -20,3 +20,8 @@ func gunzipAll(_ []byte, _ string) ([]byte, bool, error) {
 	_, err := gunzip(nil)
 	return nil, false, err
 }
+
+// streamed is false in the browser: it reads pasted text and files the page
+// was given (Evidence.Add), never a log streamed from disk (loadLog), so
+// the streaming filter is left out of the build.
+const streamed = false

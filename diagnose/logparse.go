@@ -159,6 +159,7 @@ var bareMessages = []string{
 	"endpoint not found in cache for a registered resource", "requested number of devices unavailable for",
 	"could not restore state from checkpoint", "Failed to start ContainerManager", "SMT Alignment Error",
 	"differs from state checkpoint policy", "unsupported on machines with more than",
+	"could not restore state from", "manager checkpoint file",
 }
 
 // logOptions are how parseLog reads a log.
@@ -286,10 +287,13 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				head = head[:256]
 			}
 			h, ok := findKlogHeader(head)
+			if !ok {
+				h, ok = findCutKlogHeader(head)
+			}
 			if ok {
 				found = true
 				rec = logRecord{Severity: h.severity, Time: h.time, Source: h.source}
-				if opt.stream {
+				if streamed && opt.stream {
 					rec.Values = scratch[:0] // copied when the record is kept
 				}
 				parseTextBody(&rec, line[h.end:], func() (string, bool) {
@@ -305,7 +309,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 					}
 					return "", false
 				})
-				if opt.stream {
+				if streamed && opt.stream {
 					scratch = rec.Values[:0]
 				}
 				text++
@@ -358,7 +362,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				ambiguousFirst = rec.Line
 			}
 		}
-		if opt.stream {
+		if streamed && opt.stream {
 			if !filter.need(&rec) {
 				l.Dropped++
 				continue
@@ -508,6 +512,9 @@ func joinFatal(rec *logRecord, lines *lineSource) {
 			return
 		}
 		if _, ok := findKlogHeader(w.body); ok {
+			return
+		}
+		if _, ok := findCutKlogHeader(w.body); ok {
 			return
 		}
 		if strings.HasPrefix(w.body, "{") && jsonLogStart(w.body) {

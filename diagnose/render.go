@@ -57,6 +57,10 @@ func (r Report) WriteText(w io.Writer) error {
 	if r.Kubelet != "" {
 		fmt.Fprintf(&b, "Kubelet: %s\n", clip(r.Kubelet, 300))
 	}
+	if r.Next != "" {
+		b.WriteString("Next:\n")
+		wrap(&b, r.Next, "  ")
+	}
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\nEvidence not used (%d of %d inputs):\n", len(unused), len(r.Evidence))
 		for _, e := range unused {
@@ -126,6 +130,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`, "\n", " ").Replace(r.Headline()) + "**\n")
 	if r.Kubelet != "" {
 		fmt.Fprintf(&b, "\nKubelet: %s\n", mdEscape(clip(r.Kubelet, 300)))
+	}
+	if r.Next != "" {
+		fmt.Fprintf(&b, "\n**Next:** %s\n", r.Next)
 	}
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\n**Evidence not used (%d of %d inputs):**\n\n", len(unused), len(r.Evidence))

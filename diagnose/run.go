@@ -32,7 +32,67 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()
 	r.finish()
+	r.Next = nextEvidence(&r, ev.Logs)
 	return r, nil
+}
+
+// nextEvidence says what to add when no finding is an error or a warning and
+// nothing read can show an admission or a start-up: a topology, a state
+// file or a configuration on its own is not a diagnosis of a pod.
+func nextEvidence(r *Report, logs []*KubeletLog) string {
+	if r.Summary.Errors > 0 || r.Summary.Warnings > 0 {
+		return ""
+	}
+	used, hasLog := 0, false
+	for _, e := range r.Evidence {
+		if !e.Used() {
+			continue
+		}
+		used++
+		switch e.Kind {
+		case kindEvents, kindPod:
+			return ""
+		case kindLog:
+			hasLog = true
+		}
+	}
+	if used == 0 {
+		return ""
+	}
+	if hasLog {
+		// A log that shows admissions without their outcome (cut, or
+		// from a kubelet that logs no result) cannot tell a rejection.
+		var pods []string
+		for _, l := range logs {
+			for _, a := range l.Attempts {
+				explained := false
+				for _, f := range r.Findings {
+					explained = explained || (f.Pod != "" && sameName(f.Pod, a.Pod))
+				}
+				if a.Reason == "" && a.Pod != "" && !explained && !slices.Contains(pods, a.Pod) && len(pods) < 3 {
+					pods = append(pods, a.Pod)
+				}
+			}
+		}
+		who := strings.Join(pods, ", ")
+		if len(pods) == 0 && len(r.Findings) == 0 {
+			// Kubelets before 1.20 log admissions without the pod's name.
+			for _, l := range logs {
+				for _, rec := range l.Records {
+					if strings.Contains(rec.Message, "Topology Admit Handler") {
+						who = "a pod"
+					}
+				}
+			}
+		}
+		if who == "" {
+			return ""
+		}
+		return "The log shows the Topology Manager admitting " + who + " but not the outcome: if a pod was rejected, add its `kubectl describe pod NAME` " +
+			"(or `kubectl get pods` with its STATUS) and the log lines after the admission (`journalctl -u kubelet --no-pager`)."
+	}
+	return "Nothing here shows a pod's admission or the kubelet's start-up (no pod status, event or kubelet log): to explain a rejected pod, add `kubectl describe pod NAME` " +
+		"and the kubelet log around the rejection (`journalctl -u kubelet --no-pager --since=-1h`); for a kubelet that does not start, its log since the last start."
 }
 
 type diagnosis struct {
@@ -250,6 +310,7 @@ func (d *diagnosis) rejections() []*rejection {
 			r.refs = append(r.refs, Ref{File: l.Name, Line: rec.Line, Quote: q})
 		}
 	}
+	out = nameRejections(out, d.ev.Logs)
 	// Attach pod specs and log attempts found under the same name.
 	for _, r := range out {
 		if r.spec == nil {
@@ -275,6 +336,103 @@ func (d *diagnosis) rejections() []*rejection {
 
 // unnamedPod stands for a pod the evidence does not name.
 const unnamedPod = "(pod not named in the log)"
+
+// unnamedEventPod stands for a pod of a status message or event that is
+// pasted without the pod's name (a describe's Message: line on its own).
+const unnamedEventPod = "(pod not named in the evidence)"
+
+// nameRejections gives the rejections whose evidence names no pod a name.
+// A message pasted without its pod and, in the same files, exactly one named
+// pod rejected for the same reason whose message is missing (a `kubectl get
+// pods` row beside a describe's Message: line) are one rejection: the
+// message goes to the named pod. Any other nameless rejection is labelled
+// as such, so that no title reads "Pod  was rejected".
+func nameRejections(out []*rejection, logs []*KubeletLog) []*rejection {
+	files := func(r *rejection) map[string]bool {
+		m := map[string]bool{}
+		for _, ref := range r.refs {
+			m[ref.File] = true
+		}
+		return m
+	}
+	kept := make([]*rejection, 0, len(out))
+	for _, r := range out {
+		if r.pod != "" {
+			kept = append(kept, r)
+			continue
+		}
+		fr := files(r)
+		var match *rejection
+		n := 0
+		for _, o := range out {
+			if o == r || o.pod == "" || o.pod == unnamedPod || o.reason != r.reason || o.message != "" {
+				continue
+			}
+			same := len(o.refs) > 0
+			for f := range files(o) {
+				same = same && fr[f]
+			}
+			if same {
+				match, n = o, n+1
+			}
+		}
+		if n == 1 && r.message != "" {
+			match.message = r.message
+			match.refs = append(r.refs, match.refs...)
+			if match.attempt == nil {
+				match.attempt, match.log = r.attempt, r.log
+			}
+			continue
+		}
+		if a, l := loneUnalignedAttempt(out, logs); r.reason == CodeTopologyAffinityError && a != nil {
+			// The log shows one pod whose merged hint the policy did not
+			// accept and no outcome for it: the nameless rejection is that pod's.
+			r.pod, r.attempt, r.log = a.Pod, a, l
+			kept = append(kept, r)
+			continue
+		}
+		r.pod = unnamedEventPod
+		kept = append(kept, r)
+	}
+	return kept
+}
+
+// loneUnalignedAttempt returns the admission attempt of the only pod that
+// the logs show with a container whose best hint was not accepted and no
+// outcome, when no rejection names that pod; nil when there are none or
+// several.
+func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttempt, *KubeletLog) {
+	var found *AdmissionAttempt
+	var in *KubeletLog
+	for _, l := range logs {
+		for i := range l.Attempts {
+			a := &l.Attempts[i]
+			if a.Reason != "" || a.Pod == "" {
+				continue
+			}
+			unaligned := false
+			for _, c := range a.Containers {
+				unaligned = unaligned || (c.BestHint != nil && !c.Aligned && !c.BestHint.Preferred)
+			}
+			if !unaligned {
+				continue
+			}
+			if found != nil && !sameName(found.Pod, a.Pod) {
+				return nil, nil
+			}
+			found, in = a, l
+		}
+	}
+	if found == nil {
+		return nil, nil
+	}
+	for _, r := range out {
+		if r.pod != "" && sameName(r.pod, found.Pod) {
+			return nil, nil
+		}
+	}
+	return found, in
+}
 
 // admissionReason returns the admission reason of a status or event: the
 // reason when it is one of the kubelet's admission reasons, otherwise,
@@ -344,6 +502,7 @@ func recordRejection(rec logRecord) (string, string) {
 func (d *diagnosis) admissions() {
 	rejected := d.rejections()
 	defer d.admitted(rejected)
+	defer d.unresolvedHints(rejected)
 	for _, r := range rejected {
 		n := len(d.report.Findings)
 		switch r.reason {

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,19 +55,38 @@ func (d *diagnosis) startup() {
 			})
 		}
 		details := l.signalsOf(signalMemoryStateDetail)
-		for _, s := range l.signalsOf(signalMemoryStateMismatch) {
+		mismatches := l.signalsOf(signalMemoryStateMismatch)
+		if len(mismatches) == 0 && len(details) > 0 {
+			// The memory manager logs these details only from validateState,
+			// which then fails with "the expected machine state is different
+			// from the real one": a paste cut after the detail still shows
+			// the failure.
+			mismatches = details[:1]
+		}
+		for _, s := range mismatches {
 			specific = true
 			if !once("msm") {
 				continue
 			}
 			refs := []Ref{logRef(l, s)}
-			total := false
+			total, cutShort := false, false
 			var detailText []string
 			for _, dd := range details {
-				refs = append(refs, logRef(l, dd))
+				if dd.Line != s.Line {
+					refs = append(refs, logRef(l, dd))
+				}
+				t1, t2, n := loggedTotals(dd.Fields["memoryState1"] + " " + dd.Fields["memoryState2"])
+				if dd.Fields["field"] == "" && n == 1 {
+					cutShort = true
+				}
 				if dd.Fields["field"] == "TotalMemSize" {
 					total = true
 					detailText = append(detailText, fmt.Sprintf("the state file records a total of %s bytes where the machine now has %s", dd.Fields["TotalMemSize1"], dd.Fields["TotalMemSize2"]))
+				} else if dd.Fields["field"] == "" && n == 2 && t1 != t2 {
+					// Kubelets before 1.32 log both memory tables without
+					// naming the field that differs.
+					total = true
+					detailText = append(detailText, fmt.Sprintf("NUMA node %s %s: the state file records a total of %s bytes where the machine now has %s", dd.Fields["node"], dd.Fields["resource"], t1, t2))
 				} else if dd.Fields["field"] != "" {
 					detailText = append(detailText, fmt.Sprintf("field %s differs on NUMA node %s (%s)", dd.Fields["field"], dd.Fields["node"], dd.Fields["resource"]))
 				} else if dd.Text != "" {
@@ -90,6 +110,12 @@ func (d *diagnosis) startup() {
 					f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
 				}
 				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here (kubernetes/kubernetes#113035, #113130)."
+				if cutShort {
+					f.Explanation += " The logged line is cut before the machine's values (memoryState2), so which field differs cannot be read; the most common cause is that the memory the kernel reports per NUMA node " +
+						"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same (kubernetes/kubernetes#109996, #131253)."
+					f.Remedy += " To tell which field differs, paste the whole line: `journalctl -u kubelet --no-pager | grep 'Memory states for the NUMA node'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), " +
+						"or the memory_manager_state file with `numactl -H` of the node."
+				}
 			}
 			d.add(f)
 		}
@@ -173,6 +199,12 @@ func (d *diagnosis) startup() {
 					}
 					continue
 				}
+				if s.Kind == signalRestoreFailed {
+					if once("restore") {
+						d.add(restoreFailure(l, s))
+					}
+					continue
+				}
 				if once("start") {
 					d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
 						Title:       "The kubelet failed to start its container manager",
@@ -184,6 +216,81 @@ func (d *diagnosis) startup() {
 			}
 		}
 	}
+}
+
+// reAnyCheckpointFile finds the file a failed restore names, whichever
+// checkpoint it is (the CPU or memory manager's, the pod allocation one).
+var reAnyCheckpointFile = regexp.MustCompile(`checkpoint file \\?"([^"\\]+)\\?"`)
+
+// restoreFailure explains "could not restore state from checkpoint" when no
+// more specific signal (policy mismatch, corrupted checksum) names the
+// reason: the reason the kubelet gives, or, when the paste cut it off, the
+// checks that lead there and what to paste to tell them apart.
+func restoreFailure(l *KubeletLog, s signal) Finding {
+	file := s.Fields["file"]
+	if file == "" {
+		if m := reAnyCheckpointFile.FindStringSubmatch(s.Text); m != nil {
+			file = m[1]
+		}
+	}
+	what := "a checkpoint file"
+	if file != "" {
+		what = file
+	}
+	reason := ""
+	if s.Fields["cut"] == "" {
+		if _, r, ok := strings.Cut(s.Text, "could not restore state from checkpoint: "); ok {
+			for _, stop := range []string{", please drain", "\n", "\\n"} {
+				if i := strings.Index(r, stop); i >= 0 {
+					r = r[:i]
+				}
+			}
+			reason = strings.TrimSpace(r)
+		}
+	}
+	f := Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError, Evidence: []Ref{logRef(l, s)},
+		Title: "The kubelet will not start: it could not restore " + what}
+	checks := "A checkpoint is refused when its JSON cannot be decoded (a file cut by a crash or edited by hand), when its checksum does not match " +
+		"(\"checkpoint is corrupted\": also a file written by a kubelet release that computed the checksum differently, kubernetes/kubernetes#86676), " +
+		"when it was written under another policy (the policy was changed), or when a CPU set in it cannot be parsed."
+	// inspect reads the resource managers' checkpoints, not the others.
+	check := ""
+	switch path.Base(file) {
+	case "cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state", ".":
+		check = "`inspect " + orDefault(file, "FILE") + "` reads the file as the kubelet does. "
+	}
+	back := "To get the node back, drain it, stop the kubelet, move " + what + " away (keep a copy), start the kubelet and uncordon."
+	if reason != "" {
+		f.Explanation = fmt.Sprintf("At start-up the kubelet reads %s and refused it: %s.", what, reason)
+		f.Remedy = check + back
+		return f
+	}
+	f.Explanation = "At start-up the kubelet reads " + what + " and refused it, but the message is cut before the reason, so which check failed cannot be read. " + checks
+	f.Remedy = "Paste the whole error: `journalctl -u kubelet --no-pager | grep -A1 'could not restore state'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), and the file itself; " +
+		check + back
+	return f
+}
+
+// reLoggedTotal finds the total of a memory table as the kubelet logs it:
+// a Go struct before 1.28 ({TotalMemSize:N ...}), JSON since ({"total":N,...}).
+var reLoggedTotal = regexp.MustCompile(`TotalMemSize:(\d+)|"total":(\d+)`)
+
+// loggedTotals returns the totals of the state file's (first) and the
+// machine's (second) memory table on a "Memory states for the NUMA node
+// and resource are different" line, and how many it found (0 to 2; 1 when
+// the line is cut inside the second table).
+func loggedTotals(text string) (string, string, int) {
+	var got []string
+	for _, m := range reLoggedTotal.FindAllStringSubmatch(text, 2) {
+		got = append(got, m[1]+m[2])
+	}
+	switch len(got) {
+	case 0:
+		return "", "", 0
+	case 1:
+		return got[0], "", 1
+	}
+	return got[0], got[1], 2
 }
 
 // The reservation checks the CPU and memory managers make at start-up

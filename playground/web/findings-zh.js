@@ -322,11 +322,22 @@ const FINDING_TEXTS = {
         "explanation": "numascope agent 无法读取或解码某个输入（状态文件、kubelet 配置、sysfs 或 PodResources API；是哪一个以及具体错误见下方英文原文），基于它的检查没有运行，报告因此不完整。",
         "remedy": "按下方英文原文所说，用相应的参数（--kubelet-config、--state-dir、--sysfs 或 PodResources 套接字）指向正确的路径，并以只读方式挂载；对无法解码的状态文件，在副本上运行 `inspect` 查看所有问题，并在 kubelet 重启之前排空节点、把该文件移走。"
       },
+      "HintNotPreferred": {
+        "title": "日志显示了[[ Pod {pod} ]]的非首选 NUMA 提示，但没有显示它是否被准入",
+        "explanation": "拓扑管理器把该容器各提供者的提示合并成了一个非首选（non-preferred）的提示：没有一种放置能让每种资源都落在它单独使用时最窄的 NUMA 节点集合上。接下来发生什么取决于 topologyManagerPolicy：best-effort 会在不对齐的情况下准入该 Pod；restricted 和 single-numa-node 会以 TopologyAffinityError 拒绝它。日志在结果之前就结束了（各提供者的提示和已知的策略见下方英文原文）。",
+        "remedy": "补充 kubelet 配置（topologyManagerPolicy），以及该 Pod 在 \"Best TopologyHint\" 之后的日志行或 `kubectl describe pod` 的输出，然后重新运行诊断。"
+      },
       "PodAdmitted": {
         "title": "[[Pod {pod} ]]已被准入",
         "explanation": "拓扑管理器准入了该 Pod：合并后的 NUMA 提示满足策略；在 none 策略下，拓扑管理器不询问任何提示提供者、从不拒绝 Pod，CPU、内存和设备的分配不考虑 NUMA 节点。各容器的最佳提示、实际放置和策略见下方英文原文；非首选（non-preferred）的提示表示资源被放在了比最窄的放置更多的 NUMA 节点上。",
         "remedy": "无需处理；如果策略是 none 而工作负载需要 NUMA 对齐，请改用 restricted 或 single-numa-node。",
         "variants": [
+          {
+            "when": {"evidence.0.line": "*"},
+            "title": "[[Pod {pod} ]]已被拓扑管理器（best-effort 策略）准入，但没有 NUMA 对齐",
+            "explanation": "kubelet 的日志显示该容器合并后的 NUMA 提示不是首选（non-preferred）：没有一种放置能让每种资源都落在它单独使用时最窄的 NUMA 节点集合上。best-effort 策略仍然准入该 Pod，CPU、内存和设备管理器随后尽量在该提示的 NUMA 节点上分配，因此资源没有对齐（各提供者的提示见下方英文原文）。",
+            "remedy": "如果工作负载能容忍跨 NUMA 访问，无需处理；否则让请求能放进一个 NUMA 节点（减少 CPU 或设备数量，或使用与空闲 CPU 和内存同在一个 NUMA 节点上的设备），或改用 restricted 或 single-numa-node 来拒绝这样的放置。"
+          },
           {
             "when": {"severity": "warning"},
             "explanation": "kubelet 的日志显示拓扑管理器准入了该 Pod，但 numascope 对合并过程的模拟结果与日志不一致：实际生效的策略或选项与证据所示的不同（细节见下方英文原文）。非首选（non-preferred）的提示表示资源被放在了比最窄的放置更多的 NUMA 节点上。",
