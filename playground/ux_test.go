@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +160,16 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 		}
 	})
 
+	t.Run("inputs that cannot show the problem say what to add next", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`setFiles([{name: 'topology.txt', content: ''}], {quiet: true})`),
+			paste(readScenario(t, "topology-numactl", "topology-numactl.txt"))))
+		waitFor(t, tab, "the diagnosis", settledResult+` && !state.diagnosing && state.lastDiagnosis && state.lastDiagnosis.ok`)
+		next := evalString(t, tab, `(document.querySelector('[data-testid=next]') || {}).textContent || ''`)
+		assert.Contains(t, next, "To tell more, add:")
+		assert.Contains(t, next, "kubectl describe pod NAME")
+		assert.Equal(t, evalString(t, tab, `state.lastDiagnosis.result.report.next`), strings.TrimSpace(strings.TrimPrefix(next, "To tell more, add:")), "the page shows the engine's text whole")
+	})
+
 	t.Run("a syntax error has its line and column, marked in the editor", func(t *testing.T) {
 		require.NoError(t, chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`setFiles([{name: 'cpu_manager_state', content: ''}], {quiet: true}); window.__marks = []`),
 			paste("{\"policyName\": \"static\",\n \"defaultCpuSet\": ]\n}")))
@@ -185,4 +197,12 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 			require.NoError(t, chromedp.Do(tab, chromedp.EmulateViewport(1280, 900)))
 		}
 	})
+}
+
+// readScenario reads a file of a diagnose scenario (diagnose/testdata).
+func readScenario(t *testing.T, scenario, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "diagnose", "testdata", scenario, name))
+	require.NoError(t, err)
+	return string(b)
 }

@@ -1221,10 +1221,13 @@ function renderFindings() {
   if (!r.ok) { box.replaceChildren(errorBox(r.error)); return; }
   const items = state.items || [];
   const skipped = d && d.ok ? (d.result.skipped || []) : [];
+  // what diagnose asks for when the inputs cannot show the problem
+  const next = d && d.ok && d.result.report && typeof d.result.report.next === "string" ? d.result.report.next : "";
   box.replaceChildren(...[
     d && !d.ok && d.error.code !== "cancelled" ? errorBox(d.error) : null,
     items.length ? h("ul", { class: "findings" }, items.map(findingEl))
       : state.diagnosing ? null : h("p", { class: "empty", "data-testid": "no-problems" }, T("no-problems")),
+    next && !state.diagnosing ? h("p", { class: "next", "data-testid": "next" }, h("strong", {}, T("next-evidence")), " ", next) : null,
     state.diagnosing ? h("p", { class: "empty", "data-testid": "diagnosing" }, T("diagnosing")) : null,
     skipped.length ? h("div", { class: "skipped" }, h("p", { class: "caption" }, T("skipped")),
       h("ul", {}, skipped.map((x) => h("li", {}, h("strong", {}, x.file), ": ", x.reason)))) : null].filter(Boolean));
