@@ -129,9 +129,6 @@ type builder struct {
 	conts  []memContainer
 	// entries lists the memory entries read (memEntries)
 	entries []memPodBlocks
-	// hash, when set, receives the pods of the entries as memEntries reads
-	// them (see entriesHasher)
-	hash *entriesHasher
 	// textAt is where the contents of the string text last read lie
 	textAt [2]int
 }
@@ -558,19 +555,13 @@ func (b *builder) memEntries() (map[string]map[string][]Block, []memPodBlocks, b
 		if len(m) == n {
 			return nil, nil, false // a repeated pod
 		}
-		if n := len(pods); n > 0 && pods[n-1].pod >= k && sorted {
+		if n := len(pods); n > 0 && pods[n-1].pod >= k {
 			sorted = false
-			b.hash.drop() // before the list is sorted under it
 		}
 		pods = append(pods, memPodBlocks{pod: k, conts: conts})
-		if len(pods)%hashBatch == 0 && sorted {
-			b.hash.add(pods)
-		}
 	}
 	if !sorted {
 		sort.Slice(pods, func(i, j int) bool { return pods[i].pod < pods[j].pod })
-	} else {
-		b.hash.add(pods)
 	}
 	return m, pods, true
 }
@@ -642,7 +633,6 @@ func (b *builder) memPodEntry() (PodMemoryEntry, bool) {
 func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	b.s.refill() // over a feed, the scan starts with nothing read
-	var hasPolicy, hasMachine bool
 	ok := b.object(memDataFields, 1<<2-1, func(i int) bool {
 		var ok bool
 		start := b.s.i
@@ -650,17 +640,9 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 		case 0:
 			st.PolicyName, ok = b.memPolicy()
 			p.policyStart, p.policyEnd = b.textAt[0], b.textAt[1]
-			hasPolicy = true
 		case 1:
 			ok = b.machineState(st.MachineState)
-			hasMachine = true
 		case 2:
-			if hasPolicy && hasMachine && b.size >= concurrentHashMin && captureText == nil {
-				// the outer copy repeats these entries: hash its v1
-				// layout as they are read (with the section's policy,
-				// which the outer one must equal for the work to count)
-				b.hash = startEntriesHash(st.PolicyName, st.MachineState)
-			}
 			st.Entries, b.entries, ok = b.memEntries()
 		default:
 			ok = stringMap(b, st.PodEntries, b.memPodEntry, nil)
@@ -671,11 +653,7 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 		return ok
 	})
 	b.readAll()
-	if !ok || !b.s.atEnd() {
-		b.hash.stop() // the caller reads the section again, or gives up
-		return st, false
-	}
-	return st, true
+	return st, ok && b.s.atEnd()
 }
 
 // memStateReader reads the state of a memory v3 file's data section into
@@ -684,9 +662,6 @@ func (b *builder) memoryData(p *preread) (MemoryState, bool) {
 // from the section's buffer).
 func memStateReader(data []byte, b **builder, st *MemoryState) innerReader {
 	return func(s *fastScanner, p *preread) bool {
-		if *b != nil {
-			(*b).hash.stop() // a second reading of the section
-		}
 		*b = newBuilder(*s, len(data)-p.start)
 		(*b).sizeMem(data[p.start:])
 		var ok bool
@@ -701,11 +676,6 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	var b *builder
 	var st MemoryState
 	sec := lendSection()
-	defer func() {
-		if b != nil {
-			b.hash.stop() // on every way out, a panic included
-		}
-	}()
 	c, ok := fastScan(data, KindMemory, detect, sec.buf(), memStateReader(data, &b, &st))
 	if !ok {
 		sec.giveBack(sec.buf()) // nothing reads it after a failed scan
@@ -720,14 +690,8 @@ func fastRestoreMemory(data []byte, detect bool) (memRestore, bool) {
 	// the outer copy as the older readers hold it: the data section's
 	// machine state and entries, byte for byte
 	// v1 and v2 render the same head: it is hashed once
-	p, hashed := b.hash.printer()
-	if hashed && policy == st.PolicyName {
-		p.c(']') // the entries map's end
-		hashesUsed.Add(1)
-	} else {
-		p = newPrinter()
-		p.memHead(policy, st.MachineState, b.entries, false)
-	}
+	p := newPrinter()
+	p.memHead(policy, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil { // a test captures the texts: render them apart
 		q = newPrinter()
@@ -1036,24 +1000,17 @@ var (
 // fastRestoreMemorySpew is restoreMemory for a memory v1 or v2 file.
 func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 	b := newMemBuilder(data)
-	defer func() { b.hash.stop() }() // b.hash is set later, when the entries begin
 	st := MemoryState{MachineState: map[int]*NUMANodeState{}, Entries: map[string]map[string][]Block{}, PodEntries: map[string]PodMemoryEntry{}}
 	var checksum uint64
-	var hasPolicy, hasMachine, hasPods bool
+	var hasMachine, hasPods bool
 	ok := b.object(memFileFields, 1<<0|1<<1|1<<4, func(i int) bool {
 		var ok bool
 		switch i {
 		case 0:
 			st.PolicyName, ok = b.memPolicy()
-			hasPolicy = true
 		case 1:
 			hasMachine, ok = true, b.machineState(st.MachineState)
 		case 2:
-			if hasPolicy && hasMachine && len(data) >= concurrentHashMin && captureText == nil {
-				// the head of the text is known: hash the entries as
-				// they are read (object refuses a member named twice)
-				b.hash = startEntriesHash(st.PolicyName, st.MachineState)
-			}
 			st.Entries, b.entries, ok = b.memEntries()
 		case 3:
 			hasPods, ok = true, stringMap(b, st.PodEntries, b.memPodEntry, nil)
@@ -1073,14 +1030,8 @@ func fastRestoreMemorySpew(data []byte, detect bool) (memRestore, bool) {
 			hint.clean = append(hint.clean, FormatV1)
 		}
 	}
-	p, hashed := b.hash.printer()
-	if hashed {
-		p.c(']') // the entries map's end
-		hashesUsed.Add(1)
-	} else {
-		p = newPrinter()
-		p.memHead(st.PolicyName, st.MachineState, b.entries, false)
-	}
+	p := newPrinter()
+	p.memHead(st.PolicyName, st.MachineState, b.entries, false)
 	q := p
 	if p.text != nil {
 		q = newPrinter()

@@ -96,13 +96,6 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which uint8, policy string) {
 		fuzzbudget.RunWith(t, decodes(2), func() {
 			opts := Options{Name: "fuzz", Kind: []Kind{"", KindCPU, KindMemory}[int(which)%3], Policy: policy}
-			if which&8 != 0 {
-				// the entries of a spew-era memory file hashed beside the
-				// parse, whatever its size (fuzz inputs run one at a time)
-				old := concurrentHashMin
-				concurrentHashMin = 0
-				defer func() { concurrentHashMin = old }()
-			}
 			diff, _ := fastDiff(t, data, opts)
 			require.Empty(t, diff, "%q %+v: exact (-) and fast (+)", data, opts)
 		})

@@ -97,15 +97,6 @@ func memV2Sum(cp *memCheckpointV2) uint64 {
 // memHead renders the head of the v1 and v2 layouts; entries are the
 // file's entries as memEntryList lists them (entriesNil: a nil map).
 func (p *printer) memHead(policy string, ms map[int]*NUMANodeState, entries []memPodBlocks, entriesNil bool) {
-	if p.memHeadOpen(policy, ms, entriesNil) {
-		p.memPods(entries, 0)
-		p.c(']')
-	}
-}
-
-// memHeadOpen renders memHead up to its first pod, and reports whether
-// the entries map follows (false: they are nil, and rendered).
-func (p *printer) memHeadOpen(policy string, ms map[int]*NUMANodeState, entriesNil bool) bool {
 	p.s("(*state.MemoryManagerCheckpoint){PolicyName:(string)")
 	p.s(policy)
 	p.s(" MachineState:(state.NUMANodeMap)")
@@ -117,17 +108,11 @@ func (p *printer) memHeadOpen(policy string, ms map[int]*NUMANodeState, entriesN
 		p.s(" Entries:(state.ContainerMemoryAssignments)")
 	}
 	if p.nilOr(entriesNil) {
-		return false
+		return
 	}
 	p.s("map[")
-	return true
-}
-
-// memPods renders the pods of memHead's entries map; from is how many
-// pods were rendered before these (the first of all has no separator).
-func (p *printer) memPods(entries []memPodBlocks, from int) {
 	for i, pd := range entries {
-		if i+from > 0 {
+		if i > 0 {
 			p.c(' ')
 		}
 		p.s(pd.pod)
@@ -146,6 +131,7 @@ func (p *printer) memPods(entries []memPodBlocks, from int) {
 		}
 		p.c(']')
 	}
+	p.c(']')
 }
 
 // memPodBlocks is one pod of the entries of a memory checkpoint, its
