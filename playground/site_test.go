@@ -52,11 +52,10 @@ import (
 // brotli without wasm-opt; 8,825,818 raw, 2,267,860 gzip, 1,628,847 brotli
 // with it; the raw budget without wasm-opt grew by 32 KB. Reading evidence
 // as people paste it (trimmed klog lines, cut restore failures and memory
-// lines, what to add next), the concurrent hash of memory entries and the
-// recorded state of refused cpu files added 51 KB: 9,420,219 raw,
-// 2,255,245 gzip, 1,590,035 brotli without wasm-opt; 8,877,512 raw,
-// 2,281,554 gzip, 1,633,484 brotli with it; both raw budgets grew (by 32
-// and 64 KB), the gzip and brotli ones did not.
+// lines, what to add next) and the recorded state of refused cpu files
+// added 35 KB: 9,403,252 raw, 2,252,062 gzip, 1,585,619 brotli without
+// wasm-opt; 8,861,096 raw, 2,277,649 gzip, 1,626,036 brotli with it; both
+// raw budgets grew (by 32 and 64 KB), the gzip and brotli ones did not.
 const (
 	maxWasmBytes          = 9 << 20         // without wasm-opt
 	maxWasmOptimizedBytes = 8<<20 + 512<<10 // with wasm-opt -Oz
