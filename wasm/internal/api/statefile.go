@@ -157,6 +157,9 @@ func cpuView(v *FileView, c *statefile.CPUState) {
 		def = "∅"
 	}
 	v.Summary = fmt.Sprintf("policy %s · shared pool (defaultCpuSet) %s", c.PolicyName, def)
+	if !v.KubeletAccepts {
+		v.Summary = "recorded in the file, which the kubelet refuses: " + v.Summary
+	}
 }
 
 func deviceView(v *FileView, d *statefile.DeviceState, numa *numaBuilder) {

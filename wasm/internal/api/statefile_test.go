@@ -84,7 +84,7 @@ func TestInspectCorruptCPUState(t *testing.T) {
 		assert.Equal(t, "app", h.Container, "container of the recorded assignment")
 		assert.Equal(t, "2-5", h.List, "CPUs of the recorded assignment")
 	}
-	assert.Equal(t, "policy static · shared pool (defaultCpuSet) 0-1,6-15", f.Summary, "summary of a refused CPU state")
+	assert.Equal(t, "recorded in the file, which the kubelet refuses: policy static · shared pool (defaultCpuSet) 0-1,6-15", f.Summary, "summary of a refused CPU state")
 	if r.NUMA != nil {
 		t.Errorf("a CPU state alone knows no NUMA nodes: %+v", r.NUMA)
 	}
