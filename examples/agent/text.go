@@ -71,19 +71,7 @@ func writeHuman(w *bufio.Writer, r *Report, f cliout.Format) error {
 		}
 	}
 	table := func(header []string, rows [][]string) error {
-		if md {
-			return cliout.Table(w, cliout.Markdown, header, rows)
-		}
-		var b bytes.Buffer
-		if err := cliout.Table(&b, cliout.Text, header, rows); err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				w.WriteString("    " + line)
-			}
-		}
-		return nil
+		return cliout.TableIndent(w, f, "    ", header, rows)
 	}
 	if md {
 		fmt.Fprintf(w, "# numascope agent, node %s\n\n%s\n\n", r.Node, r.verdict())

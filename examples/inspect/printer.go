@@ -127,7 +127,7 @@ func (p *printer) table(header []string, rows [][]string) {
 	}
 	rows = safe
 	var b bytes.Buffer
-	if err := cliout.Table(&b, p.f, header, rows); err != nil {
+	if err := cliout.TableIndent(&b, p.f, "    ", header, rows); err != nil {
 		p.err = err
 		return
 	}
@@ -135,11 +135,7 @@ func (p *printer) table(header []string, rows [][]string) {
 		p.printf("%s\n", b.Bytes())
 		return
 	}
-	for _, l := range strings.SplitAfter(b.String(), "\n") {
-		if l != "" {
-			p.printf("    %s", strings.TrimRight(l, " \n")+"\n")
-		}
-	}
+	p.printf("%s", b.Bytes())
 }
 
 // end closes one file's report.

@@ -209,6 +209,27 @@ func Table(w io.Writer, f Format, header []string, rows [][]string) error {
 	return tw.Flush()
 }
 
+// TableIndent is Table for a table inside a report: each text line starts
+// with indent and has no trailing blanks; a markdown table is written as
+// Table writes it (markdown does not indent tables).
+func TableIndent(w io.Writer, f Format, indent string, header []string, rows [][]string) error {
+	if f == Markdown {
+		return Table(w, f, header, rows)
+	}
+	var b bytes.Buffer
+	if err := Table(&b, f, header, rows); err != nil {
+		return err
+	}
+	var out strings.Builder
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if l != "" {
+			out.WriteString(indent + strings.TrimRight(l, " \n") + "\n")
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", "<br>", "\r", "").Replace(s)
 }

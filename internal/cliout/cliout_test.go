@@ -95,3 +95,18 @@ func TestTable(t *testing.T) {
 	}
 	assert.Error(t, Table(io.Discard, Text, nil, rows))
 }
+
+func TestTableIndent(t *testing.T) {
+	header, rows := []string{"NUMA", "FREE"}, [][]string{{"0", "92 GiB"}, {"1", ""}}
+	for _, tc := range []struct {
+		f    Format
+		want string
+	}{
+		{Text, "    NUMA  FREE\n    0     92 GiB\n    1\n"},
+		{Markdown, "| NUMA | FREE |\n| --- | --- |\n| 0 | 92 GiB |\n| 1 |  |\n"},
+	} {
+		var b bytes.Buffer
+		require.NoError(t, TableIndent(&b, tc.f, "    ", header, rows))
+		assert.Equal(t, tc.want, b.String(), string(tc.f))
+	}
+}
