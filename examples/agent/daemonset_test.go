@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -216,8 +217,8 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	}
 	for m := range hidden {
 		assert.True(t, strings.HasPrefix(m, root+"/"), "mask %s is not under the kubelet root mount %s", m, root)
-		for _, f := range stateFiles {
-			p := path.Join(root, f.path)
+		for _, f := range kubeletfiles.Checkpoints {
+			p := path.Join(root, f.Path)
 			assert.False(t, strings.HasPrefix(p, m+"/"), "mask %s hides the checkpoint %s", m, p)
 		}
 	}

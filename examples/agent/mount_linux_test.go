@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources/podresourcestest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,10 +38,10 @@ func TestSocketConnectThroughReadOnlyBindMount(t *testing.T) {
 	syscall.Umask(old)
 	require.NoError(t, err)
 	defer srv.Close()
-	for _, f := range stateFiles {
-		b, err := os.ReadFile(filepath.Join(nodeDir, f.path))
+	for _, f := range kubeletfiles.Checkpoints {
+		b, err := os.ReadFile(filepath.Join(nodeDir, filepath.FromSlash(f.Path)))
 		require.NoError(t, err)
-		p := filepath.Join(src, f.path)
+		p := filepath.Join(src, filepath.FromSlash(f.Path))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
 		require.NoError(t, os.WriteFile(p, b, 0o600))
 	}

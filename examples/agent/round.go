@@ -18,6 +18,7 @@ import (
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 	"github.com/numascope/numascope/statefile"
@@ -38,17 +39,6 @@ const (
 	// CodeNoCheckpoints: none of the four checkpoint files is in --state-dir.
 	CodeNoCheckpoints = "NoCheckpoints"
 )
-
-// stateFiles are the kubelet's checkpoints under its root directory.
-var stateFiles = []struct {
-	kind statefile.Kind
-	path string
-}{
-	{statefile.KindCPU, "cpu_manager_state"},
-	{statefile.KindMemory, "memory_manager_state"},
-	{statefile.KindDevice, filepath.Join("device-plugins", "kubelet_internal_checkpoint")},
-	{statefile.KindDRA, "dra_manager_state"},
-}
 
 // Report is one round, written as one JSON line. The evidence, findings and
 // summary fields have the layout of diagnose's report (numascope.diagnose/v1).
@@ -363,18 +353,18 @@ func gather(ctx context.Context, c config) *Report {
 
 	// The checkpoint files.
 	present := 0
-	for _, s := range stateFiles {
-		p := filepath.Join(c.stateDir, s.path)
-		cp := Checkpoint{File: p, Kind: s.kind}
+	for _, s := range kubeletfiles.Checkpoints {
+		p := filepath.Join(c.stateDir, filepath.FromSlash(s.Path))
+		cp := Checkpoint{File: p, Kind: s.Kind}
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			rep.Checkpoints = append(rep.Checkpoints, cp)
 			continue
 		}
 		cp.Present = true
 		present++
-		opts := statefile.Options{Name: p, Kind: s.kind}
+		opts := statefile.Options{Name: p, Kind: s.Kind}
 		if kcfg != nil {
-			switch s.kind {
+			switch s.Kind {
 			case statefile.KindCPU:
 				opts.Policy = validPolicy(kcfg.EffectiveCPUManagerPolicy(), "none", "static")
 			case statefile.KindMemory:

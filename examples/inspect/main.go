@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -198,18 +199,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// checkpointNames are where the kubelet keeps its checkpoints under its
-// root directory, each with its kind.
-var checkpointNames = []struct {
-	path string
-	kind statefile.Kind
-}{
-	{"cpu_manager_state", statefile.KindCPU},
-	{"memory_manager_state", statefile.KindMemory},
-	{filepath.Join("device-plugins", "kubelet_internal_checkpoint"), statefile.KindDevice},
-	{"dra_manager_state", statefile.KindDRA},
-}
-
 // argFile is one file to inspect; kind is set for a file found in a
 // directory argument (known from its name), err when the directory holds
 // no checkpoint.
@@ -248,10 +237,10 @@ func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
 		}
 		inDevicePlugins := filepath.Base(abs) == "device-plugins"
 		found := 0
-		for _, c := range checkpointNames {
-			p := filepath.Join(a, c.path)
-			if inDevicePlugins && c.kind == statefile.KindDevice {
-				p = filepath.Join(a, "kubelet_internal_checkpoint")
+		for _, c := range kubeletfiles.Checkpoints {
+			p := filepath.Join(a, filepath.FromSlash(c.Path))
+			if inDevicePlugins && c.Kind == statefile.KindDevice {
+				p = filepath.Join(a, kubeletfiles.NameOf(statefile.KindDevice))
 			}
 			// Stat before any open: a name that is a FIFO, a device or a
 			// link to one is refused without opening it
@@ -264,7 +253,7 @@ func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
 			case !st.Mode().IsRegular():
 				out = append(out, argFile{path: p, err: fmt.Errorf("%s: %w: it is %s", p, statefile.ErrNotRegular, fileType(st.Mode()))})
 			default:
-				out = append(out, argFile{path: p, kind: c.kind})
+				out = append(out, argFile{path: p, kind: c.Kind})
 			}
 			found++
 		}
