@@ -13,6 +13,7 @@ import (
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // DecodeError is one problem found in JSON input.
@@ -372,10 +373,6 @@ func normKey(k string) string {
 	return strings.ToLower(strings.ReplaceAll(k, "_", ""))
 }
 
-func escape(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-}
-
 // member is one member of a JSON object being read; its JSON pointer is
 // built only when a message needs it.
 type member struct {
@@ -385,7 +382,7 @@ type member struct {
 }
 
 // P returns the member's JSON pointer.
-func (m member) P() string { return m.parent + "/" + escape(m.key) }
+func (m member) P() string { return m.parent + "/" + jsonptr.Escape(m.key) }
 
 func elem(ptr string, i int) string { return ptr + "/" + strconv.Itoa(i) }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // The schema check: the published schemas in statefile/schema, compiled into
@@ -212,7 +214,7 @@ func (c *schemaCompiler) fill(n *sNode, m map[string]any, file, ptr string) {
 		case "properties":
 			n.props = map[string]*sNode{}
 			for name := range v.(map[string]any) {
-				n.props[name] = c.at(file, ptr+"/properties/"+escapeToken(name))
+				n.props[name] = c.at(file, ptr+"/properties/"+jsonptr.Escape(name))
 			}
 		case "additionalProperties":
 			if b, ok := v.(bool); ok {
@@ -269,10 +271,6 @@ func (c *schemaCompiler) fill(n *sNode, m map[string]any, file, ptr string) {
 			c.fail("%s#%s: keyword %q is not supported by the schema check", file, ptr, k)
 		}
 	}
-}
-
-func escapeToken(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
 // --- exact decimal numbers ---

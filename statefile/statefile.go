@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
+	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // Kind names which kubelet manager a checkpoint file belongs to.
@@ -466,9 +467,7 @@ func pointer(tokens ...string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		t = strings.ReplaceAll(t, "~", "~0")
-		t = strings.ReplaceAll(t, "/", "~1")
-		b.WriteString(t)
+		b.WriteString(jsonptr.Escape(t))
 	}
 	return b.String()
 }

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // Kind names one kind of repair.
@@ -320,7 +322,7 @@ func (r *repairer) pathOf(n int, withCurrent bool) string {
 				break // between members
 			}
 			b.WriteByte('/')
-			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(f.key, "~", "~0"), "/", "~1"))
+			b.WriteString(jsonptr.Escape(f.key))
 		} else {
 			if f.st == wantComma && d == n-1 {
 				break
@@ -892,8 +894,8 @@ func (r *repairer) truncated() {
 		return
 	}
 	cut := &Cut{Line: r.lastContentLine(), Path: r.pathOf(len(r.stack), true)}
-	if p := strings.SplitN(strings.TrimPrefix(cut.Path, "/"), "/", 2); cut.Path != "" {
-		cut.Field = strings.ReplaceAll(strings.ReplaceAll(p[0], "~1", "/"), "~0", "~")
+	if toks, ok := jsonptr.Split(cut.Path); ok && len(toks) > 0 {
+		cut.Field = toks[0]
 	}
 	// A record partly read is left out whole.
 	for d := range r.stack {
