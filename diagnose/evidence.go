@@ -146,14 +146,14 @@ func (e *Evidence) setMachine(m *topomgr.Machine) EvidenceItem {
 // change is a warning); gzip data is decompressed; checkpoints are decoded
 // from the bytes as given.
 func (e *Evidence) Add(name, kind string, data []byte) EvidenceItem {
-	it, _ := e.add(name, kind, data, true, false)
+	it, _ := e.add(name, kind, data, true, false, 0)
 	return it
 }
 
 // addStrict reads data as kind only, and returns the reader's error when it
 // refuses it.
 func (e *Evidence) addStrict(name, kind string, data []byte) error {
-	it, err := e.add(name, kind, data, false, false)
+	it, err := e.add(name, kind, data, false, false, 0)
 	if err != nil && it.Status == "refused" {
 		return err
 	}
@@ -165,8 +165,11 @@ const notEvidenceHelp = "not recognised as kubelet evidence: pass a kubelet log,
 	"a pod, the kubelet's flags or configuration, numactl -H/lscpu output, machine-info or a kubelet checkpoint"
 
 // add reads one input (see Add); own says that data belongs to add, which
-// may then normalise it in place when no checkpoint needs the bytes.
-func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (EvidenceItem, error) {
+// may then normalise it in place when no checkpoint needs the bytes. A
+// gzip input is inflated in memory up to streamAbove; a log that inflates
+// past it is streamed from the compressed bytes (streamLog, through
+// streamLimit: 0 is the default limit), never inflated whole.
+func (e *Evidence) add(name, given string, data []byte, fallback, own bool, streamLimit int64) (EvidenceItem, error) {
 	if given != "" {
 		k, ok := normaliseKind(given)
 		if !ok {
@@ -179,15 +182,30 @@ func (e *Evidence) add(name, given string, data []byte, fallback, own bool) (Evi
 	}
 	var warns []string
 	if isGzip(data) {
-		plain, cut, err := gunzipAll(data, name)
+		plain, layers, cut, err := gunzipAll(data, name, streamAbove)
+		if errors.Is(err, input.ErrTooLarge) && !errors.Is(err, errGzipBomb) && streamed && (given == "" || given == kindLog) {
+			it := e.streamLog(name, bytes.NewReader(data), streamLimit)
+			e.items = append(e.items, it)
+			if it.Status == "refused" {
+				return it, errors.New(it.Error)
+			}
+			return it, nil
+		}
 		if err != nil {
-			err = fmt.Errorf("%s: decompressing gzip data: %w (pass the log decompressed, or a smaller excerpt)", name, err)
+			if errors.Is(err, errGzipBomb) {
+				err = fmt.Errorf("%s: decompressing gzip data: %w", name, err)
+			} else {
+				err = fmt.Errorf("%s: decompressing gzip data: %w (pass the log decompressed, or a smaller excerpt)", name, err)
+			}
 			it := EvidenceItem{File: name, Kind: orDefault(given, kindLog), Given: given, Status: "refused", Error: err.Error()}
 			e.items = append(e.items, it)
 			return it, err
 		}
 		data = plain
 		warns = append(warns, "decompressed gzip data")
+		if layers > 1 {
+			warns = append(warns, fmt.Sprintf("gzip inside gzip: %d layers decompressed", layers))
+		}
 		if cut {
 			warns = append(warns, "the gzip stream is cut short: read what came before the cut")
 		}
@@ -426,7 +444,7 @@ func Load(src Sources) (*Evidence, error) {
 				e.loadLog(f.path, "evidence file", src.LogLimit)
 				continue
 			}
-			e.add(f.path, "", f.data, true, true)
+			e.add(f.path, "", f.data, true, true, src.LogLimit)
 		}
 	}
 	typed := func(paths []string, kind string, limit int64) {
@@ -436,7 +454,7 @@ func Load(src Sources) (*Evidence, error) {
 				e.refuse(p, kind, kind, err)
 				continue
 			}
-			e.add(p, kind, b, true, true)
+			e.add(p, kind, b, true, true, src.LogLimit)
 		}
 	}
 	typed(src.KubeletConfig, kindConfig, input.MaxDocument)
@@ -547,7 +565,7 @@ func (e *Evidence) loadStateDir(dir string) {
 			e.onNode = map[string]bool{}
 		}
 		e.onNode[p] = true // the node's own file: never repaired as a paste
-		e.add(p, kindState, b, false, true)
+		e.add(p, kindState, b, false, true, 0)
 	}
 	if found == 0 {
 		e.refuse(dir, kindState, "", fmt.Errorf("state directory %s: none of %s found (pass the kubelet root directory, usually /var/lib/kubelet)", dir, strings.Join(stateFileNames, ", ")))

@@ -246,6 +246,7 @@ func FuzzParseLog(f *testing.F) {
 	f.Add([]byte("F1129 10:00:00.000000 1 a.go:1] boom\n\tgoroutine 1\nmain()\n-- Boot 1 --\n"))
 	f.Add([]byte("{\"MESSAGE\":[73,49,49],\"_HOSTNAME\":\"n\"}\n5月 06 09:14:02 h kubelet[1]: I0506 09:14:02.1 1 a.go:1] x\n"))
 	f.Add(gzipped(f, "Mar 05 09:14:02 h k3s[1]: I0305 09:14:02.1 1 kubelet.go:1] "+admitDenied131+"\n"))
+	f.Add([]byte(gzipped(f, string(gzipped(f, "I0305 09:14:02.1 1 kubelet.go:1] "+admitDenied131+"\n\n \t\n")))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
 			l, err := ParseLogBytes("fuzz.log", data)

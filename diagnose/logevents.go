@@ -233,6 +233,91 @@ type logInterp struct {
 	open    map[string]int // pod -> index into Attempts
 	lastPod string         // the pod whose admission the current node's lines are in
 	tmHints bool           // the log has the Topology Manager's own TopologyHints lines
+	index   attemptIndex
+}
+
+// attemptIndex finds the latest attempt of a pod by name or UID without
+// a walk over every attempt: a log of a node that rejected many pods at
+// the default verbosity has a result line per pod and no admission line
+// before it, and walking back for each was quadratic in the pods. Each
+// list holds the indexes of the attempts that had the key when it was
+// noted, in order; an attempt renamed or given another UID since is
+// skipped by the check at look-up.
+type attemptIndex struct {
+	exact     map[string][]int // the pod as named
+	shortAny  map[string][]int // the pod's name without its namespace
+	shortBare map[string][]int // the same, of attempts that name no namespace
+	uid       map[string][]int
+}
+
+// note files attempt i under its pod and UID.
+func (x *attemptIndex) note(i int, a *AdmissionAttempt) {
+	if x.exact == nil {
+		x.exact, x.shortAny, x.shortBare, x.uid = map[string][]int{}, map[string][]int{}, map[string][]int{}, map[string][]int{}
+	}
+	put := func(m map[string][]int, key string) {
+		if l := m[key]; len(l) == 0 || l[len(l)-1] != i {
+			m[key] = append(l, i)
+		}
+	}
+	put(x.exact, a.Pod)
+	short := a.Pod[strings.LastIndexByte(a.Pod, '/')+1:]
+	put(x.shortAny, short)
+	if !strings.Contains(a.Pod, "/") {
+		put(x.shortBare, short)
+	}
+	put(x.uid, a.PodUID)
+}
+
+// byUID returns the latest attempt whose UID is uid.
+func (x *attemptIndex) byUID(atts []AdmissionAttempt, uid string) (int, bool) {
+	l := x.uid[uid]
+	for j := len(l) - 1; j >= 0; j-- {
+		if atts[l[j]].PodUID == uid {
+			return l[j], true
+		}
+	}
+	return 0, false
+}
+
+// latest returns the latest attempt whose pod has pod's name (sameName)
+// or, when uid is not empty, whose UID is uid.
+func (x *attemptIndex) latest(atts []AdmissionAttempt, pod, uid string) (int, bool) {
+	best := -1
+	look := func(l []int, ok func(a *AdmissionAttempt) bool) {
+		for j := len(l) - 1; j >= 0 && l[j] > best; j-- {
+			if ok(&atts[l[j]]) {
+				best = l[j]
+				return
+			}
+		}
+	}
+	named := func(a *AdmissionAttempt) bool { return sameName(a.Pod, pod) }
+	short := pod[strings.LastIndexByte(pod, '/')+1:]
+	if strings.Contains(pod, "/") {
+		look(x.exact[pod], named)
+		look(x.shortBare[short], named)
+	} else {
+		look(x.shortAny[short], named)
+	}
+	if uid != "" {
+		look(x.uid[uid], func(a *AdmissionAttempt) bool { return a.PodUID == uid })
+	}
+	return best, best >= 0
+}
+
+// appendAttempt adds an attempt and returns its index.
+func (in *logInterp) appendAttempt(a AdmissionAttempt) int {
+	in.k.Attempts = append(in.k.Attempts, a)
+	i := len(in.k.Attempts) - 1
+	in.index.note(i, &in.k.Attempts[i])
+	return i
+}
+
+// setUID gives attempt i its pod's UID.
+func (in *logInterp) setUID(i int, uid string) {
+	in.k.Attempts[i].PodUID = uid
+	in.index.note(i, &in.k.Attempts[i])
 }
 
 func (in *logInterp) attempt(pod string, line int, force bool) *AdmissionAttempt {
@@ -240,9 +325,9 @@ func (in *logInterp) attempt(pod string, line int, force bool) *AdmissionAttempt
 	if i, ok := in.open[pod]; ok && !force {
 		return &k.Attempts[i]
 	}
-	k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "container", StartLine: line})
-	in.open[pod] = len(k.Attempts) - 1
-	return &k.Attempts[len(k.Attempts)-1]
+	i := in.appendAttempt(AdmissionAttempt{Pod: pod, Scope: "container", StartLine: line})
+	in.open[pod] = i
+	return &k.Attempts[i]
 }
 
 func (in *logInterp) current() *AdmissionAttempt {
@@ -259,18 +344,12 @@ func (in *logInterp) closeWith(pod, uid, reason, msg string, line int) {
 	k := in.k
 	i, ok := in.open[pod]
 	if !ok {
-		// Find the latest attempt of this pod that has no result yet,
-		// with or without its namespace (1.16 to 1.19 log the name only).
-		for j := len(k.Attempts) - 1; j >= 0; j-- {
-			if sameName(k.Attempts[j].Pod, pod) || uid != "" && k.Attempts[j].PodUID == uid {
-				i, ok = j, true
-				break
-			}
-		}
+		// The latest attempt of this pod, with or without its namespace
+		// (1.16 to 1.19 log the name only), or of its UID.
+		i, ok = in.index.latest(k.Attempts, pod, uid)
 	}
 	if !ok {
-		k.Attempts = append(k.Attempts, AdmissionAttempt{Pod: pod, Scope: "", StartLine: line})
-		i = len(k.Attempts) - 1
+		i = in.appendAttempt(AdmissionAttempt{Pod: pod, Scope: "", StartLine: line})
 	}
 	a := &k.Attempts[i]
 	if a.Reason != "" && a.ResultLine != 0 {
@@ -283,6 +362,7 @@ func (in *logInterp) closeWith(pod, uid, reason, msg string, line int) {
 	if uid != "" {
 		a.PodUID = uid
 	}
+	in.index.note(i, a)
 	a.Reason, a.Message, a.ResultLine = reason, msg, line
 	delete(in.open, pod)
 }
@@ -304,9 +384,9 @@ func (in *logInterp) record(r logRecord) {
 			in.lastPod = ""
 			return
 		}
-		a := attempt(pod, r.Line, true)
+		attempt(pod, r.Line, true)
 		if uid, ok := r.Get("podUID"); ok {
-			a.PodUID = uid
+			in.setUID(open[pod], uid)
 		}
 		in.lastPod = pod
 	case "TopologyHints":
@@ -338,7 +418,7 @@ func (in *logInterp) record(r logRecord) {
 			c = &a.Containers[len(a.Containers)-1]
 		}
 		if uid, ok := r.Get("podUID"); ok && a.PodUID == "" {
-			a.PodUID = uid
+			in.setUID(open[pod], uid)
 		}
 		raw, _ := r.raw("hints")
 		goSyntax := false
@@ -370,19 +450,14 @@ func (in *logInterp) record(r logRecord) {
 	case "Topology Affinity for Pod":
 		// 1.16 and 1.17: the admitted pod's containers and their hints.
 		uid, _ := r.Get("podUID")
-		a := current()
-		if a == nil {
-			for j := len(k.Attempts) - 1; j >= 0; j-- {
-				if k.Attempts[j].PodUID == uid {
-					a = &k.Attempts[j]
-					break
-				}
+		i, ok := open[in.lastPod]
+		if in.lastPod == "" || !ok {
+			if i, ok = in.index.byUID(k.Attempts, uid); !ok {
+				return
 			}
 		}
-		if a == nil {
-			return
-		}
-		a.PodUID = uid
+		a := &k.Attempts[i]
+		in.setUID(i, uid)
 		var aff map[string]json.RawMessage
 		raw, _ := r.raw("affinity")
 		if json.Unmarshal([]byte(raw), &aff) != nil {
@@ -447,7 +522,7 @@ func (in *logInterp) record(r logRecord) {
 			pod = in.lastPod
 			if i, ok := open[pod]; ok {
 				if uid, ok := r.Get("podUID"); ok {
-					k.Attempts[i].PodUID = uid
+					in.setUID(i, uid)
 				}
 			}
 		}

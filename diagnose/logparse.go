@@ -151,6 +151,16 @@ func (s *lineSource) lookahead() (string, bool) {
 	return s.peek, s.ok
 }
 
+// isBlank tells whether a line holds only spaces, tabs and carriage returns.
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
 // bareMessages are kubelet texts recognised on a line without a klog header
 // (a message quoted on its own inside a log paste).
 var bareMessages = []string{
@@ -203,13 +213,16 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gunzip(br)
+		zr, layers, err := gunzip(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: starts with the gzip magic bytes but is not gzip: %w (pass the log uncompressed)", name, err)
 		}
 		defer zr.Close()
 		src = zr
 		l.Compressed = "gzip"
+		if layers > 1 {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("gzip inside gzip: %d layers decompressed", layers))
+		}
 	}
 	if opt.limit > 0 {
 		src = &limitReader{r: src, n: opt.limit}
@@ -250,6 +263,10 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			break
 		}
 		lineNo := lines.n
+		if isBlank(raw) { // a blank line holds nothing: skipped before any reader looks at it
+			l.Skipped++
+			continue
+		}
 		w := unwrapLine(raw)
 		if w.meta {
 			l.Skipped++
@@ -386,6 +403,8 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	}
 	if err := lines.err; err != nil {
 		switch {
+		case errors.Is(err, errGzipBomb):
+			return nil, fmt.Errorf("%s: stopped at line %d: %w", name, lines.n, err)
 		case errors.Is(err, input.ErrTooLarge):
 			what := "is larger than"
 			if l.Compressed != "" {

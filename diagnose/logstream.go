@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"github.com/numascope/numascope/internal/words"
 	"io"
@@ -43,18 +42,11 @@ func (e *Evidence) AddLogStream(name string, r io.Reader, limit int64) EvidenceI
 		return e.items[len(e.items)-1]
 	}
 	if int64(len(head)) <= streamAbove {
-		n := len(e.items)
-		it, err := e.add(name, kindLog, head, true, true)
-		if err == nil || !isGzip(head) || !errors.Is(err, input.ErrTooLarge) {
-			return it
-		}
-		// A small gzip file that inflates past the in-memory limit: stream it.
-		e.items = e.items[:n]
-		r = bytes.NewReader(head)
-	} else {
-		r = io.MultiReader(bytes.NewReader(head), r)
+		// add streams a gzip file that inflates past streamAbove itself.
+		it, _ := e.add(name, kindLog, head, true, true, limit)
+		return it
 	}
-	it := e.streamLog(name, r, limit)
+	it := e.streamLog(name, io.MultiReader(bytes.NewReader(head), r), limit)
 	e.items = append(e.items, it)
 	return it
 }
