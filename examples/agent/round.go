@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -248,31 +247,46 @@ type agent struct {
 	started time.Time
 	rounds  atomic.Int64
 	metrics *metrics
+	// httpGuard bounds the connections of --listen, probeGuard those of
+	// --probe-listen.
+	httpGuard, probeGuard *connGuard
 
-	mu sync.Mutex
 	// last holds what the metrics need of the last round, not the report:
 	// the agent keeps nothing of a round's evidence until the next one.
-	last    *figures
-	lastEnd time.Time
+	// It and lastEnd are atomics, so /healthz and /metrics never wait on
+	// a round, and a round never waits on them.
+	last    atomic.Pointer[figures]
+	lastEnd atomic.Int64 // UnixNano; 0 before the first round
 }
 
 func newAgent(c config) *agent {
 	c.limits = c.limits.withDefaults()
 	a := &agent{cfg: c, started: time.Now()}
 	a.metrics = newMetrics(a)
+	maxConns := c.http.maxConns
+	if maxConns <= 0 {
+		maxConns = defaultHTTPLimits.maxConns
+	}
+	a.httpGuard, a.probeGuard = a.newGuard(maxConns, httpScrapes), a.newGuard(probeMaxConns, 0)
 	return a
 }
 
+// lastRoundEnd is when the last round ended (zero before the first).
 func (a *agent) lastRoundEnd() time.Time {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.lastEnd
+	if n := a.lastEnd.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
-func (a *agent) lastFigures() *figures {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.last
+func (a *agent) lastFigures() *figures { return a.last.Load() }
+
+// newGuard returns a connection guard whose evictions and refusals are
+// counted in the metrics.
+func (a *agent) newGuard(maxConns, scrapes int) *connGuard {
+	g := newConnGuard(maxConns, scrapes)
+	g.onEvict, g.onRefuse = a.metrics.httpEvicted.Inc, a.metrics.httpRefused.Inc
+	return g
 }
 
 // round gathers the evidence once and records the result. It returns nil,
@@ -297,9 +311,8 @@ func (a *agent) round(ctx context.Context) *Report {
 	rep.Round = a.rounds.Load() + 1
 	a.metrics.observe(rep)
 	figures := figuresOf(rep)
-	a.mu.Lock()
-	a.last, a.lastEnd = figures, end
-	a.mu.Unlock()
+	a.last.Store(figures)
+	a.lastEnd.Store(end.UnixNano())
 	a.rounds.Add(1)
 	return rep
 }
