@@ -26,14 +26,13 @@ import (
 // hold a slot and ask for nothing go first. There is always such a
 // connection, because max > scrapes.
 //
-// A connection becomes one the guard may close only once the server waits
-// on it: it has been served a request, or the server is waiting to read
-// from it. One just accepted, whose request the server has not started to
-// read, is never closed to make room: otherwise a flood of connections,
-// each replaced as soon as it is closed, would close a probe before its
-// request was read. While every open connection is in a handler or just
-// accepted, the next accept waits, which paces a flood to the server's
-// own speed.
+// A connection that has been served a request may be closed to make room
+// as soon as no handler runs on it. One that has not may be closed only
+// once the server is waiting to read from it and it has had grace
+// (connGrace) to send its request: otherwise a flood of connections, each
+// replaced as soon as it is closed, would close a probe before its request
+// was read. While no open connection may be closed, the next accept waits,
+// which paces a flood to max connections per grace.
 type connGuard struct {
 	max     int
 	scrapes chan struct{}
@@ -44,7 +43,7 @@ type connGuard struct {
 
 	mu      sync.Mutex
 	open    map[*guardedConn]struct{}
-	wake    chan struct{} // closed and replaced when a connection closes or leaves a handler
+	wake    chan struct{} // closed and replaced when a connection closes, leaves a handler or starts a Read
 	waiting int           // admits waiting on wake
 	closed  chan struct{}
 	once    sync.Once
@@ -73,8 +72,8 @@ type guardedConn struct {
 }
 
 // closable tells whether the guard may close c to make room: no handler
-// runs on it, and the server has finished a request on it or waits to
-// read one. Under g.mu.
+// runs on it, and the server has finished a request on it, or waits to
+// read one that has had its grace to arrive. Under g.mu.
 func (c *guardedConn) closable(now time.Time) bool {
 	return c.busy == 0 && (c.served || c.reading > 0 && now.Sub(c.free) >= c.g.grace)
 }
@@ -153,9 +152,9 @@ func (l *guardedListener) Close() error {
 
 // admit opens a slot for c, closing the closable connection that has gone
 // longest without a handler when all are taken. It waits only while no open
-// connection is closable: every one is in a handler (which lasts no longer
-// than the scrapes running then, their write timeout) or has just been
-// accepted (until the server reads from it).
+// connection is closable: every one is in a handler (at most the scrape
+// slots for longer than microseconds, and those for their write timeout at
+// most) or within its grace.
 func (g *connGuard) admit(c net.Conn) (net.Conn, error) {
 	gc := &guardedConn{Conn: c, g: g}
 	for {

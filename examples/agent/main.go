@@ -3,7 +3,7 @@
 // the machine's NUMA layout, diagnoses what it found, writes one JSON report
 // line per round to stdout and serves the figures as Prometheus metrics.
 //
-//	go run ./examples/agent                          # every 60s, metrics on :9464
+//	go run ./examples/agent                          # every 60s a summary line, metrics on :9464
 //	go run ./examples/agent --once                   # one round, then exit (scripts)
 //	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
 //	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
@@ -17,11 +17,18 @@
 // (numascope_podresources_up 0, numascope_last_round_errors), never a
 // reason to stop.
 //
+// Each round of the loop writes the summary form (bounded whatever the
+// node); --once writes the full report; --report picks either.
+//
 // The HTTP server on --listen answers /metrics, /healthz (the loop is alive)
 // and /readyz (the first round is done), with timeouts and at most
-// --http-max-conns connections. SIGTERM or SIGINT ends the current round at
-// once, whatever it waits on, shuts the server down and exits 0. Unless
-// GOMEMLIMIT is set, the Go memory limit is 90% of the container's.
+// --http-max-conns connections, of which at most 4 answer /metrics at once:
+// a new connection closes the one that has waited longest for nothing, so
+// the probes are answered whatever other clients hold open (--probe-listen
+// gives them a port of their own as well). SIGTERM or SIGINT ends the
+// current round at once, whatever it waits on, shuts the server down and
+// exits 0. Unless GOMEMLIMIT is set, the Go memory limit is 90% of the
+// container's.
 //
 // Exit status: 0 when a --once round found no error (and after a clean stop
 // by signal), 1 when a --once round found a finding of severity error or a
@@ -94,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.probeListen, "probe-listen", "", "also serve /healthz and /readyz, and only them, on `ADDRESS` (a port for the kubelet's probes that no scrape or other client shares)")
 	fs.DurationVar(&c.interval, "interval", 60*time.Second, "time between rounds")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
-	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin)")
+	fs.StringVar(&c.report, "report", "", "what each round writes to stdout: full, summary (bounded whatever the node: the verdict of each checkpoint, the counts, at most 50 finding headlines, capped lists with what they leave out counted; no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin); default summary when running in a loop, full with --once")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
 	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
@@ -148,6 +155,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.listen != "" && c.listen == c.probeListen && !strings.HasSuffix(c.listen, ":0") {
 		fmt.Fprintf(stderr, "agent: --probe-listen %s is --listen too: give the probes a port of their own, or leave --probe-listen out (--listen serves the probes as well)\n", c.probeListen)
 		return 2
+	}
+	if c.report == "" {
+		// A loop writes a round a minute into a log: bounded. One round
+		// was asked for: all of it.
+		c.report = "summary"
+		if c.once {
+			c.report = "full"
+		}
 	}
 	if c.report != "full" && c.report != "summary" && c.report != "none" && c.report != "bundle" && c.report != "npd" {
 		fmt.Fprintf(stderr, "agent: --report %q: give full, summary, none, or bundle or npd (with --once)\n", c.report)
@@ -378,8 +393,12 @@ Examples:
   agent --once --state-dir examples/agent/testdata/node/kubelet \
       --sysfs examples/agent/testdata/node/sys --socket none --report summary
 
-  # as the DaemonSet runs it: every 30s, metrics on :9464
+  # as the DaemonSet runs it: every 30s a summary line, metrics on :9464
   agent --state-dir /host/var/lib/kubelet --sysfs /host/sys --interval 30s
+
+  # the full report of a node the DaemonSet runs on, on request
+  kubectl -n numascope exec POD -- /agent --once --report full \
+      --state-dir /host/var/lib/kubelet --socket /var/lib/kubelet/pod-resources/kubelet.sock
 
   # a node-problem-detector custom plugin: one line and its exit code
   agent --once --report npd

@@ -57,6 +57,12 @@ type Report struct {
 	Findings        []diagnose.Finding      `json:"findings"`
 	Summary         diagnose.Summary        `json:"summary"`
 	Errors          []RoundError            `json:"errors"`
+	// FindingCounts counts the findings by code and severity; only in the
+	// summary form, whose findings list is capped.
+	FindingCounts []FindingCount `json:"findingCounts,omitempty"`
+	// Omitted counts what the summary form left out of its capped lists;
+	// absent when nothing was.
+	Omitted *Omitted `json:"omitted,omitempty"`
 }
 
 // Checkpoint is one kubelet checkpoint file and what the kubelet does with it.
@@ -74,6 +80,8 @@ type Checkpoint struct {
 	OnReject       string              `json:"onReject,omitempty"`
 	Reason         string              `json:"reason,omitempty"`
 	Problems       []statefile.Problem `json:"problems,omitempty"`
+	// ProblemsOmitted counts the problems the summary form left out.
+	ProblemsOmitted int `json:"problemsOmitted,omitempty"`
 }
 
 // MemoryRow is one NUMA node and resource of memory_manager_state, in bytes.
@@ -83,6 +91,8 @@ type MemoryRow struct {
 	statefile.MemoryTable
 	// Group is the NUMA group the node belongs to (its cells).
 	Group []int `json:"group"`
+	// GroupOmitted counts the ids of Group the summary form left out.
+	GroupOmitted int `json:"groupOmitted,omitempty"`
 }
 
 // CPURow counts the CPUs of one NUMA node (-1: CPUs of no known node).
@@ -164,6 +174,12 @@ func encodeReport(w *bufio.Writer, r *Report) error {
 	}
 	fields = append(fields, field{"evidence", r.Evidence}, field{"findings", r.Findings},
 		field{"summary", r.Summary}, field{"errors", r.Errors})
+	if len(r.FindingCounts) > 0 {
+		fields = append(fields, field{"findingCounts", r.FindingCounts})
+	}
+	if r.Omitted != nil {
+		fields = append(fields, field{"omitted", r.Omitted})
+	}
 	put := func(v any) error {
 		b, err := json.Marshal(v)
 		if err == nil {
@@ -214,32 +230,6 @@ func putList[T any](w *bufio.Writer, list []T, put func(any) error) error {
 		}
 	}
 	return w.WriteByte(']')
-}
-
-// summary returns a copy of r without what makes a line large: the
-// per-NUMA holders, the evidence list, the checksum layouts and problems of
-// accepted files, and the explanation, evidence and remedy of findings.
-func (r *Report) summary() *Report {
-	s := *r
-	s.NUMA = nil
-	s.Evidence = []diagnose.EvidenceItem{}
-	s.Checkpoints = make([]Checkpoint, len(r.Checkpoints))
-	for i, c := range r.Checkpoints {
-		if c.Checksum != nil {
-			sum := *c.Checksum
-			sum.Layouts = nil
-			c.Checksum = &sum
-		}
-		if c.KubeletAccepts != nil && *c.KubeletAccepts {
-			c.Problems = nil
-		}
-		s.Checkpoints[i] = c
-	}
-	s.Findings = make([]diagnose.Finding, len(r.Findings))
-	for i, f := range r.Findings {
-		s.Findings[i] = diagnose.Finding{Code: f.Code, Severity: f.Severity, Title: f.Title, Pod: f.Pod, Evidence: []diagnose.Ref{}}
-	}
-	return &s
 }
 
 type agent struct {
