@@ -3,7 +3,7 @@
 // the machine's NUMA layout, diagnoses what it found, writes one JSON report
 // line per round to stdout and serves the figures as Prometheus metrics.
 //
-//	go run ./examples/agent                          # every 60s, metrics on :9464
+//	go run ./examples/agent                          # every 60s a summary line, metrics on :9464
 //	go run ./examples/agent --once                   # one round, then exit (scripts)
 //	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
 //	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
@@ -17,11 +17,18 @@
 // (numascope_podresources_up 0, numascope_last_round_errors), never a
 // reason to stop.
 //
+// Each round of the loop writes the summary form (bounded whatever the
+// node); --once writes the full report; --report picks either.
+//
 // The HTTP server on --listen answers /metrics, /healthz (the loop is alive)
 // and /readyz (the first round is done), with timeouts and at most
-// --http-max-conns connections. SIGTERM or SIGINT ends the current round at
-// once, whatever it waits on, shuts the server down and exits 0. Unless
-// GOMEMLIMIT is set, the Go memory limit is 90% of the container's.
+// --http-max-conns connections, of which at most 4 answer /metrics at once:
+// a new connection closes the one that has waited longest for nothing, so
+// the probes are answered whatever other clients hold open (--probe-listen
+// gives them a port of their own as well). SIGTERM or SIGINT ends the
+// current round at once, whatever it waits on, shuts the server down and
+// exits 0. Unless GOMEMLIMIT is set, the Go memory limit is 90% of the
+// container's.
 //
 // Exit status: 0 when a --once round found no error (and after a clean stop
 // by signal), 1 when a --once round found a finding of severity error or a
@@ -59,6 +66,7 @@ type config struct {
 	kubeletConfig string
 	node          string
 	listen        string
+	probeListen   string
 	interval      time.Duration
 	timeout       time.Duration
 	report        string
@@ -90,9 +98,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.kubeletConfig, "kubelet-config", "", "KubeletConfiguration `FILE` (the configured policies); default DIR/config.yaml of --state-dir when it exists; \"none\" skips it")
 	fs.StringVar(&c.node, "node", "", "node `NAME` written in every report; default $NODE_NAME, else the host name")
 	fs.StringVar(&c.listen, "listen", ":9464", "`ADDRESS` serving /metrics, /healthz and /readyz; \"\" serves nothing")
+	fs.StringVar(&c.probeListen, "probe-listen", "", "also serve /healthz and /readyz, and only them, on `ADDRESS` (a port for the kubelet's probes that no scrape or other client shares)")
 	fs.DurationVar(&c.interval, "interval", 60*time.Second, "time between rounds")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
-	fs.StringVar(&c.report, "report", "full", "what each round writes to stdout: full, summary (no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin)")
+	fs.StringVar(&c.report, "report", "", "what each round writes to stdout: full, summary (bounded whatever the node: the verdict of each checkpoint, the counts, at most 50 finding headlines, capped lists with what they leave out counted; no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin); default summary when running in a loop, full with --once")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
 	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
@@ -102,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.limits.pods, "max-pods", defaultMaxPods, "most pods a PodResources answer may list")
 	c.http = defaultHTTPLimits
 	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")
-	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, "most HTTP connections served at once; more wait to be accepted")
+	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, fmt.Sprintf("most HTTP connections open at once (at least 2); a new one closes the one that has waited longest for nothing, and at most %d answer /metrics at once", httpScrapes))
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,6 +148,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if c.http.maxConns < 2 {
+		fmt.Fprintf(stderr, "agent: --http-max-conns %d: give at least 2: one connection is always kept for the probes, whatever the scrapes take\n", c.http.maxConns)
+		return 2
+	}
+	if c.listen != "" && c.listen == c.probeListen && !strings.HasSuffix(c.listen, ":0") {
+		fmt.Fprintf(stderr, "agent: --probe-listen %s is --listen too: give the probes a port of their own, or leave --probe-listen out (--listen serves the probes as well)\n", c.probeListen)
+		return 2
+	}
+	if c.report == "" {
+		// A loop writes a round a minute into a log: bounded. One round
+		// was asked for: all of it.
+		c.report = "summary"
+		if c.once {
+			c.report = "full"
+		}
+	}
 	if c.report != "full" && c.report != "summary" && c.report != "none" && c.report != "bundle" && c.report != "npd" {
 		fmt.Fprintf(stderr, "agent: --report %q: give full, summary, none, or bundle or npd (with --once)\n", c.report)
 		return 2
@@ -148,7 +173,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		var ignored []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
-			case f.Name == "interval", f.Name == "http-idle-timeout", f.Name == "http-max-conns", f.Name == "listen" && c.listen != "":
+			case f.Name == "interval", f.Name == "http-idle-timeout", f.Name == "http-max-conns", f.Name == "probe-listen",
+				f.Name == "listen" && c.listen != "":
 				ignored = append(ignored, "--"+f.Name)
 			}
 		})
@@ -220,22 +246,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if memSource != "" {
 		log.Info("Go memory limit set from the container's", "bytes", memLimit, "from", memSource)
 	}
-	var srv *http.Server
-	serveErr := make(chan error, 1)
-	if c.listen != "" {
-		ln, err := net.Listen("tcp", c.listen)
+	var servers []*http.Server
+	serveErr := make(chan error, 2)
+	for _, l := range []struct {
+		flag, addr string
+		guard      *connGuard
+		handler    http.Handler
+	}{
+		{"--listen", c.listen, a.httpGuard, a.handler()},
+		{"--probe-listen", c.probeListen, a.probeGuard, a.probeHandler()},
+	} {
+		if l.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", l.addr)
 		if err != nil {
-			fmt.Fprintf(stderr, "agent: --listen %s: %v (pick a free port, or --listen \"\" to serve nothing)\n", c.listen, err)
+			for _, srv := range servers {
+				srv.Close()
+			}
+			fmt.Fprintf(stderr, "agent: %s %s: %v (pick a free port, or %s \"\" to serve nothing there)\n", l.flag, l.addr, err, l.flag)
 			return 2
 		}
-		srv = c.http.server(a.handler())
-		go func() { serveErr <- srv.Serve(limitListener(ln, c.http.maxConns)) }()
-		log.Info("numascope agent serving", "address", ln.Addr().String(), "node", c.node, "stateDir", c.stateDir,
-			"socket", c.socket, "snapshot", c.snapshot, "interval", c.interval.String())
+		srv := c.http.server(l.handler)
+		servers = append(servers, srv)
+		go func() { serveErr <- srv.Serve(l.guard.listener(ln)) }()
+		if l.flag == "--listen" {
+			log.Info("numascope agent serving", "address", ln.Addr().String(), "node", c.node, "stateDir", c.stateDir,
+				"socket", c.socket, "snapshot", c.snapshot, "interval", c.interval.String())
+		} else {
+			log.Info("numascope agent serving its probes", "address", ln.Addr().String())
+		}
 	}
 
 	code := a.loop(ctx, stdout, serveErr, log)
-	if srv != nil {
+	for _, srv := range servers {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := srv.Shutdown(sctx); err != nil {
 			log.Error("shutting the HTTP server down", "error", err.Error())
@@ -271,10 +315,25 @@ func (a *agent) loop(ctx context.Context, stdout io.Writer, serveErr <-chan erro
 	}
 }
 
-// handler serves the metrics and the probes.
+// handler serves the metrics and the probes (--listen), its connections
+// and scrapes bounded by a.httpGuard.
 func (a *agent) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", a.metricsHandler())
+	mux.Handle("/metrics", a.httpGuard.slow(a.metricsHandler()))
+	a.probes(mux, "numascope agent: /metrics, /healthz, /readyz\n")
+	return a.httpGuard.track(mux)
+}
+
+// probeHandler serves only the probes (--probe-listen).
+func (a *agent) probeHandler() http.Handler {
+	mux := http.NewServeMux()
+	a.probes(mux, "numascope agent probes: /healthz, /readyz (/metrics is on --listen)\n")
+	return a.probeGuard.track(mux)
+}
+
+// probes adds /healthz, /readyz and the index to mux. Each answers from
+// atomics: it waits on no round, scrape or lock.
+func (a *agent) probes(mux *http.ServeMux, index string) {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.healthy(time.Now()); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -294,9 +353,8 @@ func (a *agent) handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		io.WriteString(w, "numascope agent: /metrics, /healthz, /readyz\n")
+		io.WriteString(w, index)
 	})
-	return mux
 }
 
 // healthy fails when no round has finished for much longer than the interval:
@@ -335,8 +393,12 @@ Examples:
   agent --once --state-dir examples/agent/testdata/node/kubelet \
       --sysfs examples/agent/testdata/node/sys --socket none --report summary
 
-  # as the DaemonSet runs it: every 30s, metrics on :9464
+  # as the DaemonSet runs it: every 30s a summary line, metrics on :9464
   agent --state-dir /host/var/lib/kubelet --sysfs /host/sys --interval 30s
+
+  # the full report of a node the DaemonSet runs on, on request
+  kubectl -n numascope exec POD -- /agent --once --report full \
+      --state-dir /host/var/lib/kubelet --socket /var/lib/kubelet/pod-resources/kubelet.sock
 
   # a node-problem-detector custom plugin: one line and its exit code
   agent --once --report npd

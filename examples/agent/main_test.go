@@ -503,6 +503,8 @@ func TestIntervalServesMetrics(t *testing.T) {
 		n++
 		assert.EqualValues(t, n, r.Round, "line %d: round", n)
 		assert.Equal(t, Schema, r.Schema, "line %d: schema", n)
+		assert.Nil(t, r.NUMA, "line %d: the loop writes the summary form unless --report says otherwise", n)
+		assert.Empty(t, r.Evidence, "line %d: the loop writes the summary form unless --report says otherwise", n)
 	}
 	require.NoError(t, sc.Err(), "reading stdout")
 	assert.GreaterOrEqual(t, n, int64(2), "reports, want several")

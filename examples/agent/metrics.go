@@ -20,6 +20,9 @@ type metrics struct {
 	rounds   prometheus.Counter
 	errors   *prometheus.CounterVec
 	duration prometheus.Histogram
+	// httpEvicted counts the connections closed to make room for a new
+	// one, httpRefused the scrapes answered 503 (see connGuard).
+	httpEvicted, httpRefused prometheus.Counter
 }
 
 var (
@@ -84,11 +87,15 @@ func newMetrics(a *agent) *metrics {
 			Help: "Sources that failed, summed over all rounds (state, podresources, sysfs, kubelet-config, diagnose)."}, []string{"source"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "numascope_round_duration_seconds",
 			Help: "How long a round took.", Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
+		httpEvicted: prometheus.NewCounter(prometheus.CounterOpts{Name: "numascope_http_connections_evicted_total",
+			Help: "HTTP connections closed, idle or without a request, to make room for a new one when --http-max-conns were open."}),
+		httpRefused: prometheus.NewCounter(prometheus.CounterOpts{Name: "numascope_http_scrapes_refused_total",
+			Help: "Scrapes of /metrics answered 503 because as many were being answered already."}),
 	}
 	for _, s := range []string{"state", "podresources", "sysfs", "kubelet-config", "diagnose"} {
 		m.errors.WithLabelValues(s) // present from the start, at 0
 	}
-	m.reg.MustRegister(m.rounds, m.errors, m.duration, lastRound{a},
+	m.reg.MustRegister(m.rounds, m.errors, m.duration, m.httpEvicted, m.httpRefused, lastRound{a},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

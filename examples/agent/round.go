@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +57,12 @@ type Report struct {
 	Findings        []diagnose.Finding      `json:"findings"`
 	Summary         diagnose.Summary        `json:"summary"`
 	Errors          []RoundError            `json:"errors"`
+	// FindingCounts counts the findings by code and severity; only in the
+	// summary form, whose findings list is capped.
+	FindingCounts []FindingCount `json:"findingCounts,omitempty"`
+	// Omitted counts what the summary form left out of its capped lists;
+	// absent when nothing was.
+	Omitted *Omitted `json:"omitted,omitempty"`
 }
 
 // Checkpoint is one kubelet checkpoint file and what the kubelet does with it.
@@ -75,6 +80,8 @@ type Checkpoint struct {
 	OnReject       string              `json:"onReject,omitempty"`
 	Reason         string              `json:"reason,omitempty"`
 	Problems       []statefile.Problem `json:"problems,omitempty"`
+	// ProblemsOmitted counts the problems the summary form left out.
+	ProblemsOmitted int `json:"problemsOmitted,omitempty"`
 }
 
 // MemoryRow is one NUMA node and resource of memory_manager_state, in bytes.
@@ -84,6 +91,8 @@ type MemoryRow struct {
 	statefile.MemoryTable
 	// Group is the NUMA group the node belongs to (its cells).
 	Group []int `json:"group"`
+	// GroupOmitted counts the ids of Group the summary form left out.
+	GroupOmitted int `json:"groupOmitted,omitempty"`
 }
 
 // CPURow counts the CPUs of one NUMA node (-1: CPUs of no known node).
@@ -165,6 +174,12 @@ func encodeReport(w *bufio.Writer, r *Report) error {
 	}
 	fields = append(fields, field{"evidence", r.Evidence}, field{"findings", r.Findings},
 		field{"summary", r.Summary}, field{"errors", r.Errors})
+	if len(r.FindingCounts) > 0 {
+		fields = append(fields, field{"findingCounts", r.FindingCounts})
+	}
+	if r.Omitted != nil {
+		fields = append(fields, field{"omitted", r.Omitted})
+	}
 	put := func(v any) error {
 		b, err := json.Marshal(v)
 		if err == nil {
@@ -217,62 +232,51 @@ func putList[T any](w *bufio.Writer, list []T, put func(any) error) error {
 	return w.WriteByte(']')
 }
 
-// summary returns a copy of r without what makes a line large: the
-// per-NUMA holders, the evidence list, the checksum layouts and problems of
-// accepted files, and the explanation, evidence and remedy of findings.
-func (r *Report) summary() *Report {
-	s := *r
-	s.NUMA = nil
-	s.Evidence = []diagnose.EvidenceItem{}
-	s.Checkpoints = make([]Checkpoint, len(r.Checkpoints))
-	for i, c := range r.Checkpoints {
-		if c.Checksum != nil {
-			sum := *c.Checksum
-			sum.Layouts = nil
-			c.Checksum = &sum
-		}
-		if c.KubeletAccepts != nil && *c.KubeletAccepts {
-			c.Problems = nil
-		}
-		s.Checkpoints[i] = c
-	}
-	s.Findings = make([]diagnose.Finding, len(r.Findings))
-	for i, f := range r.Findings {
-		s.Findings[i] = diagnose.Finding{Code: f.Code, Severity: f.Severity, Title: f.Title, Pod: f.Pod, Evidence: []diagnose.Ref{}}
-	}
-	return &s
-}
-
 type agent struct {
 	cfg     config
 	started time.Time
 	rounds  atomic.Int64
 	metrics *metrics
+	// httpGuard bounds the connections of --listen, probeGuard those of
+	// --probe-listen.
+	httpGuard, probeGuard *connGuard
 
-	mu sync.Mutex
 	// last holds what the metrics need of the last round, not the report:
 	// the agent keeps nothing of a round's evidence until the next one.
-	last    *figures
-	lastEnd time.Time
+	// It and lastEnd are atomics, so /healthz and /metrics never wait on
+	// a round, and a round never waits on them.
+	last    atomic.Pointer[figures]
+	lastEnd atomic.Int64 // UnixNano; 0 before the first round
 }
 
 func newAgent(c config) *agent {
 	c.limits = c.limits.withDefaults()
 	a := &agent{cfg: c, started: time.Now()}
 	a.metrics = newMetrics(a)
+	maxConns := c.http.maxConns
+	if maxConns <= 0 {
+		maxConns = defaultHTTPLimits.maxConns
+	}
+	a.httpGuard, a.probeGuard = a.newGuard(maxConns, httpScrapes), a.newGuard(probeMaxConns, 0)
 	return a
 }
 
+// lastRoundEnd is when the last round ended (zero before the first).
 func (a *agent) lastRoundEnd() time.Time {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.lastEnd
+	if n := a.lastEnd.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
-func (a *agent) lastFigures() *figures {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.last
+func (a *agent) lastFigures() *figures { return a.last.Load() }
+
+// newGuard returns a connection guard whose evictions and refusals are
+// counted in the metrics.
+func (a *agent) newGuard(maxConns, scrapes int) *connGuard {
+	g := newConnGuard(maxConns, scrapes)
+	g.onEvict, g.onRefuse = a.metrics.httpEvicted.Inc, a.metrics.httpRefused.Inc
+	return g
 }
 
 // round gathers the evidence once and records the result. It returns nil,
@@ -297,9 +301,8 @@ func (a *agent) round(ctx context.Context) *Report {
 	rep.Round = a.rounds.Load() + 1
 	a.metrics.observe(rep)
 	figures := figuresOf(rep)
-	a.mu.Lock()
-	a.last, a.lastEnd = figures, end
-	a.mu.Unlock()
+	a.last.Store(figures)
+	a.lastEnd.Store(end.UnixNano())
 	a.rounds.Add(1)
 	return rep
 }

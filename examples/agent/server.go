@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/numascope/numascope/internal/input"
@@ -21,7 +19,7 @@ type httpLimits struct {
 	maxConns    int
 }
 
-var defaultHTTPLimits = httpLimits{idleTimeout: 60 * time.Second, maxConns: 16}
+var defaultHTTPLimits = httpLimits{idleTimeout: 60 * time.Second, maxConns: 64}
 
 // Fixed bounds of the HTTP server.
 const (
@@ -29,6 +27,12 @@ const (
 	httpReadTimeout   = 10 * time.Second
 	httpWriteTimeout  = 30 * time.Second
 	httpMaxHeader     = 8 << 10
+	// httpScrapes is how many /metrics answers run at once: a Prometheus
+	// pair, a person with curl, and one spare.
+	httpScrapes = 4
+	// probeMaxConns bounds the connections of --probe-listen, which serves
+	// only answers from memory.
+	probeMaxConns = 8
 )
 
 // server returns the HTTP server of the metrics and probes. Reading a
@@ -42,51 +46,8 @@ func (h httpLimits) server(handler http.Handler) *http.Server {
 		WriteTimeout:      httpWriteTimeout,
 		IdleTimeout:       h.idleTimeout,
 		MaxHeaderBytes:    httpMaxHeader,
+		ConnContext:       connContext,
 	}
-}
-
-// limitListener accepts at most n connections at a time: the next one waits
-// in the kernel's backlog until a served one closes.
-func limitListener(l net.Listener, n int) net.Listener {
-	return &limitedListener{Listener: l, slots: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-type limitedListener struct {
-	net.Listener
-	slots     chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func (l *limitedListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
-}
-
-func (l *limitedListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }
 
 // cgroupRoot is where a container sees its own cgroup (v2 at the root; v1

@@ -155,6 +155,9 @@ func writeHuman(w *bufio.Writer, r *Report, f cliout.Format) error {
 	}
 	w.WriteString("\n")
 	w.WriteString(strings.TrimLeft(out, "\n"))
+	if r.Omitted != nil {
+		line(w, md, r.Omitted.Note)
+	}
 	return nil
 }
 
