@@ -165,7 +165,7 @@ func (x *extractor) emit(st site, kind, level string, v int, form, call string, 
 	}
 	if !any {
 		why := "the text is computed at run time"
-		if len(texts) > 0 && len(texts[0]) == 1 && texts[0][0].dyn {
+		if len(texts) > 0 && len(texts[0]) == 1 && texts[0][0].verb != "" {
 			why = "the text is one run-time value"
 		}
 		x.unresolved = append(x.unresolved, Unresolved{Manager: st.manager, File: st.c.f.name, Func: st.fn, Call: call, Why: why})

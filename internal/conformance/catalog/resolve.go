@@ -276,10 +276,21 @@ func (c ctx) print(args []ast.Expr, ln bool) []text {
 		if i > 0 && (ln || !isString && !prevString) {
 			out = cross(out, []text{{{lit: " "}}})
 		}
-		out = cross(out, render(c.str(a)))
+		out = cross(out, operand(render(c.str(a))))
 		prevString = isString
 	}
 	return out
+}
+
+// operand marks the holes of a print operand as verbs: fmt.Sprint prints
+// the value as %v does, so they are not text missing from a format.
+func operand(ts []text) []text {
+	for _, t := range ts {
+		for i := range t {
+			t[i].dyn = false
+		}
+	}
+	return ts
 }
 
 // isStringy guesses whether an operand is a string (fmt.Sprint puts no
