@@ -379,13 +379,10 @@ func klogFields(seg *segment, i int, out []fieldSpan) ([]fieldSpan, int) {
 				b, _ := unquote(seg, v, e, nil, nil)
 				value = string(b)
 			}
-		case v < len(s) && (s[v] == '[' || s[v] == '{' || s[v] == '<' || s[v] == '&'):
-			e = bracketEnd(s, v)
-			value = s[v:e]
 		default:
-			for e < len(s) && s[e] != ' ' {
-				e++
-			}
+			// bare, with brackets (map[cpu:[{01 true}]], &{NumCPUs:4 ...})
+			// holding spaces
+			e = bracketEnd(s, v)
 			value = s[v:e]
 		}
 		out = append(out, fieldSpan{key: key, value: value, start: seg.raw(v), end: seg.raw(e)})
@@ -394,19 +391,17 @@ func klogFields(seg *segment, i int, out []fieldSpan) ([]fieldSpan, int) {
 	return out, i
 }
 
-// bracketEnd returns the end of a bracketed value starting at s[i],
-// brackets counted outside quoted strings; the end of s when it does not
-// close on the line.
+// bracketEnd returns the end of a bare value starting at s[i]: the first
+// space outside brackets and quoted strings, or the end of s.
 func bracketEnd(s string, i int) int {
 	depth := 0
 	for j := i; j < len(s); j++ {
 		switch s[j] {
-		case '[', '{', '<', '(':
+		case '[', '{', '(':
 			depth++
-		case ']', '}', '>', ')':
-			depth--
-			if depth <= 0 {
-				return j + 1
+		case ']', '}', ')':
+			if depth > 0 {
+				depth--
 			}
 		case '"':
 			if e := quoteEnd(s, j); e > 0 {
