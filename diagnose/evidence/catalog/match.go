@@ -42,6 +42,22 @@ type Capture struct {
 	Hits       []Hit // catalogue entries found inside it
 }
 
+// Int reads a capture's text as an integer (a %d, %x, %o or %b verb's
+// number, in its base); ok is false when the text is not one.
+func (c Capture) Int() (n int64, ok bool) {
+	base := 10
+	switch c.Verb[len(c.Verb)-1] {
+	case 'x', 'X':
+		base = 16
+	case 'o':
+		base = 8
+	case 'b':
+		base = 2
+	}
+	v, err := strconv.ParseInt(c.Text, base, 64)
+	return v, err == nil
+}
+
 // Field is one key/value pair after a structured message.
 type Field struct {
 	Key, Value string // Value unquoted when it was quoted

@@ -151,6 +151,20 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+func TestCaptureInt(t *testing.T) {
+	m := NewMatcher(testEntries())
+	hs := m.Match(`[cpumanager] allocated 12 CPUs to "p"`)
+	require.Len(t, hs, 1)
+	n, ok := hs[0].Captures[0].Int()
+	assert.True(t, ok)
+	assert.Equal(t, int64(12), n)
+	_, ok = hs[0].Captures[1].Int()
+	assert.False(t, ok)
+	n, ok = Capture{Verb: "%x", Text: "ff"}.Int()
+	assert.True(t, ok)
+	assert.Equal(t, int64(255), n)
+}
+
 func TestMatchLinesAndOffsets(t *testing.T) {
 	m := NewMatcher(testEntries())
 	text := "noise\r\ncheckpoint is corrupted\n\nE1202 03:15:00.123456    2741 x.go:1] unable to allocate devices\n"
