@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -464,15 +466,20 @@ func better(a, b *cand) bool {
 // hits around them, chained along error operands.
 func (sc *scanner) assemble(out []Hit) []Hit {
 	cs := sc.cands
-	sort.Slice(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
+	slices.SortFunc(cs, func(a, b *cand) int {
 		if a.start != b.start {
-			return a.start < b.start
+			return cmp.Compare(a.start, b.start)
 		}
 		if a.end != b.end {
-			return a.end > b.end
+			return cmp.Compare(b.end, a.end)
 		}
-		return better(a, b)
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
 	})
 	// one candidate per span
 	uniq := cs[:0]
@@ -492,8 +499,8 @@ func (sc *scanner) assemble(out []Hit) []Hit {
 	// nesting: a candidate inside another goes to the capture or field
 	// that holds it (its free ends cut to it); one over the other's
 	// constant text is dropped.
-	var top []*cand
-	var stack []*cand
+	top, stack := sc.top[:0], sc.stack[:0]
+	defer func() { sc.top, sc.stack = top[:0], stack[:0] }()
 	for _, c := range uniq {
 		for len(stack) > 0 && !stack[len(stack)-1].holds(c) {
 			stack = stack[:len(stack)-1]
@@ -588,7 +595,6 @@ func toHit(root *cand) Hit {
 		c    *cand
 		done bool
 	}
-	built := map[*cand]*Hit{}
 	stack := []frame{{c: root}}
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
@@ -615,10 +621,13 @@ func toHit(root *cand) Hit {
 			}
 		}
 		for slot, ks := range c.kids {
+			if len(ks) == 0 {
+				continue
+			}
 			hits := make([]Hit, len(ks))
 			for i, k := range ks {
-				hits[i] = *built[k]
-				delete(built, k)
+				hits[i] = *k.built
+				k.built = nil
 			}
 			if slot < len(h.Captures) {
 				h.Captures[slot].Hits = hits
@@ -640,7 +649,9 @@ func toHit(root *cand) Hit {
 				}
 			}
 		}
-		built[c] = h
+		c.built = h
 	}
-	return *built[root]
+	h := *root.built
+	root.built = nil
+	return h
 }

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -20,6 +22,8 @@ type scanner struct {
 	capAr  []capSpan
 	quoted [][2]int
 	marks  []bool
+	stack  []*cand
+	top    []*cand
 	// the current segment's occurrences by pattern, built on demand
 	gen      int
 	byPat    map[int32]patList
@@ -88,6 +92,7 @@ type cand struct {
 	kids                 [][]*cand // per capture, then per field
 	also                 []*Entry
 	score                int
+	built                *Hit // its hit, once toHit has made it
 }
 
 type capSpan struct {
@@ -239,9 +244,11 @@ func (sc *scanner) anchorsIn(seg *segment, spans [][2]int, scan bool) []bool {
 	}
 	if len(sc.anch) > 1 {
 		lens := sc.m.ac.lens
-		sort.Slice(sc.anch, func(i, j int) bool {
-			a, b := sc.anch[i], sc.anch[j]
-			return a.end-lens[a.pat] < b.end-lens[b.pat] || a.end-lens[a.pat] == b.end-lens[b.pat] && a.pat < b.pat
+		slices.SortFunc(sc.anch, func(a, b occurrence) int {
+			if d := cmp.Compare(a.end-lens[a.pat], b.end-lens[b.pat]); d != 0 {
+				return d
+			}
+			return cmp.Compare(a.pat, b.pat)
 		})
 	}
 	sc.gen++
