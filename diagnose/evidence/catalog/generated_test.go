@@ -16,7 +16,9 @@ import (
 // sampleArgs are arguments for an entry's verbs that print as the verb
 // expects: numbers for %d, strings for %s and %q, errors for error
 // operands. Strings carry the verb's index so captures can be told apart.
-func sampleArgs(e *Entry) []any {
+// Tricky ones hold what the formats are made of: separators, quotes, and
+// an error's own "rpc error: ... desc = " text.
+func sampleArgs(e *Entry, tricky bool) []any {
 	errs := map[int]bool{}
 	for _, i := range e.Errs {
 		errs[i] = true
@@ -28,6 +30,10 @@ func sampleArgs(e *Entry) []any {
 			args = append(args, 3)
 		}
 		switch {
+		case tricky && (c == 'w' || errs[i] && (c == 'v' || c == 's')):
+			args = append(args, errors.New(`rpc error: code = Unknown desc = "x": y`+strconv.Itoa(i)))
+		case tricky && (c == 'v' || c == 's' || c == 'q'):
+			args = append(args, `a: "b", c`+strconv.Itoa(i))
 		case c == 'w' || errs[i] && (c == 'v' || c == 's'):
 			args = append(args, errors.New("inner cause "+strconv.Itoa(i)))
 		case strings.IndexByte("dioxXbcU", c) >= 0:
@@ -47,8 +53,10 @@ func sampleArgs(e *Entry) []any {
 
 // render prints an entry's format with sample arguments, as the kubelet
 // does (fmt.Errorf also handles %w).
-func render(e *Entry) string {
-	return fmt.Errorf(e.Format, sampleArgs(e)...).Error()
+func render(e *Entry) string { return renderWith(e, false) }
+
+func renderWith(e *Entry, tricky bool) string {
+	return fmt.Errorf(e.Format, sampleArgs(e, tricky)...).Error()
 }
 
 func severity(l Level) string {
@@ -153,8 +161,9 @@ func find(hits []Hit, e *Entry) (direct, equivalent bool) {
 }
 
 // TestEveryEntryInEveryForm renders every catalogue entry with sample
-// arguments in each form people paste and checks that Match finds it, or
-// an entry that prints the same text and records it as equivalent.
+// arguments (plain ones, then tricky ones) in each form people paste and
+// checks that Match finds it, or an entry that prints the same text and
+// records it as equivalent.
 func TestEveryEntryInEveryForm(t *testing.T) {
 	require.NoError(t, Err())
 	m := Default()
@@ -170,9 +179,12 @@ func TestEveryEntryInEveryForm(t *testing.T) {
 	entries := Entries()
 	for i := range entries {
 		e := &entries[i]
-		msg := render(e)
 		everyForm, viaEquivalent := true, false
-		if !unmatchable[e.ID] {
+		for _, tricky := range []bool{false, true} {
+			if unmatchable[e.ID] {
+				break
+			}
+			msg := renderWith(e, tricky)
 			for _, f := range forms {
 				text := f.render(e, msg)
 				direct, equivalent := find(m.Match(text), e)
@@ -182,7 +194,7 @@ func TestEveryEntryInEveryForm(t *testing.T) {
 				if !direct && !equivalent {
 					everyForm = false
 					formMiss[f.name]++
-					t.Errorf("%s form: entry %s (%s %q) not found in %q", f.name, e.ID, e.Kind, e.Format, text)
+					t.Errorf("%s form (tricky arguments: %v): entry %s (%s %q) not found in %q", f.name, tricky, e.ID, e.Kind, e.Format, text)
 				}
 			}
 		}
@@ -216,7 +228,7 @@ func TestEveryEntryInEveryForm(t *testing.T) {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "manager\tentries\tin all %d forms\tvia an equivalent\tunmatchable\t\n", len(forms))
+	fmt.Fprintf(tw, "manager\tentries\tin all %d forms, both argument sets\tvia an equivalent\tunmatchable\t\n", len(forms))
 	var mgrs []string
 	for k := range byManager {
 		mgrs = append(mgrs, k)

@@ -256,6 +256,15 @@ func (sc *scanner) verify(seg *segment, p *pattern, a int) *cand {
 			cur = t + len(lit)
 			continue
 		}
+		if j == n && p.weak {
+			// a short entry must be the whole message: its last literal
+			// ends it, whatever the verb before printed
+			if e := len(strings.TrimRight(s, " \t")); e-len(lit) >= cur && s[e-len(lit):e] == lit {
+				capList[j-1] = capSpan{g: g[0], ls: cur, le: e - len(lit)}
+				cur = e
+				break
+			}
+		}
 		q := sc.next(seg, p, j, cur)
 		if q < 0 {
 			sc.capAr = sc.capAr[:c0]
