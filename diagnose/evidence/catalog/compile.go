@@ -9,11 +9,13 @@ import (
 // (": ", " ") only separate verbs and are searched for in place.
 const minLiteral = 3
 
-// weakLetters: an entry with fewer letters of constant text than this
+// shortLetters: an entry with fewer letters of constant text than this
 // ("Error: %v", "Pod %v", "FLAG: --%s=%q") is recognised only when it is a
 // whole message (a log line's message, a quoted string, a describe
-// Message field, an event's message), never inside other text.
-const weakLetters = 8
+// Message field, an event's message), never inside other text. So is
+// every structured message, which klog prints whole ("Allocate" is a
+// message of its own, not the start of "Allocate failed due to ...").
+const shortLetters = 8
 
 // pattern is an entry compiled for matching. The matched line of its
 // format is lits[0] gaps[0] lits[1] ... gaps[n-1] lits[n]: literals
@@ -24,9 +26,9 @@ type pattern struct {
 	lits     []string
 	litIDs   []int32 // automaton pattern id of each literal, -1 when not indexed
 	gaps     [][]gapVerb
-	anchor   int // the literal whose occurrences propose the entry
-	constLen int // bytes of constant text on the matched line
-	weak     bool
+	anchor   int  // the literal whose occurrences propose the entry
+	constLen int  // bytes of constant text on the matched line
+	whole    bool // matched only as a whole message
 }
 
 type gapVerb struct {
@@ -127,7 +129,7 @@ func compile(e *Entry) (*pattern, bool) {
 			pt.anchor = i
 		}
 	}
-	pt.weak = letters < weakLetters
+	pt.whole = letters < shortLetters || e.Form == FormStructured
 	return pt, pt.anchor >= 0
 }
 

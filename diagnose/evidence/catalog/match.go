@@ -256,7 +256,7 @@ func (sc *scanner) verify(seg *segment, p *pattern, a int) *cand {
 			cur = t + len(lit)
 			continue
 		}
-		if j == n && p.weak {
+		if j == n && p.whole {
 			// a short entry must be the whole message: its last literal
 			// ends it, whatever the verb before printed
 			if e := len(strings.TrimRight(s, " \t")); e-len(lit) >= cur && s[e-len(lit):e] == lit {
@@ -278,7 +278,7 @@ func (sc *scanner) verify(seg *segment, p *pattern, a int) *cand {
 		fixedEnd = end
 	}
 	whole := strings.TrimSpace(s[:start]) == "" && strings.TrimSpace(s[end:]) == ""
-	if p.weak && !whole {
+	if p.whole && !whole {
 		sc.capAr = sc.capAr[:c0]
 		return nil
 	}

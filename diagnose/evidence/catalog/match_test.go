@@ -28,6 +28,9 @@ func testEntries() []Entry {
 		{Kind: KindError, Level: LevelError, Form: FormPrintf, Format: "could not restore state from checkpoint: %v\nPlease drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet.", Errs: []int{0}},
 		{Kind: KindLog, Level: LevelInfo, Form: FormStructured, Format: "Topology Admit Handler", Keys: []string{"podUID", "pod"}},
 		{Kind: KindLog, Level: LevelInfo, Form: FormPrintf, Format: "%v: %v"},
+		{Kind: KindLog, Level: LevelInfo, Form: FormStructured, Format: "Allocate"},
+		{Kind: KindAdmit, Level: LevelError, Form: FormPrintf, Format: "Pod was rejected: %v", Reason: "?", Errs: []int{0}, Dynamic: true},
+		{Kind: KindAdmit, Level: LevelError, Form: FormPrintf, Format: "Resources cannot be allocated with Topology locality", Reason: "TopologyAffinityError"},
 	}
 	for i := range es {
 		es[i].Releases = Ranges{{First: 16, Last: 37}}
@@ -128,6 +131,17 @@ func TestMatch(t *testing.T) {
 				Chain:    []string{"no healthy devices present; cannot allocate unhealthy devices %s"},
 				Inner: []summary{{Format: "no healthy devices present; cannot allocate unhealthy devices %s", Text: "no healthy devices present; cannot allocate unhealthy devices nvidia.com/gpu",
 					Captures: []string{"%s=nvidia.com/gpu"}}}}}},
+		{"a structured message is a whole message: Allocate is not the start of another text",
+			"  Warning  UnexpectedAdmissionError  3m  kubelet  Allocate failed due to x, which is unexpected",
+			[]summary{{Format: "Allocate failed due to %v, which is unexpected", Text: "Allocate failed due to x, which is unexpected", Captures: []string{"%v=x"}}}},
+		{"a whole structured message in a quoted string",
+			`the kubelet said "Allocate" twice`,
+			[]summary{{Format: "Allocate", Text: "Allocate"}}},
+		{"a rejected pod's status message wraps the admission handler's",
+			"  Message:          Pod was rejected: Resources cannot be allocated with Topology locality",
+			[]summary{{Format: "Pod was rejected: %v", Text: "Pod was rejected: Resources cannot be allocated with Topology locality",
+				Captures: []string{"%v=Resources cannot be allocated with Topology locality"}, Chain: []string{"Resources cannot be allocated with Topology locality"},
+				Inner: []summary{{Format: "Resources cannot be allocated with Topology locality", Text: "Resources cannot be allocated with Topology locality"}}}}},
 		{"the same text from two entries: a log line prefers the log call",
 			"E1202 03:15:00.123456    2741 manager.go:42] unable to allocate devices",
 			[]summary{{Format: "unable to allocate devices", Text: "unable to allocate devices", Also: []string{"error unable to allocate devices"}}}},

@@ -449,7 +449,7 @@ func (x *extractor) admitLit(st site, lit *ast.CompositeLit) {
 				for _, mv := range md.reaching(mid.Pos()) {
 					texts := []text{hole(false)}
 					if mv.rhs != nil {
-						texts = render(c.str(mv.rhs))
+						texts = wrapsMessages(render(c.str(mv.rhs)))
 					}
 					for _, r := range c.reasons(correlated(rd, mv)) {
 						x.emit(st, "admit", "error", 0, "printf", "PodAdmitResult", texts, nil, r)
@@ -464,8 +464,22 @@ func (x *extractor) admitLit(st site, lit *ast.CompositeLit) {
 		rs = []ast.Expr{reason}
 	}
 	for _, r := range c.reasons(rs) {
-		x.emit(st, "admit", "error", 0, "printf", "PodAdmitResult", render(c.str(message)), nil, r)
+		x.emit(st, "admit", "error", 0, "printf", "PodAdmitResult", wrapsMessages(render(c.str(message))), nil, r)
 	}
+}
+
+// wrapsMessages marks the run-time parts of an admission message as
+// operands to follow: "Pod was rejected: " + message holds the admission
+// handler's own message, which is a kubelet text too.
+func wrapsMessages(ts []text) []text {
+	for _, t := range ts {
+		for i := range t {
+			if t[i].dyn {
+				t[i].err = true
+			}
+		}
+	}
+	return ts
 }
 
 // reasons resolves reason expressions to constant reasons; "?" stands for

@@ -236,6 +236,10 @@ func admit(fit bool, kind int, err error) lifecycle.PodAdmitResult {
 	}
 	return lifecycle.PodAdmitResult{Admit: false, Reason: reason, Message: message}
 }
+
+func reject(reason, message string) v1.PodStatus {
+	return v1.PodStatus{Reason: reason, Message: "Pod was rejected: " + message}
+}
 `
 	fs, _ := extractOne(t, body)
 	want := []got{
@@ -243,6 +247,7 @@ func admit(fit bool, kind int, err error) lifecycle.PodAdmitResult {
 		{Kind: "event", Level: "warning", Form: "printf", Format: "Failed to prepare dynamic resources: %v", Reason: "FailedPrepareDynamicResources", Errs: []int{0}, Func: "f", Call: "recorder.Eventf"},
 		{Kind: "admit", Level: "error", Form: "printf", Format: "GeneralPredicates failed due to %v, which is unexpected.", Reason: "UnexpectedPredicateFailureType", Func: "admit", Call: "PodAdmitResult"},
 		{Kind: "admit", Level: "error", Form: "printf", Format: "Node didn't have enough resource: cpu", Reason: "OutOfcpu", Func: "admit", Call: "PodAdmitResult"},
+		{Kind: "admit", Level: "error", Form: "printf", Format: "Pod was rejected: %v", Reason: "?", Errs: []int{0}, Dynamic: true, Func: "reject", Call: "PodAdmitResult"},
 		{Kind: "error", Level: "error", Form: "printf", Format: "Resources cannot be allocated with Topology locality", Func: "TopologyAffinityError.Error", Call: "Error()"},
 		{Kind: "admit", Level: "error", Form: "printf", Format: "Resources cannot be allocated with Topology locality", Reason: "TopologyAffinityError", Func: "TopologyAffinityError.Error", Call: "Type()+Error()"},
 		{Kind: "admit", Level: "error", Form: "printf", Format: "Update plugin resources failed due to %v, which is unexpected.", Reason: "UnexpectedAdmissionError", Errs: []int{0}, Func: "admit", Call: "PodAdmitResult"},
