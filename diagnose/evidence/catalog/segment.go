@@ -419,10 +419,9 @@ func bracketEnd(s string, i int) int {
 // jsonMember is one member of a JSON object: its key and value spans
 // (local offsets), the value a string when str is set.
 type jsonMember struct {
-	key        string
-	vs, ve     int
-	str        bool
-	keyQuoteAt int
+	key    string
+	vs, ve int
+	str    bool
 }
 
 // jsonObject reads the members of the JSON object s[i:] (one level; nested
