@@ -7,9 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"k8s.io/utils/cpuset"
 )
@@ -24,7 +26,7 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	if pref != nil {
 		f.Evidence = append(f.Evidence, *pref)
 	}
-	var failing *ContainerAdmission
+	var failing *evidence.ContainerAdmission
 	if r.attempt != nil {
 		if r.attempt.Scope == "pod" {
 			a.Scope = "pod"
@@ -128,7 +130,7 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 		policyText += " (inferred from the logged best hint; pass --kubelet-config to confirm)"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The kubelet's Topology Manager (policy %s, scope %s) refused %s at admission. ", policyText, orDefault(a.Scope, "container"), target)
+	fmt.Fprintf(&b, "The kubelet's Topology Manager (policy %s, scope %s) refused %s at admission. ", policyText, words.Or(a.Scope, "container"), target)
 	b.WriteString("It asks the device, CPU and memory managers where each requested resource could be placed (NUMA hints), merges the hints, and admits only when the best merged hint satisfies the policy. ")
 	if len(why) > 0 {
 		b.WriteString(strings.Join(why, " "))
@@ -157,13 +159,6 @@ func (d *diagnosis) topologyAffinity(r *rejection) {
 	d.add(f)
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func affinityRemedy(a *AffinityAnalysis) string {
 	switch a.Cause {
 	case CauseInsufficientResources:
@@ -188,7 +183,7 @@ func affinityRemedy(a *AffinityAnalysis) string {
 type resourceView struct {
 	name      string
 	provider  string
-	hints     []ReportHint
+	hints     []evidence.Hint
 	impossib  bool
 	singles   []int // nodes n with a hint {n}
 	prefSingl []int // nodes n with a preferred hint {n}
@@ -196,7 +191,7 @@ type resourceView struct {
 	prefMasks [][]int
 }
 
-func resourceViews(c *ContainerAdmission) []resourceView {
+func resourceViews(c *evidence.ContainerAdmission) []resourceView {
 	var out []resourceView
 	for _, p := range c.Providers {
 		for _, rh := range p.Resources {
@@ -224,24 +219,13 @@ func resourceViews(c *ContainerAdmission) []resourceView {
 	return out
 }
 
-func intsString(n []int) string {
-	if len(n) == 0 {
-		return "none"
-	}
-	s := make([]string, len(n))
-	for i, v := range n {
-		s[i] = fmt.Sprint(v)
-	}
-	return strings.Join(s, ", ")
-}
-
 // classifyAffinity decides the cause from the hints the kubelet logged for
 // the failing container, following the policy's admission rule. The cause is
 // insufficient-resources when some resource cannot be placed on any NUMA node
 // or set of nodes, policy-constraint when every resource can be placed but
 // not in a way the policy accepts. onEmpty tells whether the same request
 // would be admitted on an empty node (nil when the hints do not say).
-func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmpty *bool, why []string) {
+func classifyAffinity(policy string, c *evidence.ContainerAdmission) (cause string, onEmpty *bool, why []string) {
 	views := resourceViews(c)
 	yes, no := true, false
 	var impossible []string
@@ -289,7 +273,7 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 		common := map[int]int{}
 		var fit []string
 		for _, v := range views {
-			fit = append(fit, fmt.Sprintf("%s fits alone on NUMA node(s) %s", v.name, intsString(v.prefSingl)))
+			fit = append(fit, fmt.Sprintf("%s fits alone on NUMA node(s) %s", v.name, words.Ints(v.prefSingl)))
 			for _, n := range v.prefSingl {
 				common[n]++
 			}
@@ -346,7 +330,7 @@ func classifyAffinity(policy string, c *ContainerAdmission) (cause string, onEmp
 
 // hintRows builds the per-resource, per-NUMA table from the logged hints and
 // the pod's requests.
-func hintRows(c *ContainerAdmission, pod *topomgr.Pod, m *topomgr.Machine) []ResourceRow {
+func hintRows(c *evidence.ContainerAdmission, pod *topomgr.Pod, m *topomgr.Machine) []ResourceRow {
 	views := resourceViews(c)
 	nodes := map[int]bool{}
 	if m != nil {
@@ -409,7 +393,7 @@ func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quanti
 	if container != "" {
 		for _, c := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
 			if c.Name == container {
-				q, _ := request(&c, resource)
+				q, _ := c.Resources.Requested(resource)
 				return q
 			}
 		}
@@ -418,7 +402,7 @@ func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quanti
 	// Pod scope: max(init container peaks, sum of app + restartable init containers).
 	var sum, peak, sidecars topomgr.Quantity
 	for _, c := range p.InitContainers {
-		q, _ := request(&c, resource)
+		q, _ := c.Resources.Requested(resource)
 		if c.IsRestartable() {
 			sidecars = sidecars.Add(q)
 			continue
@@ -428,7 +412,7 @@ func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quanti
 		}
 	}
 	for _, c := range p.Containers {
-		q, _ := request(&c, resource)
+		q, _ := c.Resources.Requested(resource)
 		sum = sum.Add(q)
 	}
 	sum = sum.Add(sidecars)
@@ -482,7 +466,7 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 	}
 	// CPUs.
 	if q, ok := reqs["cpu"]; ok && guaranteed && q.IsInteger() && !q.IsZero() {
-		if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
+		if f := d.ev.State(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && d.ev.Machine != nil {
 			reserved := cpuset.New()
 			if c := d.ev.Config; c != nil && c.ReservedSystemCPUs != "" {
 				if r, err := cpulist.Parse(c.ReservedSystemCPUs); err == nil {
@@ -498,7 +482,7 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 		}
 	}
 	// Memory and hugepages.
-	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
+	if f := d.ev.State(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" && guaranteed {
 		groups := f.Memory.Groups()
 		for _, res := range slices.Sorted(maps.Keys(reqs)) {
 			if res != "memory" && !strings.HasPrefix(res, "hugepages-") {
@@ -517,20 +501,20 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 					}
 					for _, nr := range gr.PerNode {
 						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
-							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", intsString(g.Nodes)),
+							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", words.Ints(g.Nodes)),
 							free: int64(nr.Table.Free), req: q.Value(), known: true})
 					}
 					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
 						Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", Note: "memory group"})
 					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
 						"The group has %s of %s free (allocatable %s, system-reserved %s).",
-						intsString(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
+						words.Ints(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
 				}
 			}
 		}
 	}
 	// Devices.
-	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil && d.ev.PodResources != nil && d.ev.PodResources.Allocatable != nil {
+	if f := d.ev.State(statefile.KindDevice); f != nil && f.Device != nil && d.ev.PodResources != nil && d.ev.PodResources.Allocatable != nil {
 		used := map[string]bool{}
 		for _, e := range f.Device.PodDeviceEntries {
 			for _, ids := range e.DeviceIDs {
@@ -623,7 +607,7 @@ func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 		return CauseInsufficientResources, []string{"By the state files no NUMA node or set of NUMA nodes has enough free " + strings.Join(short, ", ") + "."}
 	}
 	if len(wide) > 0 {
-		return CausePolicyConstraint, []string{fmt.Sprintf("By the state files %s is free only when several NUMA nodes are combined; %s accepts that placement only if it is the narrowest possible on an empty node, and single-numa-node never does.", strings.Join(wide, ", "), orDefault(policy, "the policy"))}
+		return CausePolicyConstraint, []string{fmt.Sprintf("By the state files %s is free only when several NUMA nodes are combined; %s accepts that placement only if it is the narrowest possible on an empty node, and single-numa-node never does.", strings.Join(wide, ", "), words.Or(policy, "the policy"))}
 	}
 	return CausePolicyConstraint, []string{"By the state files every resource fits on some NUMA node, but not all of them on the same one."}
 }
@@ -633,18 +617,18 @@ func classifyFromState(policy string, rows []ResourceRow) (string, []string) {
 func (d *diagnosis) admitted(rejected []*rejection) {
 	policy, _, pref := d.policy()
 	for _, p := range d.ev.Pods {
-		skip := admissionReasons[p.Reason]
+		skip := evidence.IsAdmissionReason(p.Reason)
 		for _, r := range rejected {
-			skip = skip || sameName(r.pod, p.Ref())
+			skip = skip || evidence.SamePod(r.pod, p.Ref())
 		}
 		if skip {
 			continue
 		}
-		var att *AdmissionAttempt
-		var lg *KubeletLog
+		var att *evidence.AdmissionAttempt
+		var lg *evidence.KubeletLog
 		for _, l := range d.ev.Logs {
 			for i := range l.Attempts {
-				if sameName(l.Attempts[i].Pod, p.Ref()) && len(l.Attempts[i].Containers) > 0 {
+				if evidence.SamePod(l.Attempts[i].Pod, p.Ref()) && len(l.Attempts[i].Containers) > 0 {
 					att, lg = &l.Attempts[i], l
 				}
 			}
@@ -654,7 +638,7 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 			f.Evidence = append(f.Evidence, *pref)
 		}
 		switch {
-		case att != nil && allAligned(att):
+		case att != nil && att.AllAligned():
 			var parts []string
 			for _, c := range att.Containers {
 				name := c.Container
@@ -665,10 +649,10 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 				f.Evidence = append(f.Evidence, Ref{File: lg.Name, Line: c.BestLine, Quote: "best hint " + hintText(c.BestHint)})
 			}
 			for _, s := range lg.Signals {
-				if (s.Kind != signalMemoryPlacement && s.Kind != signalCPUPlacement) || !sameName(s.Fields["pod"], p.Ref()) {
+				if (s.Kind != evidence.SignalMemoryPlacement && s.Kind != evidence.SignalCPUPlacement) || !evidence.SamePod(s.Fields["pod"], p.Ref()) {
 					continue
 				}
-				if s.Kind == signalMemoryPlacement {
+				if s.Kind == evidence.SignalMemoryPlacement {
 					parts = append(parts, fmt.Sprintf("memory of %s pinned to NUMA node(s) %s (cpuset.mems)", s.Fields["container"], s.Fields["numaNodes"]))
 				} else {
 					parts = append(parts, fmt.Sprintf("exclusive CPUs %s for %s", s.Fields["cpuset"], s.Fields["container"]))
@@ -682,13 +666,13 @@ func (d *diagnosis) admitted(rejected []*rejection) {
 					continue
 				}
 				if *sim.agree && sim.admit {
-					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives the same best hint %s for %s and admits it", policy, sim.best, orDefault(c.Container, "the pod")))
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives the same best hint %s for %s and admits it", policy, sim.best, words.Or(c.Container, "the pod")))
 				} else {
 					f.Severity = statefile.SeverityWarning
-					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives %s for %s (admit: %v), which does not match the log: the policy or options in effect differ from the evidence", policy, sim.best, orDefault(c.Container, "the pod"), sim.admit))
+					parts = append(parts, fmt.Sprintf("numascope's model of the %s merge gives %s for %s (admit: %v), which does not match the log: the policy or options in effect differ from the evidence", policy, sim.best, words.Or(c.Container, "the pod"), sim.admit))
 				}
 			}
-			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), orDefault(policy, "unknown"))
+			f.Title = fmt.Sprintf("Pod %s was admitted by the Topology Manager (policy %s)", p.Ref(), words.Or(policy, "unknown"))
 			f.Explanation = "The merged NUMA hints satisfied the policy: " + strings.Join(parts, ", ") + ". A non-preferred hint means the resources were placed across more NUMA nodes than the narrowest possible placement."
 			f.Remedy = "Nothing to do."
 		case policy == "none" && p.Phase == "Running":
@@ -727,12 +711,12 @@ func (d *diagnosis) unresolvedHints(rejected []*rejection) {
 			seen[a.Pod] = true
 			covered := false
 			for _, r := range rejected {
-				covered = covered || sameName(r.pod, a.Pod)
+				covered = covered || evidence.SamePod(r.pod, a.Pod)
 			}
 			for _, p := range d.ev.Pods {
-				covered = covered || sameName(p.Ref(), a.Pod)
+				covered = covered || evidence.SamePod(p.Ref(), a.Pod)
 			}
-			var c *ContainerAdmission
+			var c *evidence.ContainerAdmission
 			for j := range a.Containers {
 				if b := a.Containers[j].BestHint; b != nil && !b.Preferred && !a.Containers[j].Aligned {
 					c = &a.Containers[j]
@@ -742,7 +726,7 @@ func (d *diagnosis) unresolvedHints(rejected []*rejection) {
 			if covered || c == nil {
 				continue
 			}
-			who := orDefault(c.Container, "the pod")
+			who := words.Or(c.Container, "the pod")
 			var hints []string
 			for _, p := range c.Providers {
 				hints = append(hints, providerText(p))
@@ -782,19 +766,10 @@ func podName(pod string) string {
 	return pod
 }
 
-func allAligned(a *AdmissionAttempt) bool {
-	for _, c := range a.Containers {
-		if !c.Aligned {
-			return false
-		}
-	}
-	return true
-}
-
 // heldNotes names exclusive CPUs held by finished pods and finished init
 // containers, per NUMA node: freeing them is often the quickest remedy.
 func (d *diagnosis) heldNotes() []string {
-	f := d.ev.state(statefile.KindCPU)
+	f := d.ev.State(statefile.KindCPU)
 	if f == nil || f.CPU == nil {
 		return nil
 	}
@@ -824,7 +799,7 @@ func (d *diagnosis) heldNotes() []string {
 					ids = append(ids, n)
 				}
 				sort.Ints(ids)
-				where = " on NUMA node(s) " + intsString(ids)
+				where = " on NUMA node(s) " + words.Ints(ids)
 			}
 			who := "finished pod " + p.Ref()
 			if !terminal(p) {
@@ -840,7 +815,7 @@ func (d *diagnosis) heldNotes() []string {
 // pod on numascope's Topology Manager; it fills the analysis and returns the
 // explanation when that worked.
 func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]string, bool) {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
+	adm, err := d.simulateAdmission(r.spec, a.Policy, words.Or(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil {
 		return []string{fmt.Sprintf("numascope could not model the node's Topology Manager: %v.", err)}, false
 	}
@@ -879,8 +854,8 @@ func (d *diagnosis) simulateFromState(r *rejection, a *AffinityAnalysis) ([]stri
 
 // compareWithState recomputes the failing container's hints from the state
 // files and says whether they match the logged ones.
-func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing *ContainerAdmission) []string {
-	adm, err := d.simulateAdmission(r.spec, a.Policy, orDefault(a.Scope, topomgr.DefaultTopologyManagerScope))
+func (d *diagnosis) compareWithState(r *rejection, a *AffinityAnalysis, failing *evidence.ContainerAdmission) []string {
+	adm, err := d.simulateAdmission(r.spec, a.Policy, words.Or(a.Scope, topomgr.DefaultTopologyManagerScope))
 	if err != nil || adm == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/jsonrepair"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/podresources"
@@ -33,8 +34,8 @@ func (d *diagnosis) drift() {
 	// drift is the last step that reads the state files: mark what rests
 	// on an unverified copy once every state finding is in.
 	defer d.markUnverified()
-	cpuF := d.ev.state(statefile.KindCPU)
-	memF := d.ev.state(statefile.KindMemory)
+	cpuF := d.ev.State(statefile.KindCPU)
+	memF := d.ev.State(statefile.KindMemory)
 	pr := d.ev.PodResources
 	if cpuF != nil && cpuF.CPU != nil {
 		uids := slices.Sorted(maps.Keys(cpuF.CPU.Entries))
@@ -60,7 +61,7 @@ func (d *diagnosis) drift() {
 					}
 					d.add(Finding{Code: CodeStaleStateEntry, Severity: statefile.SeverityWarning, Pod: refOrEmpty(pod),
 						Title:    fmt.Sprintf("cpu_manager_state assigns CPUs %s to container %q of %s, which PodResources does not list", cpus, cname, who),
-						Evidence: []Ref{ref, {File: d.ev.podResourcesName, Quote: "no container " + cname + " with cpuIds " + cpus.String()}},
+						Evidence: []Ref{ref, {File: d.ev.PodResourcesName(), Quote: "no container " + cname + " with cpuIds " + cpus.String()}},
 						Explanation: fmt.Sprintf("The CPU manager still records CPUs %s as exclusive to container %q, but the kubelet's PodResources API reports no running container holding them. "+
 							"The entry is left over from a pod that is gone (the kubelet removes stale entries only when it next admits a pod or reconciles), so these CPUs are missing from the shared pool "+
 							"and from what new Guaranteed pods can get, and the NUMA hints for new pods are computed as if they were taken.", cpus, cname),
@@ -91,7 +92,7 @@ func (d *diagnosis) drift() {
 					}
 					d.add(Finding{Code: CodeStaleStateEntry, Severity: statefile.SeverityWarning, Pod: refOrEmpty(pod),
 						Title:    fmt.Sprintf("memory_manager_state pins %s to container %q of %s, which PodResources does not list", blocksText(blocks), cname, who),
-						Evidence: []Ref{ref, {File: d.ev.podResourcesName, Quote: "no container " + cname + " with these memory blocks"}},
+						Evidence: []Ref{ref, {File: d.ev.PodResourcesName(), Quote: "no container " + cname + " with these memory blocks"}},
 						Explanation: "The memory manager still reserves this memory for a container the PodResources API no longer reports. Until the entry is removed the memory counts as reserved " +
 							"on those NUMA nodes, and if it spans several nodes it keeps them tied together as a group.",
 						Remedy: "Admitting any new pod triggers the kubelet's stale-state cleanup; if the entry survives, drain the node, stop the kubelet, move memory_manager_state away and restart it.",
@@ -99,7 +100,7 @@ func (d *diagnosis) drift() {
 				}
 			}
 		}
-		if !d.ev.partial(memF) {
+		if !d.ev.Partial(memF) {
 			d.unexplainedGroups(memF)
 		}
 	}
@@ -110,7 +111,7 @@ func (d *diagnosis) drift() {
 				if p.Name == pp.Name && p.Namespace == pp.Namespace && terminal(p) && pp.HasExclusive() {
 					d.add(Finding{Code: CodeTerminatedPodHoldsResources, Severity: statefile.SeverityWarning, Pod: p.Ref(),
 						Title:    fmt.Sprintf("Pod %s has finished (%s) but PodResources still reports exclusive resources for it", p.Ref(), p.Phase),
-						Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}, {File: d.ev.podResourcesName, Quote: "pod " + pp.Ref() + " with exclusive resources"}},
+						Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}, {File: d.ev.PodResourcesName(), Quote: "pod " + pp.Ref() + " with exclusive resources"}},
 						Explanation: "The kubelet reports terminated pods in PodResources List and keeps their CPUs and memory assigned until the pod object is deleted (kubernetes/kubernetes#119423, #132020). " +
 							"Monitoring built on PodResources over-counts what is allocated, and the resources are not offered to new pods.",
 						Remedy: fmt.Sprintf("Delete the finished pod (kubectl delete pod -n %s %s); for Jobs set ttlSecondsAfterFinished so finished pods are cleaned up.", p.Namespace, p.Name),
@@ -141,7 +142,7 @@ func (d *diagnosis) heldByFinished(pod *topomgr.Pod, cname string, cpus cpuset.C
 		}
 		// CPUs reused by an app container are not lost.
 		reused := cpuset.New()
-		if f := d.ev.state(statefile.KindCPU); f != nil {
+		if f := d.ev.State(statefile.KindCPU); f != nil {
 			for other, s := range f.CPU.Entries[pod.UID] {
 				if other != cname {
 					reused = reused.Union(s.Intersection(cpus))
@@ -244,7 +245,7 @@ func sameInts(a, b []int) bool {
 func blocksText(blocks []statefile.Block) string {
 	var parts []string
 	for _, b := range blocks {
-		parts = append(parts, fmt.Sprintf("%s %s on NUMA %s", formatBytes(int64(b.Size)), b.Type, intsString(b.NUMAAffinity)))
+		parts = append(parts, fmt.Sprintf("%s %s on NUMA %s", formatBytes(int64(b.Size)), b.Type, words.Ints(b.NUMAAffinity)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -272,11 +273,11 @@ func (d *diagnosis) unexplainedGroups(f *statefile.File) {
 			continue
 		}
 		d.add(Finding{Code: CodeUnexplainedNUMAGroup, Severity: statefile.SeverityWarning,
-			Title:    fmt.Sprintf("NUMA nodes %s are tied into a memory group that no current assignment explains", intsString(g.Nodes)),
+			Title:    fmt.Sprintf("NUMA nodes %s are tied into a memory group that no current assignment explains", words.Ints(g.Nodes)),
 			Evidence: []Ref{{File: f.Name, Path: fmt.Sprintf("/machineState/%d/cells", g.Nodes[0]), Quote: fmt.Sprint(g.Nodes)}},
 			Explanation: fmt.Sprintf("memory_manager_state groups NUMA nodes %s (each lists the others in its cells), but no entry has a memory block spanning exactly these nodes. "+
 				"A group forms when a container's memory spans several nodes and dissolves when its last assignment goes; one left behind keeps single-NUMA pods off these nodes "+
-				"(their hints skip nodes in a multi-node group) and makes the kubelet's start-up replay fail.", intsString(g.Nodes)),
+				"(their hints skip nodes in a multi-node group) and makes the kubelet's start-up replay fail.", words.Ints(g.Nodes)),
 			Remedy: "Drain the node, stop the kubelet, move memory_manager_state away and restart it so the groups are rebuilt from the running pods.",
 		})
 	}

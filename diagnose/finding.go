@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -123,16 +124,16 @@ type AffinityAnalysis struct {
 	// Resources has one row per requested resource and NUMA node.
 	Resources []ResourceRow `json:"resources,omitempty"`
 	// Hints as the kubelet logged them for the failing container.
-	LoggedHints    []ReportProviderHints `json:"loggedHints,omitempty"`
-	LoggedBestHint *ReportHint           `json:"loggedBestHint,omitempty"`
+	LoggedHints    []evidence.ProviderHints `json:"loggedHints,omitempty"`
+	LoggedBestHint *evidence.Hint           `json:"loggedBestHint,omitempty"`
 	// SimulatedHints are the hints numascope computes from the state files
 	// when the log has none for this pod.
-	SimulatedHints []ReportProviderHints `json:"simulatedHints,omitempty"`
+	SimulatedHints []evidence.ProviderHints `json:"simulatedHints,omitempty"`
 	// SimulatedBestHint is the merge of the logged (or computed) hints by
 	// numascope's Topology Manager model; Agree compares it with the log.
-	SimulatedBestHint *ReportHint `json:"simulatedBestHint,omitempty"`
-	SimulatedAdmit    *bool       `json:"simulatedAdmit,omitempty"`
-	Agree             *bool       `json:"agree,omitempty"`
+	SimulatedBestHint *evidence.Hint `json:"simulatedBestHint,omitempty"`
+	SimulatedAdmit    *bool          `json:"simulatedAdmit,omitempty"`
+	Agree             *bool          `json:"agree,omitempty"`
 }
 
 // ResourceRow is requested against free for one resource on one NUMA node (or group).
@@ -169,7 +170,7 @@ const SchemaVersion = "numascope.diagnose/v1"
 type Report struct {
 	Schema string `json:"schema"`
 	// Evidence lists the evidence that was read.
-	Evidence []EvidenceItem `json:"evidence"`
+	Evidence []evidence.Item `json:"evidence"`
 	// Kubelet is the kubelet release range the evidence shows ("v1.31 or
 	// later", "v1.16 to v1.17") and why; empty when nothing tells.
 	Kubelet  string    `json:"kubelet,omitempty"`
@@ -179,34 +180,6 @@ type Report struct {
 	Next    string  `json:"next,omitempty"`
 	Summary Summary `json:"summary"`
 }
-
-// EvidenceItem names one input and what it was read as, or why it was not.
-type EvidenceItem struct {
-	File string `json:"file"`
-	// Kind is what the input was read as ("kubelet-log", "pod", "events",
-	// "kubelet-config", "topology", "state-cpu", ...); for an input that was
-	// not read, the kind it was given as or looked like, or "unknown".
-	Kind   string `json:"kind"`
-	Format string `json:"format,omitempty"`
-	// Status is "read", "partial" (read, with parts left out: see
-	// Warnings), "unused" (read, but nothing in it is kubelet evidence) or
-	// "refused" (not read: see Error).
-	Status string `json:"status"`
-	// Given is the kind the input was passed as (a typed flag), when that
-	// is not the kind it was read as, or when it was refused.
-	Given string `json:"given,omitempty"`
-	// Note says what was learned from it.
-	Note string `json:"note,omitempty"`
-	// Error says why the input was not read: the file, the line or field,
-	// and what to pass instead.
-	Error string `json:"error,omitempty"`
-	// Warnings are what was changed or left out on the way, each starting
-	// with its position ("line 3: removed shell prompt and command").
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// Used reports whether the input was read and contributes to the findings.
-func (it EvidenceItem) Used() bool { return it.Status == "read" || it.Status == "partial" }
 
 // HasErrors reports whether any finding has severity error.
 func (r *Report) HasErrors() bool { return r.Summary.Errors > 0 }

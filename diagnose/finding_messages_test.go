@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -25,74 +26,15 @@ var (
 	msgUpdatePlug = fmt.Sprintf("Update plugin resources failed due to %v, which is unexpected.", "requested number of devices unavailable for example.com/fpga. Requested: 1, Available: 0")
 )
 
-func TestReasonFromMessage(t *testing.T) {
-	tests := []struct {
-		msg, want string
-	}{
-		{msgTAE, CodeTopologyAffinityError},
-		{msgTAEOld, CodeTopologyAffinityError},
-		{"Pod was rejected: " + msgTAE, CodeTopologyAffinityError},
-		{msgSMTMulti, CodeSMTAlignmentError},
-		{msgSMTPhys, CodeSMTAlignmentError},
-		{uae("not enough cpus available to satisfy request"), CodeUnexpectedAdmission},
-		{msgUpdatePlug, CodeUnexpectedAdmission},
-		{"GeneralPredicates failed due to something, which is unexpected.", CodeUnexpectedAdmission},
-		{"Back-off restarting failed container", ""},
-		{"topology locality is nice", ""},
-		{"", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.msg, func(t *testing.T) {
-			assert.Equal(t, tc.want, reasonFromMessage(tc.msg))
-		})
-	}
-}
-
-func TestClassifyInner(t *testing.T) {
-	tests := []struct {
-		msg, kind, manager string
-		subs               []string
-	}{
-		{uae("not enough cpus available to satisfy request"), innerCPUs, "cpu", nil},
-		{uae(fmt.Sprintf("not enough cpus available to satisfy request: requested=%d, available=%d", 8, 6)), innerCPUs, "cpu", []string{"8", "6"}},
-		{uae("[memorymanager] failed to find NUMA nodes to extend the current topology hint"), innerMemoryExtend, "memory", nil},
-		{uae("[memorymanager] failed to find the default preferred hint"), innerMemoryDefault, "memory", nil},
-		{uae("[memorymanager] failed to find the extended preferred hint"), innerMemoryExtended, "memory", nil},
-		{uae("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available"), innerMemoryNoAffinity, "memory", nil},
-		{uae("[memorymanager] preferred hint violates NUMA node allocation"), innerMemoryViolates, "memory", nil},
-		{uae(fmt.Sprintf("requested number of devices unavailable for %s. Requested: %d, Available: %d", "nvidia.com/gpu", 2, 1)), innerDevicesShort, "device", []string{"nvidia.com/gpu", "2", "1"}},
-		{msgUpdatePlug, innerDevicesShort, "device", []string{"example.com/fpga", "1", "0"}},
-		{uae(fmt.Sprintf("can't allocate unregistered device %s", "intel.com/qat")), innerDeviceUnregister, "device", []string{"intel.com/qat"}},
-		{uae(fmt.Sprintf("cannot allocate unregistered device %s", "intel.com/qat")), innerDeviceUnregister, "device", []string{"intel.com/qat"}},
-		{uae(fmt.Sprintf("endpoint not found in cache for a registered resource: %s", "nvidia.com/gpu")), innerDeviceEndpoint, "device", []string{"nvidia.com/gpu"}},
-		{uae(fmt.Sprintf("no healthy devices present; cannot allocate unhealthy devices %s", "squat.ai/zigbee")), innerDeviceUnhealthy, "device", []string{"no healthy devices present", "squat.ai/zigbee"}},
-		{uae(fmt.Sprintf("previously allocated devices are no longer healthy; cannot allocate unhealthy devices %s", "nvidia.com/gpu")), innerDeviceUnhealthy, "device", []string{"previously allocated devices are no longer healthy", "nvidia.com/gpu"}},
-		{uae("rpc error: code = Unknown desc = failed to allocate GPU: device lost"), innerDevicePluginRPC, "device", []string{"Unknown", "failed to allocate GPU: device lost"}},
-		{uae(fmt.Sprintf("pod %q container %q changed request for resource %q from %d to %d", "uid-1", "app", "nvidia.com/gpu", 1, 2)), innerDeviceRequestDiff, "device", []string{"uid-1", "app", "nvidia.com/gpu", "1", "2"}},
-		{uae("something else entirely"), "", "", nil},
-		{`Unable to generate topology hints: requested number of devices unavailable resourceName=nvidia.com/gpu pod=other/x request=2 available=1`, "", "", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.msg, func(t *testing.T) {
-			in := classifyInner(tc.msg)
-			assert.Equal(t, tc.kind, in.kind)
-			assert.Equal(t, tc.manager, in.manager)
-			for i, want := range tc.subs {
-				assert.Equal(t, want, in.sub(i+1, ""), "submatch %d", i+1)
-			}
-		})
-	}
-}
-
 // runOnEvents diagnoses one Warning event per message, without a reason:
 // the kubelet's message as people paste it.
 func runOnEvents(t *testing.T, msgs ...string) Report {
 	t.Helper()
-	ev := &Events{Source: "events.txt", Format: "table"}
+	ev := &evidence.Events{Source: "events.txt", Format: "table"}
 	for i, m := range msgs {
-		ev.Events = append(ev.Events, Event{Line: i + 1, Type: "Warning", Object: fmt.Sprintf("pod/p%d", i), Message: m})
+		ev.Events = append(ev.Events, evidence.Event{Line: i + 1, Type: "Warning", Object: fmt.Sprintf("pod/p%d", i), Message: m})
 	}
-	rep, err := Run(context.Background(), &Evidence{Events: []*Events{ev}})
+	rep, err := Run(context.Background(), &evidence.Set{Events: []*evidence.Events{ev}})
 	require.NoError(t, err)
 	return rep
 }
@@ -110,18 +52,18 @@ func TestBareMessageFindings(t *testing.T) {
 		{"smt one thread per core", msgSMTPhys1, CodeSMTAlignmentError, "", []string{"1 CPU per core", "Free at least 5 CPUs"}, []string{"sibling", "cores of"}},
 		{"smt wrong form, one thread per core", "SMT Alignment Error: requested 3 cpus not multiple cpus per core = 1", CodeSMTAlignmentError, "", []string{"yet 3 is one", "with 1 CPU per core"}, []string{"sibling", "for example"}},
 		{"smt wrong form", msgSMTWrong, CodeSMTAlignmentError, "", []string{"yet 4 is one", "kubernetes/kubernetes#127959"}, []string{"for example"}},
-		{"cpus", uae("not enough cpus available to satisfy request: requested=8, available=6"), CodeUnexpectedAdmission, innerCPUs, []string{"8 requested, 6 available", "init containers", "ttlSecondsAfterFinished"}, nil},
-		{"memory extend", uae("[memorymanager] failed to find NUMA nodes to extend the current topology hint"), CodeMemoryGroupExtension, innerMemoryExtend, []string{"NUMA group"}, nil},
-		{"memory default", uae("[memorymanager] failed to find the default preferred hint"), CodeUnexpectedAdmission, innerMemoryDefault, []string{"no NUMA node", "memory_manager_state"}, []string{"no preference"}},
-		{"memory no affinity", uae("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available"), CodeUnexpectedAdmission, innerMemoryNoAffinity, []string{"found none"}, nil},
-		{"memory violates", uae("[memorymanager] preferred hint violates NUMA node allocation"), CodeMemoryGroupExtension, innerMemoryViolates, []string{"never both", "kubernetes/kubernetes#123443"}, nil},
-		{"devices short", uae("requested number of devices unavailable for nvidia.com/gpu. Requested: 2, Available: 1"), CodeDevicesUnavailable, innerDevicesShort, []string{"had 1 healthy", "needs 2"}, nil},
-		{"update plugin", msgUpdatePlug, CodeDevicesUnavailable, innerDevicesShort, []string{"example.com/fpga"}, nil},
-		{"unregistered", uae("cannot allocate unregistered device intel.com/qat"), CodeDevicesUnavailable, innerDeviceUnregister, []string{"no device plugin has registered"}, nil},
-		{"endpoint", uae("endpoint not found in cache for a registered resource: nvidia.com/gpu"), CodeDevicesUnavailable, innerDeviceEndpoint, []string{"registers again", "start-up race"}, nil},
-		{"unhealthy", uae("no healthy devices present; cannot allocate unhealthy devices squat.ai/zigbee"), CodeUnexpectedAdmission, innerDeviceUnhealthy, []string{"not scheduling", "kubernetes/kubernetes#125579"}, nil},
-		{"lost device", uae("previously allocated devices are no longer healthy; cannot allocate unhealthy devices nvidia.com/gpu"), CodeUnexpectedAdmission, innerDeviceUnhealthy, []string{"hardware", "nvidia-smi"}, []string{"re-register"}},
-		{"plugin rpc", uae("rpc error: code = Unknown desc = device lost"), CodeUnexpectedAdmission, innerDevicePluginRPC, []string{"gRPC error: device lost", "not scheduling"}, nil},
+		{"cpus", uae("not enough cpus available to satisfy request: requested=8, available=6"), CodeUnexpectedAdmission, evidence.AllocCPUs, []string{"8 requested, 6 available", "init containers", "ttlSecondsAfterFinished"}, nil},
+		{"memory extend", uae("[memorymanager] failed to find NUMA nodes to extend the current topology hint"), CodeMemoryGroupExtension, evidence.AllocMemoryExtend, []string{"NUMA group"}, nil},
+		{"memory default", uae("[memorymanager] failed to find the default preferred hint"), CodeUnexpectedAdmission, evidence.AllocMemoryDefault, []string{"no NUMA node", "memory_manager_state"}, []string{"no preference"}},
+		{"memory no affinity", uae("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available"), CodeUnexpectedAdmission, evidence.AllocMemoryNoAffinity, []string{"found none"}, nil},
+		{"memory violates", uae("[memorymanager] preferred hint violates NUMA node allocation"), CodeMemoryGroupExtension, evidence.AllocMemoryViolates, []string{"never both", "kubernetes/kubernetes#123443"}, nil},
+		{"devices short", uae("requested number of devices unavailable for nvidia.com/gpu. Requested: 2, Available: 1"), CodeDevicesUnavailable, evidence.AllocDevicesShort, []string{"had 1 healthy", "needs 2"}, nil},
+		{"update plugin", msgUpdatePlug, CodeDevicesUnavailable, evidence.AllocDevicesShort, []string{"example.com/fpga"}, nil},
+		{"unregistered", uae("cannot allocate unregistered device intel.com/qat"), CodeDevicesUnavailable, evidence.AllocDeviceUnregister, []string{"no device plugin has registered"}, nil},
+		{"endpoint", uae("endpoint not found in cache for a registered resource: nvidia.com/gpu"), CodeDevicesUnavailable, evidence.AllocDeviceEndpoint, []string{"registers again", "start-up race"}, nil},
+		{"unhealthy", uae("no healthy devices present; cannot allocate unhealthy devices squat.ai/zigbee"), CodeUnexpectedAdmission, evidence.AllocDeviceUnhealthy, []string{"not scheduling", "kubernetes/kubernetes#125579"}, nil},
+		{"lost device", uae("previously allocated devices are no longer healthy; cannot allocate unhealthy devices nvidia.com/gpu"), CodeUnexpectedAdmission, evidence.AllocDeviceUnhealthy, []string{"hardware", "nvidia-smi"}, []string{"re-register"}},
+		{"plugin rpc", uae("rpc error: code = Unknown desc = device lost"), CodeUnexpectedAdmission, evidence.AllocDevicePluginRPC, []string{"gRPC error: device lost", "not scheduling"}, nil},
 		{"unknown inner", uae("something else"), CodeUnexpectedAdmission, "", []string{"something else"}, nil},
 	}
 	for _, tc := range tests {
@@ -149,7 +91,7 @@ func TestBareMessageFindings(t *testing.T) {
 func TestReasonWithoutMessage(t *testing.T) {
 	for _, reason := range []string{CodeTopologyAffinityError, CodeSMTAlignmentError, CodeUnexpectedAdmission} {
 		t.Run(reason, func(t *testing.T) {
-			ev := &Evidence{Pods: []*topomgr.Pod{{Name: "p", Namespace: "ns", Phase: "Failed", Reason: reason, Source: "pods.txt"}}}
+			ev := &evidence.Set{Pods: []*topomgr.Pod{{Name: "p", Namespace: "ns", Phase: "Failed", Reason: reason, Source: "pods.txt"}}}
 			rep, err := Run(context.Background(), ev)
 			require.NoError(t, err)
 			require.Len(t, rep.Findings, 1, "%v", codes(rep))
@@ -168,21 +110,21 @@ func TestLogSignalsAlone(t *testing.T) {
 		name, line, code, cause, pod string
 	}{
 		{"memory extend", `E1129 15:00:00.000200      61 memory_manager.go:295] "Allocate error" err="[memorymanager] failed to find NUMA nodes to extend the current topology hint" pod="cache/redis-0" containerName="redis"`,
-			CodeMemoryGroupExtension, innerMemoryExtend, "cache/redis-0"},
+			CodeMemoryGroupExtension, evidence.AllocMemoryExtend, "cache/redis-0"},
 		{"memory default hint", `E1129 15:00:00.000200      61 memory_manager.go:295] "Allocate error" err="[memorymanager] failed to find the default preferred hint" pod="db/pg-0" containerName="pg"`,
-			CodeUnexpectedAdmission, innerMemoryDefault, "db/pg-0"},
+			CodeUnexpectedAdmission, evidence.AllocMemoryDefault, "db/pg-0"},
 		{"cpus", `E1129 15:00:00.000200      61 cpu_manager.go:256] "Allocate error" err="not enough cpus available to satisfy request: requested=8, available=6" pod="batch/crunch" containerName="main"`,
-			CodeUnexpectedAdmission, innerCPUs, "batch/crunch"},
+			CodeUnexpectedAdmission, evidence.AllocCPUs, "batch/crunch"},
 		{"devices", `E1129 16:00:01.000000    9 manager.go:800] "Allocate error" err="requested number of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0" pod="ml/infer-0"`,
-			CodeDevicesUnavailable, innerDevicesShort, "ml/infer-0"},
+			CodeDevicesUnavailable, evidence.AllocDevicesShort, "ml/infer-0"},
 		{"smt event", `I1129 14:00:00.100000    5150 event.go:389] "Event occurred" object="perf/bench-7" kind="Pod" type="Warning" reason="SMTAlignmentError" message="SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"`,
 			CodeSMTAlignmentError, "", "perf/bench-7"},
 		{"unnamed", `E1129 15:00:00.000200      61 policy_static.go:300] unable to allocate: not enough cpus available to satisfy request`,
-			CodeUnexpectedAdmission, innerCPUs, unnamedPod},
+			CodeUnexpectedAdmission, evidence.AllocCPUs, unnamedPod},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddLog("kubelet.log", []byte(tc.line+"\n")))
 			rep, err := Run(context.Background(), ev)
 			require.NoError(t, err)
@@ -214,13 +156,13 @@ func TestMemoryHintsEmpty(t *testing.T) {
 		`I1129 10:00:00.101400    1234 scope_container.go:61] "Topology Affinity" bestHint={"NUMANodeAffinity":1,"Preferred":true} pod="db/pg-0" containerName="pg"`,
 		`I1129 10:00:00.101500    1234 allocation_manager.go:660] "Pod admission denied" podUID="11111111-0000-4000-8000-000000000001" pod="db/pg-0" reason="UnexpectedAdmissionError" message="Allocate failed due to [memorymanager] failed to find the default preferred hint, which is unexpected" operation="add"`,
 	}, "\n")
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.AddLog("kubelet.log", []byte(log)))
 	rep, err := Run(context.Background(), ev)
 	require.NoError(t, err)
 	require.Len(t, rep.Findings, 1, "%v", codes(rep))
 	f := rep.Findings[0]
-	assert.Equal(t, innerMemoryDefault, f.Cause)
+	assert.Equal(t, evidence.AllocMemoryDefault, f.Cause)
 	assert.Contains(t, f.Explanation, "hints={}")
 	assert.Contains(t, f.Explanation, "no NUMA node or set of NUMA nodes can hold the request")
 	assert.NotContains(t, f.Explanation, "no preference")
@@ -229,46 +171,46 @@ func TestMemoryHintsEmpty(t *testing.T) {
 		lines = append(lines, r.Line)
 	}
 	assert.Contains(t, lines, 3, "the hints={} line is evidence")
-	assert.Contains(t, providerText(ReportProviderHints{Provider: "memory", NoPreference: true, EmptyMap: true}), "no NUMA node or set of NUMA nodes can hold it")
+	assert.Contains(t, providerText(evidence.ProviderHints{Provider: "memory", NoPreference: true, EmptyMap: true}), "no NUMA node or set of NUMA nodes can hold it")
 }
 
 func TestKubeletRange(t *testing.T) {
 	tests := []struct {
 		name string
-		ev   func(t *testing.T) *Evidence
+		ev   func(t *testing.T) *evidence.Set
 		want string
 	}{
-		{"nothing", func(t *testing.T) *Evidence { return &Evidence{} }, ""},
-		{"1.16 reason", func(t *testing.T) *Evidence {
-			return &Evidence{Pods: []*topomgr.Pod{{Name: "a", Reason: "Topology Affinity Error", Message: msgTAEOld, Source: "pod.yaml"}}}
+		{"nothing", func(t *testing.T) *evidence.Set { return &evidence.Set{} }, ""},
+		{"1.16 reason", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Pods: []*topomgr.Pod{{Name: "a", Reason: "Topology Affinity Error", Message: msgTAEOld, Source: "pod.yaml"}}}
 		}, "v1.16 to v1.17"},
-		{"status prefix", func(t *testing.T) *Evidence {
-			return &Evidence{Pods: []*topomgr.Pod{{Name: "a", Reason: "TopologyAffinityError", Message: "Pod was rejected: " + msgTAE, Source: "pod.yaml"}}}
+		{"status prefix", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Pods: []*topomgr.Pod{{Name: "a", Reason: "TopologyAffinityError", Message: "Pod was rejected: " + msgTAE, Source: "pod.yaml"}}}
 		}, "v1.26 or later"},
-		{"status without prefix", func(t *testing.T) *Evidence {
-			return &Evidence{Pods: []*topomgr.Pod{{Name: "a", Reason: "TopologyAffinityError", Message: msgTAE, Source: "pod.yaml"}}}
+		{"status without prefix", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Pods: []*topomgr.Pod{{Name: "a", Reason: "TopologyAffinityError", Message: msgTAE, Source: "pod.yaml"}}}
 		}, "v1.25 or older"},
-		{"smt wrong form", func(t *testing.T) *Evidence {
-			return &Evidence{Pods: []*topomgr.Pod{{Name: "a", Reason: "SMTAlignmentError", Message: "Pod was rejected: " + msgSMTWrong, Source: "pod.yaml"}}}
+		{"smt wrong form", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Pods: []*topomgr.Pod{{Name: "a", Reason: "SMTAlignmentError", Message: "Pod was rejected: " + msgSMTWrong, Source: "pod.yaml"}}}
 		}, "v1.27 to v1.31"},
-		{"kubelet version line", func(t *testing.T) *Evidence {
-			ev := &Evidence{}
+		{"kubelet version line", func(t *testing.T) *evidence.Set {
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddLog("kubelet.log", []byte(`I1129 10:00:00.000000    1234 server.go:487] "Kubelet version" kubeletVersion="v1.29.4"`+"\n")))
 			return ev
 		}, "v1.29"},
-		{"admission denied record", func(t *testing.T) *Evidence {
-			ev := &Evidence{}
+		{"admission denied record", func(t *testing.T) *evidence.Set {
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddLog("kubelet.log", []byte(`I1129 10:00:00.000000    9 kubelet.go:2400] "Pod admission denied" podUID="u" pod="a/b" reason="TopologyAffinityError" message="`+msgTAE+`"`+"\n")))
 			return ev
 		}, "v1.31 or later"},
-		{"config field", func(t *testing.T) *Evidence {
-			return &Evidence{Config: &topomgr.KubeletConfig{Source: "config.yaml", Set: []string{"cpuManagerPolicyOptions"}}}
+		{"config field", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Config: &topomgr.KubeletConfig{Source: "config.yaml", Set: []string{"cpuManagerPolicyOptions"}}}
 		}, "v1.22 or later"},
-		{"removed feature gate", func(t *testing.T) *Evidence {
-			return &Evidence{Config: &topomgr.KubeletConfig{Source: "config.yaml", FeatureGates: map[string]bool{"TopologyManager": true, "CPUManagerPolicyAlphaOptions": true}}}
+		{"removed feature gate", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{Config: &topomgr.KubeletConfig{Source: "config.yaml", FeatureGates: map[string]bool{"TopologyManager": true, "CPUManagerPolicyAlphaOptions": true}}}
 		}, "v1.22 to v1.29"},
-		{"cpu v1 checkpoint", func(t *testing.T) *Evidence {
-			return &Evidence{States: []*statefile.File{{Name: "cpu_manager_state", Kind: statefile.KindCPU, Format: statefile.FormatV1}}}
+		{"cpu v1 checkpoint", func(t *testing.T) *evidence.Set {
+			return &evidence.Set{States: []*statefile.File{{Name: "cpu_manager_state", Kind: statefile.KindCPU, Format: statefile.FormatV1}}}
 		}, "v1.17 or older"},
 	}
 	for _, tc := range tests {
@@ -335,7 +277,7 @@ func TestControlsHaveNoErrors(t *testing.T) {
 		`E1129 10:00:03.000000    1234 remote_runtime.go:400] "ContainerStatus from runtime service failed" err="rpc error: code = NotFound desc = an error occurred when try to find container"`,
 		`I1129 10:00:04.000000    1234 topology_hints.go:71] "Unable to generate topology hints: requested number of devices unavailable" resourceName="nvidia.com/gpu" pod="other/x" containerName="y" request=2 available=1`,
 	}, "\n")
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.AddLog("kubelet.log", []byte(clean)))
 	ev.Pods = []*topomgr.Pod{{Name: "job-1", Namespace: "batch", Phase: "Succeeded", Reason: "Completed", Source: "pods.txt", QOSClass: "BestEffort"}}
 	rep, err := Run(context.Background(), ev)
@@ -362,7 +304,7 @@ func TestMemoryHintsEmptyBeforeTAE(t *testing.T) {
 		`I1129 10:00:00.101300    1234 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":false} pod="db/pg-1" containerName="pg"`,
 		`I1129 10:00:00.101500    1234 kubelet.go:2400] "Pod admission denied" podUID="11111111-0000-4000-8000-000000000002" pod="db/pg-1" reason="TopologyAffinityError" message="` + msgTAE + `" operation="add"`,
 	}, "\n")
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.AddLog("kubelet.log", []byte(log)))
 	rep, err := Run(context.Background(), ev)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -61,14 +62,8 @@ func (b knownBug) refs() string {
 }
 
 func smtForm(f *Finding) (req, per int, notMultiple, ok bool) {
-	m := reSMT.FindStringSubmatch(f.inner)
-	if m == nil {
-		return 0, 0, false, false
-	}
-	if m[4] != "" {
-		return atoi(m[4]), atoi(m[5]), true, true
-	}
-	return atoi(m[2]), atoi(m[3]), false, true
+	e, ok := evidence.ParseSMTError(f.inner)
+	return e.Requested, e.PerCore, e.NotMultiple, ok
 }
 
 func singleNUMAOrUnknown(p string) bool { return p == "" || p == topomgr.PolicySingleNumaNode }
@@ -98,7 +93,7 @@ var knownBugs = []knownBug{
 				return false
 			}
 			for _, ct := range c.pod.Containers {
-				if q, ok := request(&ct, "cpu"); ok && !q.IsInteger() {
+				if q, ok := ct.Resources.Requested("cpu"); ok && !q.IsInteger() {
 					return true
 				}
 			}
@@ -113,7 +108,7 @@ var knownBugs = []knownBug{
 		workaround: "start the device plugin before the workloads (priority class) and recreate the failed pods",
 		verified:   "the running-container check (isContainerAlreadyRunning) is absent from kubelet v1.27.0 and present in v1.30.0; #124345 names the v1.25.14 cherry-pick",
 		match: func(c bugContext) bool {
-			return c.restarted && (c.f.Code == CodeDevicesUnavailable || c.f.Cause == innerDeviceUnhealthy)
+			return c.restarted && (c.f.Code == CodeDevicesUnavailable || c.f.Cause == evidence.AllocDeviceUnhealthy)
 		},
 	},
 	{
@@ -123,7 +118,7 @@ var knownBugs = []knownBug{
 		workaround: "run device pods under a controller, start the device plugin early, and delete the failed pods once the plugin is up",
 		verified:   "issue #125579 is open; the \"no healthy devices present\" check is in kubelet v1.30.0 and v1.37.2",
 		match: func(c bugContext) bool {
-			return c.f.Cause == innerDeviceUnhealthy && strings.Contains(c.f.inner, "no healthy devices present")
+			return c.f.Cause == evidence.AllocDeviceUnhealthy && strings.Contains(c.f.inner, "no healthy devices present")
 		},
 	},
 	{
@@ -167,7 +162,7 @@ var knownBugs = []knownBug{
 		workaround: "give init containers the same integer CPU request as the largest app container, or no exclusive CPUs",
 		verified:   "issue #112228 is open (see also #94220)",
 		match: func(c bugContext) bool {
-			return c.f.Code == CodeCPUsHeldByFinishedInit || (c.f.Cause == innerCPUs && hasExclusiveInit(c.pod))
+			return c.f.Code == CodeCPUsHeldByFinishedInit || (c.f.Cause == evidence.AllocCPUs && hasExclusiveInit(c.pod))
 		},
 	},
 }
@@ -179,7 +174,7 @@ func hasExclusiveInit(p *topomgr.Pod) bool {
 		return false
 	}
 	for _, c := range p.InitContainers {
-		if q, ok := request(&c, "cpu"); ok && q.IsInteger() && !q.IsZero() && !c.IsRestartable() {
+		if q, ok := c.Resources.Requested("cpu"); ok && q.IsInteger() && !q.IsZero() && !c.IsRestartable() {
 			return true
 		}
 	}
@@ -195,7 +190,7 @@ func (d *diagnosis) knownBugFindings() {
 		f := &d.report.Findings[i]
 		c := bugContext{f: f, policy: policy}
 		for _, p := range d.ev.Pods {
-			if f.Pod != "" && sameName(p.Ref(), f.Pod) {
+			if f.Pod != "" && evidence.SamePod(p.Ref(), f.Pod) {
 				c.pod = p
 			}
 		}
@@ -239,9 +234,6 @@ func knownBugsTable() string {
 	return b.String()
 }
 
-// kubeletStartMessages are log records the kubelet writes when it starts.
-var kubeletStartMessages = map[string]bool{"Kubelet version": true, "Started kubelet": true, "Starting kubelet.": true, "Starting kubelet": true}
-
 // restartedBefore reports whether the evidence shows the kubelet starting
 // before the finding's log line (a re-admission after a restart), or the
 // pod's containers already holding CPUs in cpu_manager_state.
@@ -257,13 +249,13 @@ func (d *diagnosis) restartedBefore(f *Finding, pod *topomgr.Pod) bool {
 			continue
 		}
 		for _, rec := range l.Records {
-			if rec.Line < last && (kubeletStartMessages[rec.Message] || reLogVersionOld.MatchString(rec.Message)) {
+			if rec.Line < last && (evidence.IsKubeletStart(rec.Message) || reLogVersionOld.MatchString(rec.Message)) {
 				return true
 			}
 		}
 	}
 	if pod != nil && pod.UID != "" {
-		if st := d.ev.state(statefile.KindCPU); st != nil && st.CPU != nil {
+		if st := d.ev.State(statefile.KindCPU); st != nil && st.CPU != nil {
 			if _, ok := st.CPU.Entries[pod.UID]; ok {
 				return true
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -59,12 +60,12 @@ func TestKnownBugMatchers(t *testing.T) {
 		{83697, bugContext{f: tae, policy: "single-numa-node"}, bugContext{f: tae, policy: "restricted"}},
 		{83777, bugContext{f: tae, policy: "single-numa-node", pod: frac}, bugContext{f: tae, policy: "single-numa-node", pod: whole}},
 		{118635, bugContext{f: &Finding{Code: CodeDevicesUnavailable}, restarted: true}, bugContext{f: &Finding{Code: CodeDevicesUnavailable}}},
-		{125579, bugContext{f: &Finding{Cause: innerDeviceUnhealthy, inner: uae("no healthy devices present; cannot allocate unhealthy devices a/b")}},
-			bugContext{f: &Finding{Cause: innerDeviceUnhealthy, inner: uae("previously allocated devices are no longer healthy; cannot allocate unhealthy devices a/b")}}},
+		{125579, bugContext{f: &Finding{Cause: evidence.AllocDeviceUnhealthy, inner: uae("no healthy devices present; cannot allocate unhealthy devices a/b")}},
+			bugContext{f: &Finding{Cause: evidence.AllocDeviceUnhealthy, inner: uae("previously allocated devices are no longer healthy; cannot allocate unhealthy devices a/b")}}},
 		{123443, bugContext{f: &Finding{Code: CodeMemoryStateReplay}}, bugContext{f: &Finding{Code: CodeUnexplainedNUMAGroup}}},
 		{127959, bugContext{f: &Finding{Code: CodeSMTAlignmentError, inner: msgSMTWrong}}, bugContext{f: &Finding{Code: CodeSMTAlignmentError, inner: msgSMTMulti}}},
 		{129079, bugContext{f: &Finding{Code: CodeSMTAlignmentError, inner: msgSMTPhys}, restarted: true}, bugContext{f: &Finding{Code: CodeSMTAlignmentError, inner: msgSMTPhys}}},
-		{112228, bugContext{f: &Finding{Cause: innerCPUs}, pod: withInit}, bugContext{f: &Finding{Cause: innerCPUs}, pod: whole}},
+		{112228, bugContext{f: &Finding{Cause: evidence.AllocCPUs}, pod: withInit}, bugContext{f: &Finding{Cause: evidence.AllocCPUs}, pod: whole}},
 	}
 	require.Len(t, tests, len(knownBugs), "a case per entry")
 	for _, tc := range tests {

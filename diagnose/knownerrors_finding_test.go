@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
@@ -21,16 +22,16 @@ func FuzzFindingMessage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, msg string) {
 		fuzzbudget.Run(t, func() {
-			reason := reasonFromMessage(msg)
-			in := classifyInner(msg)
-			assert.LessOrEqual(t, len(in.text), len(msg))
+			reason := evidence.ReasonOf(msg)
+			in := evidence.ParseAllocationError(msg)
+			assert.LessOrEqual(t, len(in.Text), len(msg))
 			var r kubeletRange
 			messageRange(&r, "", msg, true, "events.txt")
 			if r.min > 0 && r.max > 0 {
 				assert.LessOrEqual(t, r.min, r.max, "range %s", r)
 			}
-			ev := &Events{Source: "events.txt", Format: "table", Events: []Event{{Line: 1, Type: "Warning", Object: "pod/p", Message: msg}}}
-			rep, err := Run(context.Background(), &Evidence{Events: []*Events{ev}})
+			ev := &evidence.Events{Source: "events.txt", Format: "table", Events: []evidence.Event{{Line: 1, Type: "Warning", Object: "pod/p", Message: msg}}}
+			rep, err := Run(context.Background(), &evidence.Set{Events: []*evidence.Events{ev}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +61,7 @@ func BenchmarkRunLargeLog(b *testing.B) {
 	for i := 0; i < 200000; i++ {
 		fmt.Fprintf(&sb, lines[i%len(lines)]+"\n", i)
 	}
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	if err := ev.AddLog("kubelet.log", []byte(sb.String())); err != nil {
 		b.Fatal(err)
 	}

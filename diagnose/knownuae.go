@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -12,14 +14,14 @@ const deleteFailed = "Then delete the failed pod so its controller recreates it 
 // unexpectedAdmission explains an UnexpectedAdmissionError by the inner
 // error it wraps: each manager fails for its own reasons and needs its own remedy.
 func (d *diagnosis) unexpectedAdmission(r *rejection) {
-	in := classifyInner(r.message)
+	in := evidence.ParseAllocationError(r.message)
 	f := Finding{Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs, inner: r.message}
 	prefix := fmt.Sprintf("Pod %s was rejected with UnexpectedAdmissionError: ", r.pod)
 	admitted := "The Topology Manager admitted the pod, then the resource managers allocated for it; "
-	switch in.kind {
-	case innerCPUs:
+	switch in.Kind {
+	case evidence.AllocCPUs:
 		f.Code = CodeUnexpectedAdmission
-		req, avail := in.sub(1, ""), in.sub(2, "")
+		req, avail := in.Requested, in.Available
 		if req != "" {
 			f.Title = prefix + fmt.Sprintf("not enough free CPUs for exclusive use (requested %s, available %s)", req, avail)
 		} else {
@@ -38,7 +40,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		f.Explanation = b.String()
 		f.Remedy = "Find who holds the exclusive CPUs (cpu_manager_state entries, or `kubectl get pods -A --field-selector spec.nodeName=NODE,status.phase=Succeeded`): delete completed pods that still hold them " +
 			"(for Jobs set ttlSecondsAfterFinished), give init containers the same integer CPU request as the largest app container so their CPUs are reused, and keep reservedSystemCPUs in mind when sizing pods. " + deleteFailed
-	case innerMemoryExtend:
+	case evidence.AllocMemoryExtend:
 		f.Code = CodeMemoryGroupExtension
 		f.Title = prefix + "the memory manager could not extend its NUMA hint"
 		f.Explanation = "The Topology Manager admitted the container with a NUMA hint, but the memory on those NUMA nodes was not free, so the static " +
@@ -47,12 +49,12 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 			"single-NUMA allocation (or belongs to a different group). The kubelet reports this as UnexpectedAdmissionError, not TopologyAffinityError."
 		f.Remedy = "Keep pods that need memory from several NUMA nodes apart from single-NUMA pods: run them on dedicated nodes, or start them before the single-NUMA pods; " +
 			"or reduce the request so it fits on one NUMA node. Delete the failed pod so its controller recreates it."
-	case innerMemoryDefault, innerMemoryExtended, innerMemoryNoAffinity:
+	case evidence.AllocMemoryDefault, evidence.AllocMemoryExtended, evidence.AllocMemoryNoAffinity:
 		f.Code = CodeUnexpectedAdmission
 		f.Title = prefix + "no NUMA node or NUMA group has enough free memory for it"
 		var b strings.Builder
 		b.WriteString(admitted + "the static memory manager then looked for NUMA nodes with enough free memory and hugepages for the container and found none (")
-		b.WriteString(strings.TrimPrefix(in.text, "[memorymanager] ") + "). ")
+		b.WriteString(strings.TrimPrefix(in.Text, "[memorymanager] ") + "). ")
 		if h := d.emptyMemoryHints(r); h != nil {
 			f.Evidence = append(f.Evidence, *h)
 			b.WriteString("Its hints already said so: the Static policy answered hints={} for this Guaranteed pod, which means no NUMA node or set of NUMA nodes can hold the request; " +
@@ -62,7 +64,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		f.Explanation = b.String()
 		f.Remedy = "Compare the request with the free memory per NUMA node in memory_manager_state (`inspect memory_manager_state`): delete pods that hold memory there, " +
 			"lower the request, or raise the allocatable memory (reservedMemory, systemReserved, hugepages) so one NUMA node or group can hold it. " + deleteFailed
-	case innerMemoryViolates:
+	case evidence.AllocMemoryViolates:
 		f.Code = CodeMemoryGroupExtension
 		f.Title = prefix + "the chosen NUMA hint would mix single-NUMA and multi-NUMA memory allocations"
 		f.Explanation = admitted + "the static memory manager refused the merged hint because it covers NUMA nodes that already hold single-NUMA allocations together with others " +
@@ -70,18 +72,18 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 			"fail the allocation instead of admitting a placement that breaks the rule. Under best-effort the CPU or device hints can pull the merge onto such nodes even when another NUMA node would hold the memory."
 		f.Remedy = "Keep multi-NUMA memory pods and single-NUMA pods on different nodes, or size the request so it fits on one NUMA node; with topologyManagerPolicy restricted or single-numa-node the " +
 			"memory manager's preference is enforced at admission instead. " + deleteFailed
-	case innerDevicesShort, innerDeviceUnregister, innerDeviceEndpoint:
+	case evidence.AllocDevicesShort, evidence.AllocDeviceUnregister, evidence.AllocDeviceEndpoint:
 		f.Code = CodeDevicesUnavailable
-		res := in.sub(1, "the device resource")
-		switch in.kind {
-		case innerDevicesShort:
-			req, avail := in.sub(2, "?"), in.sub(3, "?")
+		res := words.Or(in.Resource, "the device resource")
+		switch in.Kind {
+		case evidence.AllocDevicesShort:
+			req, avail := words.Or(in.Requested, "?"), words.Or(in.Available, "?")
 			f.Title = prefix + fmt.Sprintf("%s devices unavailable (requested %s, available %s)", res, req, avail)
 			f.Explanation = fmt.Sprintf("The device manager had %s healthy, unallocated %s devices when the pod was admitted, but the pod needs %s. "+
 				"When this happens right after a node or kubelet restart, the device plugin had not registered again yet: the kubelet admits the pods "+
 				"that were already bound to the node before the plugin reports its devices (kubernetes/kubernetes#125579, #124345). It also happens when "+
 				"init containers and app containers both ask for devices and the devices are not given back in time.", avail, res, req)
-		case innerDeviceUnregister:
+		case evidence.AllocDeviceUnregister:
 			f.Title = prefix + fmt.Sprintf("%s is not registered with the device manager", res)
 			f.Explanation = fmt.Sprintf("The pod asks for %s, but no device plugin has registered that resource with this kubelet: the plugin is not running, "+
 				"has not registered yet after a kubelet or node restart, or registers another resource name. The pod reached this node because the scheduler saw the "+
@@ -94,10 +96,10 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		}
 		f.Remedy = fmt.Sprintf("Check that the %s device plugin is running and registered (kubelet log \"Device plugin connected\" or \"Registered endpoint\"), then delete the failed pod so its controller "+
 			"recreates it. To avoid it after restarts, start the device plugin early (priority class, no image pull on boot).", res)
-	case innerDeviceUnhealthy:
+	case evidence.AllocDeviceUnhealthy:
 		f.Code = CodeUnexpectedAdmission
-		res := in.sub(2, "the device resource")
-		if in.sub(1, "") == "previously allocated devices are no longer healthy" {
+		res := words.Or(in.Resource, "the device resource")
+		if in.Detail == "previously allocated devices are no longer healthy" {
 			f.Title = prefix + fmt.Sprintf("the %s devices it was given are no longer healthy", res)
 			f.Explanation = fmt.Sprintf("The device manager re-admitted the pod with the %s devices recorded for it in its checkpoint, but the device plugin now reports "+
 				"them unhealthy, so the kubelet refuses to start the pod on them. A device that turns unhealthy is hardware or the plugin (a GPU fallen off the bus, an "+
@@ -110,7 +112,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		}
 		f.Remedy = fmt.Sprintf("Check the devices and the plugin on the node (the plugin's logs; for GPUs `nvidia-smi` and `dmesg` for XID errors); cordon the node while %s is unhealthy "+
 			"and repair or reset the device. If it was only the restart window, wait for the plugin to report healthy devices. "+deleteFailed, res)
-	case innerDevicePluginRPC:
+	case evidence.AllocDevicePluginRPC:
 		f.Code = CodeUnexpectedAdmission
 		// devicemanager's callGetPreferredAllocationIfAvailable wraps the
 		// error as "device plugin GetPreferredAllocation rpc failed with err".
@@ -118,16 +120,16 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		if strings.Contains(r.message, "GetPreferredAllocation rpc failed") {
 			call, asked = "GetPreferredAllocation", "which devices it prefers"
 		}
-		f.Title = prefix + fmt.Sprintf("the device plugin's %s call failed (%s)", call, in.sub(1, "rpc error"))
+		f.Title = prefix + fmt.Sprintf("the device plugin's %s call failed (%s)", call, words.Or(in.Code, "rpc error"))
 		f.Explanation = fmt.Sprintf("The device manager asked the device plugin "+asked+" and the plugin answered with a gRPC error: %s. "+
 			"The plugin itself refused or failed (a lost or unhealthy device, a driver problem, a plugin bug or crash); the kubelet passes the error on unchanged. "+
-			"This is the device or its plugin, not scheduling or NUMA alignment.", strings.TrimSpace(in.sub(2, in.text)))
+			"This is the device or its plugin, not scheduling or NUMA alignment.", strings.TrimSpace(words.Or(in.Desc, in.Text)))
 		f.Remedy = "Read the device plugin's logs around the rejection and check the device's health on the node; restart or fix the plugin, cordon the node if a device is lost. " + deleteFailed
-	case innerDeviceRequestDiff:
+	case evidence.AllocDeviceRequestDiff:
 		f.Code = CodeUnexpectedAdmission
 		f.Title = prefix + "a container changed its device request"
 		f.Explanation = fmt.Sprintf("The device manager's checkpoint records a different device count for container %q of this pod (%s from %s to %s): the pod spec "+
-			"was changed under the same pod UID, which the device manager cannot reconcile.", in.sub(2, "?"), in.sub(3, "?"), in.sub(4, "?"), in.sub(5, "?"))
+			"was changed under the same pod UID, which the device manager cannot reconcile.", words.Or(in.Container, "?"), words.Or(in.Resource, "?"), words.Or(in.From, "?"), words.Or(in.To, "?"))
 		f.Remedy = "Delete the pod and create it again (a new UID); do not edit device requests of a running pod."
 	default:
 		f.Code = CodeUnexpectedAdmission
@@ -141,7 +143,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 			f.Remedy = "Read the wrapped error: it names the manager (cpumanager, memorymanager, device plugin) and what was short. Free the resource or fix the request, then delete the failed pod."
 		}
 	}
-	f.Cause = in.kind
+	f.Cause = in.Kind
 	d.add(f)
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,9 +15,9 @@ const kubeletHead = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletCon
 
 // configFindings runs the diagnosis on configuration sources only, layered
 // in order, and returns the findings of code InvalidTopologyManagerConfig.
-func configFindings(t *testing.T, sources ...[2]string) (*Evidence, []Finding) {
+func configFindings(t *testing.T, sources ...[2]string) (*evidence.Set, []Finding) {
 	t.Helper()
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	for _, s := range sources {
 		require.NoError(t, ev.SetKubeletConfig(s[0], []byte(s[1])))
 	}
@@ -96,11 +97,11 @@ func TestKubeletConfigFindings(t *testing.T) {
 }
 
 func TestParseKubeletConfigNamesTheFileAndTheForms(t *testing.T) {
-	_, err := ParseKubeletConfig("notes.txt", []byte("the kubelet is configured as usual\n"))
+	_, err := evidence.ParseKubeletConfig("notes.txt", []byte("the kubelet is configured as usual\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "notes.txt: no kubelet flags found: expected --name=value tokens")
 	assert.Contains(t, err.Error(), "ps auxww")
-	c, err := ParseKubeletConfig("ps.txt", []byte("root 1 0.0 0.1 100 100 ? Ssl Nov28 1:00 /usr/bin/kubelet --topology-manager-policy=restricted\n"))
+	c, err := evidence.ParseKubeletConfig("ps.txt", []byte("root 1 0.0 0.1 100 100 ? Ssl Nov28 1:00 /usr/bin/kubelet --topology-manager-policy=restricted\n"))
 	require.NoError(t, err)
 	assert.Equal(t, "ps", c.Format)
 	assert.Equal(t, "ps.txt", c.Source)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestKubeletVersionVerdicts(t *testing.T) {
 		{name: "a log outside the known releases keeps the newest", log: "v1.26.1", corrupt: true, note: "kubelet refuses-to-start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddStateFile("dra_manager_state", spew))
 			if tc.log != "" {
 				require.NoError(t, ev.AddLog("worker-9.log", logOf(tc.log)))
@@ -67,7 +68,7 @@ func TestKubeletVersionVerdicts(t *testing.T) {
 func TestSetKubeletVersionRefuses(t *testing.T) {
 	for _, v := range []string{"1.27", "v1.38.0", "latest", "1"} {
 		t.Run(v, func(t *testing.T) {
-			err := new(Evidence).SetKubeletVersion(v)
+			err := new(evidence.Set).SetKubeletVersion(v)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "numascope knows the restore code of kubelet 1.28 to 1.37")
 			assert.Contains(t, err.Error(), `"`+v+`"`)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestNameRejections(t *testing.T) {
@@ -75,36 +74,6 @@ func TestLoggedTotals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t1, t2, n := loggedTotals(tt.text)
 			assert.Equal(t, []any{tt.t1, tt.t2, tt.n}, []any{t1, t2, n})
-		})
-	}
-}
-
-func TestFindCutKlogHeader(t *testing.T) {
-	tests := []struct {
-		line   string
-		ok     bool
-		source string
-		rest   string
-	}{
-		{`29867 server.go:292] "Failed to run kubelet" err="x"`, true, "server.go:292", `"Failed to run kubelet" err="x"`},
-		{`   4410 container_manager_linux.go:346] msg`, true, "container_manager_linux.go:346", "msg"},
-		{`4410 policy_static.go:114]`, true, "policy_static.go:114", ""},
-		{`node 0 cpus: 0 1 2 3`, false, "", ""},
-		{`2 replicas.go:3 is not a header`, false, "", ""},
-		{`12345678901 x.go:1] too long a pid`, false, "", ""},
-		{`42 file.py:1] not go`, false, "", ""},
-		{`42 file.go:x] no line`, false, "", ""},
-		{`x 42 file.go:1] not at the start`, false, "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.line, func(t *testing.T) {
-			h, ok := findCutKlogHeader(tt.line)
-			require.Equal(t, tt.ok, ok)
-			if ok {
-				assert.Equal(t, tt.source, h.source)
-				assert.Equal(t, tt.rest, tt.line[h.end:])
-				assert.Empty(t, h.severity)
-			}
 		})
 	}
 }

@@ -2,10 +2,11 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/numascope/numascope/internal/words"
 
 	"github.com/numascope/numascope/internal/nrt"
 	"github.com/numascope/numascope/podresources"
@@ -143,11 +144,11 @@ func byteUnit(n int64) string {
 // the machine topology does not give, a resource the NRT does not list)
 // are left out, never guessed.
 func (d *diagnosis) nrtVsKubelet() {
-	o := d.ev.nrt
+	o, oName := d.ev.NRT()
 	if o == nil {
 		return
 	}
-	c := &nrtCompare{d: d, o: o, file: d.ev.nrtName, zones: nrtZones(o)}
+	c := &nrtCompare{d: d, o: o, file: oName, zones: nrtZones(o)}
 	if len(c.zones) == 0 {
 		return
 	}
@@ -185,19 +186,12 @@ func (d *diagnosis) nrtVsKubelet() {
 	d.add(Finding{
 		Code:     codeNRTDisagrees,
 		Severity: statefile.SeverityWarning,
-		Title:    fmt.Sprintf("NodeResourceTopology %s disagrees with the kubelet (%s)", cutNRT(name), words.Count(min(len(c.lines), maxNRTLines), "difference")),
+		Title:    fmt.Sprintf("NodeResourceTopology %s disagrees with the kubelet (%s)", words.Clip(name, 63), words.Count(min(len(c.lines), maxNRTLines), "difference")),
 		Explanation: "What topology-aware schedulers see is not what the kubelet holds. " + strings.Join(c.lines, ". ") +
 			". " + upperFirst(strings.Join(why, "; ")) + ".",
 		Evidence: c.refs,
 		Remedy:   remedy,
 	})
-}
-
-func cutNRT(s string) string {
-	if len(s) > 63 {
-		return s[:63] + "..."
-	}
-	return s
 }
 
 func upperFirst(s string) string {
@@ -240,11 +234,11 @@ func (c *nrtCompare) comparePolicy() {
 	}
 	if nPol != "" && nPol != policy {
 		c.policy = true
-		c.add(polPath, nPol, fmt.Sprintf("NodeResourceTopology says topologyManagerPolicy %s, the kubelet's is %s (%s)", cutNRT(nPol), policy, from("topologyManagerPolicy")))
+		c.add(polPath, nPol, fmt.Sprintf("NodeResourceTopology says topologyManagerPolicy %s, the kubelet's is %s (%s)", words.Clip(nPol, 63), policy, from("topologyManagerPolicy")))
 	}
 	if nScope != "" && scope != "" && nScope != scope {
 		c.policy = true
-		c.add(scopePath, nScope, fmt.Sprintf("NodeResourceTopology says topologyManagerScope %s, the kubelet's is %s (%s)", cutNRT(nScope), scope, from("topologyManagerScope")))
+		c.add(scopePath, nScope, fmt.Sprintf("NodeResourceTopology says topologyManagerScope %s, the kubelet's is %s (%s)", words.Clip(nScope, 63), scope, from("topologyManagerScope")))
 	}
 }
 
@@ -481,39 +475,6 @@ func (c *nrtCompare) comparePodResourcesCPUs(numa func(int) int) {
 				fmt.Sprintf("NUMA node %d: PodResources shows %d exclusive CPUs in use (%s), NodeResourceTopology counts %d (allocatable %d, available %d)", node, excl[node], strings.Join(list, ", "), counted, a, av))
 		}
 	}
-}
-
-// setNRT keeps a NodeResourceTopology for the comparison with the
-// kubelet's evidence. It is not the machine topology: it counts CPUs per
-// NUMA node but names none. ok is false when text is not one (the
-// topology readers then say why).
-func (e *Evidence) setNRT(name string, text []byte) (EvidenceItem, bool) {
-	if !nrt.Looks(text) {
-		return EvidenceItem{}, false
-	}
-	m, err := topomgr.ParseMachine(text)
-	if err != nil || m.Format != "NodeResourceTopology" {
-		return EvidenceItem{}, false
-	}
-	o, count, err := nrt.Parse(text)
-	if err != nil {
-		return EvidenceItem{}, false
-	}
-	var warns []string
-	if e.nrt != nil {
-		warns = append(warns, "replaces the NodeResourceTopology read from "+e.nrtName)
-	}
-	if count > 1 {
-		warns = append(warns, fmt.Sprintf("%d NodeResourceTopology objects: only the first (%s) is compared; pass the node's own", count, cutNRT(o.Metadata.Name)))
-	}
-	e.nrt, e.nrtName = o, name
-	it := EvidenceItem{Kind: kindTopology, Format: m.Format, Status: "read",
-		Note:     m.Summary() + "; compared with the kubelet's evidence (what topology-aware schedulers see), not used as the machine topology",
-		Warnings: warns}
-	if len(it.Warnings) > 0 {
-		it.Status = "partial"
-	}
-	return it, true
 }
 
 func containerCPUs(cs []podresources.ContainerResources) [][]int {

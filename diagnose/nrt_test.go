@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/utils/cpuset"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -191,12 +192,13 @@ func TestNRTVersusKubelet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			for _, f := range tt.files {
 				it := ev.Add(f.name, "", []byte(f.data))
 				require.True(t, it.Used(), "%s: %+v", f.name, it)
 			}
-			require.NotNil(t, ev.nrt, "the NRT is kept")
+			o, _ := ev.NRT()
+			require.NotNil(t, o, "the NRT is kept")
 			rep, err := Run(context.Background(), ev)
 			require.NoError(t, err)
 			var got []Finding
@@ -236,7 +238,7 @@ func files(kv ...string) []struct{ name, data string } {
 // TestNRTEvidenceKeepsMachine: an NRT given beside a topology that names
 // CPUs does not replace it, and is listed as read.
 func TestNRTEvidenceKeepsMachine(t *testing.T) {
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.True(t, ev.Add("topology.txt", "", []byte(nrtNumactl)).Used())
 	it := ev.Add("nrt.yaml", "", []byte(nrtDoc(nrtAttrs, "2", "8", "", "")))
 	assert.Equal(t, "read", it.Status, "%+v", it)

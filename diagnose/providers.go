@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -20,15 +21,15 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 	}
 	in := nodeconfig.Input{Machine: d.ev.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
 	states := 0
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil {
+	if f := d.ev.State(statefile.KindCPU); f != nil && f.CPU != nil {
 		in.CPU = f.CPU
 		states++
 	}
-	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil {
+	if f := d.ev.State(statefile.KindMemory); f != nil && f.Memory != nil {
 		in.Memory = f.Memory
 		states++
 	}
-	if f := d.ev.state(statefile.KindDevice); f != nil && f.Device != nil {
+	if f := d.ev.State(statefile.KindDevice); f != nil && f.Device != nil {
 		in.Devices = f.Device
 		states++
 	}
@@ -46,19 +47,19 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 }
 
 // fromTopomgr converts a simulated admission step into the logged-hints form.
-func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
-	c := &ContainerAdmission{Container: step.Container}
+func fromTopomgr(step topomgr.AdmissionStep) *evidence.ContainerAdmission {
+	c := &evidence.ContainerAdmission{Container: step.Container}
 	for _, a := range step.Answers {
-		ph := ReportProviderHints{Provider: a.Provider}
+		ph := evidence.ProviderHints{Provider: a.Provider}
 		if len(a.Hints) == 0 {
 			ph.NoPreference = true
 			ph.EmptyMap = a.Hints != nil
 		}
 		for _, res := range slices.Sorted(maps.Keys(a.Hints)) {
 			list := a.Hints[res]
-			rh := ReportResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
+			rh := evidence.ResourceHints{Resource: res, NoPreference: list == nil, Impossible: list != nil && len(list) == 0}
 			for _, h := range list {
-				hh := ReportHint{Preferred: h.Preferred}
+				hh := evidence.Hint{Preferred: h.Preferred}
 				if h.HasAffinity {
 					hh.NUMANodes = h.NUMANodeAffinity.Bits()
 				}
@@ -69,7 +70,7 @@ func fromTopomgr(step topomgr.AdmissionStep) *ContainerAdmission {
 		c.Providers = append(c.Providers, ph)
 	}
 	if step.Merge != nil {
-		b := ReportHint{Preferred: step.Merge.BestHint.Preferred}
+		b := evidence.Hint{Preferred: step.Merge.BestHint.Preferred}
 		if step.Merge.BestHint.HasAffinity {
 			b.NUMANodes = step.Merge.BestHint.NUMANodeAffinity.Bits()
 		}

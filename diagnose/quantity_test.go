@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func TestFractionalCPUIsReportedExactly(t *testing.T) {
 	require.NoError(t, err)
 	for cpu, want := range map[string]string{"3.0001": "asks for 3.0001 CPUs", "1500m": "asks for 1.5 CPUs", "1.5m": "asks for 0.0015 CPUs"} {
 		t.Run(cpu, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			require.NoError(t, ev.SetKubeletConfig("kubelet-config.yaml", cfg))
 			require.NoError(t, ev.AddPods("pod.yaml", []byte(strings.ReplaceAll(string(pod), `"1500m"`, `"`+cpu+`"`))))
 			rep, err := Run(context.Background(), ev)
@@ -38,7 +39,7 @@ func TestFractionalCPUIsReportedExactly(t *testing.T) {
 // TestConfigKeyInAnotherCase: the kubelet ignores a key in another case;
 // the report says so and the policy stays the default.
 func TestConfigKeyInAnotherCase(t *testing.T) {
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.SetKubeletConfig("config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nTopologyManagerPolicy: single-numa-node\n")))
 	assert.Equal(t, "none", ev.Config.EffectiveTopologyPolicy())
 	rep, err := Run(context.Background(), ev)

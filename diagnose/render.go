@@ -3,9 +3,11 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"io"
 	"strings"
+
+	"github.com/numascope/numascope/diagnose/evidence"
+	"github.com/numascope/numascope/internal/words"
 
 	"github.com/numascope/numascope/statefile"
 )
@@ -47,7 +49,7 @@ func (r Report) Headline() string {
 			counts = append(counts, words.Count(c.n, c.what))
 		}
 	}
-	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, clip(top.Title, 300), strings.Join(counts, ", "))
+	return fmt.Sprintf("%s %s: %s — %s", mark, top.Code, words.Clip(top.Title, 300), strings.Join(counts, ", "))
 }
 
 // WriteText writes the report for a terminal, the headline first.
@@ -55,7 +57,7 @@ func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(r.Headline() + "\n")
 	if r.Kubelet != "" {
-		fmt.Fprintf(&b, "Kubelet: %s\n", clip(r.Kubelet, 300))
+		fmt.Fprintf(&b, "Kubelet: %s\n", words.Clip(r.Kubelet, 300))
 	}
 	if r.Next != "" {
 		b.WriteString("Next:\n")
@@ -64,13 +66,13 @@ func (r Report) WriteText(w io.Writer) error {
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\nEvidence not used (%d of %d inputs):\n", len(unused), len(r.Evidence))
 		for _, e := range unused {
-			fmt.Fprintf(&b, "  - %s: %s: %s\n", e.File, e.Status, clip(orDefault(e.Error, e.Note), 600))
+			fmt.Fprintf(&b, "  - %s: %s: %s\n", e.File, e.Status, words.Clip(words.Or(e.Error, e.Note), 600))
 		}
 	}
 	if moved := r.readAsOther(); len(moved) > 0 {
 		b.WriteString("\nEvidence read as another kind than given:\n")
 		for _, e := range moved {
-			fmt.Fprintf(&b, "  - %s: %s\n", e.File, clip(e.Warnings[0], 300))
+			fmt.Fprintf(&b, "  - %s: %s\n", e.File, words.Clip(e.Warnings[0], 300))
 		}
 	}
 	for i, f := range r.Findings {
@@ -88,7 +90,7 @@ func (r Report) WriteText(w io.Writer) error {
 			if len(a.Resources) > 0 {
 				b.WriteString("   Resource            NUMA      Requested   Free         Fits Note\n")
 				for _, row := range a.Resources {
-					fmt.Fprintf(&b, "   %-19s %-9s %-11s %-12s %-4s %s\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), row.Note)
+					fmt.Fprintf(&b, "   %-19s %-9s %-11s %-12s %-4s %s\n", row.Resource, words.Nodes(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), row.Note)
 				}
 			}
 			if len(a.LoggedHints) > 0 {
@@ -113,7 +115,7 @@ func (r Report) WriteText(w io.Writer) error {
 			for _, e := range f.Evidence {
 				fmt.Fprintf(&b, "     - %s", e)
 				if e.Quote != "" {
-					fmt.Fprintf(&b, "  %q", clip(e.Quote, 120))
+					fmt.Fprintf(&b, "  %q", words.Clip(e.Quote, 120))
 				}
 				b.WriteString("\n")
 			}
@@ -129,7 +131,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("## numascope diagnosis\n\n")
 	b.WriteString("**" + strings.NewReplacer("*", `\*`, "_", `\_`, "|", `\|`, "\n", " ").Replace(r.Headline()) + "**\n")
 	if r.Kubelet != "" {
-		fmt.Fprintf(&b, "\nKubelet: %s\n", mdEscape(clip(r.Kubelet, 300)))
+		fmt.Fprintf(&b, "\nKubelet: %s\n", mdEscape(words.Clip(r.Kubelet, 300)))
 	}
 	if r.Next != "" {
 		fmt.Fprintf(&b, "\n**Next:** %s\n", r.Next)
@@ -137,7 +139,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	if unused := r.notUsed(); len(unused) > 0 {
 		fmt.Fprintf(&b, "\n**Evidence not used (%d of %d inputs):**\n\n", len(unused), len(r.Evidence))
 		for _, e := range unused {
-			fmt.Fprintf(&b, "- `%s` (%s): %s\n", mdEscape(e.File), e.Status, mdEscape(clip(orDefault(e.Error, e.Note), 600)))
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", mdEscape(e.File), e.Status, mdEscape(words.Clip(words.Or(e.Error, e.Note), 600)))
 		}
 	}
 	if len(r.Evidence) > 0 {
@@ -159,13 +161,13 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		if a := f.TopologyAffinityError; a != nil {
 			fmt.Fprintf(&b, "\n**Cause:** `%s`", a.Cause)
 			if a.Policy != "" {
-				fmt.Fprintf(&b, " (policy `%s`, scope `%s`)", a.Policy, orDefault(a.Scope, "container"))
+				fmt.Fprintf(&b, " (policy `%s`, scope `%s`)", a.Policy, words.Or(a.Scope, "container"))
 			}
 			b.WriteString("\n")
 			if len(a.Resources) > 0 {
 				b.WriteString("\n| resource | NUMA | requested | free | fits | note |\n|---|---|---|---|---|---|\n")
 				for _, row := range a.Resources {
-					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", row.Resource, nodesString(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), mdEscape(row.Note))
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", row.Resource, words.Nodes(row.NUMANodes), orDash(row.Requested), orDash(row.Free), yesNo(row.Fits), mdEscape(row.Note))
 				}
 			}
 			if len(a.LoggedHints) > 0 {
@@ -189,7 +191,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			for _, e := range f.Evidence {
 				fmt.Fprintf(&b, "- `%s`", mdEscape(e.String()))
 				if e.Quote != "" {
-					fmt.Fprintf(&b, ": `%s`", strings.ReplaceAll(clip(e.Quote, 160), "`", "'"))
+					fmt.Fprintf(&b, ": `%s`", strings.ReplaceAll(words.Clip(e.Quote, 160), "`", "'"))
 				}
 				b.WriteString("\n")
 			}
@@ -200,8 +202,8 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 }
 
 // notUsed lists the inputs that were refused or held nothing usable.
-func (r Report) notUsed() []EvidenceItem {
-	var out []EvidenceItem
+func (r Report) notUsed() []evidence.Item {
+	var out []evidence.Item
 	for _, e := range r.Evidence {
 		if !e.Used() {
 			out = append(out, e)
@@ -211,8 +213,8 @@ func (r Report) notUsed() []EvidenceItem {
 }
 
 // readAsOther lists the inputs read as another kind than they were given as.
-func (r Report) readAsOther() []EvidenceItem {
-	var out []EvidenceItem
+func (r Report) readAsOther() []evidence.Item {
+	var out []evidence.Item
 	for _, e := range r.Evidence {
 		if e.Used() && e.Given != "" && len(e.Warnings) > 0 {
 			out = append(out, e)
@@ -231,14 +233,14 @@ func severityIcon(s statefile.Severity) string {
 	return "Note"
 }
 
-func hintText(h *ReportHint) string {
+func hintText(h *evidence.Hint) string {
 	if h == nil {
 		return "-"
 	}
 	return h.String()
 }
 
-func providerText(p ReportProviderHints) string {
+func providerText(p evidence.ProviderHints) string {
 	if p.NoPreference {
 		if p.EmptyMap && p.Provider == "memory" {
 			// The Static memory policy answers {} for a Guaranteed container
@@ -280,13 +282,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 func mdEscape(s string) string {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -14,13 +15,13 @@ import (
 // Run draws every finding the evidence supports and returns the report. It
 // returns an error only when ctx is cancelled; evidence that says nothing
 // yields a report with no findings.
-func Run(ctx context.Context, ev *Evidence) (Report, error) {
+func Run(ctx context.Context, ev *evidence.Set) (Report, error) {
 	if ev == nil {
-		ev = &Evidence{}
+		ev = &evidence.Set{}
 	}
-	r := Report{Schema: SchemaVersion, Evidence: append([]EvidenceItem{}, ev.items...)}
+	r := Report{Schema: SchemaVersion, Evidence: append([]evidence.Item{}, ev.Items()...)}
 	if r.Evidence == nil {
-		r.Evidence = []EvidenceItem{}
+		r.Evidence = []evidence.Item{}
 	}
 	d := &diagnosis{ev: ev, report: &r}
 	for _, step := range []func(){d.releaseVerdicts, d.admissions, d.startup, d.stateVerdicts, d.machineVsState, d.drift, d.configTraps, d.configChecks, d.nrtVsKubelet, d.stateProblemFindings} {
@@ -39,7 +40,7 @@ func Run(ctx context.Context, ev *Evidence) (Report, error) {
 // nextEvidence says what to add when no finding is an error or a warning and
 // nothing read can show an admission or a start-up: a topology, a state
 // file or a configuration on its own is not a diagnosis of a pod.
-func nextEvidence(r *Report, logs []*KubeletLog) string {
+func nextEvidence(r *Report, logs []*evidence.KubeletLog) string {
 	if r.Summary.Errors > 0 || r.Summary.Warnings > 0 {
 		return ""
 	}
@@ -50,9 +51,9 @@ func nextEvidence(r *Report, logs []*KubeletLog) string {
 		}
 		used++
 		switch e.Kind {
-		case kindEvents, kindPod:
+		case evidence.KindEvents, evidence.KindPod:
 			return ""
-		case kindLog:
+		case evidence.KindLog:
 			hasLog = true
 		}
 	}
@@ -67,7 +68,7 @@ func nextEvidence(r *Report, logs []*KubeletLog) string {
 			for _, a := range l.Attempts {
 				explained := false
 				for _, f := range r.Findings {
-					explained = explained || (f.Pod != "" && sameName(f.Pod, a.Pod))
+					explained = explained || (f.Pod != "" && evidence.SamePod(f.Pod, a.Pod))
 				}
 				if a.Reason == "" && a.Pod != "" && !explained && !slices.Contains(pods, a.Pod) && len(pods) < 3 {
 					pods = append(pods, a.Pod)
@@ -96,28 +97,28 @@ func nextEvidence(r *Report, logs []*KubeletLog) string {
 }
 
 type diagnosis struct {
-	ev     *Evidence
+	ev     *evidence.Set
 	report *Report
 	rng    *kubeletRange // computed once by kubeletRange
 	// cands holds, per log, the records that may carry an admission error
 	// (computed once by admissionRecords).
-	cands map[*KubeletLog][]int
+	cands map[*evidence.KubeletLog][]int
 }
 
 // admissionRecords returns the indices of the records of l whose message
 // or error values hold an admission error's literal.
-func (d *diagnosis) admissionRecords(l *KubeletLog) []int {
+func (d *diagnosis) admissionRecords(l *evidence.KubeletLog) []int {
 	if c, ok := d.cands[l]; ok {
 		return c
 	}
 	var out []int
 	for i := range l.Records {
-		if recordMentionsAdmission(l.Records[i]) {
+		if evidence.MentionsAdmission(l.Records[i]) {
 			out = append(out, i)
 		}
 	}
 	if d.cands == nil {
-		d.cands = map[*KubeletLog][]int{}
+		d.cands = map[*evidence.KubeletLog][]int{}
 	}
 	d.cands[l] = out
 	return out
@@ -138,7 +139,7 @@ func (d *diagnosis) policy() (policy, scope string, ref *Ref) {
 	}
 	for _, l := range d.ev.Logs {
 		// The first start-up line that names the policy decides.
-		if sigs := l.signalsOf(signalTopologyConfig); len(sigs) > 0 {
+		if sigs := l.SignalsOf(evidence.SignalTopologyConfig); len(sigs) > 0 {
 			s := sigs[0]
 			sc := s.Fields["scope"]
 			if sc == "" {
@@ -156,30 +157,12 @@ type rejection struct {
 	reason  string
 	message string
 	refs    []Ref
-	attempt *AdmissionAttempt
-	log     *KubeletLog
+	attempt *evidence.AdmissionAttempt
+	log     *evidence.KubeletLog
 	spec    *topomgr.Pod
 	// siblings are other pods of the same controller rejected with the
 	// same reason (a controller recreates a rejected pod): one failure.
 	siblings []string
-}
-
-func sameName(a, b string) bool {
-	if a == b {
-		return true
-	}
-	an, bn := a, b
-	if i := strings.LastIndexByte(a, '/'); i >= 0 {
-		an = a[i+1:]
-	}
-	if i := strings.LastIndexByte(b, '/'); i >= 0 {
-		bn = b[i+1:]
-	}
-	if an != bn {
-		return false
-	}
-	// One side has no namespace.
-	return !strings.Contains(a, "/") || !strings.Contains(b, "/")
 }
 
 func normalizeReason(r string) string {
@@ -193,7 +176,7 @@ func (d *diagnosis) rejections() []*rejection {
 	var out []*rejection
 	find := func(pod, reason string) *rejection {
 		for _, r := range out {
-			if sameName(r.pod, pod) && (r.reason == reason || reason == "" || r.reason == "") {
+			if evidence.SamePod(r.pod, pod) && (r.reason == reason || reason == "" || r.reason == "") {
 				if !strings.Contains(r.pod, "/") && strings.Contains(pod, "/") {
 					r.pod = pod
 				}
@@ -242,7 +225,7 @@ func (d *diagnosis) rejections() []*rejection {
 			}
 			if e.Controller != "" {
 				key := namespaceOf(name) + "/" + e.Controller + "|" + reason
-				if first := groups[key]; first != nil && !sameName(first.pod, name) {
+				if first := groups[key]; first != nil && !evidence.SamePod(first.pod, name) {
 					if !slices.Contains(first.siblings, name) {
 						first.siblings = append(first.siblings, name)
 					}
@@ -290,7 +273,7 @@ func (d *diagnosis) rejections() []*rejection {
 			pod := rec.PodRef()
 			known := false
 			for _, r := range out {
-				known = known || (pod != "" && sameName(r.pod, pod)) || (pod == "" && r.reason == reason)
+				known = known || (pod != "" && evidence.SamePod(r.pod, pod)) || (pod == "" && r.reason == reason)
 			}
 			if known {
 				continue
@@ -315,7 +298,7 @@ func (d *diagnosis) rejections() []*rejection {
 	for _, r := range out {
 		if r.spec == nil {
 			for _, p := range d.ev.Pods {
-				if sameName(p.Ref(), r.pod) {
+				if evidence.SamePod(p.Ref(), r.pod) {
 					r.spec = p
 				}
 			}
@@ -323,7 +306,7 @@ func (d *diagnosis) rejections() []*rejection {
 		if r.attempt == nil {
 			for _, l := range d.ev.Logs {
 				for i := len(l.Attempts) - 1; i >= 0; i-- {
-					if sameName(l.Attempts[i].Pod, r.pod) && len(l.Attempts[i].Containers) > 0 {
+					if evidence.SamePod(l.Attempts[i].Pod, r.pod) && len(l.Attempts[i].Containers) > 0 {
 						r.attempt, r.log = &l.Attempts[i], l
 						break
 					}
@@ -347,7 +330,7 @@ const unnamedEventPod = "(pod not named in the evidence)"
 // pods` row beside a describe's Message: line) are one rejection: the
 // message goes to the named pod. Any other nameless rejection is labelled
 // as such, so that no title reads "Pod  was rejected".
-func nameRejections(out []*rejection, logs []*KubeletLog) []*rejection {
+func nameRejections(out []*rejection, logs []*evidence.KubeletLog) []*rejection {
 	files := func(r *rejection) map[string]bool {
 		m := map[string]bool{}
 		for _, ref := range r.refs {
@@ -401,9 +384,9 @@ func nameRejections(out []*rejection, logs []*KubeletLog) []*rejection {
 // the logs show with a container whose best hint was not accepted and no
 // outcome, when no rejection names that pod; nil when there are none or
 // several.
-func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttempt, *KubeletLog) {
-	var found *AdmissionAttempt
-	var in *KubeletLog
+func loneUnalignedAttempt(out []*rejection, logs []*evidence.KubeletLog) (*evidence.AdmissionAttempt, *evidence.KubeletLog) {
+	var found *evidence.AdmissionAttempt
+	var in *evidence.KubeletLog
 	for _, l := range logs {
 		for i := range l.Attempts {
 			a := &l.Attempts[i]
@@ -417,7 +400,7 @@ func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttem
 			if !unaligned {
 				continue
 			}
-			if found != nil && !sameName(found.Pod, a.Pod) {
+			if found != nil && !evidence.SamePod(found.Pod, a.Pod) {
 				return nil, nil
 			}
 			found, in = a, l
@@ -427,7 +410,7 @@ func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttem
 		return nil, nil
 	}
 	for _, r := range out {
-		if r.pod != "" && sameName(r.pod, found.Pod) {
+		if r.pod != "" && evidence.SamePod(r.pod, found.Pod) {
 			return nil, nil
 		}
 	}
@@ -438,62 +421,28 @@ func loneUnalignedAttempt(out []*rejection, logs []*KubeletLog) (*AdmissionAttem
 // reason when it is one of the kubelet's admission reasons, otherwise,
 // when the reason is missing, the one the message's template carries.
 func admissionReason(reason, message string) string {
-	if admissionReasons[reason] {
+	if evidence.IsAdmissionReason(reason) {
 		return normalizeReason(reason)
 	}
 	if reason == "" {
-		return reasonFromMessage(message)
+		return evidence.ReasonOf(message)
 	}
 	return ""
 }
 
-// admissionLiterals are literal pieces of the kubelet's admission error
-// texts; a text that holds none of them cannot carry one, which is far
-// cheaper to tell than running the templates on every record.
-var admissionLiterals = []string{"which is unexpected", "SMT Alignment Error", "with Topology", "not enough cpus available", "[memorymanager] failed",
-	"[memorymanager] preferred hint", "devices unavailable for", "unhealthy devices", "unregistered device", "endpoint not found in cache"}
-
-// mentionsAdmission reports whether s holds one of admissionLiterals.
-func mentionsAdmission(s string) bool {
-	for _, lit := range admissionLiterals {
-		if strings.Contains(s, lit) {
-			return true
-		}
-	}
-	return false
-}
-
-// recordMentionsAdmission reports whether the message of rec, or a value
-// where the kubelet puts errors and admission results, holds one of
-// admissionLiterals, without building the record's text.
-func recordMentionsAdmission(rec logRecord) bool {
-	if mentionsAdmission(rec.Message) {
-		return true
-	}
-	for _, v := range rec.Values {
-		switch v.Key {
-		case "err", "error", "message", "reason", "msg":
-			if mentionsAdmission(v.Text) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // recordRejection tells whether a log record carries an admission error
 // of the kubelet, and returns its reason and text.
-func recordRejection(rec logRecord) (string, string) {
-	if !recordMentionsAdmission(rec) {
+func recordRejection(rec evidence.Record) (string, string) {
+	if !evidence.MentionsAdmission(rec) {
 		return "", ""
 	}
 	t := rec.Text()
-	if reason := reasonFromMessage(t); reason != "" {
+	if reason := evidence.ReasonOf(t); reason != "" {
 		return reason, t
 	}
-	switch classifyInner(t).kind {
-	case innerCPUs, innerMemoryExtend, innerMemoryDefault, innerMemoryExtended, innerMemoryNoAffinity, innerMemoryViolates,
-		innerDevicesShort, innerDeviceUnregister, innerDeviceEndpoint, innerDeviceUnhealthy:
+	switch evidence.ParseAllocationError(t).Kind {
+	case evidence.AllocCPUs, evidence.AllocMemoryExtend, evidence.AllocMemoryDefault, evidence.AllocMemoryExtended, evidence.AllocMemoryNoAffinity, evidence.AllocMemoryViolates,
+		evidence.AllocDevicesShort, evidence.AllocDeviceUnregister, evidence.AllocDeviceEndpoint, evidence.AllocDeviceUnhealthy:
 		return CodeUnexpectedAdmission, t
 	}
 	return "", ""
@@ -537,14 +486,14 @@ func namespaceOf(pod string) string {
 func (d *diagnosis) smtAlignment(r *rejection) {
 	f := Finding{Code: CodeSMTAlignmentError, Severity: statefile.SeverityError, Pod: r.pod, Evidence: r.refs, inner: r.message,
 		Title: fmt.Sprintf("Pod %s was rejected with SMTAlignmentError (CPU manager option full-pcpus-only)", r.pod)}
-	m := reSMT.FindStringSubmatch(r.message)
+	smt, isSMT := evidence.ParseSMTError(r.message)
 	if cfgRef := d.cpuOptionRef("full-pcpus-only"); cfgRef != nil {
 		f.Evidence = append(f.Evidence, *cfgRef)
 	}
 	const whole = "The static CPU manager runs with the policy option full-pcpus-only, which hands out whole physical cores only. "
 	switch {
-	case m != nil && m[4] != "":
-		req, per := atoi(m[4]), atoi(m[5])
+	case isSMT && smt.NotMultiple:
+		req, per := smt.Requested, smt.PerCore
 		if per > 0 && req%per == 0 {
 			// A multiple of the core size cannot fail the multiple check: the
 			// kubelet printed the wrong form of the error.
@@ -562,8 +511,8 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", req, per)
 		f.Remedy = fmt.Sprintf("Request a multiple of %d CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
 			per, roundUp(req, per))
-	case m != nil:
-		avail, req, per := atoi(m[1]), atoi(m[2]), atoi(m[3])
+	case isSMT:
+		avail, req, per := smt.Available, smt.Requested, smt.PerCore
 		if per <= 1 {
 			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or hidden from the kubelet), so every free CPU is a whole core. "+
 				"The container asked for %d CPUs but only %d CPUs were free for exclusive use (not reserved, not assigned to other containers). "+

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,13 +34,13 @@ func TestRunEmptyEvidence(t *testing.T) {
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, &Evidence{}); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, &evidence.Set{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestRunOrdersBySeverity(t *testing.T) {
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.SetKubeletConfig("c.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\nmemoryManagerPolicy: static\n")))
 	require.NoError(t, ev.AddPods("p.yaml", []byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"500m","memory":"1Gi"}}}]}}`)))
 	rep, err := Run(context.Background(), ev)
@@ -84,22 +85,22 @@ func TestJSONSchemaStable(t *testing.T) {
 }
 
 func TestSourcesFromDirAndLoadErrors(t *testing.T) {
-	s, err := SourcesFromDir("testdata/completed-job-pod-holds-cpus")
+	s, err := evidence.SourcesFromDir("testdata/completed-job-pod-holds-cpus")
 	require.NoError(t, err)
 	assert.NotEmpty(t, s.StateDir, "state directory")
 	assert.NotEmpty(t, s.PodResources, "PodResources file")
 	assert.Len(t, s.Pods, 1, "pod files")
-	if _, err := SourcesFromDir("testdata/nope"); err == nil {
+	if _, err := evidence.SourcesFromDir("testdata/nope"); err == nil {
 		t.Error("no error for a missing directory")
 	}
-	// Unreadable sources are listed as refused, with the reason; Load goes on.
-	ev, err := Load(Sources{Logs: []string{"testdata/nope.log"}, StateDir: "testdata/logs"})
+	// Unreadable sources are listed as refused, with the reason; evidence.Load goes on.
+	ev, err := evidence.Load(evidence.Sources{Logs: []string{"testdata/nope.log"}, StateDir: "testdata/logs"})
 	require.NoError(t, err)
-	require.Len(t, ev.items, 2, "evidence items")
-	assert.Equal(t, "refused", ev.items[0].Status, "status of the missing log")
-	assert.Contains(t, ev.items[0].Error, "testdata/nope.log", "the error names the log")
-	assert.Equal(t, "refused", ev.items[1].Status, "status of the state directory")
-	assert.Contains(t, ev.items[1].Error, "/var/lib/kubelet", "the error says where the state files are")
+	require.Len(t, ev.Items(), 2, "evidence items")
+	assert.Equal(t, "refused", ev.Items()[0].Status, "status of the missing log")
+	assert.Contains(t, ev.Items()[0].Error, "testdata/nope.log", "the error names the log")
+	assert.Equal(t, "refused", ev.Items()[1].Status, "status of the state directory")
+	assert.Contains(t, ev.Items()[1].Error, "/var/lib/kubelet", "the error says where the state files are")
 }
 
 func TestSimulationDisagreesWithLog(t *testing.T) {
@@ -111,7 +112,7 @@ func TestSimulationDisagreesWithLog(t *testing.T) {
 		`I1129 10:00:00.000002 1 scope_container.go:57] "Best TopologyHint" bestHint={"NUMANodeAffinity":3,"Preferred":false} pod="ns/p" containerName="c"`,
 		`I1129 10:00:00.000003 1 allocation_manager.go:660] "Pod admission denied" podUID="u" pod="ns/p" reason="TopologyAffinityError" message="Resources cannot be allocated with Topology locality"`,
 	}
-	var ev Evidence
+	var ev evidence.Set
 	require.NoError(t, ev.AddLog("k.log", []byte(strings.Join(lines, "\n"))))
 	rep, err := Run(context.Background(), &ev)
 	require.NoError(t, err)
@@ -136,9 +137,9 @@ func TestSimulationDisagreesWithLog(t *testing.T) {
 // hints from its state files and compares them with the kubelet's log lines.
 func TestSimulatedHintsMatchLoggedHints(t *testing.T) {
 	t.Chdir("testdata/troubleshooting-page")
-	src, err := SourcesFromDir(".")
+	src, err := evidence.SourcesFromDir(".")
 	require.NoError(t, err)
-	ev, err := Load(src)
+	ev, err := evidence.Load(src)
 	require.NoError(t, err)
 	d := &diagnosis{ev: ev, report: &Report{}}
 	adm, err := d.simulateAdmission(ev.Pods[0], "single-numa-node", "container")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,11 +36,18 @@ func scenarioDirs(t *testing.T) []string {
 
 func runScenario(t *testing.T, dir string) Report {
 	t.Helper()
+	return runScenarioStreaming(t, dir, 0)
+}
+
+// runScenarioStreaming is runScenario with the evidence's StreamFrom.
+func runScenarioStreaming(t *testing.T, dir string, streamFrom int64) Report {
+	t.Helper()
 	t.Chdir(dir)
-	src, err := SourcesFromDir(".")
+	src, err := evidence.SourcesFromDir(".")
 	require.NoError(t, err)
 	src.Files = scenarioFiles(src.Files)
-	ev, err := Load(src)
+	src.StreamFrom = streamFrom
+	ev, err := evidence.Load(src)
 	require.NoError(t, err)
 	rep, err := Run(context.Background(), ev)
 	require.NoError(t, err)
@@ -47,7 +55,7 @@ func runScenario(t *testing.T, dir string) Report {
 }
 
 // scenarioFiles drops the scenario's own files (its README and expected
-// reports) from the files whose kind Load detects.
+// reports) from the files whose kind evidence.Load detects.
 func scenarioFiles(files []string) []string {
 	var out []string
 	for _, f := range files {

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/topomgr"
 )
 
 // simulation is numascope's Topology Manager model run on the hints the
 // kubelet logged for one container (or pod).
 type simulation struct {
-	best     ReportHint
+	best     evidence.Hint
 	admit    bool
 	agree    *bool // nil when the log has no best hint to compare with
 	inferred bool  // NUMA nodes taken from the hints, not from the machine
@@ -25,7 +26,7 @@ func (d *diagnosis) policyOptions() map[string]string {
 		return c.TopologyManagerPolicyOptions
 	}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.signalsOf(signalTopologyConfig) {
+		for _, s := range l.SignalsOf(evidence.SignalTopologyConfig) {
 			var o struct {
 				PreferClosestNUMA     bool
 				MaxAllowableNUMANodes int
@@ -47,7 +48,7 @@ func (d *diagnosis) policyOptions() map[string]string {
 
 // simulate merges the logged provider hints with the given policy. It
 // returns nil when the policy or the NUMA layout is unknown.
-func (d *diagnosis) simulate(policy string, c *ContainerAdmission) (*simulation, error) {
+func (d *diagnosis) simulate(policy string, c *evidence.ContainerAdmission) (*simulation, error) {
 	if policy == "" || c == nil || len(c.Providers) == 0 {
 		return nil, nil
 	}
@@ -127,7 +128,7 @@ func (d *diagnosis) simulate(policy string, c *ContainerAdmission) (*simulation,
 	}
 	rep := pol.Explain(providers)
 	s := &simulation{admit: rep.Admit, inferred: inferred, report: rep}
-	s.best = ReportHint{Preferred: rep.BestHint.Preferred}
+	s.best = evidence.Hint{Preferred: rep.BestHint.Preferred}
 	if rep.BestHint.HasAffinity {
 		s.best.NUMANodes = rep.BestHint.NUMANodeAffinity.Bits()
 		if s.best.NUMANodes == nil {

@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/words"
 )
 
-func logRef(l *KubeletLog, s signal) Ref {
+func logRef(l *evidence.KubeletLog, s evidence.Signal) Ref {
 	q := s.Text
 	if len(q) > 300 {
 		q = q[:300] + "..."
@@ -34,7 +36,7 @@ func (d *diagnosis) startup() {
 	}
 	for _, l := range d.ev.Logs {
 		specific := false
-		for _, s := range l.signalsOf(signalPolicyMismatch) {
+		for _, s := range l.SignalsOf(evidence.SignalPolicyMismatch) {
 			specific = true
 			if !once("pm" + s.Fields["manager"]) {
 				continue
@@ -54,8 +56,8 @@ func (d *diagnosis) startup() {
 					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
 			})
 		}
-		details := l.signalsOf(signalMemoryStateDetail)
-		mismatches := l.signalsOf(signalMemoryStateMismatch)
+		details := l.SignalsOf(evidence.SignalMemoryStateDetail)
+		mismatches := l.SignalsOf(evidence.SignalMemoryStateMismatch)
 		if len(mismatches) == 0 && len(details) > 0 {
 			// The memory manager logs these details only from validateState,
 			// which then fails with "the expected machine state is different
@@ -119,7 +121,7 @@ func (d *diagnosis) startup() {
 			}
 			d.add(f)
 		}
-		for _, s := range l.signalsOf(signalCPUSetMismatch) {
+		for _, s := range l.SignalsOf(evidence.SignalCPUSetMismatch) {
 			specific = true
 			if !once("cpus") {
 				continue
@@ -146,7 +148,7 @@ func (d *diagnosis) startup() {
 				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.signalsOf(signalNUMALimit) {
+		for _, s := range l.SignalsOf(evidence.SignalNUMALimit) {
 			specific = true
 			if !once("numa") {
 				continue
@@ -157,7 +159,7 @@ func (d *diagnosis) startup() {
 			}
 			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
 		}
-		for _, s := range l.signalsOf(signalCorruptCheckpoint) {
+		for _, s := range l.SignalsOf(evidence.SignalCorruptCheckpoint) {
 			specific = true
 			if !once("corrupt") {
 				continue
@@ -170,13 +172,13 @@ func (d *diagnosis) startup() {
 				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `inspect FILE`), start the kubelet and uncordon.",
 			})
 		}
-		for _, s := range l.signalsOf(signalUnknownPolicy) {
+		for _, s := range l.SignalsOf(evidence.SignalUnknownPolicy) {
 			specific = true
 			if once("unknown" + s.Fields["policy"]) {
 				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
 			}
 		}
-		for _, s := range l.signalsOf(signalDeviceCheckpoint) {
+		for _, s := range l.SignalsOf(evidence.SignalDeviceCheckpoint) {
 			if !once("devcp") {
 				continue
 			}
@@ -190,7 +192,7 @@ func (d *diagnosis) startup() {
 		}
 		if !specific {
 			for _, s := range l.Signals {
-				if s.Kind != signalContainerManager && s.Kind != signalRestoreFailed && s.Kind != signalInvalidState {
+				if s.Kind != evidence.SignalContainerManager && s.Kind != evidence.SignalRestoreFailed && s.Kind != evidence.SignalInvalidState {
 					continue
 				}
 				if f, ok := reservationStartFailure(s.Text, []Ref{logRef(l, s)}); ok {
@@ -199,7 +201,7 @@ func (d *diagnosis) startup() {
 					}
 					continue
 				}
-				if s.Kind == signalRestoreFailed {
+				if s.Kind == evidence.SignalRestoreFailed {
 					if once("restore") {
 						d.add(restoreFailure(l, s))
 					}
@@ -226,7 +228,7 @@ var reAnyCheckpointFile = regexp.MustCompile(`checkpoint file \\?"([^"\\]+)\\?"`
 // more specific signal (policy mismatch, corrupted checksum) names the
 // reason: the reason the kubelet gives, or, when the paste cut it off, the
 // checks that lead there and what to paste to tell them apart.
-func restoreFailure(l *KubeletLog, s signal) Finding {
+func restoreFailure(l *evidence.KubeletLog, s evidence.Signal) Finding {
 	file := s.Fields["file"]
 	if file == "" {
 		if m := reAnyCheckpointFile.FindStringSubmatch(s.Text); m != nil {
@@ -257,7 +259,7 @@ func restoreFailure(l *KubeletLog, s signal) Finding {
 	check := ""
 	switch path.Base(file) {
 	case "cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state", ".":
-		check = "`inspect " + orDefault(file, "FILE") + "` reads the file as the kubelet does. "
+		check = "`inspect " + words.Or(file, "FILE") + "` reads the file as the kubelet does. "
 	}
 	back := "To get the node back, drain it, stop the kubelet, move " + what + " away (keep a copy), start the kubelet and uncordon."
 	if reason != "" {
@@ -407,7 +409,7 @@ func (d *diagnosis) configTraps() {
 				continue
 			}
 			for _, ct := range append(append([]topomgr.Container{}, p.InitContainers...), p.Containers...) {
-				q, ok := request(&ct, "cpu")
+				q, ok := ct.Resources.Requested("cpu")
 				if !ok || q.IsInteger() {
 					continue
 				}
@@ -423,7 +425,7 @@ func (d *diagnosis) configTraps() {
 	}
 	seenDev := map[string]bool{}
 	for _, l := range d.ev.Logs {
-		for _, s := range l.signalsOf(signalDeviceNoTopology) {
+		for _, s := range l.SignalsOf(evidence.SignalDeviceNoTopology) {
 			res := s.Fields["resource"]
 			if seenDev[res] {
 				continue

@@ -2,165 +2,16 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
-	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
-
-// stateFileNames are the checkpoint files looked up under a kubelet root directory.
-var stateFileNames = func() []string {
-	var out []string
-	for _, f := range kubeletfiles.Checkpoints {
-		out = append(out, filepath.FromSlash(f.Path))
-	}
-	return out
-}()
-
-// AddStateFile decodes and verifies a kubelet checkpoint file. The policy
-// the kubelet is configured with is taken from the kubelet configuration when
-// it was set first and names a valid policy.
-//
-// The bytes may be a pasted copy rather than the file itself: a copy that
-// does not decode as it is (a shell prompt, jq output, # notes, elisions,
-// a cut end) is repaired and read as far as it goes; a re-formatted copy
-// is read as it is. Either is reported as a copy, with what could be
-// verified, and the findings drawn from an unverified copy say so.
-func (e *Evidence) AddStateFile(name string, data []byte) error {
-	return e.addState(name, data, false)
-}
-
-// decodeState is statefile.Decode, or e.Decode when it is set; the File
-// is a copy of the one e.Decode returned, which the evidence changes
-// (verdicts given again, content of a copy filled in) without touching the
-// caller's.
-func (e *Evidence) decodeState(data []byte, opts statefile.Options) (*statefile.File, error) {
-	if e.Decode == nil {
-		return statefile.Decode(data, opts)
-	}
-	f, err := e.Decode(data, opts)
-	if f != nil {
-		c := *f
-		f = &c
-	}
-	return f, err
-}
-
-// addState adds a checkpoint; onNode is true for a file read from the
-// node's kubelet directory, which is the file itself and never a paste.
-func (e *Evidence) addState(name string, data []byte, onNode bool) error {
-	opts := statefile.Options{Name: name}
-	var prov *provenance
-	f, err := e.decodeState(data, opts)
-	if err != nil && !onNode {
-		f, prov, err = decodePaste(name, data, opts, err)
-	}
-	if err != nil {
-		return fmt.Errorf("state file %s: %w", name, err)
-	}
-	decoded := data
-	if prov != nil {
-		decoded = prov.repair.JSON
-	}
-	policy := ""
-	if c := e.Config; c != nil {
-		switch f.Kind {
-		case statefile.KindCPU:
-			if p := c.EffectiveCPUManagerPolicy(); p == "none" || p == "static" {
-				policy = p
-			}
-		case statefile.KindMemory:
-			if p := c.EffectiveMemoryManagerPolicy(); p == "None" || p == "Static" {
-				policy = p
-			}
-		}
-	}
-	if prov == nil && !onNode {
-		prov = copyProvenance(f, data)
-	}
-	// For the node's file (or an intact copy of it) the verdict is the
-	// kubelet's under the configured policy. A repaired or redacted copy
-	// keeps the content decoded under its own policy, since the kubelet's
-	// verdict does not apply to it.
-	if policy != "" && (prov == nil || prov.repair == nil && len(prov.redactions) == 0) {
-		opts.Policy = policy
-		if g, err := e.decodeState(decoded, opts); err == nil {
-			f = g
-		}
-	}
-	if prov != nil && (prov.repair != nil || len(prov.redactions) > 0) {
-		// Not the node's file: the kubelet decides nothing about it. Only
-		// what the values themselves show is kept (a policy mismatch).
-		fillContent(f, decoded, statefile.Options{Name: name, Kind: f.Kind})
-		f.KubeletAccepts, f.OnReject, f.Reason = false, "", policyMismatch(f, policy)
-	}
-	e.keepStateInput(f, decoded, opts, prov == nil || prov.repair == nil && len(prov.redactions) == 0)
-	e.States = append(e.States, f)
-	note := "kubelet accepts it"
-	if !f.KubeletAccepts {
-		note = "kubelet " + f.OnReject
-	}
-	if prov != nil {
-		if e.pastes == nil {
-			e.pastes = map[*statefile.File]*provenance{}
-		}
-		e.pastes[f] = prov
-		note = pasteNote(f, prov)
-	}
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "state-" + string(f.Kind), Format: string(f.Format), Note: note})
-	return nil
-}
-
-// policyMismatch is the kubelet's own words for a checkpoint written under
-// another policy than the configured one ("" when they agree or either is
-// unknown). The kubelet checks the checksum first; for a copy the values
-// are all there is, so the policy is compared directly.
-func policyMismatch(f *statefile.File, configured string) string {
-	written := ""
-	switch {
-	case f.CPU != nil:
-		written = f.CPU.PolicyName
-	case f.Memory != nil:
-		written = f.Memory.PolicyName
-	}
-	if configured == "" || written == "" || written == configured {
-		return ""
-	}
-	if f.Kind == statefile.KindMemory {
-		return fmt.Sprintf("[memorymanager] configured policy %q differs from state checkpoint policy %q", configured, written)
-	}
-	return fmt.Sprintf("configured policy %q differs from state checkpoint policy %q", configured, written)
-}
-
-// SetPodResources sets a PodResources snapshot.
-func (e *Evidence) SetPodResources(name string, s *podresources.Snapshot) {
-	e.PodResources = s
-	e.podResourcesName = name
-	note := words.Count(len(s.Pods), "pod")
-	if len(s.Pods) == 1 {
-		note = "1 pod"
-	}
-	if s.Allocatable == nil {
-		note += ", no allocatable answer"
-	}
-	e.items = append(e.items, EvidenceItem{File: name, Kind: "podresources", Note: note})
-}
-
-func (e *Evidence) state(kind statefile.Kind) *statefile.File {
-	for _, f := range e.States {
-		if f.Kind == kind {
-			return f
-		}
-	}
-	return nil
-}
 
 // merge adds f, or adds f's evidence to an existing finding with the same code and pod.
 func (d *diagnosis) merge(f Finding) {
@@ -178,15 +29,16 @@ func (d *diagnosis) merge(f Finding) {
 func (d *diagnosis) stateVerdicts() {
 	for _, f := range d.ev.States {
 		ref := Ref{File: f.Name, Quote: f.Reason}
-		prov := d.ev.pastes[f]
-		repaired := prov != nil && (prov.repair != nil || len(prov.redactions) > 0)
+		prov := d.ev.Provenance(f)
+		repaired := prov != nil && (prov.Repair != nil || len(prov.Redactions) > 0)
 		if repaired {
 			// Not the node's file: no verdict on it, only what the copy shows.
 			d.pasteVerdict(f, prov)
 		}
-		if !f.KubeletAccepts && (!repaired || rePolicyMismatch.MatchString(f.Reason)) {
+		configured, written, mismatch := evidence.ParsePolicyMismatch(f.Reason)
+		if !f.KubeletAccepts && (!repaired || mismatch) {
 			switch {
-			case prov != nil && prov.reformatted && !f.Checksum.Valid:
+			case prov != nil && prov.Reformatted && !f.Checksum.Valid:
 				d.copyMismatch(f)
 			case f.Kind == statefile.KindDevice:
 				d.merge(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
@@ -196,19 +48,18 @@ func (d *diagnosis) stateVerdicts() {
 						"but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595). Reason: " + f.Reason,
 					Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again.",
 				})
-			case rePolicyMismatch.MatchString(f.Reason):
-				m := rePolicyMismatch.FindStringSubmatch(f.Reason)
+			case mismatch:
 				field := "cpuManagerPolicy"
 				if f.Kind == statefile.KindMemory {
 					field = "memoryManagerPolicy"
 				}
 				d.merge(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
-					Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, m[1], f.Name, m[2]),
-					Evidence: []Ref{ref, {File: f.Name, Path: "/policyName", Quote: m[2]}},
+					Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, configured, f.Name, written),
+					Evidence: []Ref{ref, {File: f.Name, Path: "/policyName", Quote: written}},
 					Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
 						"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods (kubernetes/kubernetes#95041, scylladb/scylla-operator#1265).",
-						f.Kind, f.Name, m[2], m[1], field),
-					Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. Or set %s back to %q.", f.Name, field, m[2]),
+						f.Kind, f.Name, written, configured, field),
+					Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. Or set %s back to %q.", f.Name, field, written),
 				})
 			case strings.Contains(f.Reason, "checkpoint is corrupted") || !f.Checksum.Valid:
 				d.merge(Finding{Code: CodeCorruptCheckpoint, Severity: severityOnReject(f),
@@ -228,7 +79,7 @@ func (d *diagnosis) stateVerdicts() {
 			}
 			continue
 		}
-		if f.Kind == statefile.KindMemory && !d.ev.partial(f) {
+		if f.Kind == statefile.KindMemory && !d.ev.Partial(f) {
 			// (in a v3 file the machine state is under /data)
 			var replay []statefile.Problem
 			for _, p := range f.Problems {
@@ -247,7 +98,7 @@ func (d *diagnosis) stateVerdicts() {
 					Title:    fmt.Sprintf("%s does not agree with itself: the kubelet will not start after its next restart", f.Name),
 					Evidence: refs,
 					Explanation: "At start-up the static memory manager replays the entries of memory_manager_state onto a fresh machine state and compares the result with the stored one. " +
-						"Replaying this file gives a different machine state (" + clip(strings.Join(msgs, "; "), 600) + "), so the kubelet would stop with " +
+						"Replaying this file gives a different machine state (" + words.Clip(strings.Join(msgs, "; "), 600) + "), so the kubelet would stop with " +
 						"\"the expected machine state is different from the real one\" (kubernetes/kubernetes#113035, #113130).",
 					Remedy: "Plan a drain: drain the node, stop the kubelet, move memory_manager_state away, start the kubelet and uncordon. The running kubelet is not affected until it restarts.",
 				})
@@ -289,7 +140,7 @@ func (d *diagnosis) machineVsState() {
 	if m == nil {
 		return
 	}
-	if f := d.ev.state(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 && !d.ev.partial(f) {
+	if f := d.ev.State(statefile.KindCPU); f != nil && f.CPU != nil && f.CPU.PolicyName == "static" && m.OnlineCPUs.Size() > 0 && !d.ev.Partial(f) {
 		inState := f.CPU.DefaultCPUSet
 		for _, c := range f.CPU.Entries {
 			for _, s := range c {
@@ -318,7 +169,7 @@ func (d *diagnosis) machineVsState() {
 			})
 		}
 	}
-	if f := d.ev.state(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" {
+	if f := d.ev.State(statefile.KindMemory); f != nil && f.Memory != nil && f.Memory.PolicyName == "Static" {
 		var diffs []string
 		var refs []Ref
 		byID := map[int]topomgr.NUMANode{}

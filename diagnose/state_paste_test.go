@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
@@ -121,7 +122,7 @@ func TestStatePasteForms(t *testing.T) {
 				if pc.name == "pod UID redacted" && !reAnyUID.MatchString(string(data)) {
 					t.Skip("no UID in this file")
 				}
-				ev := &Evidence{}
+				ev := &evidence.Set{}
 				require.NoError(t, ev.AddStateFile("state.txt", []byte(in)))
 				require.Len(t, ev.States, 1)
 				f := ev.States[0]
@@ -192,7 +193,7 @@ func TestStatePasteTruncated(t *testing.T) {
 		full := prompt + indentJSON(t, data)
 		for _, frac := range []int{20, 50, 80, 95} {
 			in := full[:len(full)*frac/100]
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			err := ev.AddStateFile("state.txt", []byte(in))
 			if err != nil {
 				assert.Regexp(t, `^state file state.txt: (cannot decode checkpoint: truncated inside \S+ at line \d+|not valid JSON: no JSON object in it)`, err.Error(), "%s at %d%%", g, frac)
@@ -231,7 +232,7 @@ func TestStatePasteRequiredCut(t *testing.T) {
 			"state file s: cannot decode checkpoint: truncated inside /checksum at line 2, before any member that names the checkpoint kind (paste the whole file)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			err := ev.AddStateFile("s", []byte(tc.in))
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
@@ -253,7 +254,7 @@ func TestStatePasteCutKeepsWhatWasRead(t *testing.T) {
     "8b0e2d1c-1111-4d1e-9c0a-5e2b8d7f6a13": {
       "db": "4-5",
       "sidecar": "4`
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.AddStateFile("cpu_manager_state.txt", []byte(in)))
 	f := ev.States[0]
 	require.NotNil(t, f.CPU)
@@ -295,7 +296,7 @@ func TestStateCopyReformatted(t *testing.T) {
 		{"the node's layout, intact", string(data), "kubelet accepts it", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddStateFile("cpu_manager_state", []byte(tc.in)))
 			r, err := Run(context.Background(), ev)
 			require.NoError(t, err)
@@ -321,11 +322,11 @@ func TestStateDirIsNotAPaste(t *testing.T) {
 	dir := t.TempDir()
 	data := readGolden(t, "cpu/v2-static.json")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "cpu_manager_state"), data[:len(data)/2], 0o600))
-	ev, err := Load(Sources{StateDir: dir})
+	ev, err := evidence.Load(evidence.Sources{StateDir: dir})
 	require.NoError(t, err)
 	rep, err := Run(context.Background(), ev)
 	require.NoError(t, err)
-	var item *EvidenceItem
+	var item *evidence.Item
 	for i := range rep.Evidence {
 		if filepath.Base(rep.Evidence[i].File) == "cpu_manager_state" {
 			item = &rep.Evidence[i]
@@ -346,7 +347,7 @@ func TestStatePasteUnverifiedFindings(t *testing.T) {
   "entries": {...},
   "checksum": 2231457734
 }`
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.SetKubeletConfig("kubelet-config.yaml", []byte("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n")))
 	require.NoError(t, ev.AddStateFile("cpu_manager_state.txt", []byte(in)))
 	require.NotNil(t, ev.States[0].CPU)
@@ -363,20 +364,6 @@ func TestStatePasteUnverifiedFindings(t *testing.T) {
 	}
 	assert.Contains(t, codes, CodeCheckpointPolicyMismatch)
 	assert.Contains(t, codes, codePastedCheckpoint)
-}
-
-func TestCheckpointCopyName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"cpu_manager_state.txt":                  true,
-		"memory_manager_state.json":              true,
-		"kubelet_internal_checkpoint.paste":      true,
-		"cpu_manager_state":                      false,
-		"notes.txt":                              false,
-		"cpu_manager_state_backup":               false,
-		"dra_manager_state.2026-12-01.annotated": true,
-	} {
-		assert.Equal(t, want, isCheckpointCopyName(name), name)
-	}
 }
 
 // TestStatePasteEditedKeepsContent: an annotated paste whose values were
@@ -409,7 +396,7 @@ func TestStatePasteEditedKeepsContent(t *testing.T) {
 				return m[:len(m)-1] + string('0'+(m[len(m)-1]-'0'+1)%10)
 			})
 			in = prompt + addLineNote(in, 2, "  # <-- see here")
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			require.NoError(t, ev.AddStateFile("state.txt", []byte(in)))
 			f := ev.States[0]
 			assert.False(t, f.Checksum.Valid)
@@ -429,15 +416,15 @@ func FuzzStatePaste(f *testing.F) {
 	f.Add([]byte(`{"Data": "{\"kind\":\"DRACheckpoint\"`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzbudget.Run(t, func() {
-			ev := &Evidence{}
+			ev := &evidence.Set{}
 			if err := ev.AddStateFile("state.txt", data); err != nil {
 				require.NotContains(t, err.Error(), "cannot decode checkpoint: truncated inside  ")
 				return
 			}
 			require.Len(t, ev.States, 1)
 			st := ev.States[0]
-			p := ev.pastes[st]
-			if p != nil && (p.repair != nil || len(p.redactions) > 0) {
+			p := ev.Provenance(st)
+			if p != nil && (p.Repair != nil || len(p.Redactions) > 0) {
 				require.False(t, st.KubeletAccepts)
 			}
 			r, err := Run(context.Background(), ev)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/jsonptr"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -32,14 +33,14 @@ const (
 // form one finding.
 func (d *diagnosis) stateProblemFindings() {
 	for _, f := range d.ev.States {
-		prov := d.ev.pastes[f]
-		if d.ev.partial(f) {
+		prov := d.ev.Provenance(f)
+		if d.ev.Partial(f) {
 			// A cut or elided paste: what is missing would pass for a
 			// disagreement (memory that no entry accounts for); the paste's
 			// own finding says what was left out.
 			continue
 		}
-		copyOnly := prov != nil && (prov.repair != nil || len(prov.redactions) > 0)
+		copyOnly := prov != nil && (prov.Repair != nil || len(prov.Redactions) > 0)
 		type group struct {
 			sev    statefile.Severity
 			remedy string
@@ -77,7 +78,7 @@ func (d *diagnosis) stateProblemFindings() {
 			if i == len(groups)-1 {
 				more = extra
 			}
-			d.add(stateProblemFinding(f, g.sev, g.remedy, g.probs, more, copyOnly, prov.unverified(f)))
+			d.add(stateProblemFinding(f, g.sev, g.remedy, g.probs, more, copyOnly, prov.Unverified(f)))
 		}
 	}
 }
@@ -104,7 +105,7 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 	if !strings.HasPrefix(title, f.Name) {
 		title = f.Name + ": " + title
 	}
-	title = clip(title, 400)
+	title = words.Clip(title, 400)
 	if n := len(probs) - 1; n > 0 {
 		title += fmt.Sprintf(" (and %d more)", n)
 	}
@@ -116,7 +117,7 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 	case f.KubeletAccepts:
 		fmt.Fprintf(&b, "The kubelet's restore check passes for %s (its format and checksum are what a kubelet wrote), but its values break a rule the kubelet's %s manager keeps when it writes the file: the kubelet recorded a wrong state, or the file was edited and checksummed again.", f.Name, manager)
 	case f.Reason != "":
-		fmt.Fprintf(&b, "The kubelet %s (%s), which another finding explains; the values of %s also break rules the kubelet's %s manager keeps when it writes the file.", rejectWords(f), clip(f.Reason, 300), f.Name, manager)
+		fmt.Fprintf(&b, "The kubelet %s (%s), which another finding explains; the values of %s also break rules the kubelet's %s manager keeps when it writes the file.", rejectWords(f), words.Clip(f.Reason, 300), f.Name, manager)
 	default:
 		fmt.Fprintf(&b, "The values of %s break a rule the kubelet's %s manager keeps when it writes the file.", f.Name, manager)
 	}

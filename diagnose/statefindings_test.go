@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func encodeCPU(t *testing.T, format statefile.Format, def cpuset.CPUSet, entries
 
 func runState(t *testing.T, name string, data []byte) Report {
 	t.Helper()
-	ev := &Evidence{}
+	ev := &evidence.Set{}
 	require.NoError(t, ev.AddStateFile(name, data))
 	rep, err := Run(context.Background(), ev)
 	require.NoError(t, err)
@@ -152,16 +153,16 @@ func TestStateProblemsReported(t *testing.T) {
 	for _, dir := range scenarioDirs(t) {
 		t.Run(dir, func(t *testing.T) {
 			rep := runScenario(t, dir)
-			src, err := SourcesFromDir(".")
+			src, err := evidence.SourcesFromDir(".")
 			require.NoError(t, err)
 			src.Files = scenarioFiles(src.Files)
-			ev, err := Load(src)
+			ev, err := evidence.Load(src)
 			require.NoError(t, err)
 			for _, f := range ev.States {
-				if ev.partial(f) {
+				if ev.Partial(f) {
 					continue
 				}
-				copyOnly := ev.pastes[f] != nil && (ev.pastes[f].repair != nil || len(ev.pastes[f].redactions) > 0)
+				copyOnly := ev.Provenance(f) != nil && (ev.Provenance(f).Repair != nil || len(ev.Provenance(f).Redactions) > 0)
 				for _, p := range f.Problems {
 					if p.Severity == statefile.SeverityInfo || copyOnly && verdictProblem(p) {
 						continue
@@ -217,7 +218,7 @@ func BenchmarkStateProblemFindings(b *testing.B) {
 	require.NoError(b, err)
 	b.ReportAllocs()
 	for b.Loop() {
-		ev := &Evidence{}
+		ev := &evidence.Set{}
 		require.NoError(b, ev.AddStateFile("cpu_manager_state", data))
 		rep, err := Run(context.Background(), ev)
 		require.NoError(b, err)

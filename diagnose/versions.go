@@ -1,12 +1,12 @@
 package diagnose
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -151,7 +151,7 @@ func (d *diagnosis) kubeletRange() kubeletRange {
 // line, and records whose form belongs to some releases only (the
 // admission messages in it are read by kubeletRange). The log reader's own
 // era detection, once it records one, belongs here too.
-func logKubeletRange(l *KubeletLog, r *kubeletRange) {
+func logKubeletRange(l *evidence.KubeletLog, r *kubeletRange) {
 	// would tells whether a clue of 1.min to 1.max would narrow r, so the
 	// clue's text is built only then.
 	would := func(min, max int) bool { return min > r.min || (max > 0 && (r.max == 0 || max < r.max)) }
@@ -218,8 +218,8 @@ func messageRange(r *kubeletRange, reason, msg string, status bool, where string
 		if strings.Contains(msg, "not enough free physical CPUs") {
 			r.narrow(27, 0, fmt.Sprintf("%s: SMT message \"not enough free physical CPUs\" (kubernetes/kubernetes#114114)", where))
 		}
-		if m := reSMT.FindStringSubmatch(msg); m != nil && m[4] != "" {
-			if per := atoi(m[5]); per > 0 && atoi(m[4])%per == 0 {
+		if e, ok := evidence.ParseSMTError(msg); ok && e.NotMultiple {
+			if per := e.PerCore; per > 0 && e.Requested%per == 0 {
 				r.narrow(27, 31, fmt.Sprintf("%s: SMT \"not multiple\" message for a multiple of the core size (kubernetes/kubernetes#127959)", where))
 			}
 		}
@@ -227,20 +227,20 @@ func messageRange(r *kubeletRange, reason, msg string, status bool, where string
 	if strings.Contains(msg, "which is unexpected") {
 		r.narrow(18, 0, fmt.Sprintf("%s: UnexpectedAdmissionError", where))
 	}
-	switch in := classifyInner(msg); in.kind {
-	case innerCPUs:
-		if in.sub(1, "") != "" {
+	switch in := evidence.ParseAllocationError(msg); in.Kind {
+	case evidence.AllocCPUs:
+		if in.Requested != "" {
 			r.narrow(28, 0, fmt.Sprintf("%s: \"not enough cpus available to satisfy request: requested=...\"", where))
 		} else if !strings.Contains(msg, "request:") {
 			r.narrow(0, 29, fmt.Sprintf("%s: \"not enough cpus available to satisfy request\" without counts", where))
 		}
-	case innerMemoryExtend, innerMemoryDefault, innerMemoryExtended, innerMemoryNoAffinity:
+	case evidence.AllocMemoryExtend, evidence.AllocMemoryDefault, evidence.AllocMemoryExtended, evidence.AllocMemoryNoAffinity:
 		r.narrow(21, 0, fmt.Sprintf("%s: memory manager error", where))
-	case innerMemoryViolates:
+	case evidence.AllocMemoryViolates:
 		r.narrow(31, 0, fmt.Sprintf("%s: \"preferred hint violates NUMA node allocation\" (kubernetes/kubernetes#123443)", where))
-	case innerDeviceUnhealthy:
+	case evidence.AllocDeviceUnhealthy:
 		r.narrow(26, 0, fmt.Sprintf("%s: \"cannot allocate unhealthy devices\"", where))
-	case innerDeviceUnregister:
+	case evidence.AllocDeviceUnregister:
 		if strings.Contains(msg, "can't allocate") {
 			r.narrow(0, 27, fmt.Sprintf("%s: \"can't allocate unregistered device\"", where))
 		} else {
@@ -312,49 +312,12 @@ func stateRange(r *kubeletRange, f *statefile.File) {
 	}
 }
 
-// stateInput is what a checkpoint was decoded from, kept so that its
-// verdict can be given again for the kubelet release of the evidence.
-type stateInput struct {
-	data []byte
-	opts statefile.Options
-}
-
-// keepStateInput records the bytes and options of a checkpoint whose
-// verdict is the kubelet's (the node's file or an intact copy); verdict is
-// false for a repaired or redacted copy, whose verdict stays withheld.
-func (e *Evidence) keepStateInput(f *statefile.File, data []byte, opts statefile.Options, verdict bool) {
-	if !verdict {
-		return
-	}
-	if e.stateInputs == nil {
-		e.stateInputs = map[*statefile.File]stateInput{}
-	}
-	e.stateInputs[f] = stateInput{data: data, opts: opts}
-}
-
-// SetKubeletVersion names the release of the node's kubelet ("1.30",
-// "v1.30.4"; 1.28 to 1.37): the verdicts on the checkpoint files are then
-// that release's. Without it, Run uses the release the evidence shows when
-// it shows exactly one (a "Kubelet version" log line, for example), else
-// the newest. It returns an error for a version numascope does not know.
-func (e *Evidence) SetKubeletVersion(version string) error {
-	// statefile checks the version before it looks at the bytes
-	if _, err := statefile.Decode([]byte(`{}`), statefile.Options{Kind: statefile.KindCPU, KubeletVersion: version}); err != nil {
-		if inner := errors.Unwrap(err); inner != nil {
-			return inner // without Decode's file-name prefix
-		}
-		return err
-	}
-	e.kubeletVersion = version
-	return nil
-}
-
 // releaseVerdicts gives the checkpoint verdicts again for the kubelet
 // release set with SetKubeletVersion or shown by the evidence: by the logs
 // alone, else by all of it (exactly one minor release, without disagreeing
 // clues, within statefile's range).
 func (d *diagnosis) releaseVerdicts() {
-	version, why := d.ev.kubeletVersion, "the release given"
+	version, why := d.ev.KubeletVersion(), "the release given"
 	if version == "" {
 		// The logs are the running kubelet's; the checkpoint formats say
 		// which kubelet wrote them, which an upgrade leaves behind. So
@@ -373,19 +336,19 @@ func (d *diagnosis) releaseVerdicts() {
 		version, why = fmt.Sprintf("1.%d", r.min), strings.TrimPrefix(r.minWhy, rangeText(r.min, r.max)+": ")
 	}
 	for _, f := range d.ev.States {
-		in, ok := d.ev.stateInputs[f]
+		in, ok := d.ev.StateInput(f)
 		if !ok {
 			continue
 		}
-		opts := in.opts
+		opts := in.Options
 		opts.KubeletVersion = version
-		g, err := d.ev.decodeState(in.data, opts)
+		g, err := d.ev.DecodeState(in.Data, opts)
 		if err != nil {
 			continue
 		}
 		// the same *File stays in the evidence: findings and notes refer to it
 		*f = *g
-		if d.ev.pastes[f] != nil {
+		if d.ev.Provenance(f) != nil {
 			continue
 		}
 		for i := range d.report.Evidence {

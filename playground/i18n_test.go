@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -164,6 +165,9 @@ func diagnoseConsts(t *testing.T, re *regexp.Regexp) []goConst {
 	fset := token.NewFileSet()
 	paths, err := filepath.Glob("../diagnose/*.go")
 	require.NoError(t, err)
+	more, err := filepath.Glob("../diagnose/evidence/*.go")
+	require.NoError(t, err)
+	paths = append(paths, more...)
 	var out []goConst
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
@@ -200,7 +204,7 @@ func diagnoseConsts(t *testing.T, re *regexp.Regexp) []goConst {
 var (
 	reCodeConst  = regexp.MustCompile(`^[cC]ode[A-Z]\w*$`)
 	reTAECause   = regexp.MustCompile(`^Cause[A-Z]\w*$`)
-	reInnerCause = regexp.MustCompile(`^inner[A-Z]\w*$`)
+	reInnerCause = regexp.MustCompile(`^Alloc[A-Z]\w*$`)
 	// rePlaceholder is findings-zh.js's PLACEHOLDER.
 	rePlaceholder = regexp.MustCompile(`\{([A-Za-z][\w.]*)(?:\|([^{}]*))?\}`)
 	reOptional    = regexp.MustCompile(`\[\[([\s\S]*?)\]\]`)
@@ -541,7 +545,7 @@ func scenarioFindings(t *testing.T) (findings []diagnose.Finding, where []string
 		}
 		t.Run("scenario/"+e.Name(), func(t *testing.T) {
 			t.Chdir(dir)
-			src, err := diagnose.SourcesFromDir(".")
+			src, err := evidence.SourcesFromDir(".")
 			require.NoError(t, err)
 			var files []string
 			for _, f := range src.Files {
@@ -552,7 +556,7 @@ func scenarioFindings(t *testing.T) (findings []diagnose.Finding, where []string
 				files = append(files, f)
 			}
 			src.Files = files
-			ev, err := diagnose.Load(src)
+			ev, err := evidence.Load(src)
 			require.NoError(t, err)
 			rep, err := diagnose.Run(context.Background(), ev)
 			require.NoError(t, err)

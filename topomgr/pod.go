@@ -430,6 +430,17 @@ func (r Resources) quantity(m map[string]string, name string) Quantity {
 // Request returns the request for a resource (zero when unset).
 func (r Resources) Request(name string) Quantity { return r.quantity(r.Requests, name) }
 
+// Requested returns the request for a resource and whether it is set
+// to a valid quantity.
+func (r Resources) Requested(name string) (Quantity, bool) {
+	s, ok := r.Requests[name]
+	if !ok {
+		return Quantity{}, false
+	}
+	q, err := ParseQuantity(s)
+	return q, err == nil
+}
+
 // Limit returns the limit for a resource (zero when unset).
 func (r Resources) Limit(name string) Quantity { return r.quantity(r.Limits, name) }
 

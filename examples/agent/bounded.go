@@ -93,7 +93,7 @@ func readDirN(dir, what string, n int) ([]fs.DirEntry, error) {
 
 // readSysfs reads the NUMA layout under root (a sysfs root such as /sys):
 // the CPU list of every node<N>, parsed with the bounded CPU-list parser,
-// and a copy of the files diagnose.ParseSysfs reads, each read without
+// and a copy of the files evidence.ParseSysfs reads, each read without
 // blocking and through input.MaxSysfsFile, with every CPU list in it checked
 // the same way. The copy is what the diagnosis parses, so nothing unbounded
 // reaches it.

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/cpuset"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/podresourcestest"
 	"github.com/numascope/numascope/statefile"
@@ -152,9 +153,9 @@ func TestSysfsCopyMatchesDirectReaders(t *testing.T) {
 	direct, err := podresources.ReadSysfsCPUMap(sysDir)
 	require.NoError(t, err)
 	assert.Empty(t, cmp.Diff(direct, cpus))
-	fromCopy, err := diagnose.ParseSysfs(sysDir, copyFS)
+	fromCopy, err := evidence.ParseSysfs(sysDir, copyFS)
 	require.NoError(t, err)
-	fromDir, err := diagnose.ParseSysfs(sysDir, os.DirFS(sysDir))
+	fromDir, err := evidence.ParseSysfs(sysDir, os.DirFS(sysDir))
 	require.NoError(t, err)
 	assert.Empty(t, cmp.Diff(fromDir, fromCopy, cmp.Comparer(func(a, b cpuset.CPUSet) bool { return a.Equals(b) })))
 }

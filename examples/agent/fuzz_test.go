@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/stretchr/testify/require"
@@ -43,7 +43,7 @@ func FuzzReadSysfs(f *testing.F) {
 					require.Equal(t, i, n, "CPU %d is on node %d, readSysfs says %d", c, i, n)
 				}
 			}
-			if _, err := diagnose.ParseSysfs(root, copyFS); err != nil && len(cpus) > 0 {
+			if _, err := evidence.ParseSysfs(root, copyFS); err != nil && len(cpus) > 0 {
 				t.Logf("diagnose refuses the copy: %v", err)
 			}
 		})

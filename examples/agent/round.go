@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
@@ -42,21 +43,21 @@ const (
 // Report is one round, written as one JSON line. The evidence, findings and
 // summary fields have the layout of diagnose's report (numascope.diagnose/v1).
 type Report struct {
-	Schema          string                  `json:"schema"`
-	Node            string                  `json:"node"`
-	Time            time.Time               `json:"time"`
-	Round           int64                   `json:"round"`
-	DurationSeconds float64                 `json:"durationSeconds"`
-	StateDir        string                  `json:"stateDir"`
-	Checkpoints     []Checkpoint            `json:"checkpoints"`
-	Memory          []MemoryRow             `json:"memory"`
-	CPUs            []CPURow                `json:"cpus"`
-	PodResources    PodResourcesStatus      `json:"podResources"`
-	NUMA            *podresources.NUMAView  `json:"numa,omitempty"`
-	Evidence        []diagnose.EvidenceItem `json:"evidence"`
-	Findings        []diagnose.Finding      `json:"findings"`
-	Summary         diagnose.Summary        `json:"summary"`
-	Errors          []RoundError            `json:"errors"`
+	Schema          string                 `json:"schema"`
+	Node            string                 `json:"node"`
+	Time            time.Time              `json:"time"`
+	Round           int64                  `json:"round"`
+	DurationSeconds float64                `json:"durationSeconds"`
+	StateDir        string                 `json:"stateDir"`
+	Checkpoints     []Checkpoint           `json:"checkpoints"`
+	Memory          []MemoryRow            `json:"memory"`
+	CPUs            []CPURow               `json:"cpus"`
+	PodResources    PodResourcesStatus     `json:"podResources"`
+	NUMA            *podresources.NUMAView `json:"numa,omitempty"`
+	Evidence        []evidence.Item        `json:"evidence"`
+	Findings        []diagnose.Finding     `json:"findings"`
+	Summary         diagnose.Summary       `json:"summary"`
+	Errors          []RoundError           `json:"errors"`
 	// FindingCounts counts the findings by code and severity; only in the
 	// summary form, whose findings list is capped.
 	FindingCounts []FindingCount `json:"findingCounts,omitempty"`
@@ -200,7 +201,7 @@ func encodeReport(w *bufio.Writer, r *Report) error {
 		switch v := f.v.(type) {
 		case []diagnose.Finding:
 			err = putList(w, v, put)
-		case []diagnose.EvidenceItem:
+		case []evidence.Item:
 			err = putList(w, v, put)
 		default:
 			err = put(v)
@@ -324,7 +325,7 @@ func gather(ctx context.Context, c config) *Report {
 			own = append(own, *f)
 		}
 	}
-	ev := &diagnose.Evidence{}
+	ev := &evidence.Set{}
 
 	// The kubelet configuration first: it names the policies the state
 	// files are judged under.
@@ -420,7 +421,7 @@ func gather(ctx context.Context, c config) *Report {
 		if !f.KubeletAccepts {
 			note = "kubelet " + f.OnReject
 		}
-		rep.Evidence = append(rep.Evidence, diagnose.EvidenceItem{File: p, Kind: "state-" + string(f.Kind), Format: string(f.Format), Status: "read", Note: note})
+		rep.Evidence = append(rep.Evidence, evidence.Item{File: p, Kind: "state-" + string(f.Kind), Format: string(f.Format), Status: "read", Note: note})
 		switch {
 		case f.Memory != nil:
 			rep.Memory = memoryRows(f.Memory)
@@ -448,7 +449,7 @@ func gather(ctx context.Context, c config) *Report {
 				Remedy:      "Pass --sysfs with the root of the host's sysfs (the container's /sys shows the host's NUMA nodes), or --sysfs=none.",
 			})
 		} else if c.diagnose {
-			if m, err := diagnose.ParseSysfs(c.sysfs, sysfs); err == nil {
+			if m, err := evidence.ParseSysfs(c.sysfs, sysfs); err == nil {
 				ev.SetMachine(m)
 			}
 		}
@@ -516,7 +517,7 @@ func gather(ctx context.Context, c config) *Report {
 		}
 	}
 	if rep.Evidence == nil {
-		rep.Evidence = []diagnose.EvidenceItem{}
+		rep.Evidence = []evidence.Item{}
 	}
 	rep.Findings = append(own, findings...)
 	if rep.Findings == nil {
@@ -645,7 +646,7 @@ func memoryRows(m *statefile.MemoryState) []MemoryRow {
 
 // cpuRows counts CPUs per NUMA node from sysfs, the CPU state and the
 // PodResources view, each where available.
-func cpuRows(cpus podresources.CPUMap, ev *diagnose.Evidence, view *podresources.NUMAView) []CPURow {
+func cpuRows(cpus podresources.CPUMap, ev *evidence.Set, view *podresources.NUMAView) []CPURow {
 	rows := map[int]*CPURow{}
 	row := func(n int) *CPURow {
 		if rows[n] == nil {

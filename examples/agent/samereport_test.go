@@ -8,13 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // TestAgentFindingsAreTheCLIFindings runs one node's evidence (checkpoints,
 // kubelet configuration, sysfs, a PodResources snapshot) through the agent
-// and through the CLI's path (diagnose.Load and Run, as examples/diagnose
+// and through the CLI's path (evidence.Load and Run, as examples/diagnose
 // does with the same files) and compares the findings: the agent diagnoses
 // exactly what the CLI diagnoses. The playground's side of the same
 // promise is wasm/internal/api's TestPlaygroundReportIsTheCLIReport.
@@ -26,35 +27,35 @@ func TestAgentFindingsAreTheCLIFindings(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		src   diagnose.Sources
+		src   evidence.Sources
 		codes int // at least this many findings
 	}{
 		{
 			name:  "checkpoints, config, sysfs and snapshot",
 			args:  []string{"--state-dir", nodeDir, "--kubelet-config", cfg, "--sysfs", sysDir, "--snapshot", snap},
-			src:   diagnose.Sources{StateDir: nodeDir, KubeletConfig: []string{cfg}, Topology: sysDir, PodResources: snap},
+			src:   evidence.Sources{StateDir: nodeDir, KubeletConfig: []string{cfg}, Topology: sysDir, PodResources: snap},
 			codes: 1,
 		},
 		{
 			name:  "diagnose scenario drift-stale-entry: a checkpoint entry no pod holds",
 			args:  []string{"--state-dir", drift, "--kubelet-config", "none", "--sysfs", "none", "--snapshot", filepath.Join(drift, "podresources.json")},
-			src:   diagnose.Sources{StateDir: drift, PodResources: filepath.Join(drift, "podresources.json")},
+			src:   evidence.Sources{StateDir: drift, PodResources: filepath.Join(drift, "podresources.json")},
 			codes: 1,
 		},
 		{
 			name:  "diagnose scenario unexplained-numa-group",
 			args:  []string{"--state-dir", group, "--kubelet-config", "none", "--sysfs", "none", "--socket", "none"},
-			src:   diagnose.Sources{StateDir: group},
+			src:   evidence.Sources{StateDir: group},
 			codes: 1,
 		},
 		{
 			name: "checkpoints and config only",
 			args: []string{"--state-dir", nodeDir, "--kubelet-config", cfg, "--sysfs", "none", "--socket", "none"},
-			src:  diagnose.Sources{StateDir: nodeDir, KubeletConfig: []string{cfg}},
+			src:  evidence.Sources{StateDir: nodeDir, KubeletConfig: []string{cfg}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, err := diagnose.Load(tc.src)
+			ev, err := evidence.Load(tc.src)
 			require.NoError(t, err, "CLI path: Load")
 			cli, err := diagnose.Run(context.Background(), ev)
 			require.NoError(t, err, "CLI path: Run")

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 )
@@ -55,7 +56,7 @@ func (r *Report) summary() *Report {
 	s := *r
 	var om Omitted
 	s.NUMA = nil
-	s.Evidence = []diagnose.EvidenceItem{}
+	s.Evidence = []evidence.Item{}
 	s.Checkpoints = make([]Checkpoint, len(r.Checkpoints))
 	for i, c := range r.Checkpoints {
 		c.Error, c.Reason, c.OnReject = clip(c.Error), clip(c.Reason), clip(c.OnReject)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/podresources/podresourcestest"
 	"github.com/numascope/numascope/statefile"
@@ -29,7 +30,7 @@ func hostileReport() *Report {
 	long := strings.Repeat("é", 4<<10) // 8 KB of two-byte characters
 	no := false
 	r := &Report{Schema: Schema, Node: "node-" + long, Time: time.Unix(0, 0).UTC(), Round: 1, StateDir: "/state/" + long,
-		Checkpoints: []Checkpoint{}, Memory: []MemoryRow{}, CPUs: []CPURow{}, Evidence: []diagnose.EvidenceItem{}, Errors: []RoundError{}}
+		Checkpoints: []Checkpoint{}, Memory: []MemoryRow{}, CPUs: []CPURow{}, Evidence: []evidence.Item{}, Errors: []RoundError{}}
 	for k, kind := range []statefile.Kind{statefile.KindCPU, statefile.KindMemory, statefile.KindDevice, statefile.KindDRA} {
 		c := Checkpoint{File: fmt.Sprintf("/state/%d-%s", k, long), Kind: kind, Present: true, KubeletAccepts: &no,
 			OnReject: "refuses-to-start", Reason: long, Error: long,

@@ -17,7 +17,7 @@
 // and as what its content shows when that reader refuses it (with a
 // warning). --dir DIR picks the evidence up from a directory by file name
 // and sniffs the files whose names say nothing (see
-// diagnose.SourcesFromDir).
+// evidence.SourcesFromDir).
 //
 // A kubelet log larger than 16 MiB is streamed, gzip or not: read once with
 // bounded memory, keeping only the lines the findings need; --log-limit
@@ -44,6 +44,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 )
 
@@ -59,7 +60,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagnose", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var src diagnose.Sources
+	var src evidence.Sources
 	var logs, pods, events, states, configs list
 	dir := fs.String("dir", "", "read every evidence file found in `DIR` by name")
 	fs.StringVar(&src.StateDir, "state-dir", "", "kubelet root `DIR` with cpu_manager_state, memory_manager_state, device-plugins/, dra_manager_state")
@@ -95,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		files = append(files, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	if err := new(diagnose.Evidence).SetKubeletVersion(*version); err != nil {
+	if err := new(evidence.Set).SetKubeletVersion(*version); err != nil {
 		fmt.Fprintln(stderr, "diagnose: --kubelet-version:", err)
 		return 2
 	}
@@ -106,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *dir != "" {
-		d, err := diagnose.SourcesFromDir(*dir)
+		d, err := evidence.SourcesFromDir(*dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "diagnose: --dir %s: %v: give a directory holding the node's evidence files (see -h)\n", *dir, unwrapPath(err))
 			return 2
@@ -119,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src.StateFiles = append(src.StateFiles, states...)
 	src.Files = append(src.Files, files...)
 	src.LogLimit = limit
-	ev, err := diagnose.Load(src)
+	ev, err := evidence.Load(src)
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
@@ -203,7 +204,7 @@ func parseSize(s string) (int64, error) {
 }
 
 // mergeSources lets explicit flags override what --dir found.
-func mergeSources(d, flags diagnose.Sources) diagnose.Sources {
+func mergeSources(d, flags evidence.Sources) evidence.Sources {
 	if flags.StateDir != "" {
 		d.StateDir = flags.StateDir
 	}

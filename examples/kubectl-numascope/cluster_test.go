@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cluster"
 	"github.com/numascope/numascope/internal/nodebundle"
 )
@@ -191,9 +192,9 @@ func TestAgainstAPIServer(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "dell8")
 		code, _, errOut := plugin(t, "--kubeconfig", user, "gather", "node/dell8", "--out", dir)
 		require.Equal(t, 0, code, errOut)
-		src, err := diagnose.SourcesFromDir(dir)
+		src, err := evidence.SourcesFromDir(dir)
 		require.NoError(t, err)
-		ev, err := diagnose.Load(src)
+		ev, err := evidence.Load(src)
 		require.NoError(t, err)
 		got, err := diagnose.Run(ctx, ev)
 		require.NoError(t, err)
@@ -430,9 +431,9 @@ func applyRBAC(t *testing.T, cs kubernetes.Interface) {
 
 // dirReport is what examples/diagnose --dir prints for the scenario.
 func dirReport(t *testing.T) diagnose.Report {
-	src, err := diagnose.SourcesFromDir(scenario)
+	src, err := evidence.SourcesFromDir(scenario)
 	require.NoError(t, err)
-	ev, err := diagnose.Load(src)
+	ev, err := evidence.Load(src)
 	require.NoError(t, err)
 	rep, err := diagnose.Run(context.Background(), ev)
 	require.NoError(t, err)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/numascope/numascope/internal/cliout"
 	"io"
 	"strings"
 	"testing/fstest"
+
+	"github.com/numascope/numascope/diagnose/evidence"
+	"github.com/numascope/numascope/internal/cliout"
 
 	"github.com/numascope/numascope/diagnose"
 )
@@ -66,7 +68,7 @@ func diagnosePod(ctx context.Context, k *kube, o options, name string, stdout, s
 // Evidence.Add readers as examples/diagnose; files are named as in a
 // gathered directory, so the report's evidence lines read the same.
 func (c *collection) diagnose(ctx context.Context) (*diagnose.Report, error) {
-	ev := &diagnose.Evidence{}
+	ev := &evidence.Set{}
 	sys := fstest.MapFS{}
 	// The node's configuration file first, /configz (what the kubelet runs
 	// with, flags included) over it: the order of a gathered directory.
@@ -91,7 +93,7 @@ func (c *collection) diagnose(ctx context.Context) (*diagnose.Report, error) {
 		}
 	}
 	if len(sys) > 0 {
-		m, err := diagnose.ParseSysfs("sys", sys)
+		m, err := evidence.ParseSysfs("sys", sys)
 		if err != nil {
 			c.notes = append(c.notes, "the node's sysfs copy cannot be read: "+err.Error())
 		} else {

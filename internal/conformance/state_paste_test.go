@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/jsonrepair"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -252,7 +253,7 @@ func TestRepairedPasteKeepsValues(t *testing.T) {
 			require.True(t, got.Accepts, "kubelet on the repaired paste: %s", got.Error)
 			assert.Empty(t, cmp.Diff(string(orig.Restored), string(got.Restored)))
 
-			codes := func(ev *diagnose.Evidence, copied bool) (map[string]bool, []diagnose.Finding) {
+			codes := func(ev *evidence.Set, copied bool) (map[string]bool, []diagnose.Finding) {
 				rep, err := diagnose.Run(t.Context(), ev)
 				require.NoError(t, err)
 				require.Len(t, rep.Evidence, 1)
@@ -266,13 +267,13 @@ func TestRepairedPasteKeepsValues(t *testing.T) {
 				return out, rep.Findings
 			}
 			// The node's file as it is: what numascope finds in its content.
-			node := &diagnose.Evidence{}
+			node := &evidence.Set{}
 			require.NoError(t, node.AddStateFile(FileNames[c.Kind], data))
 			want, _ := codes(node, false)
 			want["PastedCheckpointCopy"] = true
 
 			// The whole paste: the same findings, plus the one saying it is a copy.
-			whole := &diagnose.Evidence{}
+			whole := &evidence.Set{}
 			require.NoError(t, whole.AddStateFile(FileNames[c.Kind]+".txt", paste))
 			require.Len(t, whole.States, 1)
 			assert.False(t, whole.States[0].KubeletAccepts, "a repaired paste never gets the kubelet's verdict")
@@ -282,7 +283,7 @@ func TestRepairedPasteKeepsValues(t *testing.T) {
 			// A paste cut short: refused when a required member is cut,
 			// otherwise read as far as it goes, and never a verdict on the
 			// node's file or advice to drain it or delete the file.
-			cut := &diagnose.Evidence{}
+			cut := &evidence.Set{}
 			if err := cut.AddStateFile(FileNames[c.Kind]+".txt", paste[:len(paste)*2/3]); err != nil {
 				assert.Contains(t, err.Error(), "cannot decode checkpoint: truncated inside")
 				return

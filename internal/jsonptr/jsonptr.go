@@ -25,3 +25,12 @@ func Split(p string) (tokens []string, ok bool) {
 	}
 	return tokens, true
 }
+
+// Describe names the place a pointer points at for a sentence: the
+// pointer itself, or "the top-level object" for the empty pointer.
+func Describe(p string) string {
+	if p == "" {
+		return "the top-level object"
+	}
+	return p
+}

@@ -47,3 +47,7 @@ func IsCheckpointName(name string) bool {
 	}
 	return false
 }
+
+// DefaultPath is where a kubelet with the default root directory keeps
+// the checkpoint of a kind.
+func DefaultPath(kind statefile.Kind) string { return "/var/lib/kubelet/" + PathOf(kind) }

@@ -3,7 +3,7 @@
 // the NUMA part of sysfs), written by the agent as one JSON line
 // (`agent --once --report bundle`) and read back from that pod's log by
 // kubectl-numascope. Paths inside the bundle follow the layout that
-// diagnose.SourcesFromDir reads, so a bundle written out as a directory is
+// evidence.SourcesFromDir reads, so a bundle written out as a directory is
 // what `examples/diagnose --dir` and the playground take.
 package nodebundle
 

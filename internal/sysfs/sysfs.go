@@ -3,7 +3,7 @@
 // file is read through a small limit, FIFOs and devices are refused, CPU
 // lists go through the bounded cpulist parser, and directory listings are
 // capped. It is the one sysfs reader behind topomgr.ReadMachine,
-// diagnose.ParseSysfs and podresources.ReadSysfsCPUMap.
+// evidence.ParseSysfs and podresources.ReadSysfsCPUMap.
 package sysfs
 
 import (

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -112,7 +112,7 @@ func TestExamplesAreComplete(t *testing.T) {
 			t.Errorf("example %s has neither files nor an admission scenario", ex.ID)
 		}
 		for _, f := range ex.Files {
-			if it := (&diagnose.Evidence{}).Add(f.Name, "", []byte(f.Content)); !it.Used() {
+			if it := (&evidence.Set{}).Add(f.Name, "", []byte(f.Content)); !it.Used() {
 				t.Errorf("example %s: file %s is not recognised as evidence", ex.ID, f.Name)
 			}
 		}

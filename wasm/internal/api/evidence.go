@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"sigs.k8s.io/yaml"
 )
 
@@ -67,12 +68,12 @@ func classify(in InputFile) string {
 		// Log lines like "Nov 29 10:00:00 host kubelet[1]: ..." also read as
 		// YAML maps, so fall through to the log parser.
 	}
-	if log, err := diagnose.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
+	if log, err := evidence.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
 		return kindLog
 	}
 	// Anything else the engine's detection reads (a paste with prompts or
 	// fences, a table, a topology listing, flags).
-	var ev diagnose.Evidence
+	var ev evidence.Set
 	if it := ev.Add(in.Name, "", []byte(in.Content)); it.Used() {
 		return viewKind(it.Kind)
 	}
@@ -84,7 +85,7 @@ func classify(in InputFile) string {
 // engine's own detection decides what the input is (after the paste
 // normaliser), so anything pasted into any tab is read as what it is.
 func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	ev := &diagnose.Evidence{}
+	ev := &evidence.Set{}
 	it := ev.Add(in.Name, "", []byte(in.Content))
 	kind := viewKind(it.Kind)
 	if it.Status == "unused" || kind == "" || strings.HasPrefix(it.Kind, "state-") || it.Kind == "podresources" {
@@ -148,7 +149,7 @@ type DiagnoseResult struct {
 	Report diagnose.Report `json:"report"`
 	// Files says, for each request file in order, what it was read as (its
 	// kind and status), or why it was not read.
-	Files []diagnose.EvidenceItem `json:"files"`
+	Files []evidence.Item `json:"files"`
 	// Skipped lists the inputs that could not be used as evidence.
 	Skipped []Skipped `json:"skipped"`
 	// Locations are the line and column of every evidence reference of
@@ -190,16 +191,16 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 		i    int
 	}
 	var items []item
-	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]diagnose.EvidenceItem, len(req.Files)), Locations: []Location{}}
+	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]evidence.Item, len(req.Files)), Locations: []Location{}}
 	for i, in := range req.Files {
 		if strings.TrimSpace(in.Content) == "" {
-			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}
+			out.Files[i] = evidence.Item{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}
 			continue
 		}
 		if len(in.Content) > MaxFileBytes {
 			reason := "larger than the playground's limit for one file"
 			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: reason})
-			out.Files[i] = diagnose.EvidenceItem{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
+			out.Files[i] = evidence.Item{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
 			continue
 		}
 		// Only the order depends on the kind (configuration before
@@ -212,7 +213,7 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 			guess = guessStateKind(in.Content)
 		}
 		if len(req.Files) > 1 || in.Name == "" && guess == "" {
-			kind = diagnose.SniffKind([]byte(in.Content))
+			kind = evidence.SniffKind([]byte(in.Content))
 			if kind == "topology" {
 				kind = kindMachine
 			}
@@ -238,7 +239,7 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 	// The engine's own detection decides what each input is read as (the
 	// kind above only orders them: configuration before checkpoints).
 	// The checkpoints inspect decoded are not decoded again.
-	ev := &diagnose.Evidence{Decode: decodeShared}
+	ev := &evidence.Set{Decode: decodeShared}
 	if req.KubeletVersion != "" {
 		if err := ev.SetKubeletVersion(req.KubeletVersion); err != nil {
 			return nil, err

@@ -3,7 +3,7 @@ package api
 import (
 	"strings"
 
-	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -45,10 +45,10 @@ func configPolicies(files []InputFile) *ConfigPolicies {
 		if !strings.Contains(in.Content, "anagerPolicy") && !strings.Contains(in.Content, "anager-policy") {
 			continue
 		}
-		if diagnose.SniffKind([]byte(in.Content)) != kindConfig {
+		if evidence.SniffKind([]byte(in.Content)) != kindConfig {
 			continue
 		}
-		ev := &diagnose.Evidence{}
+		ev := &evidence.Set{}
 		name := in.Name
 		if name == "" {
 			name = canonicalName[kindConfig]

@@ -11,22 +11,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/numascope/numascope/diagnose"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // TestPlaygroundReportIsTheCLIReport runs the same evidence through the
-// CLI's path (diagnose.SourcesFromDir, Load and Run, as examples/diagnose
+// CLI's path (evidence.SourcesFromDir, Load and Run, as examples/diagnose
 // does) and through the playground's API, and compares the reports: the
 // browser simulates admission exactly where the CLI does.
 func TestPlaygroundReportIsTheCLIReport(t *testing.T) {
 	for _, scenario := range []string{"tae-state-only", "troubleshooting-page", "tae-cpu-memory-split"} {
 		t.Run(scenario, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "..", "diagnose", "testdata", scenario)
-			src, err := diagnose.SourcesFromDir(dir)
+			src, err := evidence.SourcesFromDir(dir)
 			require.NoError(t, err)
 			src.Files = nil // the scenario's README and expected reports
-			ev, err := diagnose.Load(src)
+			ev, err := evidence.Load(src)
 			require.NoError(t, err)
 			cli, err := diagnose.Run(context.Background(), ev)
 			require.NoError(t, err)
