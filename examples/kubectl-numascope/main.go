@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -239,10 +241,20 @@ func parseTarget(args []string) (cmd, name string, err error) {
 type kube struct {
 	cs        kubernetes.Interface
 	config    *rest.Config
-	namespace string // the context's namespace, or -n
+	http      *http.Client // every client's: no redirect followed, answers bounded
+	namespace string       // the context's namespace, or -n
 }
 
-// connect loads the kubeconfig with kubectl's rules.
+// dynamic is a client for custom resources (NodeResourceTopology) on the
+// same guarded HTTP client as the typed one.
+func (k *kube) dynamic() (dynamic.Interface, error) {
+	return dynamic.NewForConfigAndClient(k.config, k.http)
+}
+
+// connect loads the kubeconfig with kubectl's rules. Every client it
+// builds shares one HTTP client that follows no redirect and whose
+// transport (guard) sends requests to the kubeconfig's server only and
+// bounds each answer in size and time (o.timeout).
 func connect(o options) (*kube, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.kubeconfig
@@ -263,11 +275,22 @@ func connect(o options) (*kube, error) {
 	if o.namespace != "" {
 		ns = o.namespace
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	host, err := serverHost(cfg.Host)
 	if err != nil {
 		return nil, err
 	}
-	return &kube{cs: cs, config: cfg, namespace: ns}, nil
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, host: host, timeout: o.timeout} })
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	guarded := *hc // never change http.DefaultClient, which it may be
+	guarded.CheckRedirect = refuseRedirect
+	cs, err := kubernetes.NewForConfigAndClient(cfg, &guarded)
+	if err != nil {
+		return nil, err
+	}
+	return &kube{cs: cs, config: cfg, http: &guarded, namespace: ns}, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -139,13 +139,14 @@ func collectOnNode(ctx context.Context, k *kube, o options, c *collection, node 
 		return err
 	}
 	limit := int64(nodebundle.MaxBytes)
-	rc, err := k.cs.CoreV1().Pods(ns).GetLogs(created.Name, &corev1.PodLogOptions{Container: "agent", LimitBytes: &limit}).Stream(ctx)
+	rc, err := k.cs.CoreV1().Pods(ns).GetLogs(created.Name, &corev1.PodLogOptions{Container: "agent", LimitBytes: &limit}).Stream(withStream(ctx, limit+1))
 	if err != nil {
-		return checked(err, permission{"get", "", "pods/log", ns}, "reading the short-lived pod's log")
+		return kubeletError(node, "the log of pod "+ns+"/"+created.Name, checked(err, permission{"get", "", "pods/log", ns}, "reading the short-lived pod's log"))
 	}
 	defer rc.Close()
 	b, err := nodebundle.Read(rc, "the log of pod "+ns+"/"+created.Name)
 	if err != nil {
+		err = kubeletError(node, "the log of pod "+ns+"/"+created.Name, err)
 		if phase == corev1.PodFailed {
 			return fmt.Errorf("the short-lived pod failed and printed no bundle: %w", err)
 		}
@@ -217,7 +218,7 @@ func waitDone(ctx context.Context, k *kube, ns, name string) (corev1.PodPhase, e
 func agentPods(ctx context.Context, k *kube, ns string) (map[string]corev1.Pod, error) {
 	sel, _ := labels.Parse(agentLabel)
 	out := map[string]corev1.Pod{}
-	opts := metav1.ListOptions{LabelSelector: sel.String(), Limit: 500}
+	opts := metav1.ListOptions{LabelSelector: sel.String(), Limit: pageSize}
 	for {
 		list, err := k.cs.CoreV1().Pods(ns).List(ctx, opts)
 		if err != nil {
