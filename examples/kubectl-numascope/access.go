@@ -42,8 +42,8 @@ func checked(err error, p permission, doing string) error {
 		// not RBAC: a missing permission would be the wrong answer.
 		return fmt.Errorf("%s: %w: the cluster's admission control refused it: %v", doing, errForbidden, err)
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("%s: %w: the cluster refused it; the missing permission is %s, granted by the ClusterRole in examples/kubectl-numascope/rbac.yaml (kubectl auth can-i %s %s%s shows it; server said: %v)",
-			doing, errForbidden, p, p.verb, p.resource, nsFlag(p.namespace), err)
+		return fmt.Errorf("%s: %w: the cluster refused it; the missing permission is %s, granted by %s (kubectl auth can-i %s %s%s shows it; server said: %v)",
+			doing, errForbidden, p, grantedBy(p), p.verb, p.resource, nsFlag(p.namespace), err)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%s: the cluster does not know these credentials: %w (check the kubeconfig's user and its exec plugin)", doing, err)
 	}
@@ -109,6 +109,14 @@ func kubeletError(node, path string, err error) error {
 // whose kubelet redirected it.
 func isRedirectRefused(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "redirects forbidden")
+}
+
+// grantedBy names the manifest that grants p.
+func grantedBy(p permission) string {
+	if p.resource == "nodes/proxy" {
+		return "the ClusterRole in examples/kubectl-numascope/rbac-kubelet.yaml, which also lets its holders run commands in every pod through the kubelet (README: Security)"
+	}
+	return "the ClusterRole in examples/kubectl-numascope/rbac.yaml"
 }
 
 func nsFlag(ns string) string {

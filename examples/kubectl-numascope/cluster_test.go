@@ -145,8 +145,8 @@ func TestAgainstAPIServer(t *testing.T) {
 	t.Cleanup(func() { stopKubelet(); <-played })
 	go func() { defer close(played); c.playKubelet(t, kctx) }()
 
-	// A user bound by rbac.yaml, and nothing else.
-	applyRBAC(t, cs)
+	// A user bound by rbac.yaml and rbac-kubelet.yaml, and nothing else.
+	applyRBAC(t, cs, "rbac-kubelet.yaml")
 	user := c.UserKubeconfig(t, "ana", "numascope:users")
 
 	t.Run("diagnose pod/guaranteed gives the finding of diagnose --dir", func(t *testing.T) {
@@ -270,6 +270,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		code, out, errOut := plugin(t, "--kubeconfig", reader, "diagnose", "pod/guaranteed")
 		assert.Equal(t, 1, code, errOut)
 		assert.Contains(t, errOut, `the missing permission is create pods (API group "" (core), in namespace numascope)`)
+		assert.Contains(t, errOut, `reading /configz of node dell8: forbidden: the cluster refused it; the missing permission is get nodes/proxy (API group "" (core), cluster-wide), granted by the ClusterRole in examples/kubectl-numascope/rbac-kubelet.yaml`)
 		assert.Contains(t, out, "TopologyAffinityError")
 
 		// Pod Security refusing the host paths is a 403 too, but no

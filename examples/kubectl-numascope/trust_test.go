@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -176,6 +178,43 @@ func TestHostileKubelet(t *testing.T) {
 			assert.NotContains(t, out+errOut, "stolen", "the redirect target's answer is not taken for the node's")
 		})
 	}
+
+	// Why get nodes/proxy is in rbac-kubelet.yaml, apart: the API server
+	// passes a WebSocket GET under the node proxy to the kubelet, and the
+	// kubelet's /exec/ is opened by one (a real kubelet would run the
+	// command; this one only records the request).
+	t.Run("get nodes/proxy reaches the kubelet's exec endpoint", func(t *testing.T) {
+		applyRBAC(t, cs, "rbac-kubelet.yaml")
+		kim, err := clientcmd.BuildConfigFromFlags("", c.UserKubeconfig(t, "kim", "numascope:users"))
+		require.NoError(t, err)
+		tlsConfig, err := rest.TLSConfigFor(kim)
+		require.NoError(t, err)
+		var mu sync.Mutex
+		var reached []string
+		evil.Override("/exec/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			reached = append(reached, r.Method+" "+r.URL.Path+" Upgrade: "+r.Header.Get("Upgrade"))
+			mu.Unlock()
+			w.WriteHeader(http.StatusForbidden)
+		}))
+		status := map[string]int{}
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			req, err := http.NewRequestWithContext(ctx, method, kim.Host+"/api/v1/nodes/evil/proxy/exec/default/victim/c?command=id&output=1", nil)
+			require.NoError(t, err)
+			for k, v := range map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+				"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "v5.channel.k8s.io"} {
+				req.Header.Set(k, v)
+			}
+			resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig}}).Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			status[method] = resp.StatusCode
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Logf("the kubelet received %v; statuses %v", reached, status)
+		assert.Equal(t, []string{"GET /exec/default/victim/c Upgrade: websocket"}, reached, "the GET reached the kubelet's exec endpoint, the POST (create nodes/proxy) did not")
+	})
 
 	t.Run("answers over their bounds", func(t *testing.T) {
 		var code int
