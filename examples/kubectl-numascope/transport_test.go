@@ -174,19 +174,20 @@ func TestAnswersAreBounded(t *testing.T) {
 	defer api.Close()
 	kc := tokenKubeconfig(t, api, "t")
 	for _, tc := range []struct {
-		pod, want string
+		pod, timeout, want string
 	}{
-		{"big", "getting pod default/big: the API server's answer to GET /api/v1/namespaces/default/pods/big is over 16 MiB: refused"},
-		{"big-declared", "the API server's answer to GET /api/v1/namespaces/default/pods/big-declared is over 16 MiB: refused"},
-		{"slow", "the API server did not finish its answer to GET /api/v1/namespaces/default/pods/slow within 1s: given up"},
+		// A timeout that 16 MiB meets even on a busy machine.
+		{"big", "30s", "getting pod default/big: the API server's answer to GET /api/v1/namespaces/default/pods/big is over 16 MiB: refused"},
+		{"big-declared", "30s", "the API server's answer to GET /api/v1/namespaces/default/pods/big-declared is over 16 MiB: refused"},
+		{"slow", "1s", "the API server did not finish its answer to GET /api/v1/namespaces/default/pods/slow within 1s: given up"},
 	} {
 		var code int
 		var errOut string
 		var before, after runtime.MemStats
 		start := time.Now()
-		fuzzbudget.RunWith(t, fuzzbudget.Budget{Time: 10 * time.Second, Alloc: 128 << 20}, func() {
+		fuzzbudget.RunWith(t, fuzzbudget.Budget{Time: 30 * time.Second, Alloc: 128 << 20}, func() {
 			runtime.ReadMemStats(&before)
-			code, _, errOut = plugin(t, "--kubeconfig", kc, "--timeout", "1s", "diagnose", "pod/"+tc.pod, "--no-node-access")
+			code, _, errOut = plugin(t, "--kubeconfig", kc, "--timeout", tc.timeout, "diagnose", "pod/"+tc.pod, "--no-node-access")
 			runtime.ReadMemStats(&after)
 		})
 		t.Logf("diagnose pod/%s: exit %d in %s, %d MiB allocated", tc.pod, code, time.Since(start).Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20)

@@ -221,20 +221,20 @@ func TestHostileKubelet(t *testing.T) {
 		var errOut string
 		var before, after runtime.MemStats
 		start := time.Now()
-		fuzzbudget.RunWith(t, fuzzbudget.Budget{Time: 30 * time.Second, Alloc: 256 << 20}, func() {
+		fuzzbudget.RunWith(t, fuzzbudget.Budget{Time: 60 * time.Second, Alloc: 256 << 20}, func() {
 			runtime.ReadMemStats(&before)
 			code, _, errOut = plugin(t, "--kubeconfig", admin, "--timeout", "3s", "gather", "node/huge", "--no-node-access", "--out", filepath.Join(t.TempDir(), "huge"))
 			runtime.ReadMemStats(&after)
 		})
 		t.Logf("gather node/huge: exit %d in %s, %d MiB allocated\n%s", code, time.Since(start).Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20, errOut)
 		assert.Equal(t, 0, code, "what could be read is written")
-		for _, want := range []string{
-			"reading /configz of node huge: the kubelet's answer to /configz is over 1 MiB: refused",
-			"reading the kubelet log of node huge: the API server did not finish its answer to GET /api/v1/nodes/huge/proxy/logs/ within 3s: given up",
-			"listing the pods of node huge: the API server's answer to GET /api/v1/pods is over 16 MiB: refused",
-		} {
-			assert.Contains(t, errOut, want)
-		}
+		assert.Contains(t, errOut, "reading /configz of node huge: the kubelet's answer to /configz is over 1 MiB: refused")
+		assert.Contains(t, errOut, "reading the kubelet log of node huge: the API server did not finish its answer to GET /api/v1/nodes/huge/proxy/logs/ within 3s: given up")
+		// The page of 20 pods is refused for its size; on a machine too busy
+		// to carry 16 MiB in 3 s, for its time.
+		bySize := strings.Contains(errOut, "listing the pods of node huge: the API server's answer to GET /api/v1/pods is over 16 MiB: refused")
+		byTime := strings.Contains(errOut, "listing the pods of node huge: the API server did not finish its answer to GET /api/v1/pods within 3s")
+		assert.True(t, bySize || byTime, "the page of pods is refused")
 	})
 }
 
