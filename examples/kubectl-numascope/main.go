@@ -12,8 +12,10 @@
 //
 // It loads the kubeconfig as kubectl does (KUBECONFIG, ~/.kube/config,
 // --kubeconfig, --context, exec credential plugins). What it reads, and the
-// RBAC that allows it, is in rbac.yaml; a call the cluster forbids is
-// reported with the permission that is missing.
+// RBAC that allows it, is in rbac.yaml and rbac-kubelet.yaml; a call the
+// cluster forbids is reported with the permission that is missing. It
+// follows no redirect, talks to the kubeconfig's server only, and bounds
+// every answer in size and time (transport.go).
 //
 // Exit status: 0 when no finding has severity error, 1 when one does, 2
 // when the command line is wrong or the pod or node cannot be read.
@@ -111,8 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or markdown (nodes: also wide)")
 	fs.BoolVar(&o.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
-	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet)")
-	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host paths)")
+	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet, the only one rbac.yaml's policy lets the node-access role run)")
+	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host files)")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for the short-lived pod, and for the whole command")
 	fs.StringVar(&o.out, "out", "", "gather: the directory to write (must not exist, or be empty)")
 	fs.IntVar(&o.parallel, "parallel", 16, "nodes: most requests in flight at once")
