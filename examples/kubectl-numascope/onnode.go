@@ -313,22 +313,41 @@ func missingFiles(ctx context.Context, k *kube, p *corev1.Pod) map[string]string
 	}
 	out := map[string]string{}
 	for _, e := range evs.Items {
-		_, rest, ok := strings.Cut(e.Message, `for volume "`)
+		vol, detail, ok := hostPathRefusal(e.Message)
 		if !ok {
-			continue
-		}
-		vol, detail, ok := strings.Cut(rest, `"`)
-		if !ok || !strings.Contains(detail, "hostPath type check failed") {
 			continue
 		}
 		for _, f := range nodeFiles {
 			if f.volume == vol {
-				out[vol] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(detail), ":"))
+				out[vol] = detail
 			}
 		}
 	}
 	return out
 }
+
+// hostPathRefusal reads a FailedMount event's message in which the
+// kubelet's hostPath type check refused a volume: the volume's name and
+// the check's words ("hostPath type check failed, PATH is not a file,
+// ..."), cut to maxRefusal bytes.
+func hostPathRefusal(msg string) (volume, detail string, ok bool) {
+	_, rest, ok := strings.Cut(msg, `for volume "`)
+	if !ok {
+		return "", "", false
+	}
+	volume, detail, ok = strings.Cut(rest, `"`)
+	if !ok || volume == "" || !strings.Contains(detail, "hostPath type check failed") {
+		return "", "", false
+	}
+	detail = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(detail), ":"))
+	if len(detail) > maxRefusal {
+		detail = strings.ToValidUTF8(detail[:maxRefusal], "") + "..."
+	}
+	return volume, detail, true
+}
+
+// maxRefusal bounds the kubelet's words quoted in a note.
+const maxRefusal = 512
 
 // agentPods maps node names to the running agent pod on it.
 func agentPods(ctx context.Context, k *kube, ns string) (map[string]corev1.Pod, error) {
