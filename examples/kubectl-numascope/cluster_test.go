@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -40,8 +43,11 @@ type testCluster struct {
 	*cluster.Cluster
 	kubelets map[string]*cluster.Kubelet // by node name
 	bundles  map[string]string           // the bundle line each node's short-lived pod prints
-	mu       sync.Mutex
-	started  []string // short-lived pods seen
+	// missing are the host paths a node does not have: its kubelet refuses
+	// to mount them (a FailedMount event) and the pod does not start.
+	missing map[string][]string
+	mu      sync.Mutex
+	started []string // short-lived pods seen
 }
 
 func read(t *testing.T, name string) []byte {
@@ -67,7 +73,7 @@ func TestAgainstAPIServer(t *testing.T) {
 	}
 	ctx := context.Background()
 	c := &testCluster{Cluster: cluster.Start(t, cluster.Options{CRDDirs: []string{"testdata/crds"}}),
-		kubelets: map[string]*cluster.Kubelet{}, bundles: map[string]string{}}
+		kubelets: map[string]*cluster.Kubelet{}, bundles: map[string]string{}, missing: map[string][]string{}}
 	cs := c.Client
 
 	// The page's node dell8: a kubelet with the node log query on, the
@@ -85,11 +91,14 @@ func TestAgainstAPIServer(t *testing.T) {
 		Allocatable: map[string]string{"cpu": "47", "memory": "251Gi"}})
 	require.NoError(t, err)
 
-	// dell9: a kubelet without the node log query.
+	// dell9: a kubelet without the node log query, whose node has neither
+	// memory_manager_state nor dra_manager_state (a kubelet before v1.35
+	// with DynamicResourceAllocation off writes no dra_manager_state).
 	dell9 := cluster.StartKubelet(t)
 	dell9.Config = cfg
 	c.kubelets["dell9"] = dell9
 	c.bundles["dell9"] = bundleLine(t, "dell9", map[string]string{"cpu_manager_state": "cpu_manager_state"})
+	c.missing["dell9"] = []string{"/var/lib/kubelet/memory_manager_state", "/var/lib/kubelet/dra_manager_state"}
 	_, err = c.AddNode(ctx, cluster.Node{Name: "dell9", Port: dell9.Port(), Capacity: map[string]string{"cpu": "48"}})
 	require.NoError(t, err)
 
@@ -128,7 +137,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "numascope-agent"},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "registry.example/numascope-agent@sha256:" + strings.Repeat("ab", 32)}}}}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: agentImageForTests}}}}},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	// Stopped before the control plane: an open watch holds its shutdown up.
@@ -137,8 +146,8 @@ func TestAgainstAPIServer(t *testing.T) {
 	t.Cleanup(func() { stopKubelet(); <-played })
 	go func() { defer close(played); c.playKubelet(t, kctx) }()
 
-	// A user bound by rbac.yaml, and nothing else.
-	applyRBAC(t, cs)
+	// A user bound by rbac.yaml and rbac-kubelet.yaml, and nothing else.
+	applyRBAC(t, cs, "rbac-kubelet.yaml")
 	user := c.UserKubeconfig(t, "ana", "numascope:users")
 
 	t.Run("diagnose pod/guaranteed gives the finding of diagnose --dir", func(t *testing.T) {
@@ -214,6 +223,31 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Positive(t, dell9.Served("/logs/"), "the query reached dell9's kubelet")
 	})
 
+	t.Run("files the node does not have: the pod is made again without them", func(t *testing.T) {
+		c.mu.Lock()
+		before := len(c.started)
+		c.mu.Unlock()
+		code, out, errOut := plugin(t, "--kubeconfig", user, "diagnose", "pod/guaranteed-9", "-o", "json")
+		assert.Contains(t, []int{0, 1}, code, errOut)
+		var rep diagnose.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		read := map[string]string{}
+		for _, e := range rep.Evidence {
+			read[e.File] = e.Status
+		}
+		assert.Equal(t, "read", read["cpu_manager_state"], "the checkpoint the node has is read: %+v", rep.Evidence)
+		for _, f := range []string{"memory_manager_state", "dra_manager_state"} {
+			assert.Contains(t, errOut, "node dell9 has no /var/lib/kubelet/"+f+": the evidence goes without it (the kubelet: hostPath type check failed, /var/lib/kubelet/"+f+" is not a file")
+		}
+		assert.NotContains(t, errOut, "no on-node evidence")
+		c.mu.Lock()
+		assert.Len(t, c.started[before:], 2, "a second pod, without the two files")
+		c.mu.Unlock()
+		left, err := cs.CoreV1().Pods("numascope").List(ctx, metav1.ListOptions{LabelSelector: gatherLabel + "=" + gatherValue})
+		require.NoError(t, err)
+		assert.Empty(t, left.Items, "both short-lived pods are deleted")
+	})
+
 	t.Run("a forbidden call names the missing permission", func(t *testing.T) {
 		nobody := c.UserKubeconfig(t, "nobody")
 		code, _, errOut := plugin(t, "--kubeconfig", nobody, "diagnose", "pod/guaranteed")
@@ -237,6 +271,7 @@ func TestAgainstAPIServer(t *testing.T) {
 		code, out, errOut := plugin(t, "--kubeconfig", reader, "diagnose", "pod/guaranteed")
 		assert.Equal(t, 1, code, errOut)
 		assert.Contains(t, errOut, `the missing permission is create pods (API group "" (core), in namespace numascope)`)
+		assert.Contains(t, errOut, `reading /configz of node dell8: forbidden: the cluster refused it; the missing permission is get nodes/proxy (API group "" (core), cluster-wide), granted by the ClusterRole in examples/kubectl-numascope/rbac-kubelet.yaml`)
 		assert.Contains(t, out, "TopologyAffinityError")
 
 		// Pod Security refusing the host paths is a 403 too, but no
@@ -374,9 +409,12 @@ func (c *testCluster) playKubelet(t *testing.T, ctx context.Context) {
 		}
 		c.mu.Lock()
 		c.started = append(c.started, p.Name)
-		k, line := c.kubelets[p.Spec.NodeName], c.bundles[p.Spec.NodeName]
+		k, line, missing := c.kubelets[p.Spec.NodeName], c.bundles[p.Spec.NodeName], c.missing[p.Spec.NodeName]
 		c.mu.Unlock()
 		if k == nil {
+			continue
+		}
+		if c.failMounts(t, ctx, p, missing) {
 			continue
 		}
 		k.SetContainerLog(p.Namespace, p.Name, "agent", `{"level":"INFO","msg":"agent: one round"}`+"\n"+line)
@@ -387,6 +425,36 @@ func (c *testCluster) playKubelet(t *testing.T, ctx context.Context) {
 			t.Errorf("setting the short-lived pod's status: %v", err)
 		}
 	}
+}
+
+// failMounts posts, for each hostPath volume of p whose path is missing,
+// the event the kubelet posts when its hostPath type check refuses it
+// (pkg/volume/hostpath's checkType, worded by the operation executor's
+// generateVolumeMsg), and reports whether there was one: such a pod never
+// starts.
+func (c *testCluster) failMounts(t *testing.T, ctx context.Context, p *corev1.Pod, missing []string) bool {
+	failed := false
+	for _, v := range p.Spec.Volumes {
+		if v.HostPath == nil || !slices.Contains(missing, v.HostPath.Path) {
+			continue
+		}
+		failed = true
+		want := map[corev1.HostPathType]string{corev1.HostPathFile: "file", corev1.HostPathSocket: "socket file", corev1.HostPathDirectory: "directory"}[*v.HostPath.Type]
+		check := fmt.Errorf("hostPath type check failed, %s is not a %s, unable to determine its type: %w", v.HostPath.Path, want,
+			&os.PathError{Op: "stat", Path: v.HostPath.Path, Err: syscall.ENOENT})
+		now := metav1.Now()
+		_, err := c.Client.CoreV1().Events(p.Namespace).Create(ctx, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{GenerateName: p.Name + ".", Namespace: p.Namespace},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID, APIVersion: "v1"},
+			Reason:         "FailedMount", Type: corev1.EventTypeWarning,
+			Message: fmt.Sprintf("%v for volume %q %v", "MountVolume.SetUp failed", v.Name, ": "+check.Error()),
+			Source:  corev1.EventSource{Component: "kubelet", Host: p.Spec.NodeName}, FirstTimestamp: now, LastTimestamp: now, Count: 1,
+		}, metav1.CreateOptions{})
+		if err != nil && ctx.Err() == nil {
+			t.Errorf("posting the FailedMount event: %v", err)
+		}
+	}
+	return failed
 }
 
 // bundleLine is the bundle the agent prints on node, from scenario files
@@ -401,12 +469,18 @@ func bundleLine(t *testing.T, node string, files map[string]string) string {
 	return buf.String()
 }
 
-// applyRBAC creates the objects of rbac.yaml.
-func applyRBAC(t *testing.T, cs kubernetes.Interface) {
-	data, err := os.ReadFile("rbac.yaml")
-	require.NoError(t, err)
+// applyRBAC creates the objects of rbac.yaml, and of the other manifests
+// named.
+func applyRBAC(t *testing.T, cs kubernetes.Interface, more ...string) {
+	var docs []string
+	for _, f := range append([]string{"rbac.yaml"}, more...) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		docs = append(docs, strings.Split(string(data), "\n---\n")...)
+	}
 	ctx := context.Background()
-	for _, doc := range strings.Split(string(data), "\n---\n") {
+	var err error
+	for _, doc := range docs {
 		var meta metav1.TypeMeta
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &meta))
 		switch meta.Kind {
@@ -422,8 +496,16 @@ func applyRBAC(t *testing.T, cs kubernetes.Interface) {
 			var o rbacv1.RoleBinding
 			require.NoError(t, yaml.UnmarshalStrict([]byte(doc), &o))
 			_, err = cs.RbacV1().RoleBindings(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
+		case "ValidatingAdmissionPolicy":
+			var o admissionregistrationv1.ValidatingAdmissionPolicy
+			require.NoError(t, yaml.UnmarshalStrict([]byte(doc), &o))
+			_, err = cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &o, metav1.CreateOptions{})
+		case "ValidatingAdmissionPolicyBinding":
+			var o admissionregistrationv1.ValidatingAdmissionPolicyBinding
+			require.NoError(t, yaml.UnmarshalStrict([]byte(doc), &o))
+			_, err = cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &o, metav1.CreateOptions{})
 		default:
-			t.Fatalf("rbac.yaml: unexpected kind %q", meta.Kind)
+			t.Fatalf("unexpected kind %q in the RBAC manifests", meta.Kind)
 		}
 		require.NoError(t, err)
 	}

@@ -15,8 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
+
+	"github.com/numascope/numascope/internal/input"
 )
 
 // Limits on what the cluster sends back.
@@ -26,6 +27,10 @@ const (
 	logTailLines  = 100000   // the most the kubelet's log query accepts
 	maxEvents     = 500      // events of one pod
 	maxNodePods   = 5000     // pods of one node in a gather
+	// pageSize is the most objects asked for in one page of a list: a page
+	// of 100 nodes or pods of typical size (10-40 KB) stays far below
+	// maxAnswer.
+	pageSize = 100
 )
 
 // file is one piece of evidence, named as in a gathered directory.
@@ -205,9 +210,9 @@ func collectNode(ctx context.Context, k *kube, o options, c *collection, name st
 	c.about = append(c.about, nodeSummary(node))
 
 	// /configz: the configuration the kubelet runs with, flags included.
-	raw, err := nodeProxy(ctx, k, name, "configz", nil, maxConfigz)
+	raw, err := nodeProxy(ctx, k, name, "configz", nil, maxConfigz, nil)
 	if err != nil {
-		c.note("%v (the kubelet's configuration is then taken from the node's config.yaml, when the on-node pod can read it)",
+		c.note("%v (the report goes without the kubelet's configuration)",
 			checked(err, permission{"get", "", "nodes/proxy", ""}, "reading /configz of node "+name))
 	} else if cfg, err := configzBody(raw); err != nil {
 		c.note("node %s: /configz: %v", name, err)
@@ -217,10 +222,14 @@ func collectNode(ctx context.Context, k *kube, o options, c *collection, name st
 
 	// The kubelet log, through the node log query.
 	q := map[string]string{"query": "kubelet", "tailLines": fmt.Sprint(logTailLines)}
-	raw, err = nodeProxy(ctx, k, name, "logs/", q, maxKubeletLog)
+	var cut bool
+	raw, err = nodeProxy(ctx, k, name, "logs/", q, maxKubeletLog, &cut)
+	var ne *nodeError
 	switch {
 	case err != nil && apierrors.IsForbidden(err):
 		c.note("%v", checked(err, permission{"get", "", "nodes/proxy", ""}, "reading the kubelet log of node "+name))
+	case errors.As(err, &ne):
+		c.note("reading the kubelet log of node %s: %v", name, ne)
 	case err != nil:
 		c.note("node %s: the node log query (/logs/?query=kubelet) failed: %v. %s", name, err, enableLogQuery)
 	case isDirListing(raw):
@@ -228,7 +237,7 @@ func collectNode(ctx context.Context, k *kube, o options, c *collection, name st
 	case len(bytes.TrimSpace(raw)) == 0:
 		c.note("node %s: the node log query returned nothing: the kubelet logs elsewhere than the journal or /var/log/kubelet.log", name)
 	default:
-		if len(raw) >= maxKubeletLog {
+		if cut {
 			c.note("node %s: the kubelet log was cut at %d MiB (the last %d lines were asked for)", name, maxKubeletLog>>20, logTailLines)
 		}
 		c.add("kubelet.log", "kubelet-log", raw)
@@ -259,21 +268,31 @@ func isDirListing(b []byte) bool {
 	return bytes.HasPrefix(head, []byte("<!doctype html>")) || bytes.HasPrefix(head, []byte("<pre>\n"))
 }
 
-// nodeProxy GETs a kubelet path through the API server's node proxy, read
-// through limit bytes.
-func nodeProxy(ctx context.Context, k *kube, node, path string, params map[string]string, limit int64) ([]byte, error) {
-	req := k.cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix(path)
+// nodeProxy GETs a kubelet path through the API server's node proxy. An
+// answer over limit bytes is an error, unless cut: then its first limit
+// bytes are returned (the kubelet log), with cut reporting it.
+func nodeProxy(ctx context.Context, k *kube, node, path string, params map[string]string, limit int64, cut *bool) ([]byte, error) {
+	// One segment keeps the trailing slash of logs/ (Suffix would drop it):
+	// the kubelet serves /logs/, and answers /logs with a redirect there.
+	req := k.cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/" + node + "/proxy/" + path)
 	for key, v := range params {
 		req = req.Param(key, v)
 	}
-	rc, err := req.Stream(ctx)
+	rc, err := req.Stream(withStream(ctx, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, kubeletError(node, "/"+path, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, limit))
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, kubeletError(node, "/"+path, err)
+	}
+	if int64(len(data)) > limit {
+		if cut == nil {
+			return nil, &nodeError{msg: fmt.Sprintf("the kubelet's answer to /%s is over %s: refused (a kubelet's is far smaller)", path, input.HumanBytes(limit))}
+		}
+		*cut = true
+		data = data[:limit]
 	}
 	return data, nil
 }
@@ -343,7 +362,7 @@ func collectNRT(ctx context.Context, k *kube, c *collection, node string) {
 	if !nrtServed(k) {
 		return
 	}
-	dc, err := dynamic.NewForConfig(k.config)
+	dc, err := k.dynamic()
 	if err != nil {
 		return
 	}

@@ -31,14 +31,27 @@ func emptyDir(dir string) error {
 // collectNodePods adds the pods bound to the node (a gather has no one pod)
 // and the events of those that failed.
 func collectNodePods(ctx context.Context, k *kube, c *collection, node string) {
-	list, err := k.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(), Limit: maxNodePods})
-	if err != nil {
-		c.note("%v", checked(err, permission{"list", "", "pods", ""}, "listing the pods of node "+node))
-		return
-	}
-	if list.Continue != "" {
-		c.note("node %s has more than %d pods: only the first %d are in pods.yaml", node, maxNodePods, maxNodePods)
+	list := &corev1.PodList{}
+	opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(), Limit: pageSize}
+	for {
+		page, err := k.cs.CoreV1().Pods("").List(ctx, opts)
+		if err != nil {
+			c.note("%v", checked(err, permission{"list", "", "pods", ""}, "listing the pods of node "+node))
+			if len(list.Items) == 0 {
+				return
+			}
+			c.note("node %s: only the first %d pods are in pods.yaml", node, len(list.Items))
+			break
+		}
+		list.Items = append(list.Items, page.Items...)
+		if page.Continue == "" {
+			break
+		}
+		if len(list.Items) >= maxNodePods {
+			c.note("node %s has more than %d pods: only the first %d are in pods.yaml", node, maxNodePods, len(list.Items))
+			break
+		}
+		opts.Continue = page.Continue
 	}
 	// numascope's own short-lived pods are not the node's workload.
 	kept := list.Items[:0]

@@ -12,8 +12,10 @@
 //
 // It loads the kubeconfig as kubectl does (KUBECONFIG, ~/.kube/config,
 // --kubeconfig, --context, exec credential plugins). What it reads, and the
-// RBAC that allows it, is in rbac.yaml; a call the cluster forbids is
-// reported with the permission that is missing.
+// RBAC that allows it, is in rbac.yaml and rbac-kubelet.yaml; a call the
+// cluster forbids is reported with the permission that is missing. It
+// follows no redirect, talks to the kubeconfig's server only, and bounds
+// every answer in size and time (transport.go).
 //
 // Exit status: 0 when no finding has severity error, 1 when one does, 2
 // when the command line is wrong or the pod or node cannot be read.
@@ -24,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,6 +36,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -109,8 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or markdown (nodes: also wide)")
 	fs.BoolVar(&o.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
-	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet)")
-	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host paths)")
+	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet, the only one rbac.yaml's policy lets the node-access role run)")
+	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host files)")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for the short-lived pod, and for the whole command")
 	fs.StringVar(&o.out, "out", "", "gather: the directory to write (must not exist, or be empty)")
 	fs.IntVar(&o.parallel, "parallel", 16, "nodes: most requests in flight at once")
@@ -239,10 +243,20 @@ func parseTarget(args []string) (cmd, name string, err error) {
 type kube struct {
 	cs        kubernetes.Interface
 	config    *rest.Config
-	namespace string // the context's namespace, or -n
+	http      *http.Client // every client's: no redirect followed, answers bounded
+	namespace string       // the context's namespace, or -n
 }
 
-// connect loads the kubeconfig with kubectl's rules.
+// dynamic is a client for custom resources (NodeResourceTopology) on the
+// same guarded HTTP client as the typed one.
+func (k *kube) dynamic() (dynamic.Interface, error) {
+	return dynamic.NewForConfigAndClient(k.config, k.http)
+}
+
+// connect loads the kubeconfig with kubectl's rules. Every client it
+// builds shares one HTTP client that follows no redirect and whose
+// transport (guard) sends requests to the kubeconfig's server only and
+// bounds each answer in size and time (o.timeout).
 func connect(o options) (*kube, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.kubeconfig
@@ -263,11 +277,22 @@ func connect(o options) (*kube, error) {
 	if o.namespace != "" {
 		ns = o.namespace
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	host, err := serverHost(cfg.Host)
 	if err != nil {
 		return nil, err
 	}
-	return &kube{cs: cs, config: cfg, namespace: ns}, nil
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, host: host, timeout: o.timeout} })
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	guarded := *hc // never change http.DefaultClient, which it may be
+	guarded.CheckRedirect = refuseRedirect
+	cs, err := kubernetes.NewForConfigAndClient(cfg, &guarded)
+	if err != nil {
+		return nil, err
+	}
+	return &kube{cs: cs, config: cfg, http: &guarded, namespace: ns}, nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -74,7 +74,7 @@ const maxReportLine = 16 << 20
 // listNodes is `nodes`.
 func listNodes(ctx context.Context, k *kube, o options, progress bool, stdout, stderr io.Writer) int {
 	var nodes []corev1.Node
-	opts := metav1.ListOptions{Limit: 500}
+	opts := metav1.ListOptions{Limit: pageSize}
 	for {
 		list, err := k.cs.CoreV1().Nodes().List(ctx, opts)
 		if err != nil {
@@ -94,7 +94,7 @@ func listNodes(ctx context.Context, k *kube, o options, progress bool, stdout, s
 	}
 	var nrt dynamic.ResourceInterface
 	if nrtServed(k) {
-		if dc, err := dynamic.NewForConfig(k.config); err == nil {
+		if dc, err := k.dynamic(); err == nil {
 			nrt = dc.Resource(nrtGVR)
 		}
 	}
@@ -177,9 +177,10 @@ func nodeLine(ctx context.Context, k *kube, node string, agents map[string]corev
 // lastReport reads the last report line of the agent pod's log.
 func lastReport(ctx context.Context, k *kube, p corev1.Pod) (*agentReport, error) {
 	tail, limit := int64(3), int64(3*maxReportLine)
-	rc, err := k.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "agent", TailLines: &tail, LimitBytes: &limit}).Stream(ctx)
+	what := "the log of pod " + p.Namespace + "/" + p.Name
+	rc, err := k.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: "agent", TailLines: &tail, LimitBytes: &limit}).Stream(withStream(ctx, limit))
 	if err != nil {
-		return nil, checked(err, permission{"get", "", "pods/log", p.Namespace}, "reading the agent's report")
+		return nil, kubeletError(p.Spec.NodeName, what, checked(err, permission{"get", "", "pods/log", p.Namespace}, "reading the agent's report"))
 	}
 	defer rc.Close()
 	sc := bufio.NewScanner(rc)
@@ -191,7 +192,7 @@ func lastReport(ctx context.Context, k *kube, p corev1.Pod) (*agentReport, error
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the log of %s/%s: %w", p.Namespace, p.Name, err)
+		return nil, kubeletError(p.Spec.NodeName, what, fmt.Errorf("reading the log of %s/%s: %w", p.Namespace, p.Name, plain(err)))
 	}
 	if last == nil {
 		return nil, fmt.Errorf("the agent %s/%s has not reported yet", p.Namespace, p.Name)

@@ -23,6 +23,9 @@ import (
 //   - /containerLogs/NS/POD/CONTAINER: ContainerLogs["NS/POD/CONTAINER"],
 //     404 for the others, as the kubelet does for an unknown container.
 //
+// Override makes it hostile: a path answered by a handler of the test's own
+// (a redirect, an answer too large or too slow).
+//
 // Fields may be changed while it runs (under Lock).
 type Kubelet struct {
 	sync.Mutex
@@ -33,8 +36,9 @@ type Kubelet struct {
 	// Requests counts the requests served, by path.
 	Requests map[string]int
 
-	srv  *httptest.Server
-	port int
+	overrides map[string]http.Handler // by path prefix
+	srv       *httptest.Server
+	port      int
 }
 
 // StartKubelet starts a fake kubelet on KubeletIP and an ephemeral port; it
@@ -92,12 +96,56 @@ func StartKubelet(t testing.TB) *Kubelet {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, out)
 	})
-	k.srv = httptest.NewUnstartedServer(mux)
+	k.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := k.override(r.URL.Path); h != nil {
+			k.count(r.URL.Path)
+			h.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	k.srv.Listener = ln
 	k.srv.StartTLS()
 	k.port = ln.Addr().(*net.TCPAddr).Port
 	t.Cleanup(k.srv.Close)
 	return k
+}
+
+// Override answers the requests whose path starts with prefix with h
+// instead (the longest prefix wins); a nil h removes the override.
+func (k *Kubelet) Override(prefix string, h http.Handler) {
+	k.Lock()
+	defer k.Unlock()
+	if k.overrides == nil {
+		k.overrides = map[string]http.Handler{}
+	}
+	if h == nil {
+		delete(k.overrides, prefix)
+		return
+	}
+	k.overrides[prefix] = h
+}
+
+// Redirect answers the requests whose path starts with prefix with a 302 to
+// location, as a hostile kubelet would.
+func (k *Kubelet) Redirect(prefix, location string) {
+	k.Override(prefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", location)
+		w.WriteHeader(http.StatusFound)
+	}))
+}
+
+func (k *Kubelet) override(path string) http.Handler {
+	k.Lock()
+	defer k.Unlock()
+	best := ""
+	var h http.Handler
+	for p, o := range k.overrides {
+		if strings.HasPrefix(path, p) && len(p) >= len(best) {
+			best, h = p, o
+		}
+	}
+	return h
 }
 
 func (k *Kubelet) count(path string) {
