@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
 // TestParse reads the command line of every command, valid and invalid,
@@ -215,4 +217,32 @@ func TestNoCommand(t *testing.T) {
 	assert.Contains(t, errb.String(), "give a command")
 	assert.Contains(t, errb.String(), "Commands:")
 	assert.Empty(t, out.String())
+}
+
+// FuzzParse: any command line is read without a panic, within the budget,
+// to help, a one-line usage error, or options that pass their own checks.
+func FuzzParse(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzParse: words split at NUL.
+	f.Fuzz(func(t *testing.T, line string) {
+		fuzzbudget.Run(t, func() {
+			args := strings.Split(line, "\x00")
+			if len(args) > 64 {
+				return
+			}
+			c, help, err := parse(args, streams{stdout: io.Discard, stderr: io.Discard})
+			switch {
+			case err != nil:
+				assert.NotEmpty(t, err.Error())
+			case help:
+				if c != nil {
+					var b bytes.Buffer
+					c.printHelp(&b)
+					assert.Contains(t, b.String(), "kubectl numascope "+c.name)
+				}
+			default:
+				require.NotNil(t, c)
+				assert.NoError(t, c.opts.Validate())
+			}
+		})
+	})
 }
