@@ -69,9 +69,9 @@ func toYAML(obj any) ([]byte, error) {
 	return yaml.JSONToYAML(j)
 }
 
-// findPod gets the pod, in any namespace with -A.
-func findPod(ctx context.Context, k *kube, o options, name string) (*corev1.Pod, error) {
-	if !o.allNamespaces {
+// findPod gets the pod, in any namespace with -A (allNamespaces).
+func findPod(ctx context.Context, k *kube, allNamespaces bool, name string) (*corev1.Pod, error) {
+	if !allNamespaces {
 		p, err := k.cs.CoreV1().Pods(k.namespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("pod %s not found in namespace %s (give -n NAMESPACE, or -A to look in every namespace)", name, k.namespace)
@@ -97,7 +97,7 @@ func findPod(ctx context.Context, k *kube, o options, name string) (*corev1.Pod,
 
 // collectPod gathers a pod's evidence: the pod, its owner, its events, then
 // its node's (collectNode).
-func collectPod(ctx context.Context, k *kube, o options, pod *corev1.Pod) (*collection, error) {
+func collectPod(ctx context.Context, k *kube, o clusterFlags, pod *corev1.Pod) (*collection, error) {
 	c := &collection{node: pod.Spec.NodeName}
 	pod.APIVersion, pod.Kind = "v1", "Pod"
 	pod.ManagedFields = nil
@@ -193,7 +193,7 @@ func (c *collection) owner(ctx context.Context, k *kube, ns string, ref metav1.O
 
 // collectNode gathers the node's evidence: the Node, /configz, the kubelet
 // log, NodeResourceTopology, and the on-node bundle.
-func collectNode(ctx context.Context, k *kube, o options, c *collection, name string) error {
+func collectNode(ctx context.Context, k *kube, o clusterFlags, c *collection, name string) error {
 	c.node = name
 	node, err := k.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {

@@ -14,14 +14,75 @@ import (
 	"github.com/numascope/numascope/diagnose"
 )
 
+// diagnoseOptions are the options of `diagnose pod/NAME`.
+type diagnoseOptions struct {
+	streams
+	cluster       clusterFlags
+	output        string
+	allNamespaces bool
+	pod           string
+}
+
+// diagnoseFormats are the -o values of diagnose.
+var diagnoseFormats = []string{"text", "json", "yaml", "markdown"}
+
+func newDiagnose(s streams) *command {
+	o := &diagnoseOptions{streams: s}
+	c := newCommand("diagnose")
+	c.use = "diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]"
+	c.short = "explain a pod's admission: why the kubelet rejected it or where it placed it"
+	c.long = `Gathers a pod and the evidence of its node (its events, its controller, the node's
+/configz and kubelet log, its NodeResourceTopology, and from a short-lived pod on the
+node its checkpoints, PodResources and sysfs) and prints numascope's report. The first
+line of the text report is the headline: the most severe finding and the count of
+findings by severity. What could not be gathered goes to stderr with what to do.`
+	c.example = `  # why was this pod rejected (TopologyAffinityError, UnexpectedAdmissionError)?
+  kubectl numascope diagnose pod/guaranteed -n default
+
+  # the same from the API objects only, as Markdown for a ticket
+  kubectl numascope diagnose pod/guaranteed -n default --no-node-access -o markdown
+
+  # the pod is in some namespace
+  kubectl numascope diagnose guaranteed -A -o json`
+	c.exit = "0 no finding of severity error, 1 an error finding, 2 the command line is wrong or the pod cannot be read."
+	outputFlag(c.own, &o.output, diagnoseFormats)
+	c.own.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
+	o.cluster.bind(c.shared, withNamespace|withAgentImage|withAgentNamespace|withNoNodeAccess)
+	c.opts = o
+	return c
+}
+
+// Complete reads the pod's name.
+func (o *diagnoseOptions) Complete(args []string) error {
+	o.output = strings.ToLower(strings.TrimSpace(o.output))
+	name, err := objectName("diagnose", "pod", args)
+	o.pod = name
+	return err
+}
+
+// Validate checks -o and the connection flags.
+func (o *diagnoseOptions) Validate() error {
+	if err := checkOutput("diagnose", o.output, diagnoseFormats); err != nil {
+		return err
+	}
+	return o.cluster.validate()
+}
+
+// Run diagnoses the pod.
+func (o *diagnoseOptions) Run(ctx context.Context) int {
+	return o.cluster.run(ctx, o.streams, func(ctx context.Context, k *kube) int {
+		return diagnosePod(ctx, k, o, o.stdout, o.stderr)
+	})
+}
+
 // diagnosePod is `diagnose pod/NAME`.
-func diagnosePod(ctx context.Context, k *kube, o options, name string, stdout, stderr io.Writer) int {
-	pod, err := findPod(ctx, k, o, name)
+func diagnosePod(ctx context.Context, k *kube, o *diagnoseOptions, stdout, stderr io.Writer) int {
+	pod, err := findPod(ctx, k, o.allNamespaces, o.pod)
 	if err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
 	}
-	c, err := collectPod(ctx, k, o, pod)
+	c, err := collectPod(ctx, k, o.cluster, pod)
 	if err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
@@ -125,37 +186,4 @@ func render(rep *diagnose.Report, output string, w io.Writer) error {
 	_, body, _ := strings.Cut(b.String(), "\n")
 	_, err := io.WriteString(w, body)
 	return err
-}
-
-// gatherNode is `gather node/NAME --out DIR`.
-func gatherNode(ctx context.Context, k *kube, o options, name string, stderr io.Writer) int {
-	if o.out == "" {
-		fmt.Fprintln(stderr, "kubectl-numascope: gather needs --out DIR (a new or empty directory)")
-		return 2
-	}
-	if err := emptyDir(o.out); err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err)
-		return 2
-	}
-	c := &collection{}
-	if err := collectNode(ctx, k, o, c, name); err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err)
-		return 2
-	}
-	collectNodePods(ctx, k, c, name)
-	for _, n := range c.notes {
-		fmt.Fprintln(stderr, "kubectl-numascope:", n)
-	}
-	if err := c.writeDir(o.out); err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err)
-		return 2
-	}
-	var names []string
-	for _, f := range c.files {
-		if !strings.HasPrefix(f.path, "sys/") {
-			names = append(names, f.path)
-		}
-	}
-	fmt.Fprintf(stderr, "kubectl-numascope: wrote %s: %s; read it with diagnose --dir %s (go run ./examples/diagnose in a clone of numascope)\n", o.out, strings.Join(names, ", "), o.out)
-	return 0
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +15,85 @@ import (
 
 	"github.com/numascope/numascope/internal/nodebundle"
 )
+
+// gatherOptions are the options of `gather node/NAME --out DIR`.
+type gatherOptions struct {
+	streams
+	cluster clusterFlags
+	dir     string
+	node    string
+}
+
+func newGather(s streams) *command {
+	o := &gatherOptions{streams: s}
+	c := newCommand("gather")
+	c.use = "gather node/NAME --out DIR [--no-node-access]"
+	c.short = "write a node's evidence to a directory, for later or for someone else"
+	c.long = `Gathers what diagnose gathers for a node, plus the pods bound to it and the events of
+its failed pods, and writes it to a new or empty directory, named as diagnose --dir
+(go run ./examples/diagnose in a clone of numascope) reads it. It prints no report.`
+	c.example = `  # save a node's evidence for later (or for someone else)
+  kubectl numascope gather node/worker-3 --out ./worker-3
+
+  # the API objects and the kubelet's answers only: no pod on the node
+  kubectl numascope gather node/worker-3 --out ./worker-3 --no-node-access`
+	c.exit = "0 the directory is written, 2 the command line is wrong or the node cannot be read."
+	c.own.StringVar(&o.dir, "out", "", "the directory to write (must not exist, or be empty)")
+	o.cluster.bind(c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
+	c.opts = o
+	return c
+}
+
+// Complete reads the node's name.
+func (o *gatherOptions) Complete(args []string) error {
+	name, err := objectName("gather", "node", args)
+	o.node = name
+	return err
+}
+
+// Validate checks --out and the connection flags.
+func (o *gatherOptions) Validate() error {
+	if o.dir == "" {
+		return errors.New("gather needs --out DIR (a new or empty directory)")
+	}
+	return o.cluster.validate()
+}
+
+// Run writes the node's evidence to --out.
+func (o *gatherOptions) Run(ctx context.Context) int {
+	return o.cluster.run(ctx, o.streams, func(ctx context.Context, k *kube) int {
+		return gatherNode(ctx, k, o, o.stderr)
+	})
+}
+
+// gatherNode is `gather node/NAME --out DIR`.
+func gatherNode(ctx context.Context, k *kube, o *gatherOptions, stderr io.Writer) int {
+	if err := emptyDir(o.dir); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	c := &collection{}
+	if err := collectNode(ctx, k, o.cluster, c, o.node); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	collectNodePods(ctx, k, c, o.node)
+	for _, n := range c.notes {
+		fmt.Fprintln(stderr, "kubectl-numascope:", n)
+	}
+	if err := c.writeDir(o.dir); err != nil {
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		return 2
+	}
+	var names []string
+	for _, f := range c.files {
+		if !strings.HasPrefix(f.path, "sys/") {
+			names = append(names, f.path)
+		}
+	}
+	fmt.Fprintf(stderr, "kubectl-numascope: wrote %s: %s; read it with diagnose --dir %s (go run ./examples/diagnose in a clone of numascope)\n", o.dir, strings.Join(names, ", "), o.dir)
+	return 0
+}
 
 // emptyDir makes sure dir is new or empty: a gather never mixes its files
 // with others.

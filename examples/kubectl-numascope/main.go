@@ -5,7 +5,14 @@
 //
 //	kubectl numascope diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]
 //	kubectl numascope gather node/NAME --out DIR [--no-node-access]
-//	kubectl numascope nodes [-o text|json|yaml|markdown|wide]
+//	kubectl numascope nodes [-o text|json|yaml|markdown|wide] [--parallel N]
+//
+// `kubectl numascope COMMAND -h` shows a command's usage, flags and
+// examples. Each command is an options value with its own flags, and
+// Complete, Validate and Run methods (commands.go); the connection flags
+// are defined once and taken by each command that uses them. A flag no
+// command has, or one given to a command that does not take it, is a usage
+// error that names it and the commands that take it.
 //
 // The first line of diagnose's text report is the headline: the most
 // severe finding and the count of findings by severity.
@@ -29,10 +36,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -49,194 +54,65 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `kubectl numascope: explain the kubelet's Topology Manager from the cluster.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	s := streams{stdout: stdout, stderr: stderr}
+	c, help, err := parse(args, s)
+	switch {
+	case errors.Is(err, errNoCommand):
+		fmt.Fprintln(stderr, "kubectl-numascope:", err)
+		printRootHelp(stderr)
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "kubectl-numascope: %v\n", err)
+		return 2
+	case help && c == nil:
+		printRootHelp(stdout)
+		return 0
+	case help:
+		c.printHelp(stdout)
+		return 0
+	}
+	return c.opts.Run(ctx)
+}
 
-Usage:
-  kubectl numascope diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]
-  kubectl numascope gather node/NAME --out DIR [--no-node-access]
-  kubectl numascope nodes [-o text|json|yaml|markdown|wide] [--parallel N]
-
-Examples:
-  # why was this pod rejected (TopologyAffinityError, UnexpectedAdmissionError)?
-  kubectl numascope diagnose pod/guaranteed -n default
-
-  # the same from the API objects only, as Markdown for a ticket
-  kubectl numascope diagnose pod/guaranteed -n default --no-node-access -o markdown
-
-  # save a node's evidence for later (or for someone else)
-  kubectl numascope gather node/worker-3 --out ./worker-3
-
-  # every node: checkpoints, free CPUs and memory per NUMA node, warnings too
-  kubectl numascope nodes -o wide
-
+// printRootHelp is `kubectl numascope -h`: the commands and examples.
+func printRootHelp(w io.Writer) {
+	cmds := commands(streams{stdout: io.Discard, stderr: io.Discard})
+	fmt.Fprint(w, "kubectl numascope: explain the kubelet's Topology Manager from the cluster.\n\nUsage:\n")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  kubectl numascope %s\n", c.use)
+	}
+	fmt.Fprint(w, "\nCommands:\n")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(w, "  %-10s %s\n", "help", "show a command's usage, flags and examples (as COMMAND -h does)")
+	fmt.Fprint(w, "\nExamples:\n")
+	for i, c := range cmds {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		first, _, _ := strings.Cut(c.example, "\n\n")
+		fmt.Fprintln(w, first)
+	}
+	fmt.Fprint(w, `
 Exit status: 0 no finding of severity error, 1 an error finding, 2 the
 command line is wrong or the pod or node cannot be read.
 
-Flags:
-`
-
-// formats are the -o values each command takes.
-var formats = map[string][]string{
-	"diagnose": {"text", "json", "yaml", "markdown"},
-	"gather":   nil,
-	"nodes":    {"text", "json", "yaml", "markdown", "wide"},
+Flags every command takes (each command's help lists the others):
+`)
+	common := pflag.NewFlagSet("common", pflag.ContinueOnError)
+	(&clusterFlags{}).bind(common, 0)
+	fmt.Fprint(w, common.FlagUsages())
+	fmt.Fprint(w, "\nUse \"kubectl numascope COMMAND -h\" for a command's usage, flags and examples.\n")
 }
 
-// onlyFor names the flags that belong to one command: given to another,
-// they would be ignored, so they are refused.
-var onlyFor = map[string]string{
-	"namespace": "diagnose", "all-namespaces": "diagnose",
-	"out":      "gather",
-	"parallel": "nodes", "progress": "nodes",
-}
-
-// options are the flags every command shares.
-type options struct {
-	kubeconfig, context, namespace string
-	allNamespaces                  bool
-	output                         string
-	noNodeAccess                   bool
-	agentImage, agentNamespace     string
-	timeout                        time.Duration
-	out                            string
-	parallel                       int
-	progress                       string
-}
-
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("kubectl-numascope", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o options
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-	fs.StringVar(&o.context, "context", "", "the kubeconfig context to use")
-	fs.StringVarP(&o.namespace, "namespace", "n", "", "the pod's namespace (default: the context's)")
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or markdown (nodes: also wide)")
-	fs.BoolVar(&o.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
-	fs.StringVar(&o.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet, the only one rbac.yaml's policy lets the node-access role run)")
-	fs.StringVar(&o.agentNamespace, "agent-namespace", "numascope", "namespace of the agent DaemonSet and of the short-lived pod (it needs the privileged Pod Security level for its read-only host files)")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for the short-lived pod, and for the whole command")
-	fs.StringVar(&o.out, "out", "", "gather: the directory to write (must not exist, or be empty)")
-	fs.IntVar(&o.parallel, "parallel", 16, "nodes: most requests in flight at once")
-	fs.StringVar(&o.progress, "progress", "auto", "nodes: progress line on stderr: auto (when stderr is a terminal), always or never")
-	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
-	printUsage := func(w io.Writer) {
-		fmt.Fprint(w, usage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(stderr)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			printUsage(stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "kubectl-numascope: %v (kubectl numascope -h shows the commands, their flags and examples)\n", err)
-		return 2
-	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		printUsage(stderr)
-		return 2
-	}
-	cmd, target, err := parseTarget(rest)
-	if err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err, "(kubectl numascope -h shows the commands and examples)")
-		return 2
-	}
-	o.output = strings.ToLower(strings.TrimSpace(o.output))
-	if ok := slices.Contains(formats[cmd], o.output); !ok {
-		if formats[cmd] == nil {
-			if fs.Changed("output") {
-				fmt.Fprintf(stderr, "kubectl-numascope: %s writes a directory (--out DIR), not a report: leave out -o\n", cmd)
-				return 2
-			}
-		} else {
-			list := formats[cmd]
-			fmt.Fprintf(stderr, "kubectl-numascope: -o %q: %s prints %s or %s\n", o.output, cmd, strings.Join(list[:len(list)-1], ", "), list[len(list)-1])
-			return 2
-		}
-	}
-	var misplaced []string
-	fs.Visit(func(f *pflag.Flag) {
-		if c, ok := onlyFor[f.Name]; ok && c != cmd {
-			misplaced = append(misplaced, "--"+f.Name+" ("+c+")")
-		}
-	})
-	if len(misplaced) > 0 {
-		fmt.Fprintf(stderr, "kubectl-numascope: %s does not take %s: each flag goes with the command in brackets\n", cmd, strings.Join(misplaced, ", "))
-		return 2
-	}
-	if o.parallel < 1 || o.parallel > 256 {
-		fmt.Fprintf(stderr, "kubectl-numascope: --parallel %d: give a number between 1 and 256\n", o.parallel)
-		return 2
-	}
-	if o.timeout <= 0 {
-		fmt.Fprintf(stderr, "kubectl-numascope: --timeout %s: give a positive duration such as 2m\n", o.timeout)
-		return 2
-	}
-	switch o.progress {
-	case "auto", "always", "never":
-	default:
-		fmt.Fprintf(stderr, "kubectl-numascope: --progress %q: give auto, always or never\n", o.progress)
-		return 2
-	}
-	k, err := connect(o)
-	if err != nil {
-		fmt.Fprintln(stderr, "kubectl-numascope:", err)
-		return 2
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout+30*time.Second)
-	defer cancel()
-	switch cmd {
-	case "diagnose":
-		return diagnosePod(ctx, k, o, target, stdout, stderr)
-	case "gather":
-		return gatherNode(ctx, k, o, target, stderr)
-	default:
-		showProgress := o.progress == "always" || (o.progress == "auto" && isTerminal(stderr))
-		return listNodes(ctx, k, o, showProgress, stdout, stderr)
-	}
-}
-
-// parseTarget reads `diagnose pod/NAME`, `diagnose pod NAME`, `diagnose
-// NAME`, `gather node/NAME`, `gather node NAME`, `nodes`.
-func parseTarget(args []string) (cmd, name string, err error) {
-	cmd = args[0]
-	want := map[string]string{"diagnose": "pod", "gather": "node", "nodes": ""}
-	kind, ok := want[cmd]
-	if !ok {
-		return "", "", fmt.Errorf("unknown command %q: give diagnose pod/NAME, gather node/NAME --out DIR, or nodes", cmd)
-	}
-	rest := args[1:]
-	if kind == "" {
-		if len(rest) > 0 {
-			return "", "", fmt.Errorf("nodes takes no argument (got %q)", rest[0])
-		}
-		return cmd, "", nil
-	}
-	aliases := map[string]map[string]bool{
-		"pod":  {"pod": true, "pods": true, "po": true},
-		"node": {"node": true, "nodes": true, "no": true},
-	}[kind]
-	switch {
-	case len(rest) == 1 && strings.Contains(rest[0], "/"):
-		k, n, _ := strings.Cut(rest[0], "/")
-		if !aliases[k] {
-			return "", "", fmt.Errorf("%s takes %s/NAME, not %q", cmd, kind, rest[0])
-		}
-		name = n
-	case len(rest) == 2 && aliases[rest[0]]:
-		name = rest[1]
-	case len(rest) == 1:
-		name = rest[0]
-	default:
-		return "", "", fmt.Errorf("%s takes one %s/NAME", cmd, kind)
-	}
-	if name == "" || strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("%s: %q is not a %s name", cmd, name, kind)
-	}
-	return cmd, name, nil
+// printHelp is `kubectl numascope COMMAND -h`.
+func (c *command) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "kubectl numascope %s: %s.\n\n%s\n\n", c.name, c.short, c.long)
+	fmt.Fprintf(w, "Usage:\n  kubectl numascope %s [flags]\n\nExamples:\n%s\n\n", c.use, c.example)
+	fmt.Fprintf(w, "Flags:\n%s\nConnection flags:\n%s\n", c.own.FlagUsages(), c.shared.FlagUsages())
+	fmt.Fprintf(w, "Exit status: %s\n", c.exit)
 }
 
 // kube is a connection to the cluster.
@@ -257,7 +133,7 @@ func (k *kube) dynamic() (dynamic.Interface, error) {
 // builds shares one HTTP client that follows no redirect and whose
 // transport (guard) sends requests to the kubeconfig's server only and
 // bounds each answer in size and time (o.timeout).
-func connect(o options) (*kube, error) {
+func connect(o clusterFlags) (*kube, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.context}

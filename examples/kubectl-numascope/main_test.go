@@ -3,42 +3,140 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/numascope/numascope/internal/fuzzbudget"
 )
 
-func TestParseTarget(t *testing.T) {
+// TestParse reads the command line of every command, valid and invalid,
+// to the options its Complete and Validate leave (or the help asked for,
+// or the usage error, which run reports with exit status 2).
+func TestParse(t *testing.T) {
+	def := clusterFlags{timeout: 2 * time.Minute, agentNamespace: "numascope"}
+	with := func(change func(*clusterFlags)) clusterFlags {
+		f := def
+		change(&f)
+		return f
+	}
 	for _, tc := range []struct {
-		args           []string
-		cmd, name, err string
+		name string
+		args []string
+		want runner // the options, with no help and no error
+		help string // the command whose help is asked for, "root" for the list
+		err  string
 	}{
-		{args: []string{"diagnose", "pod/guaranteed"}, cmd: "diagnose", name: "guaranteed"},
-		{args: []string{"diagnose", "pods", "guaranteed"}, cmd: "diagnose", name: "guaranteed"},
-		{args: []string{"diagnose", "po/g"}, cmd: "diagnose", name: "g"},
-		{args: []string{"diagnose", "guaranteed"}, cmd: "diagnose", name: "guaranteed"},
-		{args: []string{"gather", "node/dell8"}, cmd: "gather", name: "dell8"},
-		{args: []string{"gather", "no", "dell8"}, cmd: "gather", name: "dell8"},
-		{args: []string{"nodes"}, cmd: "nodes"},
-		{args: []string{"nodes", "x"}, err: "nodes takes no argument"},
-		{args: []string{"diagnose", "node/dell8"}, err: "diagnose takes pod/NAME"},
-		{args: []string{"gather", "pod/x"}, err: "gather takes node/NAME"},
-		{args: []string{"diagnose", "pod/"}, err: "is not a pod name"},
-		{args: []string{"diagnose"}, err: "takes one pod/NAME"},
-		{args: []string{"explain"}, err: "unknown command"},
+		// diagnose
+		{"pod/NAME", []string{"diagnose", "pod/guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
+		{"pods NAME", []string{"diagnose", "pods", "guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
+		{"po/NAME", []string{"diagnose", "po/g"}, &diagnoseOptions{cluster: def, output: "text", pod: "g"}, "", ""},
+		{"a bare NAME", []string{"diagnose", "guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
+		{"-n and -o, -o's value in any case", []string{"diagnose", "pod/g", "-n", "default", "-o", "JSON"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "default" }), output: "json", pod: "g"}, "", ""},
+		{"the connection flags before the command", []string{"--kubeconfig", "kc", "--context", "ctx", "--timeout", "30s", "diagnose", "pod/g"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.kubeconfig, f.context, f.timeout = "kc", "ctx", 30*time.Second }), output: "text", pod: "g"}, "", ""},
+		{"-n's value before the command is not the command", []string{"-n", "nodes", "diagnose", "pod/g"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "nodes" }), output: "text", pod: "g"}, "", ""},
+		{"every diagnose flag", []string{"diagnose", "-A", "pod/g", "--no-node-access", "--agent-image", "img", "--agent-namespace=agents", "--output=markdown"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.noNodeAccess, f.agentImage, f.agentNamespace = true, "img", "agents" }), output: "markdown", allNamespaces: true, pod: "g"}, "", ""},
+		{"shorthands together", []string{"diagnose", "-An", "kube-system", "pod/g", "-oyaml"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "kube-system" }), output: "yaml", allNamespaces: true, pod: "g"}, "", ""},
+		{"a value in the shorthand's word", []string{"diagnose", "-ndefault", "-o=json", "pod/g"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "default" }), output: "json", pod: "g"}, "", ""},
+		{"-- ends the flags", []string{"diagnose", "--", "pod/g"}, &diagnoseOptions{cluster: def, output: "text", pod: "g"}, "", ""},
+		{"a node for diagnose", []string{"diagnose", "node/dell8"}, nil, "", "diagnose takes pod/NAME"},
+		{"no pod name", []string{"diagnose", "pod/"}, nil, "", "is not a pod name"},
+		{"a name with a slash", []string{"diagnose", "pods", "a/b"}, nil, "", `"a/b" is not a pod name`},
+		{"no pod", []string{"diagnose"}, nil, "", "takes one pod/NAME"},
+		{"two pods", []string{"diagnose", "pod/a", "pod/b"}, nil, "", "takes one pod/NAME"},
+		{"-o wide for diagnose", []string{"diagnose", "pod/x", "-o", "wide"}, nil, "", `-o "wide": diagnose prints text, json, yaml or markdown`},
+		{"gather's flag", []string{"diagnose", "pod/x", "--out", "d"}, nil, "", "diagnose does not take --out (gather)"},
+		{"nodes' flags, each named", []string{"diagnose", "pod/x", "--parallel", "4", "--progress=never", "--parallel", "5"}, nil, "",
+			"diagnose does not take --parallel (nodes), --progress (nodes): each flag goes with the command in brackets"},
+		{"a zero --timeout", []string{"diagnose", "pod/x", "--timeout", "0"}, nil, "", "--timeout 0s: give a positive duration"},
+		{"a --timeout that is no duration", []string{"diagnose", "pod/x", "--timeout", "soon"}, nil, "", `diagnose: invalid argument "soon" for "--timeout" flag`},
+		{"-n without its value", []string{"diagnose", "pod/x", "-n"}, nil, "", "diagnose: flag needs an argument: 'n' in -n"},
+		{"a flag no command has", []string{"diagnose", "pod/x", "--bogus"}, nil, "", "unknown flag --bogus: no command takes it"},
+		{"a shorthand no command has", []string{"diagnose", "pod/x", "-Ax"}, nil, "", "unknown flag -x: no command takes it"},
+
+		// gather
+		{"node/NAME", []string{"gather", "node/dell8", "--out", "d"}, &gatherOptions{cluster: def, dir: "d", node: "dell8"}, "", ""},
+		{"no NAME", []string{"gather", "no", "dell8", "--out=d"}, &gatherOptions{cluster: def, dir: "d", node: "dell8"}, "", ""},
+		{"every gather flag", []string{"--timeout", "10s", "gather", "--no-node-access", "--agent-image", "img", "--agent-namespace", "agents", "nodes/n", "--out", "d"},
+			&gatherOptions{cluster: with(func(f *clusterFlags) {
+				f.timeout, f.noNodeAccess, f.agentImage, f.agentNamespace = 10*time.Second, true, "img", "agents"
+			}), dir: "d", node: "n"}, "", ""},
+		{"a pod for gather", []string{"gather", "pod/x", "--out", "d"}, nil, "", "gather takes node/NAME"},
+		{"no --out", []string{"gather", "node/n"}, nil, "", "gather needs --out DIR"},
+		{"no node", []string{"gather", "--out", "d"}, nil, "", "gather takes one node/NAME"},
+		{"-o for gather", []string{"gather", "node/n", "--out", "d", "-o", "json"}, nil, "", "gather does not take --output (diagnose, nodes)"},
+		{"-n for gather", []string{"gather", "node/n", "--out", "d", "-n", "x"}, nil, "", "gather does not take --namespace (diagnose)"},
+		{"-A for gather", []string{"-A", "gather", "node/n", "--out", "d"}, nil, "", "gather does not take --all-namespaces (diagnose)"},
+		{"--out without its value", []string{"gather", "node/n", "--out"}, nil, "", "gather: flag needs an argument: --out"},
+
+		// nodes
+		{"nodes", []string{"nodes"}, &nodesOptions{cluster: def, output: "text", parallel: 16, progress: "auto"}, "", ""},
+		{"every nodes flag", []string{"nodes", "-o", "Wide", "--parallel", "4", "--progress", "never", "--agent-namespace", "agents", "--context", "c"},
+			&nodesOptions{cluster: with(func(f *clusterFlags) { f.agentNamespace, f.context = "agents", "c" }), output: "wide", parallel: 4, progress: "never"}, "", ""},
+		{"an argument for nodes", []string{"nodes", "x"}, nil, "", `nodes takes no argument (got "x")`},
+		{"an unknown -o", []string{"nodes", "-o", "table"}, nil, "", `-o "table": nodes prints text, json, yaml, markdown or wide`},
+		{"--parallel 0", []string{"nodes", "--parallel", "0"}, nil, "", "--parallel 0: give a number between 1 and 256"},
+		{"--parallel 257", []string{"nodes", "--parallel", "257"}, nil, "", "--parallel 257: give a number between 1 and 256"},
+		{"a --parallel that is no number", []string{"nodes", "--parallel", "many"}, nil, "", `nodes: invalid argument "many" for "--parallel" flag`},
+		{"an unknown --progress", []string{"nodes", "--progress", "sometimes"}, nil, "", `--progress "sometimes": give auto, always or never`},
+		{"a --timeout for nodes", []string{"nodes", "--timeout", "-1s"}, nil, "", "--timeout -1s: give a positive duration"},
+		{"-n for nodes", []string{"nodes", "-n", "default"}, nil, "", "nodes does not take --namespace (diagnose)"},
+		{"--no-node-access for nodes", []string{"nodes", "--no-node-access"}, nil, "", "nodes does not take --no-node-access (diagnose, gather)"},
+		{"--agent-image for nodes", []string{"--agent-image", "img", "nodes"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
+
+		// the commands, and help
+		{"no command", nil, nil, "", "give a command: diagnose pod/NAME"},
+		{"flags only", []string{"--kubeconfig", "kc"}, nil, "", "give a command"},
+		{"an unknown command", []string{"explain", "pod/x"}, nil, "", `unknown command "explain"`},
+		{"a flag no command has, before the command", []string{"--bogus", "nodes"}, nil, "", "unknown flag --bogus"},
+		{"-h", []string{"-h"}, nil, "root", ""},
+		{"help", []string{"help"}, nil, "root", ""},
+		{"--help with a connection flag", []string{"--kubeconfig", "kc", "--help"}, nil, "root", ""},
+		{"help COMMAND", []string{"help", "diagnose"}, nil, "diagnose", ""},
+		{"COMMAND -h", []string{"gather", "-h"}, nil, "gather", ""},
+		{"-h COMMAND", []string{"-h", "nodes"}, nil, "nodes", ""},
+		{"--help before a wrong argument", []string{"nodes", "--help", "x"}, nil, "nodes", ""},
+		{"help for no command", []string{"help", "explain"}, nil, "", "help explain: no such command"},
+		{"help for two commands", []string{"help", "nodes", "gather"}, nil, "", "help takes one command"},
+		{"-h with a flag of another command", []string{"nodes", "-h", "--out", "d"}, nil, "", "nodes does not take --out (gather)"},
 	} {
-		cmd, name, err := parseTarget(tc.args)
-		if tc.err != "" {
-			assert.ErrorContains(t, err, tc.err, "%v", tc.args)
-			continue
-		}
-		require.NoError(t, err, "%v", tc.args)
-		assert.Equal(t, tc.cmd, cmd, "%v", tc.args)
-		assert.Equal(t, tc.name, name, "%v", tc.args)
+		t.Run(tc.name, func(t *testing.T) {
+			c, help, err := parse(tc.args, streams{stdout: io.Discard, stderr: io.Discard})
+			if tc.err != "" {
+				assert.ErrorContains(t, err, tc.err)
+				var out, errb bytes.Buffer
+				assert.Equal(t, 2, run(context.Background(), tc.args, &out, &errb), "exit status")
+				assert.Contains(t, errb.String(), tc.err)
+				assert.Empty(t, out.String())
+				return
+			}
+			require.NoError(t, err)
+			if tc.help != "" {
+				require.True(t, help)
+				name := "root"
+				if c != nil {
+					name = c.name
+				}
+				assert.Equal(t, tc.help, name)
+				return
+			}
+			require.False(t, help)
+			assert.Empty(t, cmp.Diff(tc.want, c.opts, cmp.AllowUnexported(diagnoseOptions{}, gatherOptions{}, nodesOptions{}, clusterFlags{}), cmpopts.IgnoreTypes(streams{})))
+		})
 	}
 }
 
@@ -51,7 +149,7 @@ func TestCommandLineErrors(t *testing.T) {
 	}{
 		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": diagnose prints text, json, yaml or markdown`},
 		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown or wide`},
-		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather writes a directory (--out DIR), not a report: leave out -o"},
+		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather does not take --output (diagnose, nodes)"},
 		{[]string{"diagnose", "pod/x", "--out", "d"}, "diagnose does not take --out (gather)"},
 		{[]string{"nodes", "-n", "default"}, "nodes does not take --namespace (diagnose)"},
 		{[]string{"diagnose", "pod/x", "--parallel", "4"}, "diagnose does not take --parallel (nodes)"},
@@ -77,15 +175,74 @@ func TestIsDirListing(t *testing.T) {
 	assert.False(t, isDirListing(nil))
 }
 
+// TestHelp: -h lists the commands with the flags they all take; each
+// command's help shows its usage, examples and exactly the flags it takes.
 func TestHelp(t *testing.T) {
-	for _, h := range []string{"-h", "--help"} {
+	root := []string{"Usage:", "Commands:", "Examples:", "\n  diagnose ", "\n  gather ", "\n  nodes ", "--kubeconfig", "--context", "--timeout", "COMMAND -h"}
+	diagnose := []string{"kubectl numascope diagnose pod/NAME", "Examples:", "-o, --output", "markdown", "-A, --all-namespaces", "-n, --namespace", "--no-node-access", "--agent-image", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
+	gather := []string{"kubectl numascope gather node/NAME --out DIR", "Examples:", "--out string", "--no-node-access", "--agent-image", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
+	nodes := []string{"kubectl numascope nodes", "Examples:", "-o, --output", "wide", "--parallel", "--progress", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
+	for _, tc := range []struct {
+		args       []string
+		want, not  []string
+		usageLines int // lines that start with "  kubectl numascope ": usage and examples
+	}{
+		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 3 + 3},
+		{[]string{"--help"}, root, []string{"--output"}, 3 + 3},
+		{[]string{"help"}, root, []string{"--output"}, 3 + 3},
+		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 3},
+		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 3},
+		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 3},
+		{[]string{"gather", "--help"}, gather, []string{"--output", "--namespace", "--all-namespaces", "--parallel"}, 1 + 2},
+		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--namespace", "--all-namespaces", "--out string"}, 1 + 2},
+	} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), []string{h}, &out, &errb)
-		assert.Equal(t, 0, code, "%s: exit code", h)
-		assert.Contains(t, out.String(), "Usage:", h)
-		assert.Contains(t, out.String(), "Examples:", h)
-		assert.GreaterOrEqual(t, strings.Count(out.String(), "\n  kubectl numascope "), 3+3, "%s: the usage lines and at least three examples", h)
-		assert.Contains(t, out.String(), "--output", "%s: the flags", h)
-		assert.Empty(t, errb.String(), "%s: stderr", h)
+		code := run(context.Background(), tc.args, &out, &errb)
+		assert.Equal(t, 0, code, "%v: exit code", tc.args)
+		for _, w := range tc.want {
+			assert.Contains(t, out.String(), w, "%v", tc.args)
+		}
+		for _, n := range tc.not {
+			assert.NotContains(t, out.String(), n, "%v", tc.args)
+		}
+		assert.Equal(t, tc.usageLines, strings.Count(out.String(), "\n  kubectl numascope "), "%v: the usage lines and the examples", tc.args)
+		assert.Empty(t, errb.String(), "%v: stderr", tc.args)
 	}
+}
+
+// TestNoCommand: the list of commands goes to stderr, with exit status 2.
+func TestNoCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	assert.Equal(t, 2, run(context.Background(), nil, &out, &errb))
+	assert.Contains(t, errb.String(), "give a command")
+	assert.Contains(t, errb.String(), "Commands:")
+	assert.Empty(t, out.String())
+}
+
+// FuzzParse: any command line is read without a panic, within the budget,
+// to help, a one-line usage error, or options that pass their own checks.
+func FuzzParse(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzParse: words split at NUL.
+	f.Fuzz(func(t *testing.T, line string) {
+		fuzzbudget.Run(t, func() {
+			args := strings.Split(line, "\x00")
+			if len(args) > 64 {
+				return
+			}
+			c, help, err := parse(args, streams{stdout: io.Discard, stderr: io.Discard})
+			switch {
+			case err != nil:
+				assert.NotEmpty(t, err.Error())
+			case help:
+				if c != nil {
+					var b bytes.Buffer
+					c.printHelp(&b)
+					assert.Contains(t, b.String(), "kubectl numascope "+c.name)
+				}
+			default:
+				require.NotNil(t, c)
+				assert.NoError(t, c.opts.Validate())
+			}
+		})
+	})
 }

@@ -71,8 +71,76 @@ type agentReport struct {
 // maxReportLine bounds the agent's report line read back.
 const maxReportLine = 16 << 20
 
+// nodesOptions are the options of `nodes`.
+type nodesOptions struct {
+	streams
+	cluster  clusterFlags
+	output   string
+	parallel int
+	progress string
+}
+
+// nodesFormats are the -o values of nodes.
+var nodesFormats = []string{"text", "json", "yaml", "markdown", "wide"}
+
+func newNodes(s streams) *command {
+	o := &nodesOptions{streams: s}
+	c := newCommand("nodes")
+	c.use = "nodes [-o text|json|yaml|markdown|wide] [--parallel N]"
+	c.short = "one row per node: checkpoints, free CPUs and memory per NUMA node, findings"
+	c.long = `Lists every node with the last report of the numascope agent on it (the DaemonSet
+numascope-agent in --agent-namespace), else its NodeResourceTopology: whether its
+checkpoints are accepted, the free CPUs and memory per NUMA node, and the codes of
+its error findings (-o wide: also hugepages and warnings).`
+	c.example = `  # every node: checkpoints, free CPUs and memory per NUMA node, warnings too
+  kubectl numascope nodes -o wide
+
+  # as objects, for jq
+  kubectl numascope nodes -o json`
+	c.exit = "0 no node has a finding of severity error, 1 one has, 2 the command line is wrong or the nodes cannot be listed."
+	outputFlag(c.own, &o.output, nodesFormats)
+	c.own.IntVar(&o.parallel, "parallel", 16, "most requests in flight at once (1 to 256)")
+	c.own.StringVar(&o.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always or never")
+	o.cluster.bind(c.shared, withAgentNamespace)
+	c.opts = o
+	return c
+}
+
+// Complete refuses arguments: nodes lists them all.
+func (o *nodesOptions) Complete(args []string) error {
+	o.output = strings.ToLower(strings.TrimSpace(o.output))
+	if len(args) > 0 {
+		return fmt.Errorf("nodes takes no argument (got %q)", args[0])
+	}
+	return nil
+}
+
+// Validate checks -o, --parallel, --progress and the connection flags.
+func (o *nodesOptions) Validate() error {
+	if err := checkOutput("nodes", o.output, nodesFormats); err != nil {
+		return err
+	}
+	if o.parallel < 1 || o.parallel > 256 {
+		return fmt.Errorf("--parallel %d: give a number between 1 and 256", o.parallel)
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--progress %q: give auto, always or never", o.progress)
+	}
+	return o.cluster.validate()
+}
+
+// Run lists the nodes.
+func (o *nodesOptions) Run(ctx context.Context) int {
+	progress := o.progress == "always" || (o.progress == "auto" && isTerminal(o.stderr))
+	return o.cluster.run(ctx, o.streams, func(ctx context.Context, k *kube) int {
+		return listNodes(ctx, k, o, progress, o.stdout, o.stderr)
+	})
+}
+
 // listNodes is `nodes`.
-func listNodes(ctx context.Context, k *kube, o options, progress bool, stdout, stderr io.Writer) int {
+func listNodes(ctx context.Context, k *kube, o *nodesOptions, progress bool, stdout, stderr io.Writer) int {
 	var nodes []corev1.Node
 	opts := metav1.ListOptions{Limit: pageSize}
 	for {
@@ -87,7 +155,7 @@ func listNodes(ctx context.Context, k *kube, o options, progress bool, stdout, s
 		}
 		opts.Continue = list.Continue
 	}
-	agents, err := agentPods(ctx, k, o.agentNamespace)
+	agents, err := agentPods(ctx, k, o.cluster.agentNamespace)
 	if err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err, "(reading NodeResourceTopology instead)")
 		agents = map[string]corev1.Pod{}

@@ -55,7 +55,7 @@ var nodeFiles = func() []nodeFile {
 }()
 
 // agentImage is --agent-image, else the image of the agent DaemonSet.
-func agentImage(ctx context.Context, k *kube, o options) (string, error) {
+func agentImage(ctx context.Context, k *kube, o clusterFlags) (string, error) {
 	if o.agentImage != "" {
 		return o.agentImage, nil
 	}
@@ -148,7 +148,7 @@ func truncate(s string, n int) string {
 // the kubelet's hostPath check refuses to mount it, and says so in an
 // event. The pod is then made again without it, and a note says which file
 // the node lacks.
-func collectOnNode(ctx context.Context, k *kube, o options, c *collection, node string) error {
+func collectOnNode(ctx context.Context, k *kube, o clusterFlags, c *collection, node string) error {
 	image, err := agentImage(ctx, k, o)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func collectOnNode(ctx context.Context, k *kube, o options, c *collection, node 
 // runGatherPod runs one short-lived pod: the bundle it printed, or the
 // volumes the kubelet would not mount (by name, with the kubelet's
 // message), or an error.
-func runGatherPod(ctx context.Context, k *kube, o options, c *collection, node, image string, skip map[string]string) (*nodebundle.Bundle, map[string]string, error) {
+func runGatherPod(ctx context.Context, k *kube, o clusterFlags, c *collection, node, image string, skip map[string]string) (*nodebundle.Bundle, map[string]string, error) {
 	pod := gatherPod(node, image, o.agentNamespace, skip)
 	ns := pod.Namespace
 	created, err := k.cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})

@@ -82,7 +82,7 @@ func TestEveryClientRefusesRedirects(t *testing.T) {
 		http.Redirect(w, r, target.URL+r.URL.RequestURI(), http.StatusFound)
 	}))
 	defer api.Close()
-	k, err := connect(options{kubeconfig: tokenKubeconfig(t, api, "secret-token"), timeout: 10 * time.Second})
+	k, err := connect(clusterFlags{kubeconfig: tokenKubeconfig(t, api, "secret-token"), timeout: 10 * time.Second})
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, tc := range []struct {
