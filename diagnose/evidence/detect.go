@@ -6,6 +6,10 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/words"
+	"github.com/numascope/numascope/internal/yamljson"
+	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
+	"github.com/numascope/numascope/topomgr"
 )
 
 // Set kinds, as Set.Add takes them and Item.Given names
@@ -52,60 +56,91 @@ const sniffHead = 64 << 10
 
 var (
 	reNumascopeReport = regexp.MustCompile(`"schema"\s*:\s*"numascope\.|\A\s*(?:numascope diagnose: |## numascope diagnosis|[✓✗!] (?:no findings\b|[A-Za-z]+: [^\n]* — \d+ (?:error|warning|note)s?(?:, \d+ (?:error|warning|note)s?)*\n))`)
-	reCheckpointKey   = regexp.MustCompile(`(?i)"(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList)"\s*:`)
-	rePodResources    = regexp.MustCompile(`(?i)"(pod_resources|podResources|cpu_ids|cpuIds|allocatable)"\s*:`)
 	reKlogHeader      = regexp.MustCompile(`(?m)^.{0,200}?\b[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]`)
 	reCutKlogHeader   = regexp.MustCompile(`(?m)^[ \t]*\d{1,10} +[\w.-]+\.go:\d+\] `)
 	reSyslogKubelet   = regexp.MustCompile(`(?m)^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ (?:kubelet|hyperkube|k3s|rke2)\[\d+\]:`)
 	reJSONLog         = regexp.MustCompile(`(?m)^\s*\{.*"(?:ts|__CURSOR|_SYSTEMD_UNIT)"\s*:.*"(?:msg|MESSAGE)"\s*:`)
-	reYAMLKind        = regexp.MustCompile(`(?m)^kind:\s*["']?([A-Za-z]+)`)
-	reJSONKind        = regexp.MustCompile(`"kind"\s*:\s*"([A-Za-z]+)"`)
-	reItemEvent       = regexp.MustCompile(`(?m)(?:^\s*-?\s*kind:\s*Event\s*$|"kind"\s*:\s*"Event")`)
-	rePodsTable       = regexp.MustCompile(`(?m)^\s*(?:NAMESPACE\s+)?NAME\s+READY\s+STATUS\b`)
 	reEventsTable     = regexp.MustCompile(`(?m)^\s*(?:NAMESPACE\s+)?LAST SEEN\s+(?:TYPE|FIRST SEEN)\b`)
 	reDescribeEvents  = regexp.MustCompile(`(?m)^Events:`)
 	reDescribeHeader  = regexp.MustCompile(`(?m)^(?:Name|Namespace|QoS Class|Status|Node):\s+\S`)
-	reTopology        = regexp.MustCompile(`(?m)(?:^available: \d+ nodes|^node \d+ cpus:|NUMA node\d+ CPU\(s\):|^\s*CPU\s+NODE\s+SOCKET\b|NUMANode L#\d|"num_cores"\s*:|"node_id"\s*:)`)
-	reConfigKey       = regexp.MustCompile(`(?m)^\s*"?(?:cpuManagerPolicy|topologyManagerPolicy|topologyManagerScope|memoryManagerPolicy|reservedSystemCPUs|cpuManagerPolicyOptions|topologyManagerPolicyOptions|reservedMemory|kubeReserved|systemReserved|featureGates|evictionHard)"?\s*:`)
 )
 
-// Literal tokens, found with bytes.Contains (much cheaper than a regular
-// expression that may start anywhere).
-var (
-	topologyTokens = []string{"available: ", "cpus:", "NUMA node", "Thread(s) per core:", "CPU NODE", "CPU  NODE", "# CPU,Core,Socket,Node",
-		"/sys/devices/system/node/", "/sys/devices/system/cpu/", "NUMANode L#", `"num_cores"`, `"node_id"`}
-	plainTopologyTokens = []string{"Thread(s) per core:", "# CPU,Core,Socket,Node", "/sys/devices/system/node/", "/sys/devices/system/cpu/"}
-	configFlagTokens    = []string{"cpu-manager-policy", "cpu_manager_policy", "memory-manager-policy", "memory_manager_policy",
-		"topology-manager-policy", "topology_manager_policy", "topology-manager-scope", "topology_manager_scope",
-		"reserved-cpus", "reserved_cpus", "reserved-memory", "reserved_memory", "kube-reserved", "kube_reserved",
-		"system-reserved", "system_reserved", "feature-gates", "feature_gates", "KUBELET_KUBEADM_ARGS", "KUBELET_EXTRA_ARGS",
-		"KUBELET_CONFIG_ARGS", "kubelet-arg", "extra-config=kubelet.", `"kubeletconfig"`, "kubeletConfig:"}
-	bareMessageTokens = []string{"Resources cannot be allocated with Topology locality", "Topology Affinity Error", "TopologyAffinityError",
-		"SMT Alignment Error", "SMTAlignmentError", "UnexpectedAdmissionError", "Allocate failed due to", "not enough cpus available to satisfy request"}
-)
+// bareMessageTokens are the kubelet's admission texts, recognised on
+// their own (a message quoted in a ticket).
+var bareMessageTokens = []string{"Resources cannot be allocated with Topology locality", "Topology Affinity Error", "TopologyAffinityError",
+	"SMT Alignment Error", "SMTAlignmentError", "UnexpectedAdmissionError", "Allocate failed due to", "not enough cpus available to satisfy request"}
 
-func containsAny(b []byte, tokens []string) bool {
-	for _, t := range tokens {
-		if bytes.Contains(b, []byte(t)) {
-			return true
-		}
-	}
-	return false
+// Format is one row of the formats table: a way the kubelet's evidence is
+// written down, the kind of evidence it is (the reader that reads it), and
+// the owner's Looks, which tells from the start of a text whether it looks
+// like the format, and why (a phrase for messages).
+type Format struct {
+	Kind  string
+	Name  string
+	Looks func(head []byte) (why string, ok bool)
 }
 
-// kindOfObject maps a Kubernetes object kind to the evidence kind that reads it.
-func kindOfObject(k string) string {
-	switch k {
-	case "Pod", "PodList", "List", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "ReplicationController", "PodTemplate":
-		return KindPod
-	case "Event", "EventList":
-		return KindEvents
-	case "KubeletConfiguration", "KubeletConfig", "JoinConfiguration", "InitConfiguration", "Cluster", "MachineConfig", "NodeConfig":
-		return KindConfig
-	case "NodeResourceTopology", "NodeResourceTopologyList":
-		return KindTopology
+// formats is the one table Add recognises inputs by, most specific first:
+// the first row that matches gives the kind read first, the others the
+// kinds tried after it. A new format is a reader in its owner and one row
+// here (with a fixture under testdata/formats: TestEveryFormatHasAFixture).
+var formats = []Format{
+	{KindState, "checkpoint", statefile.Looks},
+	{KindPodResources, "podresources", podresources.Looks},
+	{KindLog, "klog", looksRegexp(reKlogHeader, "klog lines")},
+	{KindLog, "journald", looksRegexp(reSyslogKubelet, "journal lines of the kubelet")},
+	{KindLog, "klog-cut", looksRegexp(reCutKlogHeader, "klog lines without their date and time")},
+	{KindLog, "json-log", looksRegexp(reJSONLog, "JSON log records")},
+	{KindPod, "pod-object", topomgr.LooksLikePods},
+	{KindEvents, "event-object", looksEventObject},
+	{KindConfig, "config-object", topomgr.LooksLikeKubeletConfigObject},
+	{KindTopology, "nrt-object", looksNRTObject},
+	{KindEvents, "pods-table", topomgr.LooksLikePodsTable}, // a rejected pod's STATUS is its reason
+	{KindEvents, "events-table", looksRegexp(reEventsTable, "a kubectl get events table")},
+	{KindEvents, "describe", looksDescribe},
+	{KindTopology, "listing", topomgr.LooksLikeMachine},
+	{KindConfig, "flags", topomgr.LooksLikeKubeletFlags},
+	{KindConfig, "config-fields", topomgr.LooksLikeKubeletConfigFields},
+	{KindEvents, "kubelet-message", looksBareMessage},
+}
+
+// Formats returns the formats table Add recognises inputs by.
+func Formats() []Format { return append([]Format(nil), formats...) }
+
+func looksRegexp(re *regexp.Regexp, why string) func([]byte) (string, bool) {
+	return func(head []byte) (string, bool) { return why, re.Match(head) }
+}
+
+// looksEventObject reports an Event, a list of them, or a List of events.
+func looksEventObject(head []byte) (string, bool) {
+	kind, events := yamljson.ObjectKind(head)
+	if kind == "Event" || kind == "EventList" || events {
+		return "a " + kind + " object", true
 	}
-	return ""
+	return "", false
+}
+
+// looksNRTObject reports a NodeResourceTopology object (or a list of them).
+func looksNRTObject(head []byte) (string, bool) {
+	if kind, _ := yamljson.ObjectKind(head); kind == "NodeResourceTopology" || kind == "NodeResourceTopologyList" {
+		return "a " + kind + " object", true
+	}
+	return "", false
+}
+
+// looksDescribe reports `kubectl describe pod` output.
+func looksDescribe(head []byte) (string, bool) {
+	return "kubectl describe output", reDescribeEvents.Match(head) && reDescribeHeader.Match(head)
+}
+
+// looksBareMessage reports a kubelet admission message on its own.
+func looksBareMessage(head []byte) (string, bool) {
+	for _, t := range bareMessageTokens {
+		if bytes.Contains(head, []byte(t)) {
+			return "a kubelet admission message", true
+		}
+	}
+	return "", false
 }
 
 // commandKind is the kind the command that printed a paste says it is.
@@ -156,57 +191,10 @@ func sniff(text []byte, commands []string) (out []candidate, notEvidence string)
 			add(k, "printed by `"+words.Clip(c, 80)+"`")
 		}
 	}
-	trimmed := bytes.TrimSpace(head)
-	isJSON := len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
-	if m := reCheckpointKey.FindSubmatch(head); m != nil {
-		add(KindState, "a kubelet checkpoint (key "+string(m[1])+")")
-	}
-	if isJSON && rePodResources.Match(head) {
-		add(KindPodResources, "a PodResources answer")
-	}
-	switch {
-	case reKlogHeader.Match(head):
-		add(KindLog, "klog lines")
-	case reSyslogKubelet.Match(head):
-		add(KindLog, "journal lines of the kubelet")
-	case reCutKlogHeader.Match(head):
-		add(KindLog, "klog lines without their date and time")
-	case reJSONLog.Match(head):
-		add(KindLog, "JSON log records")
-	}
-	var objKind string
-	if m := reYAMLKind.FindSubmatch(head); m != nil {
-		objKind = string(m[1])
-	} else if m := reJSONKind.FindSubmatch(head); isJSON && m != nil {
-		objKind = string(m[1])
-	}
-	if k := kindOfObject(objKind); k != "" {
-		if objKind == "List" && reItemEvent.Match(head) {
-			k = KindEvents
+	for _, f := range formats {
+		if why, ok := f.Looks(head); ok {
+			add(f.Kind, why)
 		}
-		add(k, "a "+objKind+" object")
-	}
-	if rePodsTable.Match(head) {
-		add(KindPod, "a kubectl get pods table")
-		add(KindEvents, "a kubectl get pods table")
-	}
-	if reEventsTable.Match(head) {
-		add(KindEvents, "a kubectl get events table")
-	}
-	if reDescribeEvents.Match(head) && reDescribeHeader.Match(head) {
-		add(KindEvents, "kubectl describe output")
-	}
-	if containsAny(head, plainTopologyTokens) || containsAny(head, topologyTokens) && reTopology.Match(head) {
-		add(KindTopology, "a NUMA topology listing")
-	}
-	if containsAny(head, configFlagTokens) {
-		add(KindConfig, "kubelet flags")
-	}
-	if reConfigKey.Match(head) {
-		add(KindConfig, "KubeletConfiguration fields")
-	}
-	if containsAny(head, bareMessageTokens) {
-		add(KindEvents, "a kubelet admission message")
 	}
 	return out, ""
 }

@@ -64,7 +64,7 @@ func TestSniff(t *testing.T) {
 		"journal":                     {text: fixJournal, want: []string{KindLog}},
 		"JSON log":                    {text: fixJSONLog, want: []string{KindLog}},
 		"log with FLAG lines":         {text: "I0305 09:14:02.118230    2741 flags.go:64] FLAG: --cpu-manager-policy=\"none\"\n", want: []string{KindLog, KindConfig}},
-		"get pods table":              {text: fixPodsTable, want: []string{KindPod, KindEvents}},
+		"get pods table":              {text: fixPodsTable, want: []string{KindEvents}},
 		"get events table":            {text: fixEvents, want: []string{KindEvents}},
 		"describe pod":                {text: fixDescribe, want: []string{KindEvents}},
 		"numactl -H":                  {text: fixNumactl, want: []string{KindTopology}},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -516,11 +517,11 @@ func Load(src Sources) (*Set, error) {
 // be a kubelet checkpoint (whose bytes as given must be kept).
 func maybeCheckpoint(data []byte) bool {
 	head := data[:min(len(data), sniffHead)]
-	if reCheckpointKey.Match(head) {
+	if _, ok := statefile.Looks(head); ok {
 		return true
 	}
-	for _, c := range []string{"cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state"} {
-		if bytes.Contains(head, []byte(c)) {
+	for _, c := range kubeletfiles.Checkpoints {
+		if bytes.Contains(head, []byte(path.Base(c.Path))) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@
 package topotext
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -291,4 +292,26 @@ func (t *Topology) merge(e *Topology) {
 			t.warn("%s", w)
 		}
 	}
+}
+
+// Literal tokens of the listings Parse reads, found with bytes.Contains
+// (much cheaper than a regular expression that may start anywhere).
+var (
+	looksTokens      = []string{"available: ", "cpus:", "NUMA node", "Thread(s) per core:", "CPU NODE", "CPU  NODE", "# CPU,Core,Socket,Node", "/sys/devices/system/node/", "/sys/devices/system/cpu/", "NUMANode L#", `"num_cores"`, `"node_id"`}
+	looksPlainTokens = []string{"Thread(s) per core:", "# CPU,Core,Socket,Node", "/sys/devices/system/node/", "/sys/devices/system/cpu/"}
+	reLooks          = regexp.MustCompile(`(?m)(?:^available: \d+ nodes|^node \d+ cpus:|NUMA node\d+ CPU\(s\):|^\s*CPU\s+NODE\s+SOCKET\b|NUMANode L#\d|"num_cores"\s*:|"node_id"\s*:)`)
+)
+
+// Looks reports whether the start of a text looks like one of the
+// listings Parse reads.
+func Looks(head []byte) bool {
+	contains := func(tokens []string) bool {
+		for _, t := range tokens {
+			if bytes.Contains(head, []byte(t)) {
+				return true
+			}
+		}
+		return false
+	}
+	return contains(looksPlainTokens) || contains(looksTokens) && reLooks.Match(head)
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 
 	"github.com/numascope/numascope/internal/input"
 	"sigs.k8s.io/yaml"
@@ -29,4 +30,24 @@ func ToJSON(data []byte, label string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not YAML or JSON: %w", label, err)
 	}
 	return js, nil
+}
+
+var (
+	reYAMLKind  = regexp.MustCompile(`(?m)^kind:\s*["']?([A-Za-z]+)`)
+	reJSONKind  = regexp.MustCompile(`"kind"\s*:\s*"([A-Za-z]+)"`)
+	reItemEvent = regexp.MustCompile(`(?m)(?:^\s*-?\s*kind:\s*Event\s*$|"kind"\s*:\s*"Event")`)
+)
+
+// ObjectKind is the kind of the Kubernetes object a document starts with
+// (its first top-level `kind:` in YAML, or its first "kind" in JSON), ""
+// when it names none; events tells whether a List holds Events.
+func ObjectKind(head []byte) (kind string, events bool) {
+	if m := reYAMLKind.FindSubmatch(head); m != nil {
+		kind = string(m[1])
+	} else if t := bytes.TrimSpace(head); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		if m := reJSONKind.FindSubmatch(head); m != nil {
+			kind = string(m[1])
+		}
+	}
+	return kind, kind == "List" && reItemEvent.Match(head)
 }
