@@ -25,18 +25,23 @@ function runTimeout(chars) {
 const MAX_FILE_BYTES = 12 << 20;
 const MAX_REQUEST_BYTES = 32 << 20;
 // At most this many tabs: the page draws a card per file of an answer, and
-// each tab costs its thread about 1.5 ms (1,000 tabs stop it for 1.5 s).
+// each tab costs its thread a millisecond or two (BenchmarkShareLinkLoad:
+// 64 tabs, a longest task of 0.15 to 0.2 s; 1,000 tabs 1.2 s; 10,000 tabs
+// 13 to 19 s).
 const MAX_TABS = 64;
-// All tabs together hold at most this many bytes, so that the inputs, their
-// copies for the engine and for the share link, and the run's time stay
-// within what the page handles (BenchmarkShareLinkLoad in
-// limits_bench_test.go has the figures).
+// All tabs together hold at most this many bytes: two of the largest files.
+// The inputs' copies for the engine and for the share link and the run's
+// time grow with the total (BenchmarkShareLinkLoad in limits_bench_test.go:
+// two 12 MiB memory checkpoints, a first verdict after 6 s and a longest
+// task under a second on a loaded 2-core machine).
 const MAX_TOTAL_BYTES = 24 << 20;
 // The text area shows a tab of at most SHOWN_LINES lines and SHOWN_CHARS
-// characters. It lays out all of its text at once: 10,000 lines stop the
-// page for a second and 800,000 for most of a minute (BenchmarkTextArea).
-// A larger tab is read and judged whole, and shown as its beginning,
-// read-only. The admission simulator's fields take at most as much.
+// characters. It lays out all of its text at once (BenchmarkTextArea, the
+// layout and the next frame: 2,000 lines about 0.15 s, 10,000 lines 0.6 s,
+// 50,000 lines 3.5 s, one line of 512 KiB 0.2 s and of 4 MiB 1.4 s; a share
+// link of 800,000 short lines held the page for 14 s at once). A larger
+// tab is read and judged whole, and shown as its beginning, read-only. The
+// admission simulator's fields take at most as much.
 const SHOWN_LINES = 2000;
 const SHOWN_CHARS = 512 << 10;
 const SHARE_PREFIX = "#s=";
@@ -206,7 +211,21 @@ class Engine {
       p.resolve({ ok: false, error: { code: "cancelled", message: "the input changed" } });
     }
     this.start().catch(() => {});
-    for (const [id, p] of this.pending) this.worker.postMessage({ type: "call", id, method: p.method, request: p.request });
+    for (const [id, p] of this.pending) this.post(id, p.method, p.request);
+  }
+
+  // post sends a call to the worker. A request that is the one this worker
+  // got last is not sent again (a structured clone of 24 MiB of inputs
+  // takes the page's thread for a fifth of a second): the worker uses the
+  // copy it kept (worker.js, msg.same).
+  post(id, method, request) {
+    if (this.sentTo === this.worker && this.sentLast === request) {
+      this.worker.postMessage({ type: "call", id, method, same: true });
+      return;
+    }
+    this.sentTo = this.worker;
+    this.sentLast = request;
+    this.worker.postMessage({ type: "call", id, method, request });
   }
 
   // call resolves to the engine's response object; it never rejects. The
@@ -229,7 +248,7 @@ class Engine {
         this.restart().catch(() => {});
       }, wait);
       this.pending.set(id, { resolve, timer, sent, sentAt: performance.timeOrigin + sent, method, request: body, stale: !!(opts && opts.stale) });
-      this.worker.postMessage({ type: "call", id, method, request: body });
+      this.post(id, method, body);
     });
   }
 }
@@ -620,7 +639,10 @@ async function run() {
     // began, answered and drawn are performance.now() times; the rest are
     // durations.
     const marks = { began, key: performance.now() - began };
-    inspect = await engine.call("inspect", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
+    // One request object for both calls: the worker keeps the first's, and
+    // the second is sent without copying the inputs again.
+    const request = { files, cpuPolicy, memoryPolicy, kubeletVersion };
+    inspect = await engine.call("inspect", request, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
@@ -633,7 +655,7 @@ async function run() {
     marks.drawn = performance.now();
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
-      diagnosis = await engine.call("diagnose", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
+      diagnosis = await engine.call("diagnose", request, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
       t = performance.now();
       show(inspect, diagnosis, tabs);
