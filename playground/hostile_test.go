@@ -32,7 +32,7 @@ const outcomeWait = 20 * time.Second
 
 // deflateLink builds a share link fragment from a payload, as the page does:
 // raw deflate, then unpadded base64url.
-func deflateLink(t *testing.T, payload []byte) string {
+func deflateLink(t testing.TB, payload []byte) string {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := flate.NewWriter(&buf, flate.BestCompression)

@@ -127,14 +127,14 @@ func fakeSite(t *testing.T) *site {
 
 func TestSiteHasEveryFileThePageLoads(t *testing.T) {
 	s := fakeSite(t)
-	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "style.css", "sw.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
+	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "share-worker.js", "style.css", "sw.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
 		if _, ok := s.files[name]; !ok {
 			t.Errorf("the site lacks %s", name)
 		}
 	}
 	// The service worker must cache exactly the files that exist.
 	sw := string(s.files["sw.js"].data)
-	for _, name := range []string{"index.html", "style.css", "i18n.js", "app.js", "worker.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
+	for _, name := range []string{"index.html", "style.css", "i18n.js", "app.js", "worker.js", "share-worker.js", "wasm_exec.js", "numascope.wasm", "manifest.json"} {
 		if !strings.Contains(sw, `"`+name+`"`) {
 			t.Errorf("sw.js does not cache %s", name)
 		}
@@ -152,7 +152,7 @@ const readmeInstallURL = "https://github.com/numascope/numascope#install-without
 
 func TestPageReferencesNoOtherHost(t *testing.T) {
 	s := fakeSite(t)
-	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "style.css", "sw.js"} {
+	for _, name := range []string{"index.html", "app.js", "i18n.js", "worker.js", "share-worker.js", "style.css", "sw.js"} {
 		text := string(s.files[name].data)
 		if name == "app.js" {
 			require.Equal(t, 1, strings.Count(text, readmeInstallURL), "app.js names the README's install section once")

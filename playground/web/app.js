@@ -18,13 +18,37 @@ function runTimeout(chars) {
   if (TIMEOUT_OVERRIDE) return TIMEOUT_OVERRIDE;
   return Math.min(120000, CALL_TIMEOUT_MS + Math.max(0, chars / (1 << 20) - 1) * 10000);
 }
-// The engine's limits (wasm/internal/api: MaxFileBytes, MaxRequestBytes).
+// The engine's limits (wasm/internal/api: MaxFileBytes, MaxRequestBytes,
+// MaxFiles). The page needs them before the engine has loaded (a share
+// link is read first); the engine's capabilities answer carries its own,
+// and the browser tests check that the two agree.
 const MAX_FILE_BYTES = 12 << 20;
 const MAX_REQUEST_BYTES = 32 << 20;
+// At most this many tabs: the page draws a card per file of an answer, and
+// each tab costs its thread a millisecond or two (BenchmarkShareLinkLoad:
+// 64 tabs, a longest task of 0.15 to 0.2 s; 1,000 tabs 1.2 s; 10,000 tabs
+// 13 to 19 s).
+const MAX_TABS = 64;
+// All tabs together hold at most this many bytes: two of the largest files.
+// The inputs' copies for the engine and for the share link and the run's
+// time grow with the total (BenchmarkShareLinkLoad in limits_bench_test.go:
+// two 12 MiB memory checkpoints, a first verdict after 6 s and a longest
+// task under a second on a loaded 2-core machine).
+const MAX_TOTAL_BYTES = 24 << 20;
+// The text area shows a tab of at most SHOWN_LINES lines and SHOWN_CHARS
+// characters. It lays out all of its text at once (BenchmarkTextArea, the
+// layout and the next frame: 2,000 lines about 0.15 s, 10,000 lines 0.6 s,
+// 50,000 lines 3.5 s, one line of 512 KiB 0.2 s and of 4 MiB 1.4 s; a share
+// link of 800,000 short lines held the page for 14 s at once). A larger
+// tab is read and judged whole, and shown as its beginning, read-only. The
+// admission simulator's fields take at most as much.
+const SHOWN_LINES = 2000;
+const SHOWN_CHARS = 512 << 10;
 const SHARE_PREFIX = "#s=";
 // A share link's data: at most this many characters after #s= (Chromium's
 // whole URL limit is 2 MiB) and at most the engine's request limit once
-// inflated, which covers every input the engine accepts.
+// inflated, which covers every input the page takes with room for the
+// escaping of its JSON; the inflater stops there.
 const MAX_SHARE_CHARS = 1 << 20;
 const MAX_SHARE_BYTES = MAX_REQUEST_BYTES;
 // Compressed bytes fed to the inflater at a time: one slice inflates to at
@@ -187,7 +211,21 @@ class Engine {
       p.resolve({ ok: false, error: { code: "cancelled", message: "the input changed" } });
     }
     this.start().catch(() => {});
-    for (const [id, p] of this.pending) this.worker.postMessage({ type: "call", id, method: p.method, request: p.request });
+    for (const [id, p] of this.pending) this.post(id, p.method, p.request);
+  }
+
+  // post sends a call to the worker. A request that is the one this worker
+  // got last is not sent again (a structured clone of 24 MiB of inputs
+  // takes the page's thread for a fifth of a second): the worker uses the
+  // copy it kept (worker.js, msg.same).
+  post(id, method, request) {
+    if (this.sentTo === this.worker && this.sentLast === request) {
+      this.worker.postMessage({ type: "call", id, method, same: true });
+      return;
+    }
+    this.sentTo = this.worker;
+    this.sentLast = request;
+    this.worker.postMessage({ type: "call", id, method, request });
   }
 
   // call resolves to the engine's response object; it never rejects. The
@@ -210,7 +248,7 @@ class Engine {
         this.restart().catch(() => {});
       }, wait);
       this.pending.set(id, { resolve, timer, sent, sentAt: performance.timeOrigin + sent, method, request: body, stale: !!(opts && opts.stale) });
-      this.worker.postMessage({ type: "call", id, method, request: body });
+      this.post(id, method, body);
     });
   }
 }
@@ -296,12 +334,113 @@ function renderTabs() {
     }, fileLabel(f, i)));
     markReadAs($("tab-" + i), f);
   });
+  // Past a few rows the tabs scroll in their own box: keep the selected one in view.
+  if (tabs.scrollHeight > tabs.clientHeight) {
+    const r = $("tab-" + state.active).getBoundingClientRect(), box = tabs.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) tabs.scrollTop += r.top - box.top - 2;
+  }
   const f = state.files[state.active];
-  if ($("input").value !== f.content) $("input").value = f.content;
+  const shown = shownOf(f);
+  const ta = $("input");
+  ta.readOnly = shown.held;
+  if (ta.value !== shown.text) ta.value = shown.text;
+  renderHeld(f, state.active, shown);
   $("name").value = f.name;
   sendMarks();
   $("drop").setAttribute("aria-labelledby", "tab-" + state.active);
   $("remove").disabled = state.files.length === 1 && !f.content && !f.name;
+}
+
+// contentBytes is the size of a tab's content in UTF-8, counted once per
+// content.
+function contentBytes(f) {
+  if (f.sizedFor !== f.content) { f.sizedFor = f.content; f.bytes = utf8Bytes(f.content); }
+  return f.bytes;
+}
+
+// otherBytes is the size of every tab's content but tab i's.
+function otherBytes(i) {
+  let n = 0;
+  state.files.forEach((f, j) => { if (j !== i) n += contentBytes(f); });
+  return n;
+}
+
+// shownCut is where the text area's view of text ends: text.length when
+// it shows all of it, else the end of the last whole line within
+// SHOWN_LINES lines and SHOWN_CHARS characters (or SHOWN_CHARS itself, for
+// a longer line).
+function shownCut(text) {
+  if (text.length <= SHOWN_CHARS && text.length < SHOWN_LINES) return text.length;
+  let n = 0, at = -1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < SHOWN_CHARS; i = text.indexOf("\n", i + 1)) {
+    if (++n >= SHOWN_LINES) return i + 1;
+    at = i;
+  }
+  if (text.length <= SHOWN_CHARS) return text.length;
+  if (at >= 0) return at + 1;
+  const c = text.charCodeAt(SHOWN_CHARS - 1);
+  return c >= 0xd800 && c < 0xdc00 ? SHOWN_CHARS - 1 : SHOWN_CHARS; // not inside a surrogate pair
+}
+
+// lineCount is the number of lines of text.
+function lineCount(text) {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < text.length - 1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+// shownOf is what the text area shows of a tab: all of it, or (held) its
+// beginning, with the whole content's line count. Kept per content.
+function shownOf(f) {
+  if (f.shownFor !== f.content) {
+    const cut = shownCut(f.content);
+    f.shownFor = f.content;
+    f.shown = cut === f.content.length ? { text: f.content, held: false }
+      : { text: f.content.slice(0, cut), held: true, lines: lineCount(f.content), shownLines: lineCount(f.content.slice(0, cut)) };
+  }
+  return f.shown;
+}
+
+// renderHeld says, under the text area, that the tab shown is held: read
+// whole, shown in part.
+function renderHeld(f, i, shown) {
+  const box = $("held-notice");
+  if (!shown.held) { box.hidden = true; box.textContent = ""; return; }
+  box.textContent = T("held", {
+    tab: fileLabel(f, i), size: fmtBytes(contentBytes(f)), lines: T("n-lines", { n: shown.lines }),
+    shown: fmtBytes(utf8Bytes(shown.text)), shownLines: T("n-lines", { n: shown.shownLines }),
+    maxLines: SHOWN_LINES, maxSize: fmtBytes(SHOWN_CHARS),
+  });
+  box.hidden = false;
+}
+
+// fitFiles takes, in order, the files that fit within the page's limits
+// besides the tabs already there (tabs of them, holding bytes): at most
+// MAX_TABS tabs, MAX_FILE_BYTES each and MAX_TOTAL_BYTES together. It
+// returns them and a sentence for each reason some did not fit, naming
+// them, or [] when all did (see not-loaded-do for what to do then).
+function fitFiles(files, tabs, bytes) {
+  const kept = [], tooMany = [], tooBig = [], overTotal = [];
+  let total = bytes;
+  for (const f of files) {
+    const n = f.bytes !== undefined ? f.bytes : utf8Bytes(f.content);
+    if (tabs + kept.length >= MAX_TABS) tooMany.push(f.name);
+    else if (n > MAX_FILE_BYTES) tooBig.push(f.name + " (" + fmtBytes(n) + ")");
+    else if (total + n > MAX_TOTAL_BYTES) overTotal.push(f.name + " (" + fmtBytes(n) + ")");
+    else { kept.push(f); total += n; }
+  }
+  const out = [];
+  if (tooBig.length) out.push(T("not-loaded-big", { names: nameList(tooBig), max: fmtBytes(MAX_FILE_BYTES) }));
+  if (overTotal.length) out.push(T("not-loaded-total", { names: nameList(overTotal), max: fmtBytes(MAX_TOTAL_BYTES) }));
+  if (tooMany.length) out.push(T("not-loaded-tabs", { names: nameList(tooMany), n: tooMany.length, max: MAX_TABS }));
+  return { kept, refused: out };
+}
+
+// nameList is "a, b, c" for up to five names, else the first five and
+// "and N more".
+function nameList(names) {
+  const shown = names.slice(0, 5).map((n) => n || "?").join(T("list-sep"));
+  return names.length > 5 ? T("and-more", { names: shown, n: names.length - 5 }) : shown;
 }
 
 function renderTabLabels() {
@@ -351,22 +490,30 @@ function setFiles(files, opts) {
   if (!opts || !opts.quiet) changed();
 }
 
-// addFiles opens files chosen or dropped; one over the engine's limit is
-// refused by its size, before a byte of it is read.
+// addFiles opens files chosen or dropped. Those past the page's limits
+// (MAX_TABS tabs, MAX_FILE_BYTES each, MAX_TOTAL_BYTES together) are
+// refused by their size, before a byte of them is read, and named.
 async function addFiles(fileList) {
-  const added = [], refused = [];
-  for (const file of fileList) {
-    if (file.size > MAX_FILE_BYTES) {
-      refused.push(T("too-big", { name: file.name, size: fmtBytes(file.size), max: fmtBytes(MAX_FILE_BYTES) }));
-      continue;
-    }
-    added.push({ name: file.name, content: await file.text() });
+  const cur = state.files;
+  const onlyEmpty = cur.length === 1 && !cur[0].content && !cur[0].name;
+  const tabs = onlyEmpty ? 0 : cur.length, bytes = onlyEmpty ? 0 : otherBytes(-1);
+  const single = fileList.length === 1 && fileList[0].size > MAX_FILE_BYTES;
+  const { kept, refused } = fitFiles([...fileList].map((file) => ({ name: file.name, bytes: file.size, file })), tabs, bytes);
+  const added = [];
+  let total = bytes;
+  for (const k of kept) {
+    const content = await k.file.text();
+    // Bytes that are not UTF-8 come back as U+FFFD, three bytes each.
+    const n = utf8Bytes(content);
+    if (total + n > MAX_TOTAL_BYTES) { refused.push(T("not-loaded-total", { names: k.name + " (" + fmtBytes(n) + ")", max: fmtBytes(MAX_TOTAL_BYTES) })); continue; }
+    total += n;
+    added.push({ name: k.name, content });
   }
+  if (single) refused.splice(0, refused.length, T("too-big", { name: fileList[0].name, size: fmtBytes(fileList[0].size), max: fmtBytes(MAX_FILE_BYTES) }));
+  else if (refused.length) refused.push(T("not-loaded-do"));
   if (refused.length) showInputError($("input-error"), refused.join("\n"));
   else clearInputError($("input-error"));
   if (!added.length) return;
-  const cur = state.files;
-  const onlyEmpty = cur.length === 1 && !cur[0].content && !cur[0].name;
   state.files = onlyEmpty ? added : cur.concat(added);
   state.active = onlyEmpty ? 0 : cur.length;
   renderTabs();
@@ -423,14 +570,17 @@ let runCacheChars = 0;
 // name and content, in order. The contents themselves, not a digest of them:
 // the key is there at once, before the engine is called (Web Crypto's digest
 // answers a task later, after the browser has laid out a large paste), and a
-// lookup compares strings, which takes a millisecond for megabytes.
+// lookup compares strings, which takes a millisecond for megabytes. Each
+// part is written after its length, which makes the key unambiguous
+// without escaping anything (JSON.stringify of 24 MiB of inputs takes the
+// page's thread for a fifth of a second; a join copies them).
 function runKey() {
   const parts = [state.cpuPolicy || "", state.memoryPolicy || "", state.kubeletVersion || ""];
   for (const f of state.files) {
     if (f.content.trim() === "") continue;
     parts.push(f.name, f.content);
   }
-  return JSON.stringify(parts);
+  return parts.map((p) => p.length + ":" + p).join("\n");
 }
 
 function remember(key, answers) {
@@ -489,7 +639,10 @@ async function run() {
     // began, answered and drawn are performance.now() times; the rest are
     // durations.
     const marks = { began, key: performance.now() - began };
-    inspect = await engine.call("inspect", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
+    // One request object for both calls: the worker keeps the first's, and
+    // the second is sent without copying the inputs again.
+    const request = { files, cpuPolicy, memoryPolicy, kubeletVersion };
+    inspect = await engine.call("inspect", request, { deadline, stale: true });
     document.body.dataset.inspectMs = String(Math.round(performance.now() - began));
     if (my !== seq) return; // a newer input superseded this one
     const diagnosing = state.caps.has("diagnose") && inspect.ok;
@@ -502,7 +655,7 @@ async function run() {
     marks.drawn = performance.now();
     document.body.dataset.verdictMs = String(Math.round(performance.now() - began));
     if (diagnosing) {
-      diagnosis = await engine.call("diagnose", { files, cpuPolicy, memoryPolicy, kubeletVersion }, { deadline, stale: true });
+      diagnosis = await engine.call("diagnose", request, { deadline, stale: true });
       if (my !== seq) return; // a newer input superseded this one
       t = performance.now();
       show(inspect, diagnosis, tabs);
@@ -1476,8 +1629,41 @@ function shareState() {
 }
 
 async function encodeShare(s) {
+  return (await encodeShareSized(s)).frag;
+}
+
+// encodeShareSized is encodeShare's fragment and the size of the JSON it
+// inflates to. The work is share-worker.js's: the page's thread only
+// copies the state to it. Where that worker cannot run, it is done here.
+let shareWorker = null, shareCalls = 0;
+const shareWaiting = new Map();
+function encodeShareSized(s) {
+  if (shareWorker === null) {
+    try {
+      shareWorker = new Worker("share-worker.js");
+      shareWorker.onmessage = (ev) => {
+        const w = shareWaiting.get(ev.data.id);
+        if (!w) return;
+        shareWaiting.delete(ev.data.id);
+        if (ev.data.error) w.here(); else w.resolve({ frag: ev.data.frag, inflated: ev.data.inflated });
+      };
+      shareWorker.onerror = () => { shareWorker = false; for (const w of shareWaiting.values()) w.here(); shareWaiting.clear(); };
+    } catch (_) {
+      shareWorker = false;
+    }
+  }
+  return new Promise((resolve) => {
+    const here = () => encodeShareHere(s).then(resolve);
+    if (!shareWorker) { here(); return; }
+    const id = ++shareCalls;
+    shareWaiting.set(id, { resolve, here });
+    shareWorker.postMessage({ id, state: s });
+  });
+}
+
+async function encodeShareHere(s) {
   const json = new TextEncoder().encode(JSON.stringify(s));
-  return SHARE_PREFIX + b64url(await pipe(json, new CompressionStream("deflate-raw")));
+  return { frag: SHARE_PREFIX + b64url(await pipe(json, new CompressionStream("deflate-raw"))), inflated: json.length };
 }
 
 // decodeShare reads a share link's fragment, refusing (with a ShareError)
@@ -1496,25 +1682,41 @@ async function decodeShare(hash) {
   if (s.v !== 1) throw new ShareError(T("share-version", { v: JSON.stringify(s.v === undefined ? null : s.v).slice(0, 20) }));
   const okFile = (f) => Array.isArray(f) && f.length === 2 && typeof f[0] === "string" && typeof f[1] === "string";
   if (!Array.isArray(s.f) || !s.f.every(okFile)) throw new ShareError(T("share-shape"));
-  for (const [name, content] of s.f) {
-    const n = utf8Bytes(content);
-    if (n > MAX_FILE_BYTES) throw new ShareError(T("share-file-too-big", { name: name || "?", size: fmtBytes(n), max: fmtBytes(MAX_FILE_BYTES) }));
-  }
   if (s.a !== undefined && (typeof s.a !== "object" || s.a === null || Array.isArray(s.a))) throw new ShareError(T("share-shape"));
   return s;
 }
 
-let shareSeq = 0;
-async function updateShare() {
-  const my = ++shareSeq;
-  const frag = await encodeShare(shareState());
-  if (my !== shareSeq) return;
+// updateShare makes the share link of the page's state. Calls while one is
+// being made are served by one more after it, so that a burst of changes
+// copies a large state to the share worker twice, not once per change; the
+// promise resolves when the link is the current state's.
+let shareRun = null, shareDirty = false;
+function updateShare() {
+  shareDirty = true;
+  if (!shareRun) {
+    shareRun = (async () => {
+      try {
+        while (shareDirty) {
+          shareDirty = false;
+          await makeShare().catch(() => { /* the link stays the last one made */ });
+        }
+      } finally {
+        shareRun = null;
+      }
+    })();
+  }
+  return shareRun;
+}
+
+async function makeShare() {
+  const { frag, inflated } = await encodeShareSized(shareState());
   const share = $("share");
   const long = frag.length - SHARE_PREFIX.length;
-  if (long > MAX_SHARE_CHARS) {
+  if (long > MAX_SHARE_CHARS || inflated > MAX_SHARE_BYTES) {
     // A link this long would be refused when opened: say so instead.
     share.href = "#";
-    share.dataset.unshareable = T("share-unshareable", { size: fmtBytes(long), max: fmtBytes(MAX_SHARE_CHARS) });
+    share.dataset.unshareable = long > MAX_SHARE_CHARS ? T("share-unshareable", { size: fmtBytes(long), max: fmtBytes(MAX_SHARE_CHARS) })
+      : T("share-unshareable-inflated", { size: fmtBytes(inflated), max: fmtBytes(MAX_SHARE_BYTES) });
     share.title = share.dataset.unshareable;
     share.classList.add("share-off");
     return;
@@ -1525,8 +1727,28 @@ async function updateShare() {
   share.href = location.href.split("#")[0] + frag;
 }
 
+// notLoaded says, in the banner above the panes, which inputs of a share
+// link were not loaded and why; [] hides it.
+function notLoaded(sentences) {
+  const box = $("limit-notice");
+  box.hidden = sentences.length === 0;
+  $("limit-notice-text").textContent = sentences.join(" ");
+  if (sentences.length) announce(T("limit-title") + " " + sentences.join(" "));
+}
+
+// applyAdmitState fills the admission simulator from a share link's a; a
+// field's text over the fields' limits is left out, and a sentence for
+// each such field is returned.
 function applyAdmitState(a) {
-  if (!a) return;
+  if (!a) return [];
+  const left = [];
+  for (const [k, key] of [["pod", "pod-label"], ["hints", "hints-label"]]) {
+    if (typeof a[k] === "string" && !fieldFits(a[k])) {
+      left.push(T("not-loaded-field", { field: fieldName(key), size: fmtBytes(utf8Bytes(a[k])), lines: T("n-lines", { n: lineCount(a[k]) }),
+        max: fmtBytes(SHOWN_CHARS), maxLines: SHOWN_LINES }));
+      a = { ...a, [k]: undefined };
+    }
+  }
   state.admitTouched = !!a.u;
   if (a.policy) $("tm-policy").value = a.policy;
   $("tm-closest").checked = !!a.closest;
@@ -1534,6 +1756,7 @@ function applyAdmitState(a) {
   if (typeof a.hints === "string") $("tm-hints").value = a.hints;
   $("tm-scope").value = a.scope === "pod" ? "pod" : "container";
   $("tm-pod").value = typeof a.pod === "string" ? a.pod : "";
+  return left;
 }
 
 // showShareError puts a share link's problem in the banner above the panes,
@@ -1561,9 +1784,15 @@ async function loadFromHash() {
   if (typeof s.l === "string" && I18N[s.l]) applyLanguage(s.l);
   if (s.th === "light" || s.th === "dark") applyTheme(s.th);
   setKubeletVersion(typeof s.k === "string" ? s.k : "");
-  applyAdmitState(s.a);
-  setFiles(s.f.map(([name, content]) => ({ name, content })), { quiet: true });
-  if (Number.isInteger(s.t) && s.t > 0 && s.t < state.files.length) selectFile(s.t);
+  const left = applyAdmitState(s.a);
+  // The files that fit the page's limits are loaded, in order; the others
+  // are named in the banner.
+  const files = s.f.map(([name, content], i) => ({ name: name || T("untitled", { n: i + 1 }), content, given: name }));
+  const { kept, refused } = fitFiles(files, 0, 0);
+  setFiles(kept.map((f) => ({ name: f.given, content: f.content })), { quiet: true });
+  const missing = refused.length ? refused.concat(T("not-loaded-do"), left) : left;
+  notLoaded(missing.length ? [T("link-holds", { n: s.f.length, kept: kept.length })].concat(missing) : []);
+  if (Number.isInteger(s.t) && s.t > 0 && s.t < state.files.length && kept.length === s.f.length) selectFile(s.t);
   return true;
 }
 
@@ -1642,25 +1871,88 @@ function clearInputError(box) {
   if (!box.hidden) { box.hidden = true; box.textContent = ""; }
 }
 
-// guardSize refuses a paste, drop or insertion that would take a text area
-// past limit, before the browser puts the text in it (a 50 MB paste blocks
-// the page for a minute in the text area alone): the event is cancelled
-// and message(size) is shown in box.
-function guardSize(el, limit, box, message) {
-  const check = (ev, text) => {
+// guardInsert sees every paste, drop or insertion into a text area before
+// the browser puts the text in it (a 50 MB paste blocks the page for a
+// minute in the text area alone) and calls check(ev, text, bulk), which
+// may cancel it: bulk is a paste, a drop or an insertion of more than a
+// few words at once.
+function guardInsert(el, check) {
+  const see = (ev, text, bulk) => {
     if (typeof text !== "string" || text.length === 0) return;
-    const size = insertedSize(el, text, limit);
-    if (size <= limit) return;
-    ev.preventDefault();
-    ev.stopImmediatePropagation();
-    showInputError(box, message(size));
+    check(ev, text, bulk || text.length > 256);
   };
-  el.addEventListener("paste", (ev) => check(ev, ev.clipboardData && ev.clipboardData.getData("text/plain")));
+  el.addEventListener("paste", (ev) => see(ev, ev.clipboardData && ev.clipboardData.getData("text/plain"), true));
   el.addEventListener("beforeinput", (ev) => {
     // Every insertion: typed, pasted, dropped, or sent by an input method.
     if (!ev.inputType.startsWith("insert")) return;
-    check(ev, typeof ev.data === "string" ? ev.data : ev.dataTransfer && ev.dataTransfer.getData("text/plain"));
+    see(ev, typeof ev.data === "string" ? ev.data : ev.dataTransfer && ev.dataTransfer.getData("text/plain"), ev.inputType.startsWith("insertFrom"));
   });
+}
+
+function cancel(ev) {
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+}
+
+// guardTab is guardInsert's check of the input tabs' text area: an
+// insertion that would take the tab past MAX_FILE_BYTES or all tabs past
+// MAX_TOTAL_BYTES is refused and said so; a bulk one after which the tab
+// is too large to show is made here, on the tab's content, which is then
+// shown held (see shownOf) instead of laid out whole.
+function guardTab(ev, text, bulk) {
+  const el = $("input"), i = state.active, f = state.files[i];
+  const tab = fileLabel(f, i);
+  if (el.readOnly) {
+    cancel(ev);
+    showInputError($("input-error"), T("held-read-only", { tab }));
+    return;
+  }
+  const size = insertedSize(el, text, MAX_FILE_BYTES);
+  let msg = "";
+  if (size > MAX_FILE_BYTES) msg = T("paste-too-big", { tab, size: fmtBytes(size), max: fmtBytes(MAX_FILE_BYTES) });
+  else if (otherBytes(i) + size > MAX_TOTAL_BYTES) {
+    msg = T("paste-total", { tab, size: fmtBytes(otherBytes(i) + size), max: fmtBytes(MAX_TOTAL_BYTES) });
+  }
+  if (msg) { cancel(ev); showInputError($("input-error"), msg); return; }
+  if (!bulk) return;
+  const v = el.value;
+  const next = v.slice(0, el.selectionStart) + text + v.slice(el.selectionEnd);
+  if (shownCut(next) === next.length) return; // the browser inserts it
+  cancel(ev);
+  f.content = next;
+  f.sizedFor = next;
+  f.bytes = size;
+  $("remove").disabled = false;
+  clearInputError($("input-error"));
+  renderTabs();
+  changed({ now: true });
+}
+
+// guardField is guardInsert's check of a field of the admission simulator:
+// at most SHOWN_CHARS bytes and SHOWN_LINES lines.
+function guardField(el, label) {
+  return (ev, text) => {
+    const size = insertedSize(el, text, SHOWN_CHARS);
+    const v = el.value;
+    const lines = size <= SHOWN_CHARS ? lineCount(v.slice(0, el.selectionStart) + text + v.slice(el.selectionEnd)) : 0;
+    if (size <= SHOWN_CHARS && lines <= SHOWN_LINES) return;
+    cancel(ev);
+    showInputError($("admit-input-error"), T("field-too-big", {
+      field: label(), size: size > SHOWN_CHARS ? fmtBytes(size) : T("n-lines", { n: lines }),
+      max: fmtBytes(SHOWN_CHARS), lines: SHOWN_LINES,
+    }));
+  };
+}
+
+// fieldName is the short name of a field of the admission simulator, from
+// its label (the i18n key).
+function fieldName(key) {
+  return T(key).split(/[:(（]/)[0].trim();
+}
+
+// fieldFits says whether a text fits a field of the admission simulator.
+function fieldFits(text) {
+  return utf8Bytes(text) <= SHOWN_CHARS && lineCount(text) <= SHOWN_LINES;
 }
 
 function announce(msg) {
@@ -1678,18 +1970,17 @@ function setLoading(text, pct) {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
-  guardSize($("input"), MAX_FILE_BYTES, $("input-error"), (size) => T("paste-too-big", {
-    tab: fileLabel(state.files[state.active], state.active), size: fmtBytes(size), max: fmtBytes(MAX_FILE_BYTES),
-  }));
+  guardInsert($("input"), guardTab);
   for (const [id, key] of [["tm-pod", "pod-label"], ["tm-hints", "hints-label"]]) {
-    guardSize($(id), MAX_FILE_BYTES, $("admit-input-error"), (size) => T("field-too-big", {
-      field: T(key).split(/[:(（]/)[0].trim(), size: fmtBytes(size), max: fmtBytes(MAX_FILE_BYTES),
-    }));
+    guardInsert($(id), guardField($(id), () => fieldName(key)));
     $(id).addEventListener("input", () => clearInputError($("admit-input-error")));
   }
   $("share-error-close").addEventListener("click", () => { $("share-error").hidden = true; });
+  $("limit-notice-close").addEventListener("click", () => { $("limit-notice").hidden = true; });
   $("input").addEventListener("input", (ev) => {
     const f = state.files[state.active];
+    // A held tab's text area shows part of it: nothing there is an edit.
+    if ($("input").readOnly) return;
     const value = $("input").value;
     // An input event that changed nothing (a browser's insertion of a
     // multi-line text fires one per line, the text whole in each) must not
@@ -1713,6 +2004,11 @@ function wire() {
     changed();
   });
   $("add").addEventListener("click", () => {
+    if (state.files.length >= MAX_TABS) {
+      showInputError($("input-error"), T("tabs-full", { max: MAX_TABS }));
+      return;
+    }
+    clearInputError($("input-error"));
     state.files.push({ name: "", content: "" });
     selectFile(state.files.length - 1);
     $("input").focus();
@@ -1790,6 +2086,7 @@ async function main() {
     announce(T("engine-ready"));
     const caps = await engine.call("capabilities", {});
     if (caps.ok) for (const m of caps.result.methods) state.caps.add(m.method);
+    if (caps.ok) state.engineLimits = caps.result.limits; // the browser tests compare them with the page's
     $("engine-info").textContent = "engine API v" + version + " · " + [...state.caps].sort().join(", ");
     if (state.caps.has("examples")) {
       const ex = await engine.call("examples", {});

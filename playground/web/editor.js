@@ -523,7 +523,7 @@ class Editor {
     const n = this.marks.length;
     this.info.textContent = ({ json: "JSON", yaml: "YAML" }[this.lang] || this.lang) + " · " + t.lines(this.lines) + (this.plain ? " · " + t.plain : "");
     this.fmt.hidden = this.lang !== "json";
-    this.fmt.disabled = !this.jsonOK;
+    this.fmt.disabled = !this.jsonOK || this.ta.readOnly;
     this.fmt.textContent = t.format;
     this.fmt.title = this.jsonOK ? t.formatTitle : t.notJSON;
     this.next.textContent = t.next;

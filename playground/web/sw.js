@@ -4,7 +4,7 @@
 "use strict";
 
 const CACHE = "numascope-playground-v1";
-const FILES = ["./", "index.html", "style.css", "editor.css", "i18n.js", "findings-zh.js", "editor.js", "app.js", "worker.js", "wasm_exec.js", "numascope.wasm", "manifest.json"];
+const FILES = ["./", "index.html", "style.css", "editor.css", "i18n.js", "findings-zh.js", "editor.js", "app.js", "worker.js", "share-worker.js", "wasm_exec.js", "numascope.wasm", "manifest.json"];
 
 self.addEventListener("install", (ev) => {
   ev.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));

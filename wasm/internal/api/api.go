@@ -25,6 +25,20 @@ const Version = "1"
 // engine allocate without limit.
 const MaxRequestBytes = 32 << 20
 
+// MaxFiles bounds the files of one request: the page has at most this many
+// tabs (app.js MAX_TABS) and draws a card for each file of an answer, which
+// takes the page's thread about a millisecond and a half per file.
+const MaxFiles = 64
+
+// Limits are the bounds the engine puts on a request. The page applies the
+// same bounds to its inputs before it calls the engine; the capabilities
+// answer carries them, so that the page's copy can be checked against them.
+type Limits struct {
+	MaxFileBytes    int `json:"maxFileBytes"`
+	MaxRequestBytes int `json:"maxRequestBytes"`
+	MaxFiles        int `json:"maxFiles"`
+}
+
 var (
 	// callMu serialises calls: sideContents belongs to the call running.
 	callMu       sync.Mutex
@@ -82,11 +96,12 @@ type Capability struct {
 type CapabilityList struct {
 	Version string       `json:"version"`
 	Methods []Capability `json:"methods"`
+	Limits  Limits       `json:"limits"`
 }
 
 // Capabilities lists the methods of this build, sorted by name.
 func Capabilities() CapabilityList {
-	out := CapabilityList{Version: Version}
+	out := CapabilityList{Version: Version, Limits: Limits{MaxFileBytes: MaxFileBytes, MaxRequestBytes: MaxRequestBytes, MaxFiles: MaxFiles}}
 	for name, m := range methods {
 		out.Methods = append(out.Methods, Capability{Method: name, Doc: m.doc})
 	}
@@ -178,6 +193,15 @@ func call(name string, request []byte) (resp Response) {
 func tooLarge(size int) Response {
 	return Response{Error: &Error{Code: "too-large", Message: fmt.Sprintf(
 		"the request is %d bytes, more than the %d-byte limit; paste the state files one at a time or trim them", size, MaxRequestBytes)}}
+}
+
+// tooManyFiles refuses a request of method with more than MaxFiles files.
+func tooManyFiles(method string, files int) error {
+	if files <= MaxFiles {
+		return nil
+	}
+	return &Error{Code: "too-large", Message: fmt.Sprintf(
+		"%s: the request has %d files, more than the %d the playground takes; leave out the files that do not matter, or run numascope diagnose on all of them", method, files, MaxFiles)}
 }
 
 // decode reads a request strictly, naming the method in the error.

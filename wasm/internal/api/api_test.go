@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,6 +60,40 @@ func TestCapabilitiesListsEveryMethodSorted(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("capabilities lacks %q", want)
 		}
+	}
+	assert.Equal(t, Limits{MaxFileBytes: MaxFileBytes, MaxRequestBytes: MaxRequestBytes, MaxFiles: MaxFiles}, caps.Limits, "the limits the page checks its own against")
+}
+
+// TestTooManyFiles: every method that takes the page's tabs refuses a
+// request with more than MaxFiles files, by count, before it reads any.
+func TestTooManyFiles(t *testing.T) {
+	files := func(n int) string {
+		list := make([]InputFile, n)
+		for i := range list {
+			list[i] = InputFile{Name: fmt.Sprintf("cpu_manager_state.%d", i), Content: `{"policyName":"none","defaultCpuSet":"0-3","checksum":1}`}
+		}
+		b, err := json.Marshal(list)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, tc := range []struct {
+		method, extra string
+	}{
+		{"inspect", ""},
+		{"diagnose", ""},
+		{"simulate", `"pod":"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}",`},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			over := callT(t, tc.method, `{`+tc.extra+`"files":`+files(MaxFiles+1)+`}`)
+			require.False(t, over.OK, "%d files accepted", MaxFiles+1)
+			assert.Equal(t, "too-large", over.Error.Code)
+			assert.Contains(t, over.Error.Message, fmt.Sprintf("%d files, more than the %d", MaxFiles+1, MaxFiles))
+			assert.Contains(t, over.Error.Message, "numascope diagnose")
+			at := callT(t, tc.method, `{`+tc.extra+`"files":`+files(MaxFiles)+`}`)
+			if !at.OK {
+				assert.NotEqual(t, "too-large", at.Error.Code, "%d files refused by count: %s", MaxFiles, at.Error.Message)
+			}
+		})
 	}
 }
 

@@ -174,6 +174,9 @@ func init() {
 			if err := decode("diagnose", raw, &req); err != nil {
 				return nil, err
 			}
+			if err := tooManyFiles("diagnose", len(req.Files)); err != nil {
+				return nil, err
+			}
 			return Diagnose(&req)
 		})
 }

@@ -280,6 +280,9 @@ func init() {
 			if err := decode("inspect", raw, &req); err != nil {
 				return nil, err
 			}
+			if err := tooManyFiles("inspect", len(req.Files)); err != nil {
+				return nil, err
+			}
 			return Inspect(&req), nil
 		})
 }

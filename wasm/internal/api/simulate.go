@@ -54,6 +54,9 @@ func init() {
 			if err := decode("simulate", raw, &req); err != nil {
 				return nil, err
 			}
+			if err := tooManyFiles("simulate", len(req.Files)); err != nil {
+				return nil, err
+			}
 			return Simulate(&req)
 		})
 }
