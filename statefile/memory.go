@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -616,6 +617,7 @@ func memTableProblems(f *File, base string) {
 
 func memGroupProblems(f *File, base string) {
 	ms := f.Memory.MachineState
+	same := sameGroups(ms)
 	for _, id := range sortedIntKeys(ms) {
 		n := ms[id]
 		if n == nil {
@@ -646,7 +648,7 @@ func memGroupProblems(f *File, base string) {
 					"NUMA node %d's group %v names node %d, which is not in the machine state; the kubelet's start-up check crashes on it", id, g, other)
 				continue
 			}
-			if !sameSet(on.group(), g) {
+			if !same(id, other) {
 				f.problem(SeverityError, path, "every node of a group must list the same group; the file was edited or corrupted: delete it so the kubelet rebuilds it",
 					"NUMA node %d lists group %v but node %d lists %v: groups must not overlap", id, g, other, on.group())
 			}
@@ -822,6 +824,34 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 			}
 		}
 	}
+}
+
+// sameGroups tells whether two nodes of a machine state list the same
+// group (sameSet of their groups), each group sorted once: a group of a
+// million ids names the same few nodes over and over.
+func sameGroups(ms map[int]*NUMANodeState) func(a, b int) bool {
+	keys := map[string]int{}
+	group := make(map[int]int, len(ms))
+	var key []byte
+	for id, n := range ms {
+		if n == nil {
+			continue
+		}
+		g := slices.Clone(n.group())
+		slices.Sort(g)
+		key = key[:0]
+		for _, v := range g {
+			key = strconv.AppendInt(key, int64(v), 10)
+			key = append(key, ',')
+		}
+		k, ok := keys[string(key)]
+		if !ok {
+			k = len(keys)
+			keys[string(key)] = k
+		}
+		group[id] = k
+	}
+	return func(a, b int) bool { return group[a] == group[b] }
 }
 
 func containsInt(s []int, v int) bool {

@@ -703,14 +703,15 @@ func (w *schemaWalk) array(n *sNode) {
 		w.leaf(fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, count))
 	}
 	if n.unique {
-	dup:
-		for i := 1; i < len(canon); i++ {
-			for j := 0; j < i; j++ {
-				if canon[i] == canon[j] {
-					w.leaf(fmt.Sprintf("items at index %d and %d are equal", j, i))
-					break dup
-				}
+		// the first item equal to an item before it, and the first of
+		// those before it, in one pass
+		firstAt := make(map[string]int, len(canon))
+		for i, c := range canon {
+			if j, seen := firstAt[c]; seen {
+				w.leaf(fmt.Sprintf("items at index %d and %d are equal", j, i))
+				break
 			}
+			firstAt[c] = i
 		}
 	}
 }
