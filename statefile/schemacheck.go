@@ -416,9 +416,14 @@ func (w *schemaWalk) leaf(msg string) {
 			continue // the validator leaves an empty name out
 		}
 		loc = append(loc, '/')
-		if t.idx >= 0 {
+		switch {
+		case t.idx >= 0:
 			loc = strconv.AppendInt(loc, int64(t.idx), 10)
-		} else {
+		case len(t.key) > maxNameBytes:
+			// cut as every problem cuts a long name (nameToken)
+			loc = appendPathToken(loc, prefixOf(t.key, cutNameBytes))
+			loc = append(loc, cutSuffix(len(t.key), "bytes")...)
+		default:
 			loc = appendPathToken(loc, t.key)
 		}
 	}
@@ -665,7 +670,7 @@ func (w *schemaWalk) object(n *sNode) {
 		var extra []string
 		for _, m := range ms {
 			if !m.known {
-				extra = append(extra, validatorQuote(m.key))
+				extra = append(extra, validatorQuote(nameToken(m.key)))
 			}
 		}
 		if extra != nil {
@@ -881,7 +886,7 @@ func quotedListAt(msg string, i int) (int, bool) {
 // addSchemaProblems reports where the file breaks its published schema (and,
 // for cpu v4, memory v3 and dra crc32, where the data section breaks its own).
 // hint, from Decode's fast path, may spare work; the problems are the same.
-func (f *File) addSchemaProblems(data []byte, hint *schemaHint) {
+func (f *checker) addSchemaProblems(data []byte, hint *schemaHint) {
 	checkOnce.Do(loadChecks)
 	if checkErr != nil {
 		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", checkErr)
@@ -1023,7 +1028,7 @@ func schemaLeaves(root *sNode, doc []byte, skip [][2]int, valid bool) []schemaLe
 	return leaves
 }
 
-func (f *File) addLeaves(leaves []schemaLeaf, name, prefix string, count *int) {
+func (f *checker) addLeaves(leaves []schemaLeaf, name, prefix string, count *int) {
 	for _, l := range leaves {
 		*count++
 		if *count > maxSchemaProblems {
