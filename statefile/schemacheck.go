@@ -683,7 +683,11 @@ func (w *schemaWalk) object(n *sNode) {
 func (w *schemaWalk) array(n *sNode) {
 	s := &w.s
 	s.arrOpen()
-	var canon []string // each item's canonical form, for uniqueItems
+	// uniqueItems: where each item's canonical form first appeared, until
+	// the first item equal to one before it (dupAt, and the first of
+	// those before it, dupOf)
+	var firstAt map[string]int
+	dupOf, dupAt := -1, -1
 	count := 0
 	for first := true; ; first = false {
 		if s.peek() == ']' {
@@ -698,8 +702,16 @@ func (w *schemaWalk) array(n *sNode) {
 		w.path = append(w.path, pathToken{idx: count})
 		start := s.i
 		w.value(n.items)
-		if n.unique {
-			canon = append(canon, canonical(s.b[start:s.i]))
+		if n.unique && dupAt < 0 {
+			c := canonical(s.b[start:s.i])
+			if j, seen := firstAt[c]; seen {
+				dupOf, dupAt = j, count
+			} else {
+				if firstAt == nil {
+					firstAt = map[string]int{}
+				}
+				firstAt[c] = count
+			}
 		}
 		w.path = w.path[:len(w.path)-1]
 		count++
@@ -707,17 +719,8 @@ func (w *schemaWalk) array(n *sNode) {
 	if n.minItems >= 0 && count < n.minItems {
 		w.leaf(fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, count))
 	}
-	if n.unique {
-		// the first item equal to an item before it, and the first of
-		// those before it, in one pass
-		firstAt := make(map[string]int, len(canon))
-		for i, c := range canon {
-			if j, seen := firstAt[c]; seen {
-				w.leaf(fmt.Sprintf("items at index %d and %d are equal", j, i))
-				break
-			}
-			firstAt[c] = i
-		}
+	if dupAt >= 0 {
+		w.leaf(fmt.Sprintf("items at index %d and %d are equal", dupOf, dupAt))
 	}
 }
 
