@@ -285,7 +285,7 @@ func podEntriesCPUs(m map[string]cpuPodEntry, base string) (string, error) {
 		}
 		n, _, err := cpuCount(e.text, MaxFileCPUs-used)
 		if err != nil {
-			return base + pointer("podEntries", pod, "cpuSet"), fmt.Errorf("could not expand the cpuset %s of pod %q: %w", quoteShort(e.text), pod, err)
+			return base + pointer("podEntries", pod, "cpuSet"), fmt.Errorf("could not expand the cpuset %s of pod %s: %w", quoteShort(e.text), quoteName(pod), err)
 		}
 		used += n
 	}
@@ -405,7 +405,7 @@ var errCorrupt = errors.New("checkpoint is corrupted")
 
 // decodeCPU decodes a cpu_manager_state; fast, when set, is the restore
 // the fast path made of it.
-func decodeCPU(f *File, blob []byte, opts Options, fast *cpuRestore) {
+func decodeCPU(f *checker, blob []byte, opts Options, fast *cpuRestore) {
 	var r cpuRestore
 	if fast != nil {
 		r = *fast
@@ -698,7 +698,7 @@ func cpuValidate(policy string, d *cpuCheckpointData, sets []cpuBuilt) error {
 	}
 	for _, pod := range sortedKeys(d.PodEntries) {
 		if err := b.count(d.PodEntries[pod]); err != nil {
-			return fmt.Errorf("could not expand the cpuset %s of pod %q: %w", quoteShort(d.PodEntries[pod].text), pod, err)
+			return fmt.Errorf("could not expand the cpuset %s of pod %s: %w", quoteShort(d.PodEntries[pod].text), quoteName(pod), err)
 		}
 	}
 	return nil
@@ -833,13 +833,13 @@ func entrySetCount(entries []cpuPodSets) int {
 //
 // sets, when not nil, holds what cpuStateFrom built of f.CPU.Entries, in
 // the order of entrySets.
-func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBuilt) {
+func cpuProblems(f *checker, blob []byte, r *cpuRestore, opts Options, sets []cpuBuilt) {
 	const drain = "drain the node, stop the kubelet, delete cpu_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
 		if r.boundsAt != "" {
 			f.problem(SeverityError, r.boundsAt, drain, "%v", r.err)
 		} else if errors.Is(r.err, errCorrupt) || !f.Checksum.Valid && r.checksum.Stored != 0 {
-			f.problem(SeverityError, checksumPointer(f), drain,
+			f.problem(SeverityError, checksumPointer(f.File), drain,
 				"the stored checksum %d matches no layout the kubelet v1.37.2 verifies; the kubelet refuses to start with %q", f.Checksum.Stored, r.err.Error())
 		} else {
 			f.problem(SeverityError, "", drain, "kubelet v1.37.2 cannot load the file: %v", r.err)
@@ -859,12 +859,12 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 		policy = d.PolicyName
 	}
 	if r.err == nil && policy != d.PolicyName {
-		f.problem(SeverityError, "/policyName", "either configure the kubelet with --cpu-manager-policy="+d.PolicyName+", or "+drain,
-			"configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
+		f.problem(SeverityError, "/policyName", "either configure the kubelet with --cpu-manager-policy="+nameText(d.PolicyName)+", or "+drain,
+			"configured policy %s differs from state checkpoint policy %s", qname(policy), qname(d.PolicyName))
 	}
 	if d.PolicyName != "" && d.PolicyName != "none" && d.PolicyName != "static" {
 		f.problem(SeverityWarning, "/policyName", "the CPU manager policies are none and static",
-			"policy %q is not a CPU manager policy", d.PolicyName)
+			"policy %s is not a CPU manager policy", qname(d.PolicyName))
 	}
 	base := ""
 	if r.format == FormatV4 {
@@ -883,6 +883,14 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 	if err := b.check(d.DefaultCPUSet); err != nil {
 		f.problem(SeverityError, base+"/defaultCpuSet", drain, "could not parse default CPU set %s: %v", quoteShort(d.DefaultCPUSet), err)
 	}
+	// the shared pool as problems write it, made once
+	var defShort string
+	defText := lazyText(func() string {
+		if defShort == "" {
+			defShort = setShort(def)
+		}
+		return defShort
+	})
 	type owned struct {
 		pod, container, text string
 		set                  cpuset.CPUSet
@@ -906,7 +914,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 			}
 			if err != nil {
 				f.problem(SeverityError, base+pointer("entries", pod, c), drain,
-					"could not parse cpuset %s for container %q in pod %q: %v", quoteShort(text), c, pod, err)
+					"could not parse cpuset %s for container %s in pod %s: %v", qshort(text), qname(c), qname(pod), err)
 				continue
 			}
 			var s cpuset.CPUSet
@@ -927,7 +935,8 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 			if shared {
 				f.problem(SeverityError, base+pointer("entries", pod, c),
 					"the exclusive CPUs of a container must not be in the shared pool; "+drain,
-					"CPUs %s of container %q in pod %q are also in the default (shared) set %s", s.Intersection(def), c, pod, def)
+					"CPUs %s of container %s in pod %s are also in the default (shared) set %s",
+					lazyText(func() string { return setShort(s.Intersection(def)) }), qname(c), qname(pod), defText)
 			}
 		}
 	}
@@ -938,7 +947,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 			skipped++
 		} else if err != nil {
 			f.problem(SeverityError, base+pointer("podEntries", pod, "cpuSet"), drain,
-				"could not expand the cpuset %s of pod %q: %v", quoteShort(e.text), pod, err)
+				"could not expand the cpuset %s of pod %s: %v", qshort(e.text), qname(pod), err)
 		}
 	}
 	if skipped > 0 {
@@ -949,7 +958,7 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 	// walked from its text: the CPUs in order, without sorting a list)
 	owner := newCPUOwners(all, func(o owned) string { return o.text })
 	reported := map[[2]int]bool{}
-	who := func(o owned) string { return fmt.Sprintf("container %q of pod %q", o.container, o.pod) }
+	who := func(o owned) string { return "container " + quoteName(o.container) + " of pod " + quoteName(o.pod) }
 	var cpus []int
 	for i, o := range all {
 		cpus = sortedCPUs(cpus[:0], o.text)
@@ -961,13 +970,22 @@ func cpuProblems(f *File, blob []byte, r *cpuRestore, opts Options, sets []cpuBu
 			}
 			if key := [2]int{j, i}; !reported[key] {
 				reported[key] = true
-				ov := all[j].set.Intersection(o.set)
-				what := "CPUs %s are"
-				if ov.Size() == 1 {
-					what = "CPU %s is"
+				first := all[j]
+				// the CPUs both hold, written only for a problem listed
+				both := lazyText(func() string {
+					a, b := first.set, o.set
+					if b.Size() < a.Size() {
+						a, b = b, a
+					}
+					ov := a.Intersection(b)
+					if ov.Size() == 1 {
+						return "CPU " + setShort(ov) + " is"
+					}
+					return "CPUs " + setShort(ov) + " are"
+				})
+				if f.problem(SeverityError, base+pointer("entries", first.pod, first.container), drain, "%s assigned to both %s and %s", both, lazyText(func() string { return who(first) }), lazyText(func() string { return who(o) })) {
+					f.Problems[len(f.Problems)-1].Also = []string{base + pointer("entries", o.pod, o.container)}
 				}
-				f.problem(SeverityError, base+pointer("entries", all[j].pod, all[j].container), drain, what+" assigned to both %s and %s", ov, who(all[j]), who(o))
-				f.Problems[len(f.Problems)-1].Also = []string{base + pointer("entries", o.pod, o.container)}
 			}
 		}
 	}

@@ -224,13 +224,8 @@ func leadDigits(s string, i int) (int, int) {
 }
 
 // quoteShort quotes a cpuset or one of its ranges for a message, cut to a
-// readable length.
-func quoteShort(s string) string {
-	if len(s) > 80 {
-		return strconv.Quote(s[:72]) + fmt.Sprintf("... (%d bytes)", len(s))
-	}
-	return strconv.Quote(s)
-}
+// readable length as a long name is cut: "0-1,3-4,…" (81920 bytes).
+func quoteShort(s string) string { return quoteCut(s, 80, 72) }
 
 // count charges a pod entry's set to the budget without expanding it.
 func (b *cpuBudget) count(e cpuPodEntry) error {

@@ -131,7 +131,7 @@ func devV1Sum(d *devCheckpointV1) uint64 {
 	return p.sum()
 }
 
-func decodeDevice(f *File, blob []byte, opts Options) {
+func decodeDevice(f *checker, blob []byte, opts Options) {
 	// ManagerImpl.getCheckpoint: New([]PodDevicesEntry{}, map[string][]string{})
 	cp := &devCheckpoint{Data: devCheckpointData{PodDeviceEntries: []PodDevicesEntry{}, RegisteredDevices: map[string][]string{}}}
 	err := json.Unmarshal(blob, cp)
@@ -204,7 +204,7 @@ func decodeDevice(f *File, blob []byte, opts Options) {
 		if err := checkAllocResp(e.AllocResp); err != nil {
 			f.problem(SeverityWarning, pointer("Data", "PodDeviceEntries", strconv.Itoa(i), "AllocResp"),
 				"the container keeps running, but the kubelet cannot give it its devices' settings after a restart: restart the pod",
-				"AllocResp of container %q in pod %q (resource %s) is not a valid ContainerAllocateResponse (%v); the kubelet skips this entry", e.ContainerName, e.PodUID, e.ResourceName, err)
+				"AllocResp of container %s in pod %s (resource %s) is not a valid ContainerAllocateResponse (%v); the kubelet skips this entry", qname(e.ContainerName), qname(e.PodUID), bname(e.ResourceName), err)
 		}
 		for _, numa := range sortedIntKeys(e.DeviceIDs) {
 			if numa < -1 {
@@ -215,7 +215,7 @@ func decodeDevice(f *File, blob []byte, opts Options) {
 		if _, ok := f.Device.RegisteredDevices[e.ResourceName]; !ok && f.Device.RegisteredDevices != nil {
 			f.problem(SeverityInfo, pointer("Data", "PodDeviceEntries", strconv.Itoa(i), "ResourceName"),
 				"usually harmless: the plugin was unregistered while pods still held its devices",
-				"resource %s is allocated to container %q in pod %q but is not among RegisteredDevices", e.ResourceName, e.ContainerName, e.PodUID)
+				"resource %s is allocated to container %s in pod %s but is not among RegisteredDevices", bname(e.ResourceName), qname(e.ContainerName), qname(e.PodUID))
 		}
 	}
 	_ = fmt.Sprint

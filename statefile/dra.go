@@ -253,7 +253,7 @@ func (p *printer) structured(s *StructuredResourceHandle) {
 	p.c('}')
 }
 
-func decodeDRA(f *File, blob []byte, opts Options) {
+func decodeDRA(f *checker, blob []byte, opts Options) {
 	name := filepath.Base(f.Name)
 	if name == "." || name == "" || name == string(filepath.Separator) {
 		name = draCheckpointName
@@ -344,7 +344,7 @@ func decodeDRA(f *File, blob []byte, opts Options) {
 	if f.Format == FormatCRC32 && f.Reason == "" {
 		if data.Kind != "DRACheckpoint" || data.APIVersion != "checkpoint.dra.kubelet.k8s.io/v1" {
 			f.problem(SeverityInfo, "/Data", "nothing to do: the kubelet does not check them",
-				"the data section's kind/apiVersion are %q/%q, not DRACheckpoint/checkpoint.dra.kubelet.k8s.io/v1", data.Kind, data.APIVersion)
+				"the data section's kind/apiVersion are %s/%s, not DRACheckpoint/checkpoint.dra.kubelet.k8s.io/v1", qname(data.Kind), qname(data.APIVersion))
 		}
 	}
 }

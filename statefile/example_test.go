@@ -82,3 +82,26 @@ func ExampleVerify() {
 	// v4, checksum valid: true, kubelet accepts: true, on reject: ""
 	// v4, checksum valid: false, kubelet accepts: false, on reject: "refuses-to-start"
 }
+
+// A problem names an overlong key by its first bytes and its length, in
+// its message and its pointer alike; CutToken reads the pointer's token
+// back, to find the key it stands for.
+func ExampleCutToken() {
+	pod := strings.Repeat("a", 100000)
+	data := []byte(`{"policyName":"static","defaultCpuSet":"0","entries":{"` + pod + `":{"app":"x"}},"checksum":0}`)
+	f, err := statefile.Decode(data, statefile.Options{Name: "cpu_manager_state"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := f.Problems[0]
+	fmt.Println(p.Message)
+	fmt.Println(p.Path)
+	token := strings.Split(p.Path, "/")[2]
+	prefix, size, ok := statefile.CutToken(token)
+	fmt.Println(ok, size == len(pod) && strings.HasPrefix(pod, prefix))
+	// Output:
+	// cpu_manager_state: could not parse cpuset "x" for container "app" in pod "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (100000 bytes): strconv.Atoi: parsing "x": invalid syntax
+	// /entries/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa… (100000 bytes)/app
+	// true true
+}

@@ -275,15 +275,37 @@ func (b *builder) numaIDs(unique bool) ([]int, bool) {
 	if len(l) == 0 {
 		b.offSchema = true
 	}
-	for i, v := range l {
+	for _, v := range l {
 		if v < 0 {
 			b.offSchema = true
 		}
-		if unique && slices.Contains(l[:i], v) {
-			b.offSchema = true
-		}
+	}
+	if unique && !b.offSchema && hasRepeat(l) {
+		b.offSchema = true
 	}
 	return l, true
+}
+
+// hasRepeat reports whether a list holds a value twice: a short list is
+// compared pair by pair, a long one sorted (a hostile group of a million
+// ids took minutes pair by pair).
+func hasRepeat(l []int) bool {
+	if len(l) <= 32 {
+		for i, v := range l {
+			if slices.Contains(l[:i], v) {
+				return true
+			}
+		}
+		return false
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	for i := 1; i < len(s); i++ {
+		if s[i] == s[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // stringMap reads map[string]V, giving up on a repeated key; keyOK, when

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -443,7 +444,7 @@ func detectMemFormat(blob []byte) Format {
 
 // decodeMemory decodes a memory_manager_state; fast, when set, is the
 // restore the fast path made of it (a file without the "nodes" alias).
-func decodeMemory(f *File, blob []byte, opts Options, fast *memRestore) {
+func decodeMemory(f *checker, blob []byte, opts Options, fast *memRestore) {
 	var r memRestore
 	if fast != nil {
 		r = *fast
@@ -475,7 +476,7 @@ func decodeMemory(f *File, blob []byte, opts Options, fast *memRestore) {
 }
 
 // attachNodesAlias reads the "nodes" group alias (ignored by the kubelet).
-func attachNodesAlias(f *File, blob []byte, format Format) {
+func attachNodesAlias(f *checker, blob []byte, format Format) {
 	src := blob
 	if format == FormatV3 {
 		var outer struct {
@@ -515,7 +516,7 @@ func attachNodesAlias(f *File, blob []byte, format Format) {
 		node.NodesAlias = nodes
 		f.problem(SeverityInfo, base+pointer("machineState", id, "nodes"),
 			"kubelets write the group under \"cells\"; renaming \"nodes\" to \"cells\" does not make the stored checksum valid (it was computed over other content): treat such a file as a documentation example, not as kubelet output",
-			"NUMA node %s lists its group under \"nodes\", the name used by the upstream documentation; the kubelet reads \"cells\" and ignores \"nodes\" (so for the kubelet this node has no group), numascope uses it as an alias of cells", id)
+			"NUMA node %s lists its group under \"nodes\", the name used by the upstream documentation; the kubelet reads \"cells\" and ignores \"nodes\" (so for the kubelet this node has no group), numascope uses it as an alias of cells", bname(id))
 	}
 }
 
@@ -527,11 +528,11 @@ func (n *NUMANodeState) group() []int {
 	return n.NodesAlias
 }
 
-func memoryProblems(f *File, r *memRestore, opts Options) {
+func memoryProblems(f *checker, r *memRestore, opts Options) {
 	const drain = "drain the node, stop the kubelet, delete memory_manager_state and start the kubelet again (it rebuilds the file)"
 	if r.err != nil {
 		if errors.Is(r.err, errCorrupt) {
-			f.problem(SeverityError, checksumPointer(f), drain,
+			f.problem(SeverityError, checksumPointer(f.File), drain,
 				"the stored checksum %d matches no layout kubelet v1.37.2 verifies for this format; the kubelet refuses to start (%v)", f.Checksum.Stored, r.err)
 		} else {
 			f.problem(SeverityError, "", drain, "kubelet v1.37.2 cannot load the file: %v", r.err)
@@ -547,12 +548,12 @@ func memoryProblems(f *File, r *memRestore, opts Options) {
 		policy = d.PolicyName
 	}
 	if r.err == nil && policy != d.PolicyName {
-		f.problem(SeverityError, "/policyName", "configure the kubelet with --memory-manager-policy="+d.PolicyName+", or "+drain,
-			"[memorymanager] configured policy %q differs from state checkpoint policy %q", policy, d.PolicyName)
+		f.problem(SeverityError, "/policyName", "configure the kubelet with --memory-manager-policy="+nameText(d.PolicyName)+", or "+drain,
+			"[memorymanager] configured policy %s differs from state checkpoint policy %s", qname(policy), qname(d.PolicyName))
 	}
 	if d.PolicyName != "Static" && d.PolicyName != "None" {
 		f.problem(SeverityWarning, "/policyName", "the memory manager policies are None and Static (capitalised)",
-			"policy %q is not a memory manager policy", d.PolicyName)
+			"policy %s is not a memory manager policy", qname(d.PolicyName))
 	}
 	base := ""
 	if f.Format == FormatV3 {
@@ -569,7 +570,7 @@ func memoryProblems(f *File, r *memRestore, opts Options) {
 	}
 }
 
-func memTableProblems(f *File, base string) {
+func memTableProblems(f *checker, base string) {
 	for _, id := range sortedIntKeys(f.Memory.MachineState) {
 		n := f.Memory.MachineState[id]
 		sid := strconv.Itoa(id)
@@ -583,12 +584,12 @@ func memTableProblems(f *File, base string) {
 			path := base + pointer("machineState", sid, "memoryMap", res)
 			if t == nil {
 				f.problem(SeverityError, path, "delete the file so that the kubelet rebuilds it",
-					"the %s table of NUMA node %d is null; the kubelet's start-up check dereferences it and crashes", res, id)
+					"the %s table of NUMA node %d is null; the kubelet's start-up check dereferences it and crashes", bname(res), id)
 				continue
 			}
 			if t.SystemReserved > t.TotalMemSize {
 				f.problem(SeverityError, path+"/systemReserved", "check --reserved-memory against the node's real memory",
-					"%s on NUMA node %d: systemReserved %d is larger than total %d", res, id, t.SystemReserved, t.TotalMemSize)
+					"%s on NUMA node %d: systemReserved %d is larger than total %d", bname(res), id, t.SystemReserved, t.TotalMemSize)
 			}
 			if res == "memory" {
 				// memory's allocatable also excludes the node's hugepages
@@ -604,18 +605,19 @@ func memTableProblems(f *File, base string) {
 				}
 			} else if t.TotalMemSize-t.SystemReserved != t.Allocatable {
 				f.problem(SeverityError, path+"/allocatable", "the file was edited or written for another machine: delete it so the kubelet rebuilds it",
-					"%s on NUMA node %d: allocatable %d ≠ total %d − systemReserved %d (= %d)", res, id, t.Allocatable, t.TotalMemSize, t.SystemReserved, t.TotalMemSize-t.SystemReserved)
+					"%s on NUMA node %d: allocatable %d ≠ total %d − systemReserved %d (= %d)", bname(res), id, t.Allocatable, t.TotalMemSize, t.SystemReserved, t.TotalMemSize-t.SystemReserved)
 			}
 			if t.Allocatable-t.Reserved != t.Free || t.Reserved > t.Allocatable {
 				f.problem(SeverityError, path+"/free", "the file was edited or corrupted: delete it so the kubelet rebuilds it",
-					"%s on NUMA node %d: free %d ≠ allocatable %d − reserved %d", res, id, t.Free, t.Allocatable, t.Reserved)
+					"%s on NUMA node %d: free %d ≠ allocatable %d − reserved %d", bname(res), id, t.Free, t.Allocatable, t.Reserved)
 			}
 		}
 	}
 }
 
-func memGroupProblems(f *File, base string) {
+func memGroupProblems(f *checker, base string) {
 	ms := f.Memory.MachineState
+	same := sameGroups(ms)
 	for _, id := range sortedIntKeys(ms) {
 		n := ms[id]
 		if n == nil {
@@ -633,22 +635,22 @@ func memGroupProblems(f *File, base string) {
 		}
 		if !containsInt(g, id) {
 			f.problem(SeverityError, path, "a node's group always contains the node itself; the file was edited: delete it so the kubelet rebuilds it",
-				"NUMA node %d's group %v does not contain node %d", id, g, id)
+				"NUMA node %d's group %v does not contain node %d", id, groupText(g), id)
 		}
 		if len(g) > 1 && n.NumberOfAssignments == 0 {
 			f.problem(SeverityWarning, path, "the kubelet resets a node's group to itself when its last assignment goes",
-				"NUMA node %d is in group %v but has no assignments", id, g)
+				"NUMA node %d is in group %v but has no assignments", id, groupText(g))
 		}
 		for _, other := range g {
 			on, ok := ms[other]
 			if !ok || on == nil {
 				f.problem(SeverityError, path, "delete the file so that the kubelet rebuilds it",
-					"NUMA node %d's group %v names node %d, which is not in the machine state; the kubelet's start-up check crashes on it", id, g, other)
+					"NUMA node %d's group %v names node %d, which is not in the machine state; the kubelet's start-up check crashes on it", id, groupText(g), other)
 				continue
 			}
-			if !sameSet(on.group(), g) {
+			if !same(id, other) {
 				f.problem(SeverityError, path, "every node of a group must list the same group; the file was edited or corrupted: delete it so the kubelet rebuilds it",
-					"NUMA node %d lists group %v but node %d lists %v: groups must not overlap", id, g, other, on.group())
+					"NUMA node %d lists group %v but node %d lists %v: groups must not overlap", id, groupText(g), other, groupText(on.group()))
 			}
 		}
 	}
@@ -660,7 +662,7 @@ func memGroupProblems(f *File, base string) {
 // kubelet will not start, whatever the machine.
 //
 // entries lists f.Memory.Entries (memEntryList).
-func memReplay(f *File, base string, entries []memPodBlocks) {
+func memReplay(f *checker, base string, entries []memPodBlocks) {
 	d := f.Memory
 	if len(d.MachineState) == 0 {
 		if len(d.Entries) != 0 {
@@ -731,7 +733,7 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 					if !ok {
 						f.problem(SeverityError, base+pointer("entries", pod, c, strconv.Itoa(bi), "numaAffinity"),
 							"drain the node and delete memory_manager_state before restarting the kubelet",
-							"[memorymanager] (pod: %s, container: %s) the memory assignment uses the NUMA that does not exist; the kubelet will not start", pod, c)
+							"[memorymanager] (pod: %s, container: %s) the memory assignment uses the NUMA that does not exist; the kubelet will not start", bname(pod), bname(c))
 						return
 					}
 					ns.NumberOfAssignments++
@@ -744,7 +746,7 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 					if !ok {
 						f.problem(SeverityError, base+pointer("entries", pod, c, strconv.Itoa(bi), "type"),
 							"drain the node and delete memory_manager_state before restarting the kubelet",
-							"[memorymanager] (pod: %s, container: %s) the memory assignment uses memory resource that does not exist; the kubelet will not start", pod, c)
+							"[memorymanager] (pod: %s, container: %s) the memory assignment uses memory resource that does not exist; the kubelet will not start", bname(pod), bname(c))
 						return
 					}
 					if size == 0 || t.Free == 0 {
@@ -777,9 +779,9 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 		}
 		if !sameSet(n1.Cells, n2.Cells) {
 			if n1.NodesAlias != nil && len(n1.Cells) == 0 {
-				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has no cells for the kubelet (it ignores the \"nodes\" alias %v), the entries make %v", id, n1.NodesAlias, n2.Cells)
+				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has no cells for the kubelet (it ignores the \"nodes\" alias %v), the entries make %v", id, groupText(n1.NodesAlias), groupText(n2.Cells))
 			} else {
-				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has group %v, the entries make %v", id, n1.Cells, n2.Cells)
+				fail(base+pointer("machineState", sid, "cells"), "NUMA node %d has group %v, the entries make %v", id, groupText(n1.Cells), groupText(n2.Cells))
 			}
 			return
 		}
@@ -792,11 +794,11 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 			t2, ok := n2.MemoryMap[res]
 			path := base + pointer("machineState", sid, "memoryMap", res)
 			if !ok {
-				fail(path, "NUMA node %d has no %s table in the expected state", id, res)
+				fail(path, "NUMA node %d has no %s table in the expected state", id, bname(res))
 				return
 			}
 			if t1.Allocatable != t2.Allocatable {
-				fail(path+"/allocatable", "%s on NUMA node %d: allocatable %d, expected %d", res, id, t1.Allocatable, t2.Allocatable)
+				fail(path+"/allocatable", "%s on NUMA node %d: allocatable %d, expected %d", bname(res), id, t1.Allocatable, t2.Allocatable)
 				return
 			}
 			var free1, free2, res1, res2 uint64
@@ -804,7 +806,7 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 				c1, c2 := d.MachineState[cid], expected[cid]
 				if c1 == nil || c2 == nil || c1.MemoryMap[res] == nil || c2.MemoryMap[res] == nil {
 					f.problem(SeverityError, base+pointer("machineState", sid, "cells"), "drain the node and delete memory_manager_state before restarting the kubelet",
-						"NUMA node %d's group names node %d, which has no %s table: the kubelet's start-up check crashes on this file", id, cid, res)
+						"NUMA node %d's group names node %d, which has no %s table: the kubelet's start-up check crashes on this file", id, cid, bname(res))
 					return
 				}
 				free1 += c1.MemoryMap[res].Free
@@ -813,15 +815,43 @@ func memReplay(f *File, base string, entries []memPodBlocks) {
 				res2 += c2.MemoryMap[res].Reserved
 			}
 			if free1 != free2 {
-				fail(path+"/free", "%s free over group %v is %d, the entries leave %d", res, n1.Cells, free1, free2)
+				fail(path+"/free", "%s free over group %v is %d, the entries leave %d", bname(res), groupText(n1.Cells), free1, free2)
 				return
 			}
 			if res1 != res2 {
-				fail(path+"/reserved", "%s reserved over group %v is %d, the entries make %d", res, n1.Cells, res1, res2)
+				fail(path+"/reserved", "%s reserved over group %v is %d, the entries make %d", bname(res), groupText(n1.Cells), res1, res2)
 				return
 			}
 		}
 	}
+}
+
+// sameGroups tells whether two nodes of a machine state list the same
+// group (sameSet of their groups), each group sorted once: a group of a
+// million ids names the same few nodes over and over.
+func sameGroups(ms map[int]*NUMANodeState) func(a, b int) bool {
+	keys := map[string]int{}
+	group := make(map[int]int, len(ms))
+	var key []byte
+	for id, n := range ms {
+		if n == nil {
+			continue
+		}
+		g := slices.Clone(n.group())
+		slices.Sort(g)
+		key = key[:0]
+		for _, v := range g {
+			key = strconv.AppendInt(key, int64(v), 10)
+			key = append(key, ',')
+		}
+		k, ok := keys[string(key)]
+		if !ok {
+			k = len(keys)
+			keys[string(key)] = k
+		}
+		group[id] = k
+	}
+	return func(a, b int) bool { return group[a] == group[b] }
 }
 
 func containsInt(s []int, v int) bool {

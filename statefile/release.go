@@ -57,7 +57,7 @@ func parseKubeletVersion(s string) (kubeletRelease, error) {
 // f reports (format, checksum layouts, state) and, where the older release
 // decodes into other structs, from data. It returns an error only for a
 // version it does not know.
-func (f *File) applyRelease(data []byte, opts Options) error {
+func (f *checker) applyRelease(data []byte, opts Options) error {
 	rel, err := parseKubeletVersion(opts.KubeletVersion)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.Name, err)
@@ -103,7 +103,7 @@ func (f *File) applyRelease(data []byte, opts Options) error {
 // releaseProblems words the problems for the chosen release: the newest
 // kubelet's refusals become warnings about an upgrade when this release
 // accepts the file, and a refusal of this release alone becomes an error.
-func (f *File) releaseProblems(rel kubeletRelease, newestAccepts bool) {
+func (f *checker) releaseProblems(rel kubeletRelease, newestAccepts bool) {
 	newest := "v1.37.2"
 	switch {
 	case f.KubeletAccepts && !newestAccepts:

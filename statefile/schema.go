@@ -17,7 +17,7 @@ var schemaFS embed.FS
 const schemaBase = "https://github.com/numascope/numascope/statefile/schema/"
 
 // maxSchemaProblems bounds the schema findings reported per file.
-const maxSchemaProblems = 50
+const maxSchemaProblems = maxOfAKind
 
 // Schema returns the JSON Schema numascope checks a checkpoint kind and
 // format against (for cpu v4, memory v3 and dra crc32 the outer layout; add

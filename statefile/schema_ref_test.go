@@ -59,7 +59,7 @@ func refLoadSchemas() {
 // refSchemaProblems is the schema check the way numascope made it before the
 // typed check: santhosh-tekuri/jsonschema/v5 on a decoded tree. It stays as
 // the reference the typed check is held to.
-func refSchemaProblems(f *File, data []byte) {
+func refSchemaProblems(f *checker, data []byte) {
 	refOnce.Do(refLoadSchemas)
 	if refErr != nil {
 		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", refErr)
@@ -93,7 +93,7 @@ func refSchemaProblems(f *File, data []byte) {
 	}
 }
 
-func (f *File) refValidate(s *jsonschema.Schema, name string, data []byte, prefix string, count *int) {
+func (f *checker) refValidate(s *jsonschema.Schema, name string, data []byte, prefix string, count *int) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -117,18 +117,20 @@ func (f *File) refValidate(s *jsonschema.Schema, name string, data []byte, prefi
 		}
 	}
 	walk(ve)
+	cut := refLongNames(v)
 	msgs := make([]string, len(leaves))
+	locs := make([]string, len(leaves))
 	for i, l := range leaves {
-		msgs[i] = refSortQuotedLists(l.Message)
+		msgs[i] = refSortQuotedLists(cut.message(l.Message))
+		locs[i] = cut.location(l.InstanceLocation)
 	}
 	idx := make([]int, len(leaves))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := leaves[idx[i]], leaves[idx[j]]
-		if a.InstanceLocation != b.InstanceLocation {
-			return a.InstanceLocation < b.InstanceLocation
+		if a, b := locs[idx[i]], locs[idx[j]]; a != b {
+			return a < b
 		}
 		return msgs[idx[i]] < msgs[idx[j]]
 	})
@@ -137,7 +139,7 @@ func (f *File) refValidate(s *jsonschema.Schema, name string, data []byte, prefi
 		if *count > maxSchemaProblems {
 			continue
 		}
-		f.problem(SeverityWarning, prefix+leaves[i].InstanceLocation,
+		f.problem(SeverityWarning, prefix+locs[i],
 			"a kubelet never writes this: the file was edited or produced by another tool; fix the value or let the kubelet rewrite the file",
 			"does not match schema %s.json: %s", name, msgs[i])
 	}
@@ -155,4 +157,56 @@ func refSortQuotedLists(msg string) string {
 		sort.Strings(names)
 		return strings.Join(names, ", ")
 	})
+}
+
+// refCut writes the reference's texts of a document's long names as the
+// typed check writes them: cut, as every problem cuts a name longer than
+// maxNameBytes.
+type refCut struct {
+	tokens map[string]string // a location token: whole → cut
+	quoted map[string]string // a name in a message: whole → cut
+}
+
+// refLongNames finds the member names of doc longer than maxNameBytes.
+func refLongNames(doc any) refCut {
+	c := refCut{tokens: map[string]string{}, quoted: map[string]string{}}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if len(k) > maxNameBytes {
+					c.tokens[string(appendPathToken(nil, k))] = string(appendPathToken(nil, prefixOf(k, cutNameBytes))) + cutSuffix(len(k), "bytes")
+					c.quoted[validatorQuote(k)] = validatorQuote(nameToken(k))
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+	return c
+}
+
+func (c refCut) location(loc string) string {
+	if len(c.tokens) == 0 {
+		return loc
+	}
+	toks := strings.Split(loc, "/")
+	for i, t := range toks {
+		if cut, ok := c.tokens[t]; ok {
+			toks[i] = cut
+		}
+	}
+	return strings.Join(toks, "/")
+}
+
+func (c refCut) message(msg string) string {
+	for whole, cut := range c.quoted {
+		msg = strings.ReplaceAll(msg, whole, cut)
+	}
+	return msg
 }

@@ -416,9 +416,14 @@ func (w *schemaWalk) leaf(msg string) {
 			continue // the validator leaves an empty name out
 		}
 		loc = append(loc, '/')
-		if t.idx >= 0 {
+		switch {
+		case t.idx >= 0:
 			loc = strconv.AppendInt(loc, int64(t.idx), 10)
-		} else {
+		case len(t.key) > maxNameBytes:
+			// cut as every problem cuts a long name (nameToken)
+			loc = appendPathToken(loc, prefixOf(t.key, cutNameBytes))
+			loc = append(loc, cutSuffix(len(t.key), "bytes")...)
+		default:
 			loc = appendPathToken(loc, t.key)
 		}
 	}
@@ -665,7 +670,7 @@ func (w *schemaWalk) object(n *sNode) {
 		var extra []string
 		for _, m := range ms {
 			if !m.known {
-				extra = append(extra, validatorQuote(m.key))
+				extra = append(extra, validatorQuote(nameToken(m.key)))
 			}
 		}
 		if extra != nil {
@@ -678,7 +683,11 @@ func (w *schemaWalk) object(n *sNode) {
 func (w *schemaWalk) array(n *sNode) {
 	s := &w.s
 	s.arrOpen()
-	var canon []string // each item's canonical form, for uniqueItems
+	// uniqueItems: where each item's canonical form first appeared, until
+	// the first item equal to one before it (dupAt, and the first of
+	// those before it, dupOf)
+	var firstAt map[string]int
+	dupOf, dupAt := -1, -1
 	count := 0
 	for first := true; ; first = false {
 		if s.peek() == ']' {
@@ -693,8 +702,16 @@ func (w *schemaWalk) array(n *sNode) {
 		w.path = append(w.path, pathToken{idx: count})
 		start := s.i
 		w.value(n.items)
-		if n.unique {
-			canon = append(canon, canonical(s.b[start:s.i]))
+		if n.unique && dupAt < 0 {
+			c := canonical(s.b[start:s.i])
+			if j, seen := firstAt[c]; seen {
+				dupOf, dupAt = j, count
+			} else {
+				if firstAt == nil {
+					firstAt = map[string]int{}
+				}
+				firstAt[c] = count
+			}
 		}
 		w.path = w.path[:len(w.path)-1]
 		count++
@@ -702,16 +719,8 @@ func (w *schemaWalk) array(n *sNode) {
 	if n.minItems >= 0 && count < n.minItems {
 		w.leaf(fmt.Sprintf("minimum %d items required, but found %d items", n.minItems, count))
 	}
-	if n.unique {
-	dup:
-		for i := 1; i < len(canon); i++ {
-			for j := 0; j < i; j++ {
-				if canon[i] == canon[j] {
-					w.leaf(fmt.Sprintf("items at index %d and %d are equal", j, i))
-					break dup
-				}
-			}
-		}
+	if dupAt >= 0 {
+		w.leaf(fmt.Sprintf("items at index %d and %d are equal", dupOf, dupAt))
 	}
 }
 
@@ -880,7 +889,7 @@ func quotedListAt(msg string, i int) (int, bool) {
 // addSchemaProblems reports where the file breaks its published schema (and,
 // for cpu v4, memory v3 and dra crc32, where the data section breaks its own).
 // hint, from Decode's fast path, may spare work; the problems are the same.
-func (f *File) addSchemaProblems(data []byte, hint *schemaHint) {
+func (f *checker) addSchemaProblems(data []byte, hint *schemaHint) {
 	checkOnce.Do(loadChecks)
 	if checkErr != nil {
 		f.problem(SeverityInfo, "", "please report it", "the embedded schemas do not load: %v", checkErr)
@@ -1022,7 +1031,7 @@ func schemaLeaves(root *sNode, doc []byte, skip [][2]int, valid bool) []schemaLe
 	return leaves
 }
 
-func (f *File) addLeaves(leaves []schemaLeaf, name, prefix string, count *int) {
+func (f *checker) addLeaves(leaves []schemaLeaf, name, prefix string, count *int) {
 	for _, l := range leaves {
 		*count++
 		if *count > maxSchemaProblems {

@@ -36,9 +36,9 @@ func schemaNames(t testing.TB) []string {
 // big.Rat does not read).
 func schemaDiff(name string, data []byte) (diff string, ok bool) {
 	kind, format, _ := strings.Cut(name, "-")
-	got := &File{Name: "f", Kind: Kind(kind), Format: Format(format)}
+	got := &checker{File: &File{Name: "f", Kind: Kind(kind), Format: Format(format)}}
 	got.addSchemaProblems(data, nil)
-	want := &File{Name: "f", Kind: Kind(kind), Format: Format(format)}
+	want := &checker{File: &File{Name: "f", Kind: Kind(kind), Format: Format(format)}}
 	func() {
 		defer func() {
 			if recover() != nil {
@@ -72,6 +72,7 @@ var schemaMutations = []struct{ name, schema, doc string }{
 	{"type", "cpu-v2", `{"policyName":1,"defaultCpuSet":[],"entries":"x","checksum":"1"}`},
 	{"integer-fraction", "cpu-v2", `{"policyName":"none","defaultCpuSet":"","checksum":1.5}`},
 	{"integer-exponent", "cpu-v2", `{"policyName":"none","defaultCpuSet":"","checksum":-1e3}`},
+	{"long names", "cpu-v2", `{"policyName":"none","defaultCpuSet":"","entries":{"` + strings.Repeat("p", 400) + `":{"c":5,"` + strings.Repeat("é", 200) + `":6}},"` + strings.Repeat("x", 321) + `":1,"y":2,"checksum":1}`},
 	{"minimum", "memory-v1", `{"policyName":"Static","machineState":{"0":{"numberOfAssignments":-1,"memoryMap":{},"cells":[0]}},"checksum":-5}`},
 	{"maximum", "dra-crc32", `{"Data":"","Checksum":4294967296}`},
 	{"enum", "cpu-v2", `{"policyName":"Static","defaultCpuSet":"","checksum":0}`},
@@ -127,7 +128,7 @@ func TestSchemaProblemsMatchReference(t *testing.T) {
 			diff, ok := schemaDiff(m.schema, []byte(m.doc))
 			require.True(t, ok, "the reference checks it")
 			assert.Empty(t, diff, "reference (-) and typed check (+)")
-			f := &File{Name: "f", Kind: Kind(strings.Split(m.schema, "-")[0]), Format: Format(strings.SplitN(m.schema, "-", 2)[1])}
+			f := &checker{File: &File{Name: "f", Kind: Kind(strings.Split(m.schema, "-")[0]), Format: Format(strings.SplitN(m.schema, "-", 2)[1])}}
 			f.addSchemaProblems([]byte(m.doc), nil)
 			assert.NotEmpty(t, f.Problems, "the mutation breaks the schema")
 		})

@@ -134,9 +134,9 @@ func fastClean(t testing.TB, data []byte, kind Kind) (f *File, read, clean bool)
 // referenceFindings is what jsonschema/v5 and the typed walk (without the
 // fast path's hint) find in data as a file of f's kind and format.
 func referenceFindings(f *File, data []byte) (ref, walk []Problem) {
-	r := &File{Name: "f", Kind: f.Kind, Format: f.Format}
+	r := &checker{File: &File{Name: "f", Kind: f.Kind, Format: f.Format}}
 	refSchemaProblems(r, data)
-	w := &File{Name: "f", Kind: f.Kind, Format: f.Format}
+	w := &checker{File: &File{Name: "f", Kind: f.Kind, Format: f.Format}}
 	w.addSchemaProblems(data, nil)
 	return r.Problems, w.Problems
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-multierror"
-	"github.com/numascope/numascope/internal/jsonptr"
 )
 
 // Kind names which kubelet manager a checkpoint file belongs to.
@@ -88,6 +87,12 @@ const (
 // Path is a JSON pointer into the file; inside the data section of cpu v4,
 // memory v3 and dra crc32 files (a JSON document held in a string) it is
 // "/data" (or "/Data") followed by the pointer within that document.
+//
+// What a problem holds is bounded, whatever the file: a name (a key, a pod
+// UID, a resource) longer than 320 bytes is cut to its first bytes and its
+// length, in Message, Path and Also alike (CutToken reads a cut token of a
+// pointer), and File.Problems lists the first 50 problems of a kind (one
+// message template), then one problem that counts the others.
 type Problem struct {
 	Path     string   `json:"path"`     // JSON pointer ("" for the whole file)
 	Message  string   `json:"message"`  // a plain sentence naming the file
@@ -246,15 +251,16 @@ func decode(data []byte, opts Options, fast bool) (f *File, err error) {
 		}
 	}
 	f = &File{Name: opts.Name, Kind: kind, Problems: []Problem{}}
+	c := &checker{File: f}
 	switch kind {
 	case KindCPU:
-		decodeCPU(f, data, opts, fastCPU)
+		decodeCPU(c, data, opts, fastCPU)
 	case KindMemory:
-		decodeMemory(f, data, opts, fastMem)
+		decodeMemory(c, data, opts, fastMem)
 	case KindDevice:
-		decodeDevice(f, data, opts)
+		decodeDevice(c, data, opts)
 	case KindDRA:
-		decodeDRA(f, data, opts)
+		decodeDRA(c, data, opts)
 	default:
 		return nil, fmt.Errorf("%s: %w: kind %q (use cpu, memory, device or dra)", opts.Name, ErrUnknownKind, kind)
 	}
@@ -266,7 +272,7 @@ func decode(data []byte, opts Options, fast bool) (f *File, err error) {
 			f.OnReject = RefusesToStart
 		}
 	}
-	if err := f.applyRelease(data, opts); err != nil {
+	if err := c.applyRelease(data, opts); err != nil {
 		return nil, err
 	}
 	var hint *schemaHint
@@ -276,7 +282,8 @@ func decode(data []byte, opts Options, fast bool) (f *File, err error) {
 	case fastMem != nil:
 		hint = fastMem.hint
 	}
-	f.addSchemaProblems(data, hint)
+	c.addSchemaProblems(data, hint)
+	c.countUnlisted()
 	sortProblems(f.Problems)
 	return f, nil
 }
@@ -451,25 +458,6 @@ func sortProblems(ps []Problem) {
 		return 2
 	}
 	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Compare(rank(a.Severity), rank(b.Severity)) })
-}
-
-func (f *File) problem(sev Severity, path, remedy, format string, args ...any) {
-	f.Problems = append(f.Problems, Problem{
-		Path:     path,
-		Message:  f.Name + ": " + fmt.Sprintf(format, args...),
-		Remedy:   remedy,
-		Severity: sev,
-	})
-}
-
-// pointer builds a JSON pointer from path tokens.
-func pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(jsonptr.Escape(t))
-	}
-	return b.String()
 }
 
 // lineColumn turns the byte offset of a JSON syntax error (the offset

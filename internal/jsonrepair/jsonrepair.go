@@ -9,7 +9,8 @@
 // Repair is one pass over the input with an explicit stack: linear in the
 // input, bounded in depth (Options.MaxDepth), in output size (at most twice
 // the input plus the closing brackets) and in the repairs it records
-// (maxRepairs, the rest counted). It never panics.
+// (maxRepairs, the rest counted, each pointer at most maxPathSeg tokens of
+// at most a few hundred bytes). It never panics.
 package jsonrepair
 
 import (
@@ -143,6 +144,14 @@ const (
 	maxPathSeg = 32
 )
 
+// maxTokenBytes is the longest key a pointer of a repair holds whole; a
+// longer one is written as its first cutTokenBytes bytes, "…" and its
+// length ("aaaa… (131072 bytes)"), as statefile's problems write one.
+const (
+	maxTokenBytes = 320
+	cutTokenBytes = 32
+)
+
 type state uint8
 
 const (
@@ -163,6 +172,9 @@ type frame struct {
 	comma       bool // a comma was read since the last value
 	memberStart int  // output offset where the current member begins (before its comma)
 	record      bool // this container is the value of a member of an Options.Records collection
+	// node is where this container's pointer is in the records' trie
+	// (noNode when no record starts with it)
+	node int
 }
 
 type repairer struct {
@@ -173,7 +185,9 @@ type repairer struct {
 	stack   []frame
 	res     *Result
 	opts    Options
-	records []string
+	records recordTrie
+	// ansiListed is set once a terminal colour repair is in res.Repairs
+	ansiListed bool
 }
 
 // Repair reads data as a pasted JSON object and returns it repaired. It
@@ -194,10 +208,7 @@ func Repair(data []byte, opts Options) (res *Result, err error) {
 	if len(data) > opts.MaxSize {
 		return nil, fmt.Errorf("%w (%d bytes > %d)", ErrTooLarge, len(data), opts.MaxSize)
 	}
-	r := &repairer{line: 1, res: &Result{}, opts: opts}
-	for _, p := range opts.Records {
-		r.records = append(r.records, strings.ToLower(p))
-	}
+	r := &repairer{line: 1, res: &Result{}, opts: opts, records: newRecordTrie(opts.Records)}
 	r.in = r.stripQuotePrefix(data)
 	start := findStart(r.in)
 	if start < 0 {
@@ -297,6 +308,9 @@ func (r *repairer) add(k Kind, line int, path, text string) {
 		return
 	}
 	r.res.Repairs = append(r.res.Repairs, Change{Kind: k, Line: line, Path: path, Text: clip(text)})
+	if k == KindANSI {
+		r.ansiListed = true
+	}
 }
 
 // path is the JSON pointer of the current position (the member being read).
@@ -322,7 +336,7 @@ func (r *repairer) pathOf(n int, withCurrent bool) string {
 				break // between members
 			}
 			b.WriteByte('/')
-			b.WriteString(jsonptr.Escape(f.key))
+			b.WriteString(jsonptr.Escape(keyToken(f.key)))
 		} else {
 			if f.st == wantComma && d == n-1 {
 				break
@@ -335,6 +349,89 @@ func (r *repairer) pathOf(n int, withCurrent bool) string {
 		b.WriteString("/…")
 	}
 	return b.String()
+}
+
+// keyToken is a key as a token of a repair's pointer: whole up to
+// maxTokenBytes, else its first bytes, "…" and its length.
+func keyToken(k string) string {
+	if len(k) <= maxTokenBytes {
+		return k
+	}
+	n := cutTokenBytes
+	for n > 0 && !utf8.RuneStart(k[n]) {
+		n--
+	}
+	return k[:n] + "… (" + strconv.Itoa(len(k)) + " bytes)"
+}
+
+// noNode is the trie node of a pointer no record starts with.
+const noNode = -1
+
+// recordTrie holds the Options.Records pointers, lowered, token by token:
+// a container's node is one step from its parent's, so that telling
+// whether a container is a record costs a lookup of one token, not the
+// rendering of its pointer (which, under a long key, made Repair
+// quadratic: 110 s for 1 MB).
+type recordTrie struct {
+	next   []map[string]int // each node's children by token (escaped, lowered)
+	isEnd  []bool           // a record ends at the node
+	maxLen int              // the longest token of any record
+}
+
+func newRecordTrie(records []string) recordTrie {
+	t := recordTrie{next: []map[string]int{nil}, isEnd: []bool{false}}
+	for _, p := range records {
+		p = strings.ToLower(p)
+		if p != "" && !strings.HasPrefix(p, "/") {
+			continue // no pointer is written so
+		}
+		node := 0
+		if p != "" {
+			for _, tok := range strings.Split(p[1:], "/") {
+				t.maxLen = max(t.maxLen, len(tok))
+				if t.next[node] == nil {
+					t.next[node] = map[string]int{}
+				}
+				child, ok := t.next[node][tok]
+				if !ok {
+					child = len(t.next)
+					t.next = append(t.next, nil)
+					t.isEnd = append(t.isEnd, false)
+					t.next[node][tok] = child
+				}
+				node = child
+			}
+		}
+		t.isEnd[node] = true
+	}
+	return t
+}
+
+// final reports whether a record ends at node.
+func (t *recordTrie) final(node int) bool { return node != noNode && t.isEnd[node] }
+
+// step is the node of the pointer of the value parent is reading now: its
+// pointer and the token of its current member (its pointer as pathOf
+// writes it, lowered as the records are).
+func (t *recordTrie) step(parent *frame) int {
+	if parent.node == noNode || t.next[parent.node] == nil {
+		return noNode
+	}
+	var tok string
+	if parent.obj {
+		// lowering keeps at least a third of the bytes: a key longer than
+		// three times every record token matches none
+		if len(parent.key) > 3*t.maxLen {
+			return noNode
+		}
+		tok = strings.ToLower(jsonptr.Escape(parent.key))
+	} else {
+		tok = strconv.Itoa(parent.idx)
+	}
+	if child, ok := t.next[parent.node][tok]; ok {
+		return child
+	}
+	return noNode
 }
 
 func (r *repairer) top() *frame {
@@ -416,21 +513,19 @@ func (r *repairer) run() error {
 			if len(r.stack) >= r.opts.MaxDepth {
 				return fmt.Errorf("%w (%d levels) at line %d", ErrTooDeep, r.opts.MaxDepth, r.line)
 			}
-			rec := false
-			if len(r.stack) > 0 && len(r.stack) <= 6 && len(r.records) > 0 {
-				parent := strings.ToLower(r.pathOf(len(r.stack)-1, true))
-				for _, p := range r.records {
-					if parent == p {
-						rec = true
-					}
-				}
+			// the new container's pointer, in the records' trie: one
+			// step from its parent's (the pointer is never written out)
+			rec, node := false, 0
+			if p := r.top(); p != nil {
+				rec = len(r.stack) <= 6 && r.records.final(p.node)
+				node = r.records.step(p)
 			}
 			r.out = append(r.out, c)
 			st := wantValue
 			if c == '{' {
 				st = wantKey
 			}
-			r.stack = append(r.stack, frame{obj: c == '{', st: st, record: rec})
+			r.stack = append(r.stack, frame{obj: c == '{', st: st, record: rec, node: node})
 			r.i++
 		case c == '}' || c == ']':
 			f := r.top()
@@ -508,7 +603,7 @@ func (r *repairer) skipANSI() {
 			j++
 		}
 	}
-	if r.res.Count(KindANSI) == 0 {
+	if !r.ansiListed {
 		r.add(KindANSI, r.line, "", "terminal colour codes removed")
 	}
 	r.i = j
