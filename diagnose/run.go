@@ -30,6 +30,9 @@ func Run(ctx context.Context, ev *evidence.Set) (Report, error) {
 		}
 		step()
 	}
+	d.runtimeFailures()
+	d.kubeletMessages()
+	d.unreadableInputs()
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()
 	r.finish()

@@ -61,6 +61,11 @@ type Events struct {
 	Pod *DescribedPod `json:"pod,omitempty"`
 	// Warnings says what was guessed, skipped or not an admission failure.
 	Warnings []string `json:"warnings,omitempty"`
+	// Messages are the kubelet messages of the catalogue in the events'
+	// and the pod's messages that the classification calls findings (see
+	// Log.Messages).
+	Messages     []Message `json:"messages,omitempty"`
+	MessagesMore int       `json:"messagesMore,omitempty"`
 }
 
 // DescribedPod is the header of `kubectl describe pod` output.
@@ -115,6 +120,14 @@ type eventJSON struct {
 // else split on runs of spaces. Lines it cannot read are skipped with a
 // warning; text in which nothing is recognised is an error.
 func ParseEvents(name string, data []byte) (*Events, error) {
+	ev, err := parseEvents(name, data)
+	if ev != nil {
+		ev.Messages, ev.MessagesMore = eventMessages(ev)
+	}
+	return ev, err
+}
+
+func parseEvents(name string, data []byte) (*Events, error) {
 	if len(data) > maxEvidenceSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for an events document", name, len(data), maxEvidenceSize)
 	}

@@ -153,6 +153,12 @@ type Log struct {
 	Nodes []string `json:"nodes,omitempty"`
 	// Release is the kubelet release (or range of releases) the lines imply.
 	Release logRelease `json:"release"`
+	// Messages are the kubelet messages of the catalogue that the log
+	// holds and the classification calls findings, grouped by what they
+	// say (at most maxMessages); MessagesMore counts the occurrences of
+	// the ones past that.
+	Messages     []Message `json:"messages,omitempty"`
+	MessagesMore int       `json:"messagesMore,omitempty"`
 	// Warnings say what was read with doubt: localised month names, mixed
 	// nodes, lines cut at a pager width, ambiguous hint renderings.
 	Warnings []string `json:"warnings,omitempty"`

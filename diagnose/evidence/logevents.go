@@ -156,6 +156,15 @@ const (
 	// SignalMemoryPlacement: the memory manager pinned a container's memory
 	// (cpuset.mems) to NUMA nodes ("Memory affinity").
 	SignalMemoryPlacement = "memory-placement"
+	// SignalPanic: the kubelet crashed in a Go panic (or a fatal runtime
+	// error); fields "panic" (its first line), "frame" (the first frame in
+	// the kubelet's code) and "manager" (the container manager's package
+	// the frames name: cpumanager, topologymanager, ...).
+	SignalPanic = "go-panic"
+	// SignalUnit: systemd's line about the kubelet's unit; fields "event"
+	// ("exited", "failed", "restart", "start-limit"), "status", "code",
+	// "result", "restarts".
+	SignalUnit = "unit"
 	// SignalCPUPlacement: the CPU manager gave a container exclusive CPUs.
 	SignalCPUPlacement = "cpu-placement"
 	// SignalNotEnoughCPUs: the static CPU manager could not take the CPUs
@@ -664,6 +673,16 @@ var (
 const signalFoldLiteral = "invalid state, please drain node and remove policy state file"
 
 func (k *KubeletLog) signals(r Record) {
+	switch r.Source {
+	case sourceRuntime:
+		k.add(SignalPanic, r, panicFields(r.Message))
+		return
+	case sourceSystemd:
+		if f := unitFields(r.Message); f != nil {
+			k.add(SignalUnit, r, f)
+		}
+		return
+	}
 	t := r.Text()
 	switch r.Message {
 	case "Creating topology manager with policy per scope":

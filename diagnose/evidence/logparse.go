@@ -161,19 +161,10 @@ func isBlank(s string) bool {
 	return true
 }
 
-// bareMessages are kubelet texts recognised on a line without a klog header
-// (a message quoted on its own inside a log paste).
-var bareMessages = []string{
-	"which is unexpected", "not enough cpus available to satisfy request",
-	"failed to find NUMA nodes to extend the current topology hint", "rpc error: code = ",
-	"endpoint not found in cache for a registered resource", "requested number of devices unavailable for",
-	"could not restore state from checkpoint", "Failed to start ContainerManager", "SMT Alignment Error",
-	"differs from state checkpoint policy", "unsupported on machines with more than",
-	"could not restore state from", "manager checkpoint file",
-}
-
 // logOptions are how parseLog reads a log.
 type logOptions struct {
+	// noMessages leaves the catalogue out (a benchmark's baseline).
+	noMessages bool
 	// limit bounds the bytes read (after decompression); 0 is no limit.
 	limit int64
 	// stream keeps only the records the findings read (see recordNeeded),
@@ -251,6 +242,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	ambiguous, ambiguousFirst := 0, 0
 	keptBytes, notKept, notKeptFirst := 0, 0, 0
 	var filter recordFilter
+	var msgs messageSet
 	var scratch []logValue // the values of the streamed record being read
 	maxKept := maxKeptRecords
 	if opt.maxKept > 0 {
@@ -333,9 +325,13 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				if rec.Severity == "F" {
 					joinFatal(&rec, lines)
 				}
-			} else if bare := bareMessage(line); bare != "" {
+			} else if src, ok := headerless(w.ident, line); ok {
 				found = true
-				rec = Record{Message: strings.TrimSpace(line)}
+				rec = Record{Message: strings.TrimSpace(line), Source: src}
+				if src == sourceRuntime {
+					rec.Severity = "F"
+					joinFatal(&rec, lines)
+				}
 			}
 		}
 		if !found {
@@ -372,6 +368,9 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				eraMore += n - max(keep, 0)
 			}
 			eraWarnings += n
+		}
+		if !opt.noMessages && (matchAll || rec.Severity != "I") {
+			msgs.addRecord(&rec)
 		}
 		if n := ambiguousHints(&rec); n > 0 {
 			ambiguous += n
@@ -423,6 +422,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			return nil, fmt.Errorf("%s: line %d: reading the log: %w (pass the log again, or a copy of it)", name, lines.read+1, err)
 		}
 	}
+	l.Messages, l.MessagesMore = msgs.list, msgs.more
 	l.Lines = lines.read
 	if lines.long > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d lines longer than %s were skipped (first at line %d): no kubelet line is that long; the rest of the log was read",
@@ -546,15 +546,6 @@ func joinFatal(rec *Record, lines *lineSource) {
 		}
 		n++
 	}
-}
-
-func bareMessage(line string) string {
-	for _, m := range bareMessages {
-		if strings.Contains(line, m) {
-			return m
-		}
-	}
-	return ""
 }
 
 // lineLooksCut reports a line that a pager cut: it ends with ">" or "…"

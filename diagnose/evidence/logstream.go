@@ -128,6 +128,9 @@ func (f *recordFilter) need(r *Record) bool {
 	if interpretMessages[r.Message] || kubeletStartMessages[r.Message] || signalMessages[r.Message] {
 		return true
 	}
+	if r.Source == sourceRuntime || r.Source == sourceSystemd {
+		return true // a crash or an exit of the kubelet (signals)
+	}
 	switch r.Message {
 	case "Event occurred":
 		if reason, _ := r.Get("reason"); admissionReasons[reason] {

@@ -139,6 +139,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i := range rep.Evidence {
 		rep.Evidence[i].Error = cliTerms(rep.Evidence[i].Error)
 	}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		f.Explanation, f.Remedy = cliTerms(f.Explanation), cliTerms(f.Remedy)
+		for j := range f.Evidence {
+			f.Evidence[j].Quote = cliTerms(f.Evidence[j].Quote)
+		}
+	}
 	used := 0
 	for _, e := range rep.Evidence {
 		switch {

@@ -322,6 +322,56 @@ const FINDING_TEXTS = {
         "explanation": "numascope agent 无法读取或解码某个输入（状态文件、kubelet 配置、sysfs 或 PodResources API；是哪一个以及具体错误见下方英文原文），基于它的检查没有运行，报告因此不完整。",
         "remedy": "按下方英文原文所说，用相应的参数（--kubelet-config、--state-dir、--sysfs 或 PodResources 套接字）指向正确的路径，并以只读方式挂载；对无法解码的状态文件，在副本上运行 `inspect` 查看所有问题，并在 kubelet 重启之前排空节点、把该文件移走。"
       },
+      "KubeletError": {
+        "title": "kubelet 报告了一个错误",
+        "explanation": "kubelet 打印了一条它自己的错误消息（原文、它在 kubelet 代码中的含义以及打印它的版本见下方英文原文）。numascope 没有针对这条消息的更具体的结论。",
+        "remedy": "按下方英文原文的建议处理；它点名了 kubelet 所说的文件、参数或资源。"
+      },
+      "KubeletFlagInvalid": {
+        "title": "kubelet 拒绝了它的命令行参数",
+        "explanation": "kubelet 无法解析它的命令行（未知或已移除的参数、错误的值类型，具体见下方英文原文），因此在启动任何管理器之前就退出了。",
+        "remedy": "修正下方英文原文点名的参数（在 kubelet 的 systemd 单元、kubeadm-flags.env 或发行版的配置中），然后重启 kubelet。"
+      },
+      "KubeletConfigInvalid": {
+        "title": "kubelet 拒绝了它的配置",
+        "explanation": "kubelet 的配置文件、配置片段、参数值或特性门控未能加载或校验（具体见下方英文原文），kubelet 因此退出。",
+        "remedy": "修正下方英文原文点名的字段或参数，然后重启 kubelet。"
+      },
+      "AdmissionRejected": {
+        "title": "[[Pod {pod} ]]在准入时被拒绝",
+        "explanation": "拓扑管理器和资源管理器之外的某个准入处理器拒绝了该 Pod（原因见下方英文原文）。",
+        "remedy": "按下方英文原文所说处理拒绝原因，然后删除被拒绝的 Pod，让它的控制器重新创建它。"
+      },
+      "DevicePluginFailed": {
+        "title": "设备插件出错",
+        "explanation": "某个设备插件无法注册、连接或应答（具体见下方英文原文），它提供的资源因此不可用。",
+        "remedy": "查看该设备插件的日志并确认它在运行且已向 kubelet 注册，然后按下方英文原文处理。"
+      },
+      "ContainerStartFailed": {
+        "title": "容器无法启动",
+        "explanation": "Pod 已被准入，但它的容器在启动时因设备、DRA 或 cgroup 的准备失败而无法启动（具体见下方英文原文）。",
+        "remedy": "按下方英文原文点名的插件或驱动处理错误，然后删除该 Pod 让它被重新创建。"
+      },
+      "DRAPrepareFailed": {
+        "title": "准备 Pod 的动态资源失败",
+        "explanation": "kubelet 通过 DRA 驱动准备 Pod 的 ResourceClaim 时失败（具体见下方英文原文），Pod 因此停留在 ContainerCreating。",
+        "remedy": "查看下方英文原文点名的 DRA 驱动的日志，并确认它在该节点上运行且已注册。"
+      },
+      "DRADriverNotRegistered": {
+        "title": "DRA 驱动没有在节点上注册",
+        "explanation": "某个 ResourceClaim 的驱动没有在该节点的 kubelet 上注册，或者它的注册被拒绝（驱动名见下方英文原文）。",
+        "remedy": "确认该驱动的 kubelet 插件在此节点上运行，并查看它的注册日志。"
+      },
+      "KubeletPanic": {
+        "title": "kubelet 崩溃（Go panic）",
+        "explanation": "一次 Go panic 立即结束了 kubelet 进程：在它重新启动之前，不会准入任何 Pod，也没有任何管理器在运行（panic 的内容和代码位置见下方英文原文）。如果 panic 来自 kubelet 在启动时恢复或重新准入的内容，它每次重启都会再次 panic。",
+        "remedy": "保留完整的 panic 及其 goroutine 帧和 kubelet 版本（kubelet --version），这是应当向上游报告的 kubelet 缺陷；如果帧位于某个管理器恢复状态的代码中，排空节点并把该管理器的状态文件移走（保留副本）可以让 kubelet 启动。"
+      },
+      "KubeletExited": {
+        "title": "systemd 报告 kubelet 进程退出",
+        "explanation": "kubelet 的单元因错误而停止，systemd 正在重启它；证据中没有说明它为什么停止。kubelet 会在退出前的最后几行打印原因。",
+        "remedy": "补充 kubelet 在退出之前自己的日志行（journalctl -u kubelet -b --no-pager | grep -B 30 'Main process exited'），然后重新运行诊断。"
+      },
       "HintNotPreferred": {
         "title": "日志显示了[[ Pod {pod} ]]的非首选 NUMA 提示，但没有显示它是否被准入",
         "explanation": "拓扑管理器把该容器各提供者的提示合并成了一个非首选（non-preferred）的提示：没有一种放置能让每种资源都落在它单独使用时最窄的 NUMA 节点集合上。接下来发生什么取决于 topologyManagerPolicy：best-effort 会在不对齐的情况下准入该 Pod；restricted 和 single-numa-node 会以 TopologyAffinityError 拒绝它。日志在结果之前就结束了（各提供者的提示和已知的策略见下方英文原文）。",

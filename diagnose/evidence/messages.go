@@ -1,0 +1,303 @@
+package evidence
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/numascope/numascope/diagnose/evidence/catalog"
+	"github.com/numascope/numascope/internal/words"
+)
+
+// Message is a kubelet message of the catalogue found in the evidence: the
+// kubelet's own words (one catalogue entry, or a chain of wrapped errors),
+// classified as a finding, with where it was seen and how often. Rules
+// read it as a typed fact: Class says what it means and what to do, Hit
+// holds the values the kubelet printed.
+type Message struct {
+	// Hit is the first occurrence: the outermost entry and the chain of
+	// errors it wraps. Its values are cut to maxMessageValue bytes.
+	Hit catalog.Hit `json:"-"`
+	// Class is the class that explains the message (catalog.Resolve), and
+	// At the hit of the chain that carries it.
+	Class catalog.Class `json:"-"`
+	At    *catalog.Hit  `json:"-"`
+	// Entry is the ID of the outermost entry, Code and Severity the class's.
+	Entry    string `json:"entry"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	// Where says what kind of text it was found in: "log", "event",
+	// "describe", "status".
+	Where string `json:"where"`
+	// Lines are the first lines (1-based) it was seen at in its input,
+	// at most maxMessageLines; Count is how often it was seen.
+	Lines []int `json:"lines,omitempty"`
+	// Paths are the JSON pointers of the first objects it was seen in,
+	// for structured input (an event list), at most maxMessageLines.
+	Paths []string `json:"paths,omitempty"`
+	Count int      `json:"count"`
+	// Level is the level the kubelet printed it at, from the record's
+	// severity ("I", "W", "E", "F") or the entry's.
+	Level string `json:"level,omitempty"`
+	// Text is the text it was found in, cut to maxMessageText bytes.
+	Text string `json:"text"`
+}
+
+// Bounds of the messages kept per input.
+const (
+	maxMessages     = 200  // distinct messages per input; more are counted
+	maxMessageLines = 8    // lines kept per message
+	maxMessageText  = 2048 // bytes of the text kept
+	maxMessageValue = 1024 // bytes kept of each value the kubelet printed
+)
+
+// messageSet collects the catalogue's findings of one input, grouped by
+// what they say.
+type messageSet struct {
+	list  []Message
+	index map[string]int
+	more  int // occurrences of messages past maxMessages
+}
+
+// add matches text against the catalogue and records every hit the
+// classification table calls a finding.
+func (s *messageSet) add(text, where, level string, line int) {
+	s.addAt(text, where, level, line, "")
+}
+
+// addAt is add for a text found at a line or, in structured input, at a
+// JSON pointer.
+func (s *messageSet) addAt(text, where, level string, line int, path string) {
+	s.match(text, text, where, level, line, path)
+}
+
+// match is addAt for a text matched as matched (text with a klog header
+// before it, say) and kept as text.
+func (s *messageSet) match(matched, text, where, level string, line int, path string) {
+	if text == "" {
+		return
+	}
+	for _, h := range catalog.Match(matched) {
+		c, at, ok := catalog.Resolve(&h)
+		if !ok || c.Kind != catalog.ClassFinding {
+			continue
+		}
+		key := at.Entry.ID + "\x00" + c.Remedy(h)
+		if i, ok := s.index[key]; ok {
+			m := &s.list[i]
+			m.Count++
+			if len(m.Lines) < maxMessageLines && line > 0 {
+				m.Lines = append(m.Lines, line)
+			}
+			if len(m.Paths) < maxMessageLines && path != "" {
+				m.Paths = append(m.Paths, path)
+			}
+			continue
+		}
+		if len(s.list) >= maxMessages {
+			s.more++
+			continue
+		}
+		if s.index == nil {
+			s.index = map[string]int{}
+		}
+		kept := clipHit(h)
+		m := Message{Hit: kept, Class: c, Entry: h.Entry.ID, Code: c.Code, Severity: string(c.Severity),
+			Where: where, Count: 1, Level: level, Text: words.Clip(text, maxMessageText)}
+		for _, k := range kept.Chain() {
+			if k.Entry == at.Entry {
+				m.At = k
+			}
+		}
+		if line > 0 {
+			m.Lines = []int{line}
+		}
+		if path != "" {
+			m.Paths = []string{path}
+		}
+		s.index[key] = len(s.list)
+		s.list = append(s.list, m)
+	}
+}
+
+// clipHit copies a hit and the chain it wraps with every value cut to
+// maxMessageValue bytes, so a kept message does not hold the line.
+func clipHit(h catalog.Hit) catalog.Hit {
+	c := h
+	c.Captures = append([]catalog.Capture(nil), h.Captures...)
+	for i := range c.Captures {
+		c.Captures[i].Text = strings.Clone(words.Clip(c.Captures[i].Text, maxMessageValue))
+		c.Captures[i].Hits = nil
+	}
+	c.Fields = append([]catalog.Field(nil), h.Fields...)
+	for i := range c.Fields {
+		c.Fields[i].Value = strings.Clone(words.Clip(c.Fields[i].Value, maxMessageValue))
+		c.Fields[i].Hits = nil
+	}
+	if h.Wrapped != nil {
+		w := clipHit(*h.Wrapped)
+		c.Wrapped = &w
+	}
+	return c
+}
+
+// addRecord matches a log record as the kubelet printed it: behind a klog
+// header (the catalogue reads a structured record's keys after one), the
+// message, then its values.
+func (s *messageSet) addRecord(r *Record) {
+	body := recordText(r)
+	sev := r.Severity
+	if sev == "" {
+		s.match(body, body, "log", sev, r.Line, "")
+		return
+	}
+	src := r.Source
+	if src == "" || strings.ContainsAny(src, " ]") {
+		src = "kubelet.go:1"
+	}
+	s.match(sev+"0101 00:00:00.000000       1 "+src+"] "+body, body, "log", sev, r.Line, "")
+}
+
+// recordText renders a record as the kubelet printed it, for the
+// catalogue: the message, quoted when the record has values, then each
+// value as key="value".
+func recordText(r *Record) string {
+	if len(r.Values) == 0 {
+		return r.Message
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Quote(r.Message))
+	for _, v := range r.Values {
+		b.WriteByte(' ')
+		b.WriteString(v.Key)
+		b.WriteByte('=')
+		if v.JSON {
+			b.WriteString(v.Text)
+		} else {
+			b.WriteString(strconv.Quote(v.Text))
+		}
+	}
+	return b.String()
+}
+
+// matchAll makes the log reader match every record against the
+// catalogue, not only those of severity warning or worse and the lines
+// without a klog header: an info record the kubelet prints is a finding
+// in a few entries only, each of which comes with an error record too.
+var matchAll = false
+
+// Sources of the records read from lines without a klog header.
+const (
+	// sourceRuntime is a Go runtime panic or fatal error: the kubelet
+	// crashed (its frames follow in the record's message).
+	sourceRuntime = "go-runtime"
+	// sourceSystemd is systemd's line about the kubelet's unit: its main
+	// process exited, the unit failed, a restart was scheduled.
+	sourceSystemd = "systemd"
+)
+
+// reUnitLine is systemd's report of a kubelet unit's process.
+var reUnitLine = regexp.MustCompile(`^(?:kubelet|kubelite|k3s(?:-agent)?|rke2-(?:server|agent)|snap\.[\w.-]*kube[\w.-]*|[\w.-]*kubelet[\w.-]*)\.service: (?:Main process exited, code=\w+, status=\S+|Failed with result '[^']+'|Scheduled restart job, restart counter is at \d+|Start request repeated too quickly)`)
+
+// headerless tells whether a line without a klog header is kubelet
+// evidence, and its record's Source: a Go runtime panic, systemd's line
+// about the kubelet's unit, or text of the kubelet that the catalogue
+// knows (a message quoted on its own, an error printed before logging
+// starts). ident is the journald identifier, when the line had one.
+func headerless(ident, line string) (source string, ok bool) {
+	t := strings.TrimSpace(line)
+	switch {
+	case ident == "systemd" || ident == "init" || ident == "":
+		if reUnitLine.MatchString(t) {
+			return sourceSystemd, true
+		}
+	}
+	if ident != "" && !kubeletIdent(ident) {
+		return "", false // another unit's line
+	}
+	if strings.HasPrefix(t, "panic: ") || strings.HasPrefix(t, "fatal error: ") {
+		return sourceRuntime, true
+	}
+	for _, h := range catalog.Match(t) {
+		if h.Entry.Level != catalog.LevelInfo {
+			return "", true
+		}
+		if c, _, ok := catalog.Resolve(&h); ok && c.Kind == catalog.ClassFinding {
+			return "", true
+		}
+	}
+	return "", false
+}
+
+// kubeletIdent tells whether a journald identifier is the kubelet's (or a
+// distribution's binary that runs it).
+func kubeletIdent(ident string) bool {
+	for _, k := range []string{"kube", "k3s", "rke2", "hyperkube", "microk8s", "openshift"} {
+		if strings.Contains(ident, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	reFrame    = regexp.MustCompile(`(?m)^\s*((?:k8s\.io/kubernetes|k8s\.io/kubelet|k8s\.io/component-base)/[\w./-]*?)\.(\(?\*?\w+\)?\.?\w*)\(`)
+	reUnitExit = regexp.MustCompile(`Main process exited, code=(\w+), status=(\S+)`)
+	reUnitFail = regexp.MustCompile(`Failed with result '([^']+)'`)
+	reUnitRun  = regexp.MustCompile(`Scheduled restart job, restart counter is at (\d+)`)
+)
+
+// panicFields reads a Go panic: its first line, and the first frame in
+// the kubelet's code with the container manager package it is in.
+func panicFields(msg string) map[string]string {
+	first, _, _ := strings.Cut(msg, "\n")
+	f := map[string]string{"panic": words.Clip(first, 512)}
+	for _, m := range reFrame.FindAllStringSubmatch(msg, 64) {
+		pkg := m[1]
+		if strings.HasPrefix(pkg, "k8s.io/kubernetes/vendor/") {
+			continue
+		}
+		if f["frame"] == "" {
+			f["frame"] = pkg + "." + m[2]
+		}
+		if i := strings.Index(pkg, "pkg/kubelet/cm/"); i >= 0 && f["manager"] == "" {
+			mgr, _, _ := strings.Cut(pkg[i+len("pkg/kubelet/cm/"):], "/")
+			f["manager"] = mgr
+			f["frame"] = pkg + "." + m[2]
+		}
+	}
+	return f
+}
+
+// unitFields reads systemd's line about the kubelet's unit.
+func unitFields(msg string) map[string]string {
+	switch {
+	case reUnitExit.MatchString(msg):
+		m := reUnitExit.FindStringSubmatch(msg)
+		return map[string]string{"event": "exited", "code": m[1], "status": m[2]}
+	case reUnitFail.MatchString(msg):
+		return map[string]string{"event": "failed", "result": reUnitFail.FindStringSubmatch(msg)[1]}
+	case reUnitRun.MatchString(msg):
+		return map[string]string{"event": "restart", "restarts": reUnitRun.FindStringSubmatch(msg)[1]}
+	case strings.Contains(msg, "Start request repeated too quickly"):
+		return map[string]string{"event": "start-limit"}
+	}
+	return nil
+}
+
+// eventMessages finds the catalogue's findings in the messages of events
+// and of a described pod.
+func eventMessages(ev *Events) ([]Message, int) {
+	var s messageSet
+	for _, e := range ev.Events {
+		level := "I"
+		if e.Type == "Warning" {
+			level = "W"
+		}
+		s.addAt(e.Message, "event", level, e.Line, e.Path)
+	}
+	if p := ev.Pod; p != nil && p.Message != "" {
+		s.add(p.Message, "describe", "", p.Lines["Message"])
+	}
+	return s.list, s.more
+}
