@@ -30,8 +30,8 @@ func Run(ctx context.Context, ev *evidence.Set) (Report, error) {
 		}
 		step()
 	}
-	d.runtimeFailures()
 	d.kubeletMessages()
+	d.runtimeFailures()
 	d.unreadableInputs()
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()

@@ -330,7 +330,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 				rec = Record{Message: strings.TrimSpace(line), Source: src}
 				if src == sourceRuntime {
 					rec.Severity = "F"
-					joinFatal(&rec, lines)
+					joinPanic(&rec, lines)
 				}
 			}
 		}
@@ -519,6 +519,35 @@ func ambiguousHints(r *Record) int {
 
 // joinFatal appends the headerless lines after an F record (the rest of a
 // multi-line fatal message) to its message.
+// joinPanic joins the goroutine dumps of a Go panic to its record: the
+// "goroutine N [running]:" headers, their frames and file lines, and the
+// blank lines between them, up to the next record.
+func joinPanic(rec *Record, lines *lineSource) {
+	n, size := 0, 0
+	for {
+		next, ok := lines.lookahead()
+		if !ok {
+			return
+		}
+		w := unwrapLine(next)
+		b := w.body
+		dump := isBlank(b) || strings.HasPrefix(b, "goroutine ") || strings.HasPrefix(b, "\t") || strings.HasPrefix(b, "[signal ") ||
+			strings.HasPrefix(b, "created by ") || strings.HasSuffix(strings.TrimSpace(b), ")") || strings.Contains(b, ".go:")
+		if w.meta || !dump {
+			return
+		}
+		if _, ok := findKlogHeader(b); ok {
+			return
+		}
+		lines.next()
+		if n < maxJoinedLines && size < maxJoinedBytes && !isBlank(b) {
+			rec.Message += "\n" + b
+			size += len(b)
+		}
+		n++
+	}
+}
+
 func joinFatal(rec *Record, lines *lineSource) {
 	n, size := 0, 0
 	for {
