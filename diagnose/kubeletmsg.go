@@ -369,6 +369,56 @@ func (d *diagnosis) exitFinding(l *evidence.KubeletLog, exits []evidence.Signal,
 		Remedy: "Add the kubelet's own lines before the exit (`journalctl -u kubelet -b --no-pager | grep -B 30 'Main process exited'`) and run the diagnosis again."})
 }
 
+// fatalRecords are the findings of the kubelet's fatal records (klog's
+// Fatal and Exit families end the process) that no finding explains: the
+// kubelet stopped, and its words say why even when the catalogue does not
+// know them.
+func (d *diagnosis) fatalRecords() {
+	cited := map[string]bool{}
+	for _, f := range d.report.Findings {
+		for _, r := range f.Evidence {
+			cited[refKey(r.File, r.Line, r.Path)] = true
+		}
+	}
+	for _, l := range d.ev.Logs {
+		seen := map[string]int{}
+		var order []string
+		var lines = map[string][]int{}
+		for _, r := range l.Records {
+			if r.Severity != "F" || cited[refKey(l.Name, r.Line, "")] {
+				continue
+			}
+			text, _, _ := strings.Cut(r.Text(), "\n")
+			text = words.Clip(text, 300)
+			if seen[text] == 0 {
+				order = append(order, text)
+			}
+			seen[text]++
+			if len(lines[text]) < maxMessageRefs {
+				lines[text] = append(lines[text], r.Line)
+			}
+		}
+		for i, text := range order {
+			if i == maxMessageRefs {
+				break
+			}
+			f := Finding{Code: CodeKubeletError, Severity: statefile.SeverityError,
+				Title: "The kubelet stopped on a fatal error: " + words.Clip(text, 200),
+				Explanation: "klog's Fatal (and Exit) print this line and end the kubelet's process: nothing runs until systemd starts it again. " +
+					"numascope's catalogue of the kubelet's messages does not know these words, so what they mean is the kubelet's own text.",
+				Remedy: "Read the error as the kubelet printed it (the lines just before it often say more), mend what it names, and restart the kubelet.",
+				inner:  text}
+			for _, ln := range lines[text] {
+				f.Evidence = append(f.Evidence, Ref{File: l.Name, Line: ln, Quote: text})
+			}
+			if seen[text] > 1 {
+				f.Explanation += fmt.Sprintf(" Seen %s.", words.Count(seen[text], "time"))
+			}
+			d.add(f)
+		}
+	}
+}
+
 // unreadableInputs are the findings of inputs no reader could read: a
 // report over them says nothing about what they hold.
 func (d *diagnosis) unreadableInputs() {

@@ -32,6 +32,7 @@ func Run(ctx context.Context, ev *evidence.Set) (Report, error) {
 	}
 	d.kubeletMessages()
 	d.runtimeFailures()
+	d.fatalRecords()
 	d.unreadableInputs()
 	d.knownBugFindings()
 	r.Kubelet = d.kubeletRange().String()

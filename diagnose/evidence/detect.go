@@ -60,6 +60,8 @@ var (
 	reCutKlogHeader   = regexp.MustCompile(`(?m)^[ \t]*\d{1,10} +[\w.-]+\.go:\d+\] `)
 	reSyslogKubelet   = regexp.MustCompile(`(?m)^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ (?:kubelet|hyperkube|k3s|rke2)\[\d+\]:`)
 	reJSONLog         = regexp.MustCompile(`(?m)^\s*\{.*"(?:ts|__CURSOR|_SYSTEMD_UNIT)"\s*:.*"(?:msg|MESSAGE)"\s*:`)
+	reSystemdKubelet  = regexp.MustCompile(`(?m)^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ systemd\[\d+\]: [\w.-]*(?:kubelet|kubelite|k3s|rke2)[\w.-]*\.service: `)
+	reGoPanic         = regexp.MustCompile(`(?m)^(?:panic: |fatal error: )[^\n]*\n(?:[^\n]*\n){0,3}goroutine \d+ \[`)
 	reEventsTable     = regexp.MustCompile(`(?m)^\s*(?:NAMESPACE\s+)?LAST SEEN\s+(?:TYPE|FIRST SEEN)\b`)
 	reDescribeEvents  = regexp.MustCompile(`(?m)^Events:`)
 	reDescribeHeader  = regexp.MustCompile(`(?m)^(?:Name|Namespace|QoS Class|Status|Node):\s+\S`)
@@ -91,6 +93,8 @@ var formats = []Format{
 	{KindLog, "journald", looksRegexp(reSyslogKubelet, "journal lines of the kubelet")},
 	{KindLog, "klog-cut", looksRegexp(reCutKlogHeader, "klog lines without their date and time")},
 	{KindLog, "json-log", looksRegexp(reJSONLog, "JSON log records")},
+	{KindLog, "systemd-unit", looksRegexp(reSystemdKubelet, "systemd's lines about the kubelet's unit")},
+	{KindLog, "go-panic", looksRegexp(reGoPanic, "a Go panic with its goroutines")},
 	{KindPod, "pod-object", topomgr.LooksLikePods},
 	{KindEvents, "event-object", looksEventObject},
 	{KindConfig, "config-object", topomgr.LooksLikeKubeletConfigObject},

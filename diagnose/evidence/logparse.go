@@ -369,7 +369,7 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			}
 			eraWarnings += n
 		}
-		if !opt.noMessages && (matchAll || rec.Severity != "I") {
+		if !opt.noMessages {
 			msgs.addRecord(&rec)
 		}
 		if n := ambiguousHints(&rec); n > 0 {

@@ -128,8 +128,8 @@ func (f *recordFilter) need(r *Record) bool {
 	if interpretMessages[r.Message] || kubeletStartMessages[r.Message] || signalMessages[r.Message] {
 		return true
 	}
-	if r.Source == sourceRuntime || r.Source == sourceSystemd {
-		return true // a crash or an exit of the kubelet (signals)
+	if r.Source == sourceRuntime || r.Source == sourceSystemd || r.Severity == "F" {
+		return true // a crash or an exit of the kubelet (signals, fatal records)
 	}
 	switch r.Message {
 	case "Event occurred":

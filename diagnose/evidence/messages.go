@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/numascope/numascope/diagnose/evidence/catalog"
 	"github.com/numascope/numascope/internal/words"
@@ -77,7 +78,12 @@ func (s *messageSet) match(matched, text, where, level string, line int, path st
 	if text == "" {
 		return
 	}
-	for _, h := range catalog.Match(matched) {
+	m := catalog.Default()
+	if level == "I" {
+		m = infoFindings()
+	}
+	for _, h := range m.Match(matched) {
+		pickLevel(&h, level)
 		c, at, ok := catalog.Resolve(&h)
 		if !ok || c.Kind != catalog.ClassFinding {
 			continue
@@ -145,6 +151,9 @@ func clipHit(h catalog.Hit) catalog.Hit {
 // header (the catalogue reads a structured record's keys after one), the
 // message, then its values.
 func (s *messageSet) addRecord(r *Record) {
+	if r.Severity == "I" && !mayBeInfoFinding(r.Message) {
+		return
+	}
 	body := recordText(r)
 	sev := r.Severity
 	if sev == "" {
@@ -180,11 +189,51 @@ func recordText(r *Record) string {
 	return b.String()
 }
 
-// matchAll makes the log reader match every record against the
-// catalogue, not only those of severity warning or worse and the lines
-// without a klog header: an info record the kubelet prints is a finding
-// in a few entries only, each of which comes with an error record too.
-var matchAll = false
+// infoFindings matches the few entries the kubelet prints at info level
+// that the classification calls findings (an error it logs at info and
+// returns, a warning phrased as information): an info record is matched
+// against them only, the bulk of a log being information no finding
+// reads.
+var infoFindings = sync.OnceValue(func() *catalog.Matcher { return catalog.NewMatcher(infoFindingEntries()) })
+
+// infoAnchors are the longest constant piece of each of infoFindings'
+// entries: an info record whose message holds none is none of them.
+var infoAnchors = sync.OnceValue(func() []string {
+	var out []string
+	for _, e := range infoFindingEntries() {
+		best := ""
+		for _, p := range catalog.ParseFormat(e.Format) {
+			if p.Verb == "" && len(p.Lit) > len(best) {
+				best = p.Lit
+			}
+		}
+		if best = strings.TrimSpace(best); best != "" {
+			out = append(out, best)
+		}
+	}
+	return out
+})
+
+// mayBeInfoFinding tells whether an info record's message may be one of
+// infoFindings' entries.
+func mayBeInfoFinding(msg string) bool {
+	for _, a := range infoAnchors() {
+		if strings.Contains(msg, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func infoFindingEntries() []catalog.Entry {
+	var es []catalog.Entry
+	for _, e := range catalog.Entries() {
+		if c, ok := catalog.Classify(e.ID); ok && c.Kind == catalog.ClassFinding && e.Level == catalog.LevelInfo {
+			es = append(es, e)
+		}
+	}
+	return es
+}
 
 // Sources of the records read from lines without a klog header.
 const (
@@ -300,4 +349,24 @@ func eventMessages(ev *Events) ([]Message, int) {
 		s.add(p.Message, "describe", "", p.Lines["Message"])
 	}
 	return s.list, s.more
+}
+
+// levels maps a klog severity letter to the catalogue's level.
+var levels = map[string]catalog.Level{"I": catalog.LevelInfo, "W": catalog.LevelWarning, "E": catalog.LevelError, "F": catalog.LevelFatal}
+
+// pickLevel makes the hit's entry the one of its equivalents (the same
+// text from several releases or call sites) printed at the record's
+// severity: a message one release logs as an error and a later one as
+// information is classified by the release that printed it.
+func pickLevel(h *catalog.Hit, sev string) {
+	want, ok := levels[sev]
+	if !ok || h.Entry == nil || h.Entry.Level == want {
+		return
+	}
+	for _, a := range h.Also {
+		if a.Level == want {
+			h.Entry = a
+			return
+		}
+	}
 }
