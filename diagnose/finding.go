@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -77,8 +78,9 @@ type Finding struct {
 	Severity statefile.Severity `json:"severity"`
 	// Title is one line.
 	Title string `json:"title"`
-	// Pod is "namespace/name" when the finding is about one pod.
-	Pod string `json:"pod,omitempty"`
+	// Pod is "namespace/name" when the finding is about one pod, "" when
+	// it is about none or the evidence does not name it (JSON: null).
+	Pod string `json:"pod"`
 	// Explanation says what happened and why, in plain words.
 	Explanation string `json:"explanation"`
 	Evidence    []Ref  `json:"evidence"`
@@ -212,4 +214,17 @@ func (r *Report) finish() {
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
+}
+
+// MarshalJSON writes the finding with "pod": null when it names no pod.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding
+	var pod *string
+	if f.Pod != "" {
+		pod = &f.Pod
+	}
+	return json.Marshal(struct {
+		plain
+		Pod *string `json:"pod"`
+	}{plain(f), pod})
 }

@@ -120,7 +120,7 @@ func TestLogSignalsAlone(t *testing.T) {
 		{"smt event", `I1129 14:00:00.100000    5150 event.go:389] "Event occurred" object="perf/bench-7" kind="Pod" type="Warning" reason="SMTAlignmentError" message="SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2"`,
 			CodeSMTAlignmentError, "", "perf/bench-7"},
 		{"unnamed", `E1129 15:00:00.000200      61 policy_static.go:300] unable to allocate: not enough cpus available to satisfy request`,
-			CodeUnexpectedAdmission, evidence.AllocCPUs, unnamedPod},
+			CodeUnexpectedAdmission, evidence.AllocCPUs, ""}, // the evidence names no pod: "pod": null
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

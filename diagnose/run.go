@@ -129,6 +129,9 @@ func (d *diagnosis) admissionRecords(l *evidence.KubeletLog) []int {
 }
 
 func (d *diagnosis) add(f Finding) {
+	if f.Pod == unnamedPod || f.Pod == unnamedEventPod {
+		f.Pod = "" // the evidence does not name it: the title says so
+	}
 	if f.Evidence == nil {
 		f.Evidence = []Ref{}
 	}

@@ -164,12 +164,17 @@ func (d *diagnosis) startup() {
 			if !once("corrupt") {
 				continue
 			}
+			file, title := "the state file named in the log", "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)"
+			if p := s.Fields["file"]; p != "" {
+				file = p
+				title = "The kubelet will not start: " + p + " is corrupted (checksum mismatch)"
+			}
 			d.add(Finding{Code: CodeCorruptCheckpoint, Severity: statefile.SeverityError,
-				Title:    "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)",
+				Title:    title,
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
 					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently (kubernetes/kubernetes#86676, #84783).",
-				Remedy: "Drain the node, stop the kubelet, move the state file named in the log away (keep a copy for analysis with `inspect FILE`), start the kubelet and uncordon.",
+				Remedy: "Drain the node, stop the kubelet, move " + file + " away (keep a copy for analysis with `inspect " + words.Or(s.Fields["file"], "FILE") + "`), start the kubelet and uncordon.",
 			})
 		}
 		for _, s := range l.SignalsOf(evidence.SignalUnknownPolicy) {

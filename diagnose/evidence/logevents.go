@@ -743,7 +743,11 @@ func (k *KubeletLog) signals(r Record) {
 		k.add(SignalRestoreFailed, r, f)
 	}
 	if strings.Contains(t, "checkpoint is corrupted") && !strings.HasPrefix(r.Message, "Continue after failing to read checkpoint file") {
-		k.add(SignalCorruptCheckpoint, r, nil)
+		var f map[string]string
+		if m := findIf(t, "checkpoint file", reCheckpointFile); m != nil {
+			f = map[string]string{"manager": strings.ToLower(m[1]), "file": m[2]}
+		}
+		k.add(SignalCorruptCheckpoint, r, f)
 	}
 	if strings.Contains(t, "the expected machine state is different from the real one") ||
 		strings.Contains(t, "machine state can not be empty when it has memory assignments") ||
