@@ -37,14 +37,14 @@ func (d *diagnosis) configChecks() {
 	valid := map[string]bool{"none": true, "best-effort": true, "restricted": true, "single-numa-node": true}
 	switch {
 	case !valid[policy]:
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
+		d.addStartPrediction(c, false, Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 			Title:       fmt.Sprintf("topologyManagerPolicy %q is not a policy: the kubelet will not start", policy),
 			Evidence:    []Ref{ref("/topologyManagerPolicy", policy)},
 			Explanation: fmt.Sprintf("The kubelet validates its configuration at start-up and stops with \"topologyManagerPolicy (--topology-manager-policy) %q must be one of: [none best-effort restricted single-numa-node]\". Names are lower case with dashes.", policy),
 			Remedy:      "Set topologyManagerPolicy to none, best-effort, restricted or single-numa-node and restart the kubelet.",
 		})
 	case c.EffectiveTopologyScope() != "container" && c.EffectiveTopologyScope() != "pod":
-		d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
+		d.addStartPrediction(c, false, Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 			Title:       fmt.Sprintf("topologyManagerScope %q is not a scope: the kubelet will not start", c.EffectiveTopologyScope()),
 			Evidence:    []Ref{ref("/topologyManagerScope", c.TopologyManagerScope)},
 			Explanation: "The kubelet validates its configuration at start-up and accepts only the scopes container and pod.",
@@ -59,7 +59,7 @@ func (d *diagnosis) configChecks() {
 			gates.TopologyManagerPolicyBetaOptions = v
 		}
 		if _, err := topomgr.NewPolicyOptions(c.TopologyManagerPolicyOptions, gates); err != nil {
-			d.add(Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
+			d.addStartPrediction(c, false, Finding{Code: CodeInvalidTopologyConfig, Severity: statefile.SeverityError,
 				Title:       "topologyManagerPolicyOptions are refused: the kubelet will not start",
 				Evidence:    []Ref{ref("/topologyManagerPolicyOptions", fmt.Sprint(c.TopologyManagerPolicyOptions))},
 				Explanation: fmt.Sprintf("The Topology Manager parses its policy options when the kubelet starts and stops on the first bad one: %v.", err),
@@ -70,7 +70,7 @@ func (d *diagnosis) configChecks() {
 	if c.EffectiveCPUManagerPolicy() == "static" && c.ReservedSystemCPUs == "" && reservedCPU(c.SystemReserved)+reservedCPU(c.KubeReserved) == 0 {
 		// Warnings, not errors: command-line flags (--reserved-cpus,
 		// --system-reserved, --kube-reserved, --reserved-memory) override the file.
-		d.add(Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
+		d.addStartPrediction(c, true, Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
 			Title:    "cpuManagerPolicy static without any reserved CPU: the kubelet will not start",
 			Evidence: []Ref{ref("/cpuManagerPolicy", c.CPUManagerPolicy)},
 			Explanation: "The static CPU manager keeps reserved CPUs out of exclusive assignment and refuses to start with none: \"[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu " +
@@ -115,7 +115,7 @@ func (d *diagnosis) memoryReservation(c *topomgr.KubeletConfig, ref func(string,
 	}
 	reserved = byType["memory"]
 	if reserved == 0 {
-		d.add(Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
+		d.addStartPrediction(c, true, Finding{Code: CodeReservationMissing, Severity: statefile.SeverityWarning,
 			Title:       "memoryManagerPolicy Static without reservedMemory: the kubelet will not start",
 			Evidence:    []Ref{ref("/memoryManagerPolicy", c.MemoryManagerPolicy)},
 			Explanation: "The static memory manager needs to know how much memory of each NUMA node is reserved for the system and stops with \"[memorymanager] you should specify the system reserved memory\" when reservedMemory has none (unless --reserved-memory is set on the command line).",
@@ -142,7 +142,7 @@ func (d *diagnosis) memoryReservation(c *topomgr.KubeletConfig, ref func(string,
 		per = append(per, fmt.Sprintf("NUMA node %d: %s", r.NumaNode, r.Limits["memory"]))
 	}
 	sort.Strings(per)
-	d.add(Finding{Code: CodeReservedMemoryMismatch, Severity: statefile.SeverityWarning,
+	d.addStartPrediction(c, !completeConfig(c), Finding{Code: CodeReservedMemoryMismatch, Severity: statefile.SeverityWarning,
 		Title:    fmt.Sprintf("reservedMemory adds up to %s but Node Allocatable reserves %s: the kubelet will not start", formatBytes(reserved), formatBytes(want)),
 		Evidence: []Ref{ref("/reservedMemory", strings.Join(per, ", ")), ref("/systemReserved", c.SystemReserved["memory"])},
 		Explanation: fmt.Sprintf("With the Static memory manager the reservedMemory of all NUMA nodes must equal, per memory type, the memory Node Allocatable keeps back: systemReserved (%s) + kubeReserved (%s) + %s = %s. "+
@@ -185,7 +185,7 @@ func (d *diagnosis) configProvenance(c *topomgr.KubeletConfig) {
 			f.Explanation = "The kubelet parses its flags before anything else and exits on the first one it refuses, with the error quoted. If the node's kubelet is running, its command line differs from this paste (a typo made when copying it, or a change not yet applied by a restart)."
 			f.Remedy = "Fix the flag as the warning about it says (one dash is a shorthand: write --name=value; give --cpu-manager-policy-options once per option) and restart the kubelet."
 		}
-		d.add(f)
+		d.addStartPrediction(c, false, f)
 	}
 	sources := strings.Split(c.Source, ", ")
 	for _, w := range c.Warnings {
@@ -235,4 +235,55 @@ func (d *diagnosis) configProvenance(c *topomgr.KubeletConfig) {
 			Remedy:      "Pass the file too (cat " + c.ConfigFile + ", or kubectl get --raw /api/v1/nodes/NODE/proxy/configz for the merged result).",
 		})
 	}
+}
+
+// completeConfig tells whether a configuration is the whole of what the
+// kubelet runs with, so that a field it lacks is a field the kubelet does
+// not have: /configz output, or a KubeletConfiguration file the kubelet
+// reads as its --config. A fragment, a command line (the file has the
+// rest) or a wrapper the kubelet's tooling merges is not.
+func completeConfig(c *topomgr.KubeletConfig) bool {
+	return c.Configz || c.Format == "file" && c.KubeletRefuses == ""
+}
+
+// addStartPrediction adds a finding that predicts from the configuration
+// that the kubelet will not start, unless the evidence says otherwise: a
+// log of this kubelet admitting pods shows it runs, so the configuration
+// it runs with is not this one (flags override the file); and a
+// conclusion from a field missing (absent) from a source that is not the
+// whole configuration proves nothing, so it becomes a note naming what to
+// add.
+func (d *diagnosis) addStartPrediction(c *topomgr.KubeletConfig, absent bool, f Finding) {
+	if ref, ok := d.kubeletAdmitting(); ok {
+		f.Severity = statefile.SeverityInfo
+		if t := strings.Replace(f.Title, "the kubelet will not start", "yet the log shows this kubelet running", 1); t != f.Title {
+			f.Title = t
+		} else {
+			f.Title += "; yet the log shows this kubelet running"
+		}
+		f.Explanation += " The log shows this kubelet admitting pods (" + ref.String() + "), so it started: the configuration it runs with differs from " + c.Source +
+			" (the command line overrides the file, or the file was changed since it started)."
+		f.Remedy = "Compare " + c.Source + " with the kubelet's running configuration (`kubectl get --raw /api/v1/nodes/NODE/proxy/configz`) before its next restart: " + f.Remedy
+		f.Evidence = append(f.Evidence, ref)
+	} else if absent && !completeConfig(c) {
+		f.Severity = statefile.SeverityInfo
+		f.Title = strings.Replace(f.Title, "the kubelet will not start", "not in what was given: if the node's configuration has none either, the kubelet will not start", 1)
+		f.Explanation += " " + c.Source + " is not the whole configuration (a fragment, a command line, or a wrapper merged with defaults), so that it lacks the setting does not show the node lacks it."
+		f.Remedy = "Add the whole configuration: the kubelet's /configz (`kubectl get --raw /api/v1/nodes/NODE/proxy/configz`) or its --config file with the command line. " + f.Remedy
+	}
+	d.add(f)
+}
+
+// kubeletAdmitting returns a log line that shows the kubelet admitting a
+// pod (an admission attempt with its outcome, or one that went on to the
+// resource managers).
+func (d *diagnosis) kubeletAdmitting() (Ref, bool) {
+	for _, l := range d.ev.Logs {
+		for _, a := range l.Attempts {
+			if a.ResultLine > 0 || len(a.Containers) > 0 {
+				return Ref{File: l.Name, Line: a.StartLine, Quote: "admission of " + a.Pod}, true
+			}
+		}
+	}
+	return Ref{}, false
 }
