@@ -514,8 +514,10 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 			f.Remedy = "Free CPUs on this node (delete pods holding exclusive CPUs, completed pods and pods with finished init containers that hold them) or run the pod on another node; then delete the failed pod so its controller recreates it."
 			break
 		}
-		f.Explanation = fmt.Sprintf(whole+"The pod asks for %d CPUs, which is not a multiple of the %d hardware threads per core, so the kubelet refuses it at admission "+
-			"before the Topology Manager is even involved. This is not a TopologyAffinityError: NUMA alignment played no part.", req, per)
+		f.Explanation = fmt.Sprintf(whole+"The pod asks for %d CPUs, which is not a multiple of the %d hardware threads per core, so the static policy's Allocate refuses it: "+
+			"the Topology Manager's admit handler calls the CPU manager's Allocate for each container after it has merged the providers' hints and accepted them "+
+			"(under topologyManagerPolicy none it calls Allocate without hints), and Allocate checks the request against the core size before it takes any CPU. "+
+			"This is not a TopologyAffinityError: the NUMA placement was acceptable; the core size decided.", req, per)
 		f.Remedy = fmt.Sprintf("Request a multiple of %d CPUs for each Guaranteed container with integer CPUs (for example %d), then delete the failed pod so its controller recreates it.",
 			per, roundUp(req, per))
 	case isSMT:

@@ -77,7 +77,7 @@ const FINDING_TEXTS = {
       },
       "SMTAlignmentError": {
         "title": "[[Pod {pod} ]]因 SMTAlignmentError 被拒绝（CPU 管理器选项 full-pcpus-only）",
-        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时拒绝了该 Pod。这不是 TopologyAffinityError，原因也不在 NUMA 对齐：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 由 kubernetes/kubernetes#127959 修正）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误（kubernetes/kubernetes#129078）。",
+        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时拒绝了该 Pod：拓扑管理器的准入处理程序在合并并接受各提供者的 NUMA 提示之后（策略为 none 时不经提示）调用 CPU 管理器的 Allocate，而 Allocate 在取用任何 CPU 之前先按核的大小检查请求。这不是 TopologyAffinityError，原因也不在 NUMA 对齐：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 由 kubernetes/kubernetes#127959 修正）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误（kubernetes/kubernetes#129078）。",
         "remedy": "让每个使用整数 CPU 的 Guaranteed 容器请求每核 CPU 数的整数倍，并确保有足够的完全空闲的物理核：删除在半占用的核上持有独占 CPU 的 Pod（包括已完成的 Pod 和 init 容器已结束却仍占用 CPU 的 Pod），让 reservedSystemCPUs 覆盖完整的核（所有兄弟线程），或者让 Pod 运行在其他节点上；然后删除失败的 Pod，让控制器重建它。需要调整到的具体数量见下方英文原文。"
       },
       "MemoryGroupExtensionFailed": {
