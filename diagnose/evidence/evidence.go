@@ -321,7 +321,7 @@ func (e *Set) read(name, kind string, raw, text []byte) (Item, error) {
 		k := l.interpret()
 		e.Logs = append(e.Logs, k)
 		return Item{Kind: KindLog, Format: l.Format, Status: "read",
-			Note: words.Count(len(l.Records), "record") + ", " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal")}, nil
+			Note: words.Count(len(l.Records), "record") + ", " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal") + e.machineFromLog(name, k)}, nil
 	case KindPod:
 		pods, err := ParsePods(name, text)
 		if err != nil {

@@ -156,6 +156,10 @@ const (
 	// SignalMemoryPlacement: the memory manager pinned a container's memory
 	// (cpuset.mems) to NUMA nodes ("Memory affinity").
 	SignalMemoryPlacement = "memory-placement"
+	// SignalMachine: the kubelet's own lines about the machine (the CPU
+	// manager's "Detected CPU topology", cAdvisor's "Machine: {...}");
+	// field "line" is the line for topomgr.ParseMachine.
+	SignalMachine = "machine"
 	// SignalPanic: the kubelet crashed in a Go panic (or a fatal runtime
 	// error); fields "panic" (its first line), "frame" (the first frame in
 	// the kubelet's code) and "manager" (the container manager's package
@@ -684,6 +688,9 @@ func (k *KubeletLog) signals(r Record) {
 		return
 	}
 	t := r.Text()
+	if strings.Contains(r.Message, "etected CPU topology") || strings.HasPrefix(r.Message, "Machine: {") {
+		k.add(SignalMachine, r, map[string]string{"line": machineLine(&r)})
+	}
 	switch r.Message {
 	case "Creating topology manager with policy per scope":
 		f := map[string]string{}

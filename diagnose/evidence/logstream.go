@@ -92,7 +92,7 @@ func (e *Set) streamLog(name string, r io.Reader, limit int64) Item {
 	e.Logs = append(e.Logs, k)
 	return Item{File: name, Kind: KindLog, Format: l.Format, Status: "read",
 		Note: words.Count(int(l.Lines), "line") + " streamed, " + words.Count(len(l.Records)+l.Dropped, "record") + " read, " +
-			strconv.Itoa(len(l.Records)) + " kept for the findings, " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal"),
+			strconv.Itoa(len(l.Records)) + " kept for the findings, " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal") + e.machineFromLog(name, k),
 		Warnings: append(warns, l.Warnings...)}
 }
 
@@ -128,7 +128,8 @@ func (f *recordFilter) need(r *Record) bool {
 	if interpretMessages[r.Message] || kubeletStartMessages[r.Message] || signalMessages[r.Message] {
 		return true
 	}
-	if r.Source == sourceRuntime || r.Source == sourceSystemd || r.Severity == "F" {
+	if r.Source == sourceRuntime || r.Source == sourceSystemd || r.Severity == "F" ||
+		strings.Contains(r.Message, "etected CPU topology") || strings.HasPrefix(r.Message, "Machine: {") {
 		return true // a crash or an exit of the kubelet (signals, fatal records)
 	}
 	switch r.Message {

@@ -370,3 +370,35 @@ func pickLevel(h *catalog.Hit, sev string) {
 		}
 	}
 }
+
+// machineLine renders a record about the machine as the kubelet printed
+// it, its values unquoted, for topomgr.ParseMachine.
+func machineLine(r *Record) string {
+	if len(r.Values) == 0 {
+		return r.Message
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Quote(r.Message))
+	for _, v := range r.Values {
+		b.WriteString(" " + v.Key + "=" + v.Text)
+	}
+	return b.String()
+}
+
+// machineFromLog sets the machine from the kubelet's own lines about it
+// when no topology was given, and says so in the log's note.
+func (e *Set) machineFromLog(name string, k *KubeletLog) string {
+	if e.Machine != nil {
+		return ""
+	}
+	for _, s := range k.SignalsOf(SignalMachine) {
+		m, err := ParseMachine(name, []byte(s.Fields["line"]))
+		if err != nil || len(m.Nodes) == 0 {
+			continue
+		}
+		m.Source = name + ":" + strconv.Itoa(s.Line)
+		e.Machine = m
+		return ", the machine's topology from line " + strconv.Itoa(s.Line)
+	}
+	return ""
+}
