@@ -1,19 +1,16 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
-	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -54,22 +51,6 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	return nf
 }
 
-func loadState(path string, kind statefile.Kind, policy, version string) (*statefile.File, error) {
-	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind, Policy: policy, KubeletVersion: version})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		// the SDK's advice names its options; here the file is found by --state-dir
-		msg := strings.ReplaceAll(err.Error(), " or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)")
-		return nil, fmt.Errorf("--state-dir: %s", msg)
-	}
-	if !f.KubeletAccepts {
-		return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", path, f.Reason, path)
-	}
-	return f, nil
-}
-
 func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int {
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
@@ -81,44 +62,39 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 	}
 	set := map[string]bool{}
 	nf.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var kc *topomgr.KubeletConfig
 	configPath := nf.config
 	if configPath == "" {
 		if _, err := os.Stat(filepath.Join(nf.stateDir, "config.yaml")); err == nil {
 			configPath = filepath.Join(nf.stateDir, "config.yaml")
 		}
 	}
+	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
+		return fail("--state-dir %s: not a directory", nf.stateDir)
+	}
+	// The node's evidence through the door: the configuration first, so
+	// that the checkpoints are judged against the policies it configures.
+	src := evidence.Sources{StateDir: nf.stateDir, Topology: nf.topology}
 	if configPath != "" {
-		data, err := input.ReadFile(configPath, "--kubelet-config", input.MaxDocument)
-		if err != nil {
-			fmt.Fprintf(stderr, "admit: %v\n", err)
-			return 2
-		}
-		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
-			fmt.Fprintf(stderr, "admit: %s: %v\n", configPath, err)
-			return 2
-		}
-		if !set["policy"] {
-			nf.policy = kc.TopologyManagerPolicy
-		}
-		if !set["scope"] {
-			nf.scope = kc.TopologyManagerScope
-		}
-		if !set["option"] {
-			for k, v := range kc.TopologyManagerPolicyOptions {
-				nf.options[k] = v
+		src.KubeletConfig = []string{configPath}
+	}
+	ev, err := evidence.Load(src)
+	if err != nil {
+		return fail("%v", err)
+	}
+	items := ev.Items()
+	// each input's error in the order admit names them: the
+	// configuration, the settings, the pod, the topology, the checkpoints
+	for _, it := range items {
+		if it.File == configPath && (it.Kind != evidence.KindConfig || !it.Used()) {
+			if it.Error == "" {
+				it.Error = configPath + ": not a kubelet configuration (" + it.Note + ")"
 			}
-		}
-		if !set["reserved-cpus"] {
-			nf.reserved = kc.ReservedSystemCPUs
+			return fail("%s", it.Error)
 		}
 	}
-	if nf.policy == "" {
+	if nf.policy == "" && (ev.Config == nil || ev.Config.TopologyManagerPolicy == "") {
 		fmt.Fprintln(stderr, "admit: no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
 		return 2
-	}
-	if nf.scope == "" {
-		nf.scope = topomgr.ScopeContainer
 	}
 	// where a setting came from, for the error that names it
 	from := func(flagName, field string) string {
@@ -127,15 +103,23 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 		}
 		return configPath + ": " + field
 	}
-	switch nf.policy {
+	s := evidence.NodeSettings{Policy: nf.policy, Scope: nf.scope, ReservedCPUs: nf.reserved}
+	if set["option"] {
+		s.Options = nf.options
+	}
+	if set["cpu-option"] {
+		s.CPUPolicyOptions = nf.cpuOptions
+	}
+	cfg, cfgErr := ev.NodeConfig(s)
+	switch cfg.Policy {
 	case topomgr.PolicyNone, topomgr.PolicyBestEffort, topomgr.PolicyRestricted, topomgr.PolicySingleNumaNode:
 	default:
-		return fail("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", from("policy", "topologyManagerPolicy"), nf.policy)
+		return fail("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", from("policy", "topologyManagerPolicy"), cfg.Policy)
 	}
-	switch nf.scope {
+	switch cfg.Scope {
 	case topomgr.ScopeContainer, topomgr.ScopePod:
 	default:
-		return fail("%s %q: not a Topology Manager scope: give container or pod", from("scope", "topologyManagerScope"), nf.scope)
+		return fail("%s %q: not a Topology Manager scope: give container or pod", from("scope", "topologyManagerScope"), cfg.Scope)
 	}
 	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
 	if err != nil {
@@ -145,42 +129,50 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%s: %v", nf.pod, err)
 	}
-	machine, err := topomgr.ReadMachine(nil, nf.topology)
-	if err != nil {
-		return fail("--topology: %v", err)
+	for _, it := range items {
+		if it.File == nf.topology && (it.Kind != evidence.KindTopology || !it.Used() || ev.Machine == nil) {
+			if it.Error == "" {
+				it.Error = nf.topology + ": no machine topology in it (" + it.Note + "): give a sysfs snapshot or cAdvisor machine-info JSON"
+			}
+			return fail("--topology: %s", it.Error)
+		}
 	}
-	cpuPolicy, memPolicy := "", ""
-	if kc != nil {
-		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
-	}
-	var cpuOptions map[string]string
-	if set["cpu-option"] {
-		cpuOptions = nf.cpuOptions
-	}
-	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, CPUPolicyOptions: cpuOptions, ReservedCPUs: nf.reserved})
-	if err != nil {
-		return fail("%s: %v: give CPU ids such as 0-1 or 0,32", from("reserved-cpus", "reservedSystemCPUs"), err)
+	if cfgErr != nil {
+		return fail("%s: %v: give CPU ids such as 0-1 or 0,32", from("reserved-cpus", "reservedSystemCPUs"), cfgErr)
 	}
 	cfg.Gates.KubeletVersion = nf.version
-	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
-		return fail("--state-dir %s: not a directory", nf.stateDir)
+	// the checkpoints admit reads (a missing one is no error: the kubelet
+	// starts it empty); dra_manager_state plays no part
+	stateKinds := map[string]statefile.Kind{}
+	for _, f := range evidence.StateFiles(nf.stateDir) {
+		stateKinds[f.Path] = f.Kind
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy, nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.CPU = f.CPU
+	for _, it := range items {
+		if kind, inDir := stateKinds[it.File]; inDir && kind != statefile.KindDRA && it.Status == "refused" {
+			return fail("--state-dir: %s", it.Error)
+		}
 	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy, nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.Memory = f.Memory
-	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, "", nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.Devices = f.Device
+	for _, k := range []statefile.Kind{statefile.KindCPU, statefile.KindMemory, statefile.KindDevice} {
+		f := ev.State(k)
+		if f == nil {
+			continue
+		}
+		if nf.version != "" {
+			// the door gives the newest kubelet's verdict: this release's instead
+			if in, ok := ev.StateInput(f); ok {
+				in.Options.KubeletVersion = nf.version
+				if g, err := ev.DecodeState(in.Data, in.Options); err == nil {
+					f = g
+				}
+			}
+		}
+		if !f.KubeletAccepts {
+			return fail("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", f.Name, f.Reason, f.Name)
+		}
 	}
 	if nf.allocatable != "" {
+		// a GetAllocatableResources answer alone, which the door's
+		// PodResources reader (a List answer or a snapshot) does not take
 		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
 		if err != nil {
 			return fail("%v", err)
@@ -207,11 +199,11 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 		}
 		return verdictCode(res.Admit)
 	}
-	fmt.Fprintln(stdout, nodeVerdict(pod, res, nf.policy))
+	fmt.Fprintln(stdout, nodeVerdict(pod, res, cfg.Policy))
 	w := &tw{w: stdout}
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
-	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
-	w.line("policy", nf.policy+"  scope: "+nf.scope+optionsText(nf.options))
+	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(cfg.Machine.Nodes), len(cfg.Machine.CPUs)))
+	w.line("policy", cfg.Policy+"  scope: "+cfg.Scope+optionsText(cfg.Options))
 	if len(cfg.CPUPolicyOptions) > 0 {
 		w.line("cpu manager", "static"+optionsText(cfg.CPUPolicyOptions))
 	}
