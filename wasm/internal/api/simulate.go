@@ -104,8 +104,12 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 		if part != "" && r.item.Status == "refused" {
 			return nil, simErr("%s", r.item.Error)
 		}
-		if part == "machine" && ev.Machine == nil || part == "allocatable" && (ev.PodResources == nil || ev.PodResources.Allocatable == nil) {
-			part = "" // a NodeResourceTopology names no CPUs; a List answer alone no allocatable devices
+		_, nrtName := ev.NRT()
+		switch {
+		case part == "machine" && nrtName == r.in.Name:
+			part = "" // a NodeResourceTopology names no CPUs: it is no machine topology
+		case part == "allocatable" && (ev.PodResourcesName() != r.in.Name || ev.PodResources.Allocatable == nil):
+			part = "" // a List answer alone gives no allocatable devices
 		}
 		if part == "" || !r.item.Used() {
 			out.Skipped = append(out.Skipped, r.in.Name)
