@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,107 +52,106 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	return nf
 }
 
-func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int {
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
-		return 2
+// node is what runNode admits the pod on, read through the door.
+type node struct {
+	pod *topomgr.Pod
+	cfg topomgr.NodeConfig
+	// configPath is the kubelet configuration read ("" when none); set
+	// holds the flags given: together they say where a setting came from.
+	configPath string
+	set        map[string]bool
+}
+
+// from names where a setting came from, for the error that names it.
+func (n *node) from(flagName, field string) string {
+	if n.set[flagName] || n.configPath == "" {
+		return "--" + flagName
 	}
-	if nf.stateDir == "" || nf.topology == "" || nf.pod == "" {
-		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
-		return 2
-	}
-	set := map[string]bool{}
-	nf.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	configPath := nf.config
-	if configPath == "" {
+	return n.configPath + ": " + field
+}
+
+// loadNode reads the pod and the node's evidence (the configuration
+// first, so that the checkpoints are judged against the policies it
+// configures) and builds the node. Its errors name the flag or the file,
+// in the order admit checks them: the configuration, the settings, the
+// pod, the topology, the checkpoints.
+func loadNode(nf *nodeFlags) (*node, error) {
+	n := &node{configPath: nf.config, set: map[string]bool{}}
+	nf.fs.Visit(func(f *flag.Flag) { n.set[f.Name] = true })
+	if n.configPath == "" {
 		if _, err := os.Stat(filepath.Join(nf.stateDir, "config.yaml")); err == nil {
-			configPath = filepath.Join(nf.stateDir, "config.yaml")
+			n.configPath = filepath.Join(nf.stateDir, "config.yaml")
 		}
 	}
 	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
-		return fail("--state-dir %s: not a directory", nf.stateDir)
+		return nil, fmt.Errorf("--state-dir %s: not a directory", nf.stateDir)
 	}
-	// The node's evidence through the door: the configuration first, so
-	// that the checkpoints are judged against the policies it configures.
 	src := evidence.Sources{StateDir: nf.stateDir, Topology: nf.topology}
-	if configPath != "" {
-		src.KubeletConfig = []string{configPath}
+	if n.configPath != "" {
+		src.KubeletConfig = []string{n.configPath}
 	}
 	ev, err := evidence.Load(src)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
-	items := ev.Items()
-	// each input's error in the order admit names them: the
-	// configuration, the settings, the pod, the topology, the checkpoints
-	for _, it := range items {
-		if it.File == configPath && (it.Kind != evidence.KindConfig || !it.Used()) {
-			if it.Error == "" {
-				it.Error = configPath + ": not a kubelet configuration (" + it.Note + ")"
-			}
-			return fail("%s", it.Error)
+	// what the door could not read, of the inputs admit uses (a missing
+	// checkpoint is no error: the kubelet starts it empty;
+	// dra_manager_state plays no part)
+	stateKinds := map[string]statefile.Kind{}
+	for _, f := range evidence.StateFiles(nf.stateDir) {
+		stateKinds[f.Path] = f.Kind
+	}
+	var configErr, topologyErr, stateErr error
+	for _, it := range ev.Items() {
+		switch kind, inDir := stateKinds[it.File]; {
+		case it.File == n.configPath && (it.Kind != evidence.KindConfig || !it.Used()):
+			configErr = errors.New(notRead(it, "not a kubelet configuration"))
+		case it.File == nf.topology && (it.Kind != evidence.KindTopology || !it.Used() || ev.Machine == nil):
+			topologyErr = fmt.Errorf("--topology: %s", notRead(it, "no machine topology in it: give a sysfs snapshot or cAdvisor machine-info JSON"))
+		case inDir && kind != statefile.KindDRA && it.Status == "refused" && stateErr == nil:
+			stateErr = fmt.Errorf("--state-dir: %s", it.Error)
 		}
+	}
+	if configErr != nil {
+		return nil, configErr
 	}
 	if nf.policy == "" && (ev.Config == nil || ev.Config.TopologyManagerPolicy == "") {
-		fmt.Fprintln(stderr, "admit: no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
-		return 2
-	}
-	// where a setting came from, for the error that names it
-	from := func(flagName, field string) string {
-		if set[flagName] || configPath == "" {
-			return "--" + flagName
-		}
-		return configPath + ": " + field
+		return nil, errors.New("no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
 	}
 	s := evidence.NodeSettings{Policy: nf.policy, Scope: nf.scope, ReservedCPUs: nf.reserved}
-	if set["option"] {
+	if n.set["option"] {
 		s.Options = nf.options
 	}
-	if set["cpu-option"] {
+	if n.set["cpu-option"] {
 		s.CPUPolicyOptions = nf.cpuOptions
 	}
 	cfg, cfgErr := ev.NodeConfig(s)
 	switch cfg.Policy {
 	case topomgr.PolicyNone, topomgr.PolicyBestEffort, topomgr.PolicyRestricted, topomgr.PolicySingleNumaNode:
 	default:
-		return fail("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", from("policy", "topologyManagerPolicy"), cfg.Policy)
+		return nil, fmt.Errorf("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", n.from("policy", "topologyManagerPolicy"), cfg.Policy)
 	}
 	switch cfg.Scope {
 	case topomgr.ScopeContainer, topomgr.ScopePod:
 	default:
-		return fail("%s %q: not a Topology Manager scope: give container or pod", from("scope", "topologyManagerScope"), cfg.Scope)
+		return nil, fmt.Errorf("%s %q: not a Topology Manager scope: give container or pod", n.from("scope", "topologyManagerScope"), cfg.Scope)
 	}
 	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
-	pod, err := topomgr.ParsePod(data)
-	if err != nil {
-		return fail("%s: %v", nf.pod, err)
+	if n.pod, err = topomgr.ParsePod(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", nf.pod, err)
 	}
-	for _, it := range items {
-		if it.File == nf.topology && (it.Kind != evidence.KindTopology || !it.Used() || ev.Machine == nil) {
-			if it.Error == "" {
-				it.Error = nf.topology + ": no machine topology in it (" + it.Note + "): give a sysfs snapshot or cAdvisor machine-info JSON"
-			}
-			return fail("--topology: %s", it.Error)
-		}
-	}
-	if cfgErr != nil {
-		return fail("%s: %v: give CPU ids such as 0-1 or 0,32", from("reserved-cpus", "reservedSystemCPUs"), cfgErr)
+	switch {
+	case topologyErr != nil:
+		return nil, topologyErr
+	case cfgErr != nil:
+		return nil, fmt.Errorf("%s: %w: give CPU ids such as 0-1 or 0,32", n.from("reserved-cpus", "reservedSystemCPUs"), cfgErr)
+	case stateErr != nil:
+		return nil, stateErr
 	}
 	cfg.Gates.KubeletVersion = nf.version
-	// the checkpoints admit reads (a missing one is no error: the kubelet
-	// starts it empty); dra_manager_state plays no part
-	stateKinds := map[string]statefile.Kind{}
-	for _, f := range evidence.StateFiles(nf.stateDir) {
-		stateKinds[f.Path] = f.Kind
-	}
-	for _, it := range items {
-		if kind, inDir := stateKinds[it.File]; inDir && kind != statefile.KindDRA && it.Status == "refused" {
-			return fail("--state-dir: %s", it.Error)
-		}
-	}
 	for _, k := range []statefile.Kind{statefile.KindCPU, statefile.KindMemory, statefile.KindDevice} {
 		f := ev.State(k)
 		if f == nil {
@@ -167,7 +167,7 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 			}
 		}
 		if !f.KubeletAccepts {
-			return fail("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", f.Name, f.Reason, f.Name)
+			return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", f.Name, f.Reason, f.Name)
 		}
 	}
 	if nf.allocatable != "" {
@@ -175,12 +175,43 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 		// PodResources reader (a List answer or a snapshot) does not take
 		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
 		if err != nil {
-			return fail("%v", err)
+			return nil, err
 		}
 		if cfg.Allocatable, err = podresources.DecodeAllocatable(data); err != nil {
-			return fail("%s: %v", nf.allocatable, err)
+			return nil, fmt.Errorf("%s: %w", nf.allocatable, err)
 		}
 	}
+	n.cfg = cfg
+	return n, nil
+}
+
+// notRead says why the door did not read an input as the kind its flag
+// names: the reader's error, or what it read the input as instead (its
+// warnings say so, with the reader's words), or what is missing.
+func notRead(it evidence.Item, what string) string {
+	switch {
+	case it.Error != "":
+		return it.Error
+	case it.Used() && len(it.Warnings) > 0:
+		return it.File + ": " + strings.Join(it.Warnings, "; ")
+	}
+	return it.File + ": " + what + " (" + it.Note + ")"
+}
+
+func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "admit: "+format+"\n", args...)
+		return 2
+	}
+	if nf.stateDir == "" || nf.topology == "" || nf.pod == "" {
+		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
+		return 2
+	}
+	n, err := loadNode(nf)
+	if err != nil {
+		return fail("%v", err)
+	}
+	pod, cfg, configPath, set := n.pod, n.cfg, n.configPath, n.set
 	res, err := topomgr.SimulateAdmission(pod, cfg)
 	if err != nil {
 		// the policy and the scope are checked above: what is left is an
