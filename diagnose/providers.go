@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/numascope/numascope/diagnose/evidence"
-	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -19,27 +18,16 @@ func (d *diagnosis) simulateAdmission(p *topomgr.Pod, policy, scope string) (*to
 	if p == nil || d.ev.Machine == nil || policy == "" {
 		return nil, nil
 	}
-	in := nodeconfig.Input{Machine: d.ev.Machine, Kubelet: d.ev.Config, Policy: policy, Scope: scope, Options: d.policyOptions()}
 	states := 0
-	if f := d.ev.State(statefile.KindCPU); f != nil && f.CPU != nil {
-		in.CPU = f.CPU
-		states++
-	}
-	if f := d.ev.State(statefile.KindMemory); f != nil && f.Memory != nil {
-		in.Memory = f.Memory
-		states++
-	}
-	if f := d.ev.State(statefile.KindDevice); f != nil && f.Device != nil {
-		in.Devices = f.Device
-		states++
+	for _, k := range []statefile.Kind{statefile.KindCPU, statefile.KindMemory, statefile.KindDevice} {
+		if f := d.ev.State(k); f != nil && (f.CPU != nil || f.Memory != nil || f.Device != nil) {
+			states++
+		}
 	}
 	if states == 0 {
 		return nil, nil
 	}
-	if pr := d.ev.PodResources; pr != nil {
-		in.Allocatable = pr.Allocatable
-	}
-	cfg, err := nodeconfig.Build(in)
+	cfg, err := d.ev.NodeConfig(evidence.NodeSettings{Policy: policy, Scope: scope, Options: d.policyOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.ev.Config.Source, err)
 	}

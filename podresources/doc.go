@@ -20,8 +20,9 @@
 // nothing exclusive) from "notReportedForQOSClass" (a Burstable or BestEffort
 // pod) from "unknown" (an empty list and no QoS class known). The PodResources
 // API does not carry the QoS class; set [PodResources.QOSClass] from the pod's status
-// when you have it, for example with [QOSClassesFromPods] and
-// [Snapshot.SetQOSClasses]. A pod that holds exclusive CPUs or memory is Guaranteed, so
+// when you have it, for example with [Snapshot.SetQOSClasses] and the classes
+// evidence.PodQOSClasses reads from `kubectl get pods -o json` ([WithPods] does it
+// for a snapshot directory's pods.json). A pod that holds exclusive CPUs or memory is Guaranteed, so
 // the class is inferred in that case.
 //
 // Since Kubernetes 1.37 (KEP-5526, feature gate PodLevelResourceManagers) the

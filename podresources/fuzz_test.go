@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
@@ -97,24 +98,6 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// FuzzQOSClassesFromPods checks that reading kubectl's pod lists never
-// panics and yields only valid classes keyed by namespace/name.
-func FuzzQOSClassesFromPods(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzbudget.Run(t, func() {
-			classes, err := podresources.QOSClassesFromPods(data)
-			if err != nil {
-				return
-			}
-			for ref, q := range classes {
-				require.True(t, q.Valid(), "entry %q: class %q is not valid", ref, q)
-				require.NotEmpty(t, q, "entry %q: empty class", ref)
-				require.Contains(t, ref, "/", "entry %q: not namespace/name", ref)
-			}
-		})
-	})
-}
-
 // FuzzLoadFS loads a snapshot directory built from the input: the four
 // files LoadFS reads (an empty one is left out), each of which the low mode
 // bits turn into a FIFO, a device or a directory (chosen by the high bits). It checks that LoadFS never panics, never reads
@@ -154,7 +137,7 @@ func FuzzLoadFS(f *testing.F) {
 				}
 				fsys[names[i]] = file
 			}
-			s, err := podresources.LoadFS(fsys)
+			s, err := podresources.LoadFS(fsys, podresources.WithPods(evidence.PodQOSClasses))
 			if special {
 				require.Error(t, err, "LoadFS accepted a snapshot holding a FIFO or a device")
 			}

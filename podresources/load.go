@@ -56,8 +56,8 @@ var PodsValueBudget = input.ValueBudget{MaxValues: 4 << 20, MaxDepth: input.MaxD
 // protobuf-JSON. Pods found only in Get answers are added; a Get answer that
 // differs from the List answer replaces it. An optional pods.json
 // (`kubectl get pods -A -o json`) gives the pods' QoS classes, which the API
-// does not carry. Snapshot.Notes says what was
-// missing or merged. Errors name the file and the JSON pointer. When dir
+// does not carry, when opts has WithPods. Snapshot.Notes says what was
+// missing, merged or left unread. Errors name the file and the JSON pointer. When dir
 // is a file, it is read as list.json.
 //
 // Every file is opened without blocking and must be a regular file (a FIFO
@@ -65,7 +65,7 @@ var PodsValueBudget = input.ValueBudget{MaxValues: 4 << 20, MaxDepth: input.MaxD
 // input.MaxPodResources, a directory with more than MaxDirEntries entries or
 // MaxGetFiles Get answers, and an answer over MaxPods, MaxContainers or
 // MaxValues are refused.
-func LoadDir(dir string) (*Snapshot, error) {
+func LoadDir(dir string, opts ...LoadOption) (*Snapshot, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -91,11 +91,11 @@ func LoadDir(dir string) (*Snapshot, error) {
 	read := func(name string, limit int64) ([]byte, error) {
 		return input.ReadFile(filepath.Join(dir, name), "", limit)
 	}
-	return load(list, read, func(name string) string { return filepath.Join(dir, name) })
+	return load(list, read, func(name string) string { return filepath.Join(dir, name) }, opts)
 }
 
 // LoadFS is LoadDir for a file system; names in errors are relative to fsys.
-func LoadFS(fsys fs.FS) (*Snapshot, error) {
+func LoadFS(fsys fs.FS, opts ...LoadOption) (*Snapshot, error) {
 	list := func() ([]fs.DirEntry, error) {
 		f, err := fsys.Open(".")
 		if err != nil {
@@ -111,7 +111,7 @@ func LoadFS(fsys fs.FS) (*Snapshot, error) {
 	read := func(name string, limit int64) ([]byte, error) {
 		return input.ReadFS(fsys, name, name, limit)
 	}
-	return load(list, read, func(name string) string { return name })
+	return load(list, read, func(name string) string { return name }, opts)
 }
 
 // readDir lists at most MaxDirEntries entries of dir.
@@ -134,7 +134,11 @@ func readDir(dir fs.ReadDirFile, name string) ([]fs.DirEntry, error) {
 	return all, nil
 }
 
-func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]byte, error), display func(string) string) (*Snapshot, error) {
+func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]byte, error), display func(string) string, opts []LoadOption) (*Snapshot, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	entries, err := list()
 	if err != nil {
 		return nil, fmt.Errorf("offline snapshot: reading %s: %w", display("."), err)
@@ -255,10 +259,16 @@ func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]by
 		snap.Pods = append(snap.Pods, *p)
 	}
 	if has[PodsFile] {
+		// read and bounded even when it is not parsed: a FIFO or a
+		// runaway file in a snapshot is refused by name
 		if data := read(PodsFile, maxPodsFile); data != nil {
 			if err := input.CheckValues(data, display(PodsFile), PodsValueBudget); err != nil {
 				errs = append(errs, fmt.Errorf("%w: keep only this node's pods (kubectl get pods -A --field-selector spec.nodeName=NODE -o json)", err))
-			} else if classes, err := QOSClassesFromPods(data); err != nil {
+			} else if o.pods == nil {
+				snap.Notes = append(snap.Notes, fmt.Sprintf("%s not read: the pods' QoS classes are unknown (load the snapshot with WithPods, as numascope's evidence does)", display(PodsFile)))
+			} else if len(snap.Pods) == 0 {
+				snap.Notes = append(snap.Notes, fmt.Sprintf("%s not read: the snapshot holds no pod to give a QoS class", display(PodsFile)))
+			} else if classes, err := o.pods(data); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))
 			} else if err := snap.SetQOSClasses(classes); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", display(PodsFile), err))

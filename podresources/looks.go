@@ -5,8 +5,9 @@ import (
 	"regexp"
 )
 
-// rePodResources finds a member of a PodResources answer.
-var rePodResources = regexp.MustCompile(`(?i)"(pod_resources|podResources|cpu_ids|cpuIds|allocatable)"\s*:`)
+// rePodResources finds a member of a PodResources answer: one of the
+// protobuf-JSON names, or numascope's list of pods ({"pods": [...]}).
+var rePodResources = regexp.MustCompile(`(?i)"(?:pod_resources|podResources|cpu_ids|cpuIds|allocatable)"\s*:|"pods"\s*:\s*\[`)
 
 // Looks reports whether the start of a document looks like a PodResources
 // answer (List, GetAllocatableResources or Get, in numascope's JSON or the

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
 )
@@ -296,29 +297,9 @@ func TestNoGRPCInTheModel(t *testing.T) {
 	}
 }
 
-func TestQOSClassesFromPods(t *testing.T) {
-	list := `{"apiVersion":"v1","kind":"PodList","items":[
-	  {"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Guaranteed"}},
-	  {"metadata":{"name":"b","namespace":"n"},"status":{}}]}`
-	got, err := podresources.QOSClassesFromPods([]byte(list))
-	require.NoError(t, err)
-	assert.Empty(t, cmp.Diff(map[string]podresources.QOSClass{"n/a": podresources.Guaranteed}, got), "(-want +got)")
-	one, err := podresources.QOSClassesFromPods([]byte(`{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"BestEffort"}}`))
-	require.NoError(t, err, "single pod")
-	assert.Equal(t, podresources.BestEffort, one["n/a"], "QoS class of the single pod")
-	for in, want := range map[string]string{
-		`{"kind":"Node"}`: `kind "Node"`,
-		`{"kind":"List","items":[{"metadata":{"name":"a","namespace":"n"},"status":{"qosClass":"Gold"}}]}`: `/items/0/status/qosClass "Gold"`,
-		`{"kind":"List","items":[{"metadata":{"name":"a"}}]}`:                                              "/items/0 has no metadata.name or metadata.namespace",
-		"{\n\"kind\": }": "line 2, column 9",
-	} {
-		_, err := podresources.QOSClassesFromPods([]byte(in))
-		if assert.Error(t, err, "QOSClassesFromPods(%s)", in) {
-			assert.Contains(t, err.Error(), want, "QOSClassesFromPods(%s)", in)
-		}
-	}
-}
-
+// A snapshot's pods.json is read by the pod reader WithPods gives
+// (evidence.PodQOSClasses: topomgr.ParsePods), and left unread, with a
+// note, without one.
 func TestLoadDirReadsPodsJSON(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"list.json", "get_allocatable_resources.json"} {
@@ -326,14 +307,26 @@ func TestLoadDirReadsPodsJSON(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
-	s, err := podresources.LoadDir(dir)
+	pods := filepath.Join(dir, "pods.json")
+	require.NoError(t, os.WriteFile(pods, []byte(`{"kind":"List","items":[{"metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"spec":{"containers":[{"name":"coredns"}]},"status":{"qosClass":"BestEffort"}}]}`), 0o644))
+	s, err := podresources.LoadDir(dir, podresources.WithPods(evidence.PodQOSClasses))
 	require.NoError(t, err)
 	assert.Equal(t, podresources.BestEffort, s.Pod("kube-system", "coredns-7d8f").QOSClass, "QoS class")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`[]`), 0o644))
-	_, err = podresources.LoadDir(dir)
-	if assert.Error(t, err, "bad pods.json") {
-		assert.Contains(t, err.Error(), filepath.Join(dir, "pods.json"), "the error names the file")
+	s, err = podresources.LoadDir(dir)
+	require.NoError(t, err, "without a pods reader")
+	assert.Empty(t, s.Pod("kube-system", "coredns-7d8f").QOSClass, "QoS class without a pods reader")
+	assert.Contains(t, strings.Join(s.Notes, "\n"), pods+" not read", "the note of an unread pods.json")
+	for name, content := range map[string]string{
+		"no pod":           `[]`,
+		"an invalid class": `{"kind":"List","items":[{"metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c"}]},"status":{"qosClass":"Gold"}}]}`,
+		"no namespace":     `{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c"}]}}`,
+		"not a pod":        "{\n\"kind\": }",
+	} {
+		require.NoError(t, os.WriteFile(pods, []byte(content), 0o644))
+		_, err = podresources.LoadDir(dir, podresources.WithPods(evidence.PodQOSClasses))
+		if assert.Error(t, err, "bad pods.json: %s", name) {
+			assert.Contains(t, err.Error(), pods, "the error names the file: %s", name)
+		}
 	}
 }
 

@@ -483,7 +483,7 @@ func Load(src Sources) (*Set, error) {
 	addPos(KindState)
 	if src.PodResources != "" {
 		if st, err := os.Stat(src.PodResources); err == nil && st.IsDir() {
-			if s, err := podresources.LoadDir(src.PodResources); err != nil {
+			if s, err := podresources.LoadDir(src.PodResources, podresources.WithPods(PodQOSClasses)); err != nil {
 				e.refuse(src.PodResources, KindPodResources, KindPodResources, fmt.Errorf("podresources %s: %w", src.PodResources, err))
 			} else {
 				n := len(e.items)

@@ -5,15 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
-	"github.com/numascope/numascope/internal/nodeconfig"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -54,20 +52,150 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	return nf
 }
 
-func loadState(path string, kind statefile.Kind, policy, version string) (*statefile.File, error) {
-	f, err := statefile.ReadFile(path, statefile.Options{Kind: kind, Policy: policy, KubeletVersion: version})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// node is what runNode admits the pod on, read through the door.
+type node struct {
+	pod *topomgr.Pod
+	cfg topomgr.NodeConfig
+	// configPath is the kubelet configuration read ("" when none); set
+	// holds the flags given: together they say where a setting came from.
+	configPath string
+	set        map[string]bool
+}
+
+// from names where a setting came from, for the error that names it.
+func (n *node) from(flagName, field string) string {
+	if n.set[flagName] || n.configPath == "" {
+		return "--" + flagName
 	}
+	return n.configPath + ": " + field
+}
+
+// loadNode reads the pod and the node's evidence (the configuration
+// first, so that the checkpoints are judged against the policies it
+// configures) and builds the node. Its errors name the flag or the file,
+// in the order admit checks them: the configuration, the settings, the
+// pod, the topology, the checkpoints.
+func loadNode(nf *nodeFlags) (*node, error) {
+	n := &node{configPath: nf.config, set: map[string]bool{}}
+	nf.fs.Visit(func(f *flag.Flag) { n.set[f.Name] = true })
+	if n.configPath == "" {
+		if _, err := os.Stat(filepath.Join(nf.stateDir, "config.yaml")); err == nil {
+			n.configPath = filepath.Join(nf.stateDir, "config.yaml")
+		}
+	}
+	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--state-dir %s: not a directory", nf.stateDir)
+	}
+	src := evidence.Sources{StateDir: nf.stateDir, Topology: nf.topology}
+	if n.configPath != "" {
+		src.KubeletConfig = []string{n.configPath}
+	}
+	ev, err := evidence.Load(src)
 	if err != nil {
-		// the SDK's advice names its options; here the file is found by --state-dir
-		msg := strings.ReplaceAll(err.Error(), " or raise Options.MaxSize", " (a checkpoint is far smaller than the limit)")
-		return nil, fmt.Errorf("--state-dir: %s", msg)
+		return nil, err
 	}
-	if !f.KubeletAccepts {
-		return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", path, f.Reason, path)
+	// what the door could not read, of the inputs admit uses (a missing
+	// checkpoint is no error: the kubelet starts it empty;
+	// dra_manager_state plays no part)
+	stateKinds := map[string]statefile.Kind{}
+	for _, f := range evidence.StateFiles(nf.stateDir) {
+		stateKinds[f.Path] = f.Kind
 	}
-	return f, nil
+	var configErr, topologyErr, stateErr error
+	for _, it := range ev.Items() {
+		switch kind, inDir := stateKinds[it.File]; {
+		case it.File == n.configPath && (it.Kind != evidence.KindConfig || !it.Used()):
+			configErr = errors.New(notRead(it, "not a kubelet configuration"))
+		case it.File == nf.topology && (it.Kind != evidence.KindTopology || !it.Used() || ev.Machine == nil):
+			topologyErr = fmt.Errorf("--topology: %s", notRead(it, "no machine topology in it: give a sysfs snapshot or cAdvisor machine-info JSON"))
+		case inDir && kind != statefile.KindDRA && it.Status == "refused" && stateErr == nil:
+			stateErr = fmt.Errorf("--state-dir: %s", it.Error)
+		}
+	}
+	if configErr != nil {
+		return nil, configErr
+	}
+	if nf.policy == "" && (ev.Config == nil || ev.Config.TopologyManagerPolicy == "") {
+		return nil, errors.New("no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
+	}
+	s := evidence.NodeSettings{Policy: nf.policy, Scope: nf.scope, ReservedCPUs: nf.reserved}
+	if n.set["option"] {
+		s.Options = nf.options
+	}
+	if n.set["cpu-option"] {
+		s.CPUPolicyOptions = nf.cpuOptions
+	}
+	cfg, cfgErr := ev.NodeConfig(s)
+	switch cfg.Policy {
+	case topomgr.PolicyNone, topomgr.PolicyBestEffort, topomgr.PolicyRestricted, topomgr.PolicySingleNumaNode:
+	default:
+		return nil, fmt.Errorf("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", n.from("policy", "topologyManagerPolicy"), cfg.Policy)
+	}
+	switch cfg.Scope {
+	case topomgr.ScopeContainer, topomgr.ScopePod:
+	default:
+		return nil, fmt.Errorf("%s %q: not a Topology Manager scope: give container or pod", n.from("scope", "topologyManagerScope"), cfg.Scope)
+	}
+	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
+	if err != nil {
+		return nil, err
+	}
+	if n.pod, err = topomgr.ParsePod(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", nf.pod, err)
+	}
+	switch {
+	case topologyErr != nil:
+		return nil, topologyErr
+	case cfgErr != nil:
+		return nil, fmt.Errorf("%s: %w: give CPU ids such as 0-1 or 0,32", n.from("reserved-cpus", "reservedSystemCPUs"), cfgErr)
+	case stateErr != nil:
+		return nil, stateErr
+	}
+	cfg.Gates.KubeletVersion = nf.version
+	for _, k := range []statefile.Kind{statefile.KindCPU, statefile.KindMemory, statefile.KindDevice} {
+		f := ev.State(k)
+		if f == nil {
+			continue
+		}
+		if nf.version != "" {
+			// the door gives the newest kubelet's verdict: this release's instead
+			if in, ok := ev.StateInput(f); ok {
+				in.Options.KubeletVersion = nf.version
+				if g, err := ev.DecodeState(in.Data, in.Options); err == nil {
+					f = g
+				}
+			}
+		}
+		if !f.KubeletAccepts {
+			return nil, fmt.Errorf("--state-dir: %s: the kubelet would not restore this file (%s): fix it first (inspect %s lists every problem)", f.Name, f.Reason, f.Name)
+		}
+	}
+	if nf.allocatable != "" {
+		// a GetAllocatableResources answer alone, which the door's
+		// PodResources reader (a List answer or a snapshot) does not take
+		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Allocatable, err = podresources.DecodeAllocatable(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", nf.allocatable, err)
+		}
+	}
+	n.cfg = cfg
+	return n, nil
+}
+
+// notRead says why the door did not read an input as the kind its flag
+// names: the reader's error, or what it read the input as instead (its
+// warnings say so, with the reader's words), or what is missing.
+func notRead(it evidence.Item, what string) string {
+	switch {
+	case it.Error != "":
+		return it.Error
+	case it.Used() && len(it.Warnings) > 0:
+		return it.File + ": " + strings.Join(it.Warnings, "; ")
+	}
+	return it.File + ": " + what + " (" + it.Note + ")"
 }
 
 func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int {
@@ -79,116 +207,11 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "admit: --pod needs --state-dir DIR and --topology FILE|DIR (and --policy P unless a kubelet config gives it)")
 		return 2
 	}
-	set := map[string]bool{}
-	nf.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var kc *topomgr.KubeletConfig
-	configPath := nf.config
-	if configPath == "" {
-		if _, err := os.Stat(filepath.Join(nf.stateDir, "config.yaml")); err == nil {
-			configPath = filepath.Join(nf.stateDir, "config.yaml")
-		}
-	}
-	if configPath != "" {
-		data, err := input.ReadFile(configPath, "--kubelet-config", input.MaxDocument)
-		if err != nil {
-			fmt.Fprintf(stderr, "admit: %v\n", err)
-			return 2
-		}
-		if kc, err = topomgr.ParseKubeletConfig(data); err != nil {
-			fmt.Fprintf(stderr, "admit: %s: %v\n", configPath, err)
-			return 2
-		}
-		if !set["policy"] {
-			nf.policy = kc.TopologyManagerPolicy
-		}
-		if !set["scope"] {
-			nf.scope = kc.TopologyManagerScope
-		}
-		if !set["option"] {
-			for k, v := range kc.TopologyManagerPolicyOptions {
-				nf.options[k] = v
-			}
-		}
-		if !set["reserved-cpus"] {
-			nf.reserved = kc.ReservedSystemCPUs
-		}
-	}
-	if nf.policy == "" {
-		fmt.Fprintln(stderr, "admit: no topology manager policy: give --policy P or a kubelet config (--kubelet-config)")
-		return 2
-	}
-	if nf.scope == "" {
-		nf.scope = topomgr.ScopeContainer
-	}
-	// where a setting came from, for the error that names it
-	from := func(flagName, field string) string {
-		if set[flagName] || configPath == "" {
-			return "--" + flagName
-		}
-		return configPath + ": " + field
-	}
-	switch nf.policy {
-	case topomgr.PolicyNone, topomgr.PolicyBestEffort, topomgr.PolicyRestricted, topomgr.PolicySingleNumaNode:
-	default:
-		return fail("%s %q: not a Topology Manager policy: give none, best-effort, restricted or single-numa-node", from("policy", "topologyManagerPolicy"), nf.policy)
-	}
-	switch nf.scope {
-	case topomgr.ScopeContainer, topomgr.ScopePod:
-	default:
-		return fail("%s %q: not a Topology Manager scope: give container or pod", from("scope", "topologyManagerScope"), nf.scope)
-	}
-	data, err := input.ReadFile(nf.pod, "--pod", input.MaxDocument)
+	n, err := loadNode(nf)
 	if err != nil {
 		return fail("%v", err)
 	}
-	pod, err := topomgr.ParsePod(data)
-	if err != nil {
-		return fail("%s: %v", nf.pod, err)
-	}
-	machine, err := topomgr.ReadMachine(nil, nf.topology)
-	if err != nil {
-		return fail("--topology: %v", err)
-	}
-	cpuPolicy, memPolicy := "", ""
-	if kc != nil {
-		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
-	}
-	var cpuOptions map[string]string
-	if set["cpu-option"] {
-		cpuOptions = nf.cpuOptions
-	}
-	cfg, err := nodeconfig.Build(nodeconfig.Input{Machine: machine, Kubelet: kc, Policy: nf.policy, Scope: nf.scope, Options: nf.options, CPUPolicyOptions: cpuOptions, ReservedCPUs: nf.reserved})
-	if err != nil {
-		return fail("%s: %v: give CPU ids such as 0-1 or 0,32", from("reserved-cpus", "reservedSystemCPUs"), err)
-	}
-	cfg.Gates.KubeletVersion = nf.version
-	if st, err := os.Stat(nf.stateDir); err != nil || !st.IsDir() {
-		return fail("--state-dir %s: not a directory", nf.stateDir)
-	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindCPU))), statefile.KindCPU, cpuPolicy, nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.CPU = f.CPU
-	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindMemory))), statefile.KindMemory, memPolicy, nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.Memory = f.Memory
-	}
-	if f, err := loadState(filepath.Join(nf.stateDir, filepath.FromSlash(kubeletfiles.PathOf(statefile.KindDevice))), statefile.KindDevice, "", nf.version); err != nil {
-		return fail("%v", err)
-	} else if f != nil {
-		cfg.Devices = f.Device
-	}
-	if nf.allocatable != "" {
-		data, err := input.ReadFile(nf.allocatable, "--allocatable", input.MaxPodResources)
-		if err != nil {
-			return fail("%v", err)
-		}
-		if cfg.Allocatable, err = podresources.DecodeAllocatable(data); err != nil {
-			return fail("%s: %v", nf.allocatable, err)
-		}
-	}
+	pod, cfg, configPath, set := n.pod, n.cfg, n.configPath, n.set
 	res, err := topomgr.SimulateAdmission(pod, cfg)
 	if err != nil {
 		// the policy and the scope are checked above: what is left is an
@@ -207,11 +230,11 @@ func runNode(nf *nodeFlags, format cliout.Format, stdout, stderr io.Writer) int 
 		}
 		return verdictCode(res.Admit)
 	}
-	fmt.Fprintln(stdout, nodeVerdict(pod, res, nf.policy))
+	fmt.Fprintln(stdout, nodeVerdict(pod, res, cfg.Policy))
 	w := &tw{w: stdout}
 	w.line("pod", fmt.Sprintf("%s/%s (QoS %s)", pod.Namespace, pod.Name, pod.QOS()))
-	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(machine.Nodes), len(machine.CPUs)))
-	w.line("policy", nf.policy+"  scope: "+nf.scope+optionsText(nf.options))
+	w.line("machine", fmt.Sprintf("%d NUMA nodes, %d CPUs", len(cfg.Machine.Nodes), len(cfg.Machine.CPUs)))
+	w.line("policy", cfg.Policy+"  scope: "+cfg.Scope+optionsText(cfg.Options))
 	if len(cfg.CPUPolicyOptions) > 0 {
 		w.line("cpu manager", "static"+optionsText(cfg.CPUPolicyOptions))
 	}

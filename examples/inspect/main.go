@@ -39,11 +39,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -231,33 +230,21 @@ func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
 			out = append(out, argFile{path: a, err: err})
 			continue
 		}
-		abs, err := filepath.Abs(a)
-		if err != nil {
-			abs = a
-		}
-		inDevicePlugins := filepath.Base(abs) == "device-plugins"
-		found := 0
-		for _, c := range kubeletfiles.Checkpoints {
-			p := filepath.Join(a, filepath.FromSlash(c.Path))
-			if inDevicePlugins && c.Kind == statefile.KindDevice {
-				p = filepath.Join(a, kubeletfiles.NameOf(statefile.KindDevice))
-			}
-			// Stat before any open: a name that is a FIFO, a device or a
-			// link to one is refused without opening it
-			st, err := os.Stat(p)
+		// the door's checkpoint names, each stat'ed before any open: a
+		// name that is a FIFO, a device or a link to one is refused
+		// without opening it
+		found := evidence.StateFiles(a)
+		for _, c := range found {
 			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue
-			case err != nil:
-				out = append(out, argFile{path: p, err: err})
-			case !st.Mode().IsRegular():
-				out = append(out, argFile{path: p, err: fmt.Errorf("%s: %w: it is %s", p, statefile.ErrNotRegular, fileType(st.Mode()))})
+			case c.Err != nil:
+				out = append(out, argFile{path: c.Path, err: c.Err})
+			case !c.Info.Mode().IsRegular():
+				out = append(out, argFile{path: c.Path, err: fmt.Errorf("%s: %w: it is %s", c.Path, statefile.ErrNotRegular, fileType(c.Info.Mode()))})
 			default:
-				out = append(out, argFile{path: p, kind: c.Kind})
+				out = append(out, argFile{path: c.Path, kind: c.Kind})
 			}
-			found++
 		}
-		if found == 0 {
+		if len(found) == 0 {
 			out = append(out, argFile{path: a, err: fmt.Errorf("%s: %w", a, errNoCheckpoint)})
 		}
 	}

@@ -40,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/podresources"
@@ -240,7 +241,7 @@ func setQOS(snap *podresources.Snapshot, file string) error {
 	if err := input.CheckValues(data, "--qos "+file, podresources.PodsValueBudget); err != nil {
 		return fmt.Errorf("%w: keep only this node's pods (kubectl get pods -A --field-selector spec.nodeName=NODE -o json)", err)
 	}
-	classes, err := podresources.QOSClassesFromPods(data)
+	classes, err := evidence.PodQOSClasses(data)
 	if err != nil {
 		return fmt.Errorf("--qos %s: %w", file, err)
 	}
@@ -272,7 +273,7 @@ func unwrapPath(err error) error {
 }
 
 func offline(dir, ns, name string) (*podresources.Snapshot, error) {
-	snap, err := podresources.LoadDir(dir)
+	snap, err := podresources.LoadDir(dir, podresources.WithPods(evidence.PodQOSClasses))
 	if err != nil {
 		return nil, err
 	}

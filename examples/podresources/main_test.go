@@ -179,7 +179,7 @@ func TestQOSFromKubectl(t *testing.T) {
 	s := start(t)
 	pods := filepath.Join(t.TempDir(), "pods.json")
 	require.NoError(t, os.WriteFile(pods, []byte(`{"apiVersion":"v1","kind":"List","items":[
-	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"status":{"qosClass":"Burstable"}}]}`), 0o644))
+	  {"apiVersion":"v1","kind":"Pod","metadata":{"name":"coredns-7d8f","namespace":"kube-system"},"spec":{"containers":[{"name":"coredns"}]},"status":{"qosClass":"Burstable"}}]}`), 0o644))
 	code, out, errOut := runArgs(t, "--socket", s.Socket(), "--qos", pods)
 	require.Equal(t, 0, code, "exit code; stderr: %s", errOut)
 	assert.Contains(t, out, "kube-system/coredns-7d8f coredns (Burstable): cpus not reported for this QoS class", "output")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,7 +109,7 @@ func TestDiagnoseReusesInspectDecode(t *testing.T) {
 	for _, ex := range list.Examples {
 		cases = append(cases, tc{ex.ID, InspectRequest{Files: ex.Files, KubeletVersion: "1.30"}}, tc{ex.ID, InspectRequest{Files: ex.Files}})
 		for _, f := range ex.Files {
-			if guessStateKind(f.Content) != "" {
+			if evidence.CheckpointKind([]byte(f.Content)) != "" {
 				cases = append(cases, tc{ex.ID + " " + f.Name + " pasted", InspectRequest{Files: []InputFile{{Content: f.Content}}}})
 			}
 		}

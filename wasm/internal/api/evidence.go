@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/diagnose/evidence"
-	"sigs.k8s.io/yaml"
 )
 
 // Evidence kinds besides the kubelet checkpoints (whose kinds are those of
@@ -24,77 +22,29 @@ const (
 	kindLog     = "kubelet-log"
 )
 
-var (
-	describeRe    = regexp.MustCompile(`(?m)^Events:\s*`)
-	describeName  = regexp.MustCompile(`(?m)^Name:\s+\S`)
-	eventsTableRe = regexp.MustCompile(`(?m)^LAST SEEN\s+TYPE\s+REASON`)
-)
-
-// classify tells what evidence a non-checkpoint input is, from its content
-// (and its name when the content alone is ambiguous); "" means unknown.
-func classify(in InputFile) string {
-	text := strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff"))
-	if (describeRe.MatchString(text) && describeName.MatchString(text)) || eventsTableRe.MatchString(text) {
-		return kindEvents
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal([]byte(text), &doc); err == nil && doc != nil {
-		kind, _ := doc["kind"].(string)
-		switch kind {
-		case "KubeletConfiguration":
-			return kindConfig
-		case "Pod", "PodList":
-			return kindPod
-		case "Event", "EventList":
-			return kindEvents
-		case "List":
-			if items, _ := doc["items"].([]any); len(items) > 0 {
-				if first, _ := items[0].(map[string]any); first != nil {
-					switch first["kind"] {
-					case "Pod":
-						return kindPod
-					case "Event":
-						return kindEvents
-					}
-				}
-			}
-		}
-		if _, ok := doc["topology"].([]any); ok {
-			return kindMachine
-		}
-		if lower := strings.ToLower(in.Name); strings.HasPrefix(lower, "kubelet-config") || lower == "config.yaml" {
-			return kindConfig
-		}
-		// Log lines like "Nov 29 10:00:00 host kubelet[1]: ..." also read as
-		// YAML maps, so fall through to the log parser.
-	}
-	if log, err := evidence.ParseLogBytes(in.Name, []byte(text)); err == nil && len(log.Records) > 0 {
-		return kindLog
-	}
-	// Anything else the engine's detection reads (a paste with prompts or
-	// fences, a table, a topology listing, flags).
-	var ev evidence.Set
-	if it := ev.Add(in.Name, "", []byte(in.Content)); it.Used() {
-		return viewKind(it.Kind)
-	}
-	return ""
-}
-
-// decodeEvidence describes a log, pod, events, kubelet configuration or
-// machine-info input; its findings come from the "diagnose" method. The
-// engine's own detection decides what the input is (after the paste
-// normaliser), so anything pasted into any tab is read as what it is.
-func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileView, bool) {
+// decodeEvidence reads a log, pod, events, kubelet configuration or
+// machine-info input through the door (its formats table decides what the
+// input is, after the paste normaliser) and describes it; its findings
+// come from the "diagnose" method. The view is nil when the door read no
+// such evidence: it is then a checkpoint or a PodResources answer (the
+// item's kind says so), or nothing the door reads.
+func decodeEvidence(in InputFile, numa *numaBuilder) (*FileView, evidence.Item) {
 	ev := &evidence.Set{}
 	it := ev.Add(in.Name, "", []byte(in.Content))
+	return evidenceView(in, it, ev, numa), it
+}
+
+// evidenceView is the view of an input the door read as it (into ev), or
+// nil when it is no evidence of the kinds viewKind names.
+func evidenceView(in InputFile, it evidence.Item, ev *evidence.Set, numa *numaBuilder) *FileView {
 	kind := viewKind(it.Kind)
-	if it.Status == "unused" || kind == "" || strings.HasPrefix(it.Kind, "state-") || it.Kind == "podresources" {
-		return nil, false
+	if it.Status == "unused" || kind == "" {
+		return nil
 	}
 	v := &FileView{File: in.Name, Kind: kind, Format: it.Format, Summary: it.Note, KubeletAccepts: it.Used()}
 	if !it.Used() {
 		v.Problems = []Problem{{Message: it.Error, Severity: "error", Remedy: remedyFor(kind)}}
-		return v, true
+		return v
 	}
 	for _, w := range it.Warnings {
 		v.Problems = append(v.Problems, Problem{Message: in.Name + ": " + w, Severity: "info"})
@@ -110,7 +60,7 @@ func decodeEvidence(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileVi
 			node.MachineMemory = n.Memory
 		}
 	}
-	return v, true
+	return v
 }
 
 // viewKind is the playground's name of an evidence kind of the engine.
@@ -183,54 +133,55 @@ func init() {
 
 // evidenceOrder adds the kubelet configuration first, because the state
 // files are judged against the policies it configures.
-var evidenceOrder = map[string]int{kindConfig: 0, kindMachine: 1, "state": 2, "podresources": 3, kindPod: 4, kindEvents: 5, kindLog: 6}
+var evidenceOrder = map[string]int{evidence.KindConfig: 0, evidence.KindTopology: 1, evidence.KindState: 2, evidence.KindPodResources: 3,
+	evidence.KindPod: 4, evidence.KindEvents: 5, evidence.KindLog: 6}
 
-// Diagnose classifies every input, adds it to the evidence and runs the
-// diagnosis.
-func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
-	type item struct {
-		in   InputFile
+// readItem is one request file read through the door: the file (named,
+// when it came without a name, as inspect names it), its place in the
+// request and what the door read it as.
+type readItem struct {
+	in   InputFile
+	i    int
+	item evidence.Item
+}
+
+// readEvidence adds the request's files to ev, each read once by the door,
+// the kubelet configuration first (the checkpoints are judged against the
+// policies it configures), and returns them in the order read. An empty
+// file or one over MaxFileBytes is not read (notRead, in request order:
+// its item says why).
+func readEvidence(ev *evidence.Set, files []InputFile) (read, notRead []readItem) {
+	type queued struct {
+		readItem
 		kind string
-		i    int
 	}
-	var items []item
-	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]evidence.Item, len(req.Files)), Locations: []Location{}}
-	for i, in := range req.Files {
+	var items []queued
+	for i, in := range files {
 		if strings.TrimSpace(in.Content) == "" {
-			out.Files[i] = evidence.Item{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}
+			notRead = append(notRead, readItem{in, i, evidence.Item{File: in.Name, Kind: "unknown", Status: "unused", Note: "empty"}})
 			continue
 		}
 		if len(in.Content) > MaxFileBytes {
-			reason := "larger than the playground's limit for one file"
-			out.Skipped = append(out.Skipped, Skipped{File: in.Name, Reason: reason})
-			out.Files[i] = evidence.Item{File: in.Name, Kind: "unknown", Status: "refused", Error: in.Name + ": " + reason}
+			notRead = append(notRead, readItem{in, i, evidence.Item{File: in.Name, Kind: "unknown", Status: "refused",
+				Error: in.Name + ": larger than the playground's limit for one file"}})
 			continue
 		}
 		// Only the order depends on the kind (configuration before
-		// checkpoints): a cheap look at the head, not a decode; Add below
-		// reads each input once. One input needs no order, and a
-		// checkpoint pasted without a name is named as inspect names it
-		// (guessStateKind), so that both answers speak of the same file.
-		kind, guess := "", ""
-		if in.Name == "" {
-			guess = guessStateKind(in.Content)
-		}
-		if len(req.Files) > 1 || in.Name == "" && guess == "" {
-			kind = evidence.SniffKind([]byte(in.Content))
-			if kind == "topology" {
-				kind = kindMachine
-			}
+		// checkpoints): the door's look at the head, not a decode; Add
+		// below reads each input once. An input pasted without a name is
+		// named as inspect names it, so that both answers speak of the
+		// same file.
+		kind := ""
+		if len(files) > 1 || in.Name == "" {
+			kind = evidence.SniffKind(head(in.Content))
 		}
 		if in.Name == "" {
-			in.Name = canonicalName[guess]
-			if in.Name == "" {
-				in.Name = canonicalName[kind]
-			}
+			in.Name = pasteName(kind, in.Content)
 			if in.Name == "" {
 				in.Name = fmt.Sprintf("file %d", i+1)
 			}
 		}
-		items = append(items, item{in, kind, i})
+		items = append(items, queued{readItem{in: in, i: i}, kind})
 	}
 	order := func(kind string) int {
 		if o, ok := evidenceOrder[kind]; ok {
@@ -239,8 +190,16 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 		return len(evidenceOrder)
 	}
 	sort.SliceStable(items, func(i, j int) bool { return order(items[i].kind) < order(items[j].kind) })
-	// The engine's own detection decides what each input is read as (the
-	// kind above only orders them: configuration before checkpoints).
+	for _, it := range items {
+		it.item = ev.Add(it.in.Name, "", []byte(it.in.Content))
+		read = append(read, it.readItem)
+	}
+	return read, notRead
+}
+
+// Diagnose reads every input through the door and runs the diagnosis.
+func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
+	out := &DiagnoseResult{Skipped: []Skipped{}, Files: make([]evidence.Item, len(req.Files)), Locations: []Location{}}
 	// The checkpoints inspect decoded are not decoded again.
 	ev := &evidence.Set{Decode: decodeShared}
 	if req.KubeletVersion != "" {
@@ -249,18 +208,24 @@ func Diagnose(req *DiagnoseRequest) (*DiagnoseResult, error) {
 		}
 	}
 	done := track("evidence")
-	for _, it := range items {
-		r := ev.Add(it.in.Name, "", []byte(it.in.Content))
-		out.Files[it.i] = r
-		if !r.Used() {
-			reason := r.Error
-			if reason == "" {
-				reason = r.Note
-			}
-			out.Skipped = append(out.Skipped, Skipped{File: it.in.Name, Reason: reason})
+	items, notRead := readEvidence(ev, req.Files)
+	done()
+	for _, r := range notRead {
+		out.Files[r.i] = r.item
+		if r.item.Status == "refused" {
+			out.Skipped = append(out.Skipped, Skipped{File: r.in.Name, Reason: "larger than the playground's limit for one file"})
 		}
 	}
-	done()
+	for _, r := range items {
+		out.Files[r.i] = r.item
+		if !r.item.Used() {
+			reason := r.item.Error
+			if reason == "" {
+				reason = r.item.Note
+			}
+			out.Skipped = append(out.Skipped, Skipped{File: r.in.Name, Reason: reason})
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnoseTimeout)
 	defer cancel()
 	done = track("diagnose")

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Reading an unnamed checkpoint once under its guessed kind's name gives
-// exactly the view of reading it under a neutral name and then again.
+// Reading an unnamed paste once under the name of the kind the door tells
+// gives exactly the view of reading it under a neutral name and then again.
 func TestInspectGuessGivesTheSameView(t *testing.T) {
 	list, err := Examples()
 	require.NoError(t, err)
@@ -46,7 +47,7 @@ func TestInspectGuessGivesTheSameView(t *testing.T) {
 			}
 			if _, ok := inspect(&tc.req, true); ok {
 				for _, f := range tc.req.Files {
-					if f.Name == "" && guessStateKind(f.Content) != "" {
+					if f.Name == "" && pasteName(evidence.SniffKind([]byte(f.Content)), f.Content) != "" {
 						guessed++
 					}
 				}
@@ -54,17 +55,4 @@ func TestInspectGuessGivesTheSameView(t *testing.T) {
 		})
 	}
 	assert.Positive(t, guessed, "no request took the single-read path")
-}
-
-func TestGuessStateKind(t *testing.T) {
-	for content, want := range map[string]string{
-		`{"policyName":"Static","machineState":{}}`:       "memory",
-		`{"Data":"{\"machineState\":{}}","Checksum":1}`:   "memory",
-		`{"policyName":"static","defaultCpuSet":"0-3"}`:   "cpu",
-		`{"machineState":{},"defaultCpuSet":""}`:          "",
-		`{"Data":{"PodDeviceEntries":null},"Checksum":1}`: "",
-		``: "",
-	} {
-		assert.Equal(t, want, guessStateKind(content), content)
-	}
 }

@@ -2,11 +2,11 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/holdings"
 	"github.com/numascope/numascope/internal/kubeletfiles"
@@ -265,14 +265,6 @@ func (b *numaBuilder) view() *NUMAView {
 	return v
 }
 
-// decoder turns one input into its view; ok is false when the input is not
-// of the decoder's kind, so that the next decoder can try.
-type decoder func(in InputFile, req *InspectRequest, numa *numaBuilder) (view *FileView, ok bool)
-
-// decoders are tried in order for every file: kubelet checkpoints first,
-// then PodResources answers.
-var decoders = []decoder{decodeStateFile, decodePodResources, decodeEvidence}
-
 func init() {
 	register("inspect", "decodes and verifies state files and PodResources answers: kind, format, checksum verdict, problems, pinning and the NUMA view",
 		func(raw json.RawMessage) (any, error) {
@@ -299,13 +291,14 @@ func Inspect(req *InspectRequest) *InspectResult {
 // inspect decodes every file of the request. An unnamed paste is named after
 // the kind it turns out to be, so that messages read like the kubelet's own:
 // it is read under a neutral name, then again under its kind's name. With
-// guess, a paste whose content names its kind of checkpoint (see
-// guessStateKind) is read once, under that kind's name, which gives the same
-// view because a checkpoint's kind does not depend on its name; when the
-// decoded kind is not the guessed one, inspect gives up (ok false) and the
-// caller reads the request again without guesses.
+// guess, a paste whose kind the door tells before reading it (see
+// pasteName) is read once, under that kind's name, which gives the same
+// view because a paste's kind does not depend on its name; when the kind
+// read is not the one told, inspect gives up (ok false) and the caller
+// reads the request again without guesses.
 func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
-	out = &InspectResult{Files: []FileView{}, Config: configPolicies(req.Files)}
+	cfg := configPolicies(req.Files)
+	out = &InspectResult{Files: []FileView{}, Config: cfg.policies}
 	if c := out.Config; c != nil {
 		r := *req
 		if r.CPUPolicy == "" {
@@ -322,15 +315,22 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 	states := make([]*statefile.File, 0, len(req.Files))
 	for i, in := range req.Files {
 		numa.file = nil
+		kind := evidence.SniffKind(head(in.Content))
+		read := func(in InputFile, numa *numaBuilder) FileView {
+			if cfg.policies != nil && i == cfg.index && in.Name == cfg.policies.File {
+				return inspectRead(in, evidenceView(in, cfg.item, cfg.ev, numa))
+			}
+			return inspectOne(in, req, numa, kind)
+		}
 		if in.Name != "" {
-			out.Files = append(out.Files, inspectOne(in, req, &numa))
+			out.Files = append(out.Files, read(in, &numa))
 			states = append(states, numa.file)
 			continue
 		}
-		if kind := guessStateKind(in.Content); guess && kind != "" {
-			in.Name = canonicalName[kind]
-			v := inspectOne(in, req, &numa)
-			if v.Kind != kind {
+		if name := pasteName(kind, in.Content); guess && name != "" {
+			in.Name = name
+			v := read(in, &numa)
+			if canonicalName[v.Kind] != name {
 				return nil, false
 			}
 			out.Files = append(out.Files, v)
@@ -339,10 +339,10 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 		}
 		in.Name = fmt.Sprintf("file %d", i+1)
 		var probe numaBuilder
-		v := inspectOne(in, req, &probe)
+		v := read(in, &probe)
 		if name := canonicalName[v.Kind]; name != "" {
 			in.Name = name
-			v = inspectOne(in, req, &numa)
+			v = read(in, &numa)
 		} else {
 			numa.merge(&probe)
 			numa.file = probe.file
@@ -362,20 +362,19 @@ func inspect(req *InspectRequest, guess bool) (out *InspectResult, ok bool) {
 	return out, true
 }
 
-// guessStateKind is the kind of checkpoint the content's keys suggest
-// (memory for machineState, cpu for defaultCpuSet), or "" when they suggest
-// neither or both. It only saves a decode: Inspect checks the guess against
-// the decoded kind.
-func guessStateKind(content string) string {
-	head := content[:min(len(content), 64<<10)]
-	mem, cpu := strings.Contains(head, `machineState`), strings.Contains(head, `defaultCpuSet`)
-	switch {
-	case mem && !cpu:
-		return string(statefile.KindMemory)
-	case cpu && !mem:
-		return string(statefile.KindCPU)
+// pasteName is the name an unnamed paste of the kind the door sniffed is
+// read under: the usual file name of that kind (of a checkpoint's kind, as
+// its members tell), or "" when the door cannot tell it before reading.
+func pasteName(kind, content string) string {
+	switch kind {
+	case "":
+		return ""
+	case evidence.KindState:
+		return canonicalName[string(evidence.CheckpointKind(head(content)))]
+	case evidence.KindPodResources:
+		return canonicalName[kind]
 	}
-	return ""
+	return canonicalName[viewKind(kind)]
 }
 
 // placeCPUs fills in the NUMA nodes of a PodResources answer's CPU
@@ -423,52 +422,60 @@ func placeCPUs(r *InspectResult) {
 	}
 }
 
-func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder) FileView {
+// inspectOne reads one input of the kind the door sniffed ("" when it
+// recognises none) and places its problems.
+func inspectOne(in InputFile, req *InspectRequest, numa *numaBuilder, kind string) FileView {
 	if len(in.Content) > MaxFileBytes {
 		return unreadable(in.Name, "", fmt.Sprintf("%s is %d bytes, more than the playground's %d-byte limit for one file", in.Name, len(in.Content), MaxFileBytes),
 			"check that this is the right file, or run numascope's inspect on it on the node (inspect FILE)")
 	}
-	trimmed := strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff"))
-	if trimmed == "" {
+	if strings.TrimSpace(strings.TrimPrefix(in.Content, "\ufeff")) == "" {
 		return unreadable(in.Name, "", in.Name+" is empty", "paste the content of a kubelet state file")
 	}
-	for k, d := range decoders {
-		done := func() {}
-		if k > 0 {
-			done = track("evidence")
-		}
-		v, ok := d(in, req, numa)
-		done()
-		if ok {
-			if v.Problems == nil {
-				v.Problems = []Problem{}
-			}
-			done := track("positions")
-			placeProblems(in.Content, v.Problems)
-			done()
-			return *v
-		}
-	}
-	if t := trimmed[0]; t != '{' && t != '[' && !looksLikeCheckpoint(trimmed) {
+	return inspectRead(in, readInput(in, req, numa, kind))
+}
+
+// inspectRead completes the view of one input read.
+func inspectRead(in InputFile, v *FileView) FileView {
+	if v == nil {
 		return unreadable(in.Name, "", in.Name+" is not recognised as kubelet evidence",
 			"paste a kubelet state file, a PodResources answer, a kubelet log, kubectl describe or get output, a pod, the kubelet's flags or configuration, or machine info")
 	}
-	if !json.Valid([]byte(trimmed)) {
-		var x any
-		err := json.Unmarshal([]byte(trimmed), &x)
-		v := unreadable(in.Name, "", fmt.Sprintf("%s is not valid JSON: %v", in.Name, err),
-			"kubelet state files are JSON: paste the whole file, from its first { to its last }")
-		if lead := strings.Index(in.Content, trimmed); lead >= 0 {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				p := positionAt(in.Content, lead+int(se.Offset)-1)
-				v.Problems[0].Line, v.Problems[0].Column = p.Line, p.Column
-			}
-		}
-		return v
+	if v.Problems == nil {
+		v.Problems = []Problem{}
 	}
-	return unreadable(in.Name, "", in.Name+" is JSON but not a kubelet checkpoint (cpu_manager_state, memory_manager_state, kubelet_internal_checkpoint, dra_manager_state) or a PodResources answer",
-		"paste one of those files unchanged")
+	done := track("positions")
+	placeProblems(in.Content, v.Problems)
+	done()
+	return *v
+}
+
+// readInput reads one input with the reader of the kind the door sniffed:
+// a checkpoint with statefile (which also tries a text the door
+// recognises as nothing: a DRA checkpoint, JSON of no known kind), a
+// PodResources answer with podresources, anything else through the door.
+// nil means the input is not recognised as evidence.
+func readInput(in InputFile, req *InspectRequest, numa *numaBuilder, kind string) *FileView {
+	switch kind {
+	case evidence.KindPodResources:
+		defer track("evidence")()
+		return decodePodResources(in, numa)
+	case evidence.KindState, "":
+		return decodeStateFile(in, req, numa, kind == evidence.KindState)
+	}
+	done := track("evidence")
+	v, it := decodeEvidence(in, numa)
+	done()
+	switch {
+	case v != nil:
+		return v
+	case strings.HasPrefix(it.Kind, "state-"):
+		// another reader's row came first, the checkpoint reader took it
+		return decodeStateFile(in, req, numa, false)
+	case it.Kind == evidence.KindPodResources && it.Used():
+		return decodePodResources(in, numa)
+	}
+	return nil
 }
 
 func unreadable(name, kind, msg, remedy string) FileView {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,28 +10,9 @@ import (
 	"k8s.io/utils/cpuset"
 )
 
-// looksLikePodResources reports whether the input's top-level keys are those
-// of a PodResources List or GetAllocatableResources answer.
-func looksLikePodResources(content string) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal([]byte(content), &top) != nil {
-		return false
-	}
-	for k := range top {
-		switch strings.ToLower(strings.ReplaceAll(k, "_", "")) {
-		case "pods", "podresources", "allocatable":
-			return true
-		}
-	}
-	return false
-}
-
 // decodePodResources shows a PodResources answer: who holds which CPUs,
 // memory and devices, and the devices per NUMA node.
-func decodePodResources(in InputFile, _ *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	if !looksLikePodResources(in.Content) {
-		return nil, false
-	}
+func decodePodResources(in InputFile, numa *numaBuilder) *FileView {
 	v := &FileView{File: in.Name, Kind: "podresources", Format: "PodResources List answer", KubeletAccepts: true}
 	snap, err := podresources.Decode([]byte(in.Content))
 	if err != nil {
@@ -46,7 +26,7 @@ func decodePodResources(in InputFile, _ *InspectRequest, numa *numaBuilder) (*Fi
 			v.Problems = append(v.Problems, p)
 		}
 		if snap == nil {
-			return v, true
+			return v
 		}
 	}
 	v.Summary = fmt.Sprintf("%d pod(s)", len(snap.Pods))
@@ -113,7 +93,7 @@ func decodePodResources(in InputFile, _ *InspectRequest, numa *numaBuilder) (*Fi
 			return n.Devices[i].ID < n.Devices[j].ID
 		})
 	}
-	return v, true
+	return v
 }
 
 // unjoin splits an errors.Join error into its parts.

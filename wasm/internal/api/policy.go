@@ -7,8 +7,8 @@ import (
 	"github.com/numascope/numascope/statefile"
 )
 
-// policyFor is the configured policy a checkpoint of the kind (as
-// guessStateKind names it) is judged against: the kind's own field, else
+// policyFor is the configured policy a checkpoint of the kind is judged
+// against: the kind's own field, else
 // Policy when its spelling is that kind's ("none"/"static" for cpu,
 // "None"/"Static" for memory), else "" (the policy named in the file). A
 // memory file is never judged against a CPU policy, nor the other way round.
@@ -32,10 +32,20 @@ func (r *InspectRequest) policyFor(kind string) string {
 	return ""
 }
 
+// configRead is the first kubelet configuration among the files: its
+// policies, its place and what the door read, so that its view is not
+// read again.
+type configRead struct {
+	policies *ConfigPolicies
+	index    int
+	item     evidence.Item
+	ev       *evidence.Set
+}
+
 // configPolicies reads the manager policies of the first kubelet
-// configuration among the files, or nil when there is none.
-func configPolicies(files []InputFile) *ConfigPolicies {
-	for _, in := range files {
+// configuration among the files (policies nil when there is none).
+func configPolicies(files []InputFile) configRead {
+	for i, in := range files {
 		if strings.TrimSpace(in.Content) == "" || len(in.Content) > MaxFileBytes {
 			continue
 		}
@@ -45,7 +55,7 @@ func configPolicies(files []InputFile) *ConfigPolicies {
 		if !strings.Contains(in.Content, "anagerPolicy") && !strings.Contains(in.Content, "anager-policy") {
 			continue
 		}
-		if evidence.SniffKind([]byte(in.Content)) != kindConfig {
+		if evidence.SniffKind(head(in.Content)) != kindConfig {
 			continue
 		}
 		ev := &evidence.Set{}
@@ -53,12 +63,13 @@ func configPolicies(files []InputFile) *ConfigPolicies {
 		if name == "" {
 			name = canonicalName[kindConfig]
 		}
-		if it := ev.Add(name, "", []byte(in.Content)); !it.Used() || ev.Config == nil {
+		it := ev.Add(name, "", []byte(in.Content))
+		if !it.Used() || ev.Config == nil {
 			continue
 		}
 		c := ev.Config
-		return &ConfigPolicies{File: name, CPUManagerPolicy: c.CPUManagerPolicy, MemoryManagerPolicy: c.MemoryManagerPolicy,
-			TopologyManagerPolicy: c.TopologyManagerPolicy, TopologyManagerScope: c.TopologyManagerScope}
+		return configRead{policies: &ConfigPolicies{File: name, CPUManagerPolicy: c.CPUManagerPolicy, MemoryManagerPolicy: c.MemoryManagerPolicy,
+			TopologyManagerPolicy: c.TopologyManagerPolicy, TopologyManagerScope: c.TopologyManagerScope}, index: i, item: it, ev: ev}
 	}
-	return nil
+	return configRead{}
 }

@@ -2,12 +2,10 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/numascope/numascope/internal/nodeconfig"
 	"strings"
 
-	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -65,7 +63,15 @@ func simErr(format string, args ...any) error {
 	return &Error{Code: "bad-request", Message: "simulate: " + fmt.Sprintf(format, args...)}
 }
 
-// Simulate runs topomgr.SimulateAdmission on the request's pod and node.
+// simulateParts names the part of the node each kind of evidence gives.
+var simulateParts = map[string]string{
+	evidence.KindTopology: "machine", evidence.KindConfig: "config", evidence.KindPodResources: "allocatable",
+	"state-" + string(statefile.KindCPU): "cpu", "state-" + string(statefile.KindMemory): "memory", "state-" + string(statefile.KindDevice): "devices",
+}
+
+// Simulate reads the request's files through the door (as diagnose does),
+// builds the node they describe (evidence.Set.NodeConfig) and admits the
+// pod on it with topomgr.SimulateAdmission.
 func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 	if strings.TrimSpace(req.Pod) == "" {
 		return nil, simErr("no pod: paste a pod spec (YAML or JSON) in the pod field")
@@ -78,137 +84,53 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 		return nil, simErr("pod: %v", err)
 	}
 	out := &SimulateResult{Pod: pod.Namespace + "/" + pod.Name, QOS: string(pod.QOS()), Used: map[string]string{}}
-	var (
-		cfg                  topomgr.NodeConfig
-		kc                   *topomgr.KubeletConfig
-		cpuData, memData     *InputFile
-		cpuPolicy, memPolicy string
-	)
-	use := func(part string, in InputFile) error {
-		if prev, dup := out.Used[part]; dup {
-			return simErr("%s and %s both give the %s: remove one of them", prev, in.Name, part)
-		}
-		out.Used[part] = in.Name
-		return nil
-	}
 	for i, in := range req.Files {
-		if strings.TrimSpace(in.Content) == "" {
-			continue
-		}
-		if in.Name == "" {
-			in.Name = fmt.Sprintf("file %d", i+1)
-		}
 		if len(in.Content) > MaxFileBytes {
-			return nil, simErr("%s is %d bytes, more than the %d-byte limit", in.Name, len(in.Content), MaxFileBytes)
-		}
-		switch classify(in) {
-		case kindMachine:
-			m, err := topomgr.ParseMachine([]byte(in.Content))
-			if err != nil {
-				return nil, simErr("%s: %v", in.Name, err)
+			name := in.Name
+			if name == "" {
+				name = fmt.Sprintf("file %d", i+1)
 			}
-			if err := use("machine", in); err != nil {
-				return nil, err
-			}
-			cfg.Machine = m
-			continue
-		case kindConfig:
-			c, err := topomgr.ParseKubeletConfig([]byte(in.Content))
-			if err != nil {
-				return nil, simErr("%s: %v", in.Name, err)
-			}
-			if err := use("config", in); err != nil {
-				return nil, err
-			}
-			kc = c
-			continue
-		case "":
-		default:
-			out.Skipped = append(out.Skipped, in.Name)
-			continue
-		}
-		if looksLikePodResources(in.Content) {
-			snap, err := podresources.Decode([]byte(in.Content))
-			if err != nil {
-				return nil, simErr("%s: %v", in.Name, err)
-			}
-			if snap.Allocatable == nil {
-				out.Skipped = append(out.Skipped, in.Name)
-				continue
-			}
-			if err := use("allocatable", in); err != nil {
-				return nil, err
-			}
-			cfg.Allocatable = snap.Allocatable
-			continue
-		}
-		// A state file: decoded once the kubelet config (which may name the
-		// configured policies) is known.
-		f, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, MaxSize: MaxFileBytes})
-		if err != nil {
-			if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
-				out.Skipped = append(out.Skipped, in.Name)
-				continue
-			}
-			return nil, simErr("%v", err)
-		}
-		in := in
-		switch f.Kind {
-		case statefile.KindCPU:
-			if err := use("cpu", in); err != nil {
-				return nil, err
-			}
-			cpuData = &in
-		case statefile.KindMemory:
-			if err := use("memory", in); err != nil {
-				return nil, err
-			}
-			memData = &in
-		case statefile.KindDevice:
-			if err := use("devices", in); err != nil {
-				return nil, err
-			}
-			if !f.KubeletAccepts {
-				return nil, simErr("%s: the kubelet would not restore this file (%s): fix it first", in.Name, f.Reason)
-			}
-			cfg.Devices = f.Device
-		default:
-			out.Skipped = append(out.Skipped, in.Name)
+			return nil, simErr("%s is %d bytes, more than the %d-byte limit", name, len(in.Content), MaxFileBytes)
 		}
 	}
-	if cfg.Machine == nil {
+	// The checkpoints are decoded once, under the configured policy (the
+	// configuration is read first), and shared with inspect's decodes.
+	ev := &evidence.Set{Decode: decodeShared}
+	done := track("evidence")
+	items, _ := readEvidence(ev, req.Files) // empty files play no part
+	done()
+	for _, r := range items {
+		part := simulateParts[r.item.Kind]
+		if part != "" && r.item.Status == "refused" {
+			return nil, simErr("%s", r.item.Error)
+		}
+		_, nrtName := ev.NRT()
+		switch {
+		case part == "machine" && nrtName == r.in.Name:
+			part = "" // a NodeResourceTopology names no CPUs: it is no machine topology
+		case part == "allocatable" && (ev.PodResourcesName() != r.in.Name || ev.PodResources.Allocatable == nil):
+			part = "" // a List answer alone gives no allocatable devices
+		}
+		if part == "" || !r.item.Used() {
+			out.Skipped = append(out.Skipped, r.in.Name)
+			continue
+		}
+		if prev, dup := out.Used[part]; dup {
+			return nil, simErr("%s and %s both give the %s: remove one of them", prev, r.in.Name, part)
+		}
+		out.Used[part] = r.in.Name
+	}
+	for _, f := range ev.States {
+		if simulateParts["state-"+string(f.Kind)] != "" && !f.KubeletAccepts {
+			return nil, simErr("%s: the kubelet would not restore this file (%s): fix it first", f.Name, unrestored(ev, f))
+		}
+	}
+	if ev.Machine == nil {
 		return nil, simErr("no machine topology: add a tab with the node's cAdvisor machine info (the JSON with \"topology\": [...])")
 	}
-	if kc != nil {
-		cpuPolicy, memPolicy = kc.CPUManagerPolicy, kc.MemoryManagerPolicy
-	}
-	cfg, err = nodeconfig.Build(nodeconfig.Input{Machine: cfg.Machine, Kubelet: kc, Policy: req.Policy, Scope: req.Scope, Options: req.Options,
-		ReservedCPUs: req.ReservedCPUs, Devices: cfg.Devices, Allocatable: cfg.Allocatable})
+	cfg, err := ev.NodeConfig(evidence.NodeSettings{Policy: req.Policy, Scope: req.Scope, Options: req.Options, ReservedCPUs: req.ReservedCPUs})
 	if err != nil {
 		return nil, simErr("%v: give a CPU list such as 0-1", err)
-	}
-	load := func(in *InputFile, policy string) (*statefile.File, error) {
-		if in == nil {
-			return nil, nil
-		}
-		f, err := statefile.Decode([]byte(in.Content), statefile.Options{Name: in.Name, Policy: policy, MaxSize: MaxFileBytes})
-		if err != nil {
-			return nil, simErr("%v", err)
-		}
-		if !f.KubeletAccepts {
-			return nil, simErr("%s: the kubelet would not restore this file (%s): fix it first", in.Name, f.Reason)
-		}
-		return f, nil
-	}
-	if f, err := load(cpuData, cpuPolicy); err != nil {
-		return nil, err
-	} else if f != nil {
-		cfg.CPU = f.CPU
-	}
-	if f, err := load(memData, memPolicy); err != nil {
-		return nil, err
-	} else if f != nil {
-		cfg.Memory = f.Memory
 	}
 	na, err := topomgr.SimulateAdmission(pod, cfg)
 	if err != nil {
@@ -216,4 +138,16 @@ func Simulate(req *SimulateRequest) (*SimulateResult, error) {
 	}
 	out.NodeAdmission = na
 	return out, nil
+}
+
+// unrestored says why the kubelet would not restore a checkpoint: its
+// own words, or that the bytes are a repaired or redacted copy.
+func unrestored(ev *evidence.Set, f *statefile.File) string {
+	if f.Reason != "" {
+		return f.Reason
+	}
+	if p := ev.Provenance(f); p != nil && (p.Repair != nil || len(p.Redactions) > 0) {
+		return "it is a pasted copy numascope repaired or that has redacted values, not the node's file: paste the file unchanged"
+	}
+	return "kubelet " + f.OnReject
 }

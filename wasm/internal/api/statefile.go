@@ -3,27 +3,42 @@ package api
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/statefile"
 )
 
 // decodeStateFile verifies a kubelet checkpoint with package statefile and
-// adds what it pins to the NUMA view.
-func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*FileView, bool) {
-	f, err := decodeCached(in.Content, statefile.Options{Name: in.Name, Policy: req.policyFor(guessStateKind(in.Content)), KubeletVersion: req.KubeletVersion, MaxSize: MaxFileBytes})
+// adds what it pins to the NUMA view. looked says the door took the input
+// for a checkpoint; for an input it recognised as nothing, the view is nil
+// when the input is no checkpoint either (prose, a note: never advise
+// deleting a node file because of a paste).
+func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder, looked bool) *FileView {
+	opts := statefile.Options{Name: in.Name, KubeletVersion: req.KubeletVersion, MaxSize: MaxFileBytes}
+	// the policy of the kind the members tell; the decode tells the kind
+	opts.Policy = req.policyFor(string(evidence.CheckpointKind(head(in.Content))))
+	f, err := decodeCached(in.Content, opts)
+	if err == nil {
+		if p := req.policyFor(string(f.Kind)); p != opts.Policy {
+			opts.Policy = p
+			f, err = decodeCached(in.Content, opts)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, statefile.ErrUnknownKind) || errors.Is(err, statefile.ErrNotJSON) {
-			// Maybe other evidence: a PodResources answer, a log, a pod.
-			if looksLikePodResources(in.Content) || classify(in) != "" {
-				return nil, false
-			}
-			// Prose or other text is no damaged checkpoint: never advise
-			// deleting a node file because of a paste.
-			if errors.Is(err, statefile.ErrNotJSON) && !looksLikeCheckpoint(in.Content) {
-				return nil, false
+			if looked {
+				// Another of the door's readers may take it (a pod or a
+				// log that quotes a checkpoint).
+				done := track("evidence")
+				v, _ := decodeEvidence(in, numa)
+				done()
+				if v != nil {
+					return v
+				}
+			} else if errors.Is(err, statefile.ErrNotJSON) && !evidence.MayBeCheckpoint(head(in.Content)) {
+				return nil
 			}
 		}
 		remedy := "paste the whole file unchanged, from its first { to its last }"
@@ -40,7 +55,7 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 				p.Remedy = fmt.Sprintf("line %d is a comment (%s): kubelet checkpoints are plain JSON with no comments, so this is a copy someone annotated; delete the comment lines, or paste the file as it is on the node", pos.Line, c)
 			}
 		}
-		return &FileView{File: in.Name, Problems: []Problem{p}}, true
+		return &FileView{File: in.Name, Problems: []Problem{p}}
 	}
 	v := &FileView{
 		File: in.Name, Kind: string(f.Kind), Format: string(f.Format),
@@ -66,7 +81,7 @@ func decodeStateFile(in InputFile, req *InspectRequest, numa *numaBuilder) (*Fil
 	case f.DRA != nil:
 		draView(v, f.DRA)
 	}
-	return v, true
+	return v
 }
 
 // severityRank orders problems worst first.
@@ -186,19 +201,6 @@ func deviceView(v *FileView, d *statefile.DeviceState, numa *numaBuilder) {
 
 func draView(v *FileView, d *statefile.DRAState) {
 	v.Summary = fmt.Sprintf("%d prepared claim(s)", len(d.Claims))
-}
-
-var checkpointWords = regexp.MustCompile(`(?i)\b(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList|checksum)\b`)
-
-// looksLikeCheckpoint tells whether text that is not JSON may still be a
-// damaged or pasted checkpoint: it starts like JSON or names a
-// checkpoint's fields.
-func looksLikeCheckpoint(content string) bool {
-	t := strings.TrimSpace(strings.TrimPrefix(content, "\ufeff"))
-	if t != "" && (t[0] == '{' || t[0] == '[') {
-		return true
-	}
-	return checkpointWords.MatchString(t[:min(len(t), 64<<10)])
 }
 
 // commentAt returns the comment marker ("#" or "//") that starts the given

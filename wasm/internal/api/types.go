@@ -38,3 +38,11 @@ func (f *InputFile) UnmarshalJSON(b []byte) error {
 	*f = InputFile(p)
 	return nil
 }
+
+// head is the start of content the door's looks read (evidence.SniffKind,
+// CheckpointKind and MayBeCheckpoint look at the first 64 KiB; one byte
+// more tells them it is cut), so that a 10 MB paste is not copied to be
+// recognised.
+func head(content string) []byte {
+	return []byte(content[:min(len(content), 64<<10+1)])
+}
