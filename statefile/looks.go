@@ -2,8 +2,12 @@ package statefile
 
 import "regexp"
 
-// reCheckpointKey finds a member only kubelet checkpoints have.
-var reCheckpointKey = regexp.MustCompile(`(?i)"(policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList)"\s*:`)
+// reCheckpointKey finds a member only kubelet checkpoints have, also
+// inside the escaped JSON of a data string (cpu v4, memory v3, DRA crc32),
+// or the data string of a DRA checkpoint itself. The DRA spew format's
+// DriverName and ClaimUID count in their own case only: a PodResources
+// answer names driverName too.
+var reCheckpointKey = regexp.MustCompile(`\\?"((?i:policyName|defaultCpuSet|machineState|PodDeviceEntries|RegisteredDevices|ClaimInfoStateList)|DriverName|ClaimUID)\\?"\s*:|\A\s*\{\s*"(Data)"\s*:\s*"`)
 
 // Looks reports whether the start of a document looks like a kubelet
 // checkpoint of any kind: it names a member only checkpoints have. why
@@ -11,7 +15,11 @@ var reCheckpointKey = regexp.MustCompile(`(?i)"(policyName|defaultCpuSet|machine
 // It decides nothing about the content: Decode does.
 func Looks(head []byte) (why string, ok bool) {
 	if m := reCheckpointKey.FindSubmatch(head); m != nil {
-		return "a kubelet checkpoint (key " + string(m[1]) + ")", true
+		key := m[1]
+		if len(key) == 0 {
+			key = m[2]
+		}
+		return "a kubelet checkpoint (key " + string(key) + ")", true
 	}
 	return "", false
 }

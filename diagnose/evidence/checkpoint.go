@@ -7,11 +7,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 
 	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/yamljson"
 	"github.com/numascope/numascope/statefile"
 )
+
+// reDataString is a checkpoint whose Data member is a string.
+var reDataString = regexp.MustCompile(`\A\s*\{\s*"Data"\s*:\s*"`)
 
 // CheckpointKind is the kind of kubelet checkpoint the start of data is,
 // as far as the members it names tell before it is decoded: the one kind
@@ -24,8 +28,8 @@ import (
 // pick the configured policy of that kind before the one decode.
 func CheckpointKind(data []byte) statefile.Kind {
 	head := data[:min(len(data), sniffHead)]
-	if _, ok := statefile.Looks(head); !ok {
-		return ""
+	if _, ok := statefile.Looks(head); !ok || reDataString.Match(head) {
+		return "" // Data holding a string: a DRA checkpoint, or a data section of escaped JSON
 	}
 	var kind statefile.Kind
 	for _, f := range kubeletfiles.Checkpoints {

@@ -591,7 +591,7 @@ func loadSnapshot(p string, l limits) (*podresources.Snapshot, error) {
 		return nil, fmt.Errorf("--snapshot: %w", err)
 	}
 	if st.IsDir() {
-		s, err := podresources.LoadFS(&boundedFS{root: p, what: "--snapshot", limit: l.podResources})
+		s, err := podresources.LoadFS(&boundedFS{root: p, what: "--snapshot", limit: l.podResources}, podresources.WithPods(evidence.PodQOSClasses))
 		if err != nil {
 			return nil, fmt.Errorf("--snapshot %s: %w", p, err)
 		}
