@@ -37,6 +37,9 @@ const (
 	CodeDRADriverNotRegistered = "DRADriverNotRegistered"
 	// CodeKubeletPanic: the kubelet crashed in a Go panic.
 	CodeKubeletPanic = "KubeletPanic"
+	// CodeCheckpointVersionSkew: a checkpoint the release the evidence
+	// shows accepts but newer kubelets refuse (an upgrade will stop it).
+	CodeCheckpointVersionSkew = "CheckpointVersionSkew"
 	// CodeKubeletExited: systemd reports the kubelet's process exited with
 	// an error, and no finding says why.
 	CodeKubeletExited = "KubeletExited"

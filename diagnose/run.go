@@ -30,6 +30,7 @@ func Run(ctx context.Context, ev *evidence.Set) (Report, error) {
 		}
 		step()
 	}
+	d.versionSkews()
 	d.kubeletMessages()
 	d.runtimeFailures()
 	d.fatalRecords()
@@ -107,6 +108,9 @@ type diagnosis struct {
 	// cands holds, per log, the records that may carry an admission error
 	// (computed once by admissionRecords).
 	cands map[*evidence.KubeletLog][]int
+	// skews are the checkpoints whose verdict the release the evidence
+	// shows gives otherwise than the newest kubelet (releaseVerdicts).
+	skews map[*statefile.File]skew
 }
 
 // admissionRecords returns the indices of the records of l whose message

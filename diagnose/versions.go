@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/diagnose/evidence"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -346,6 +347,12 @@ func (d *diagnosis) releaseVerdicts() {
 		if err != nil {
 			continue
 		}
+		if f.KubeletAccepts != g.KubeletAccepts && d.ev.Provenance(f) == nil {
+			if d.skews == nil {
+				d.skews = map[*statefile.File]skew{}
+			}
+			d.skews[f] = skew{release: version, newestAccepts: f.KubeletAccepts, newestReason: f.Reason, era: f.Checksum.Era}
+		}
 		// the same *File stays in the evidence: findings and notes refer to it
 		*f = *g
 		if d.ev.Provenance(f) != nil {
@@ -362,4 +369,52 @@ func (d *diagnosis) releaseVerdicts() {
 			}
 		}
 	}
+}
+
+// skew is a checkpoint whose verdict differs between the newest kubelet
+// and the release the evidence shows.
+type skew struct {
+	release       string
+	newestAccepts bool
+	newestReason  string
+	era           string // the checksum layout's era, as the newest verdict matched it
+}
+
+// versionSkews says what a verdict that differs between releases means:
+// a file the newest kubelet accepts but the running release refuses was
+// written by a newer kubelet (a downgrade, an image rolled back), which
+// the finding about the refusal says; a file the running release accepts
+// but the newest refuses will stop the kubelet after an upgrade.
+func (d *diagnosis) versionSkews() {
+	for f, s := range d.skews {
+		if s.newestAccepts {
+			why := fmt.Sprintf(" The newest kubelet (1.37) accepts %s, kubelet %s does not: the file is in a format or checksum layout newer than %s reads", f.Name, s.release, s.release)
+			if s.era != "" {
+				why += " (" + s.era + ")"
+			}
+			why += ", so this is a version skew (a newer kubelet wrote it and the node now runs an older one: a downgrade, a node image rolled back), not damage."
+			for i := range d.report.Findings {
+				if fd := &d.report.Findings[i]; citesFile(*fd, f.Name) {
+					fd.Explanation += why
+				}
+			}
+			continue
+		}
+		d.add(Finding{Code: CodeCheckpointVersionSkew, Severity: statefile.SeverityWarning,
+			Title:    fmt.Sprintf("kubelet %s accepts %s, but newer kubelets refuse it: an upgrade will stop the kubelet", s.release, f.Name),
+			Evidence: []Ref{{File: f.Name, Quote: words.Clip(s.newestReason, 300)}},
+			Explanation: fmt.Sprintf("The release the evidence shows (%s) restores %s; the newest kubelet's restore path refuses it: %s. After an upgrade the kubelet will not start (or will drop the file's data) until the file is moved away.",
+				s.release, f.Name, words.Or(s.newestReason, "it does not read this format")),
+			Remedy: "Before upgrading the kubelet on this node, drain it and move " + f.Name + " away (keep a copy), so the new kubelet writes a fresh one."})
+	}
+}
+
+// citesFile tells whether a finding cites a file.
+func citesFile(f Finding, name string) bool {
+	for _, r := range f.Evidence {
+		if r.File == name {
+			return true
+		}
+	}
+	return false
 }

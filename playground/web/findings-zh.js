@@ -367,6 +367,11 @@ const FINDING_TEXTS = {
         "explanation": "一次 Go panic 立即结束了 kubelet 进程：在它重新启动之前，不会准入任何 Pod，也没有任何管理器在运行（panic 的内容和代码位置见下方英文原文）。如果 panic 来自 kubelet 在启动时恢复或重新准入的内容，它每次重启都会再次 panic。",
         "remedy": "保留完整的 panic 及其 goroutine 帧和 kubelet 版本（kubelet --version），这是应当向上游报告的 kubelet 缺陷；如果帧位于某个管理器恢复状态的代码中，排空节点并把该管理器的状态文件移走（保留副本）可以让 kubelet 启动。"
       },
+      "CheckpointVersionSkew": {
+        "title": "当前的 kubelet 接受该状态文件，但更新的 kubelet 会拒绝它：升级后 kubelet 将无法启动",
+        "explanation": "证据显示的 kubelet 版本能恢复这个状态文件，但最新 kubelet 的恢复路径会拒绝它（原因见下方英文原文）。升级之后，在把该文件移走之前 kubelet 不会启动（或会丢弃其中的数据）。",
+        "remedy": "在升级该节点的 kubelet 之前，先排空节点并把该状态文件移走（保留副本），让新的 kubelet 重新写一份。"
+      },
       "KubeletExited": {
         "title": "systemd 报告 kubelet 进程退出",
         "explanation": "kubelet 的单元因错误而停止，systemd 正在重启它；证据中没有说明它为什么停止。kubelet 会在退出前的最后几行打印原因。",
