@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/cpuset"
 )
 
-const rejectedNote = "A pod rejected at admission stays Failed: the scheduler does not retry it, and a controller that recreates it may land it on the same node and fail the same way again (kubernetes/kubernetes#84757)."
+const rejectedNote = "A pod rejected at admission stays Failed: the scheduler does not retry it, and a controller that recreates it may land it on the same node and fail the same way again."
 
 func (d *diagnosis) topologyAffinity(r *rejection) {
 	policy, scope, pref := d.policy()
@@ -316,7 +316,7 @@ func classifyAffinity(policy string, c *evidence.ContainerAdmission) (cause stri
 			for _, k := range keys {
 				wp = append(wp, fmt.Sprintf("%s prefer(s) %d NUMA node(s)", strings.Join(widths[k], ", "), k))
 			}
-			why = append(why, "restricted admits a merged hint only when every resource prefers the very same NUMA nodes, but "+strings.Join(wp, " while ")+"; that never merges into a preferred hint, however much is free (kubernetes/kubernetes#128669).")
+			why = append(why, "restricted admits a merged hint only when every resource prefers the very same NUMA nodes, but "+strings.Join(wp, " while ")+"; that never merges into a preferred hint, however much is free.")
 			return CausePolicyConstraint, &no, why
 		}
 		why = append(why, "Every resource has a preferred placement free, but on different NUMA nodes, so no preferred placement holds all of them at once.")

@@ -112,7 +112,7 @@ func (d *diagnosis) drift() {
 					d.add(Finding{Code: CodeTerminatedPodHoldsResources, Severity: statefile.SeverityWarning, Pod: p.Ref(),
 						Title:    fmt.Sprintf("Pod %s has finished (%s) but PodResources still reports exclusive resources for it", p.Ref(), p.Phase),
 						Evidence: []Ref{{File: p.Source, Path: p.Path + "/status/phase", Quote: p.Phase}, {File: d.ev.PodResourcesName(), Quote: "pod " + pp.Ref() + " with exclusive resources"}},
-						Explanation: "The kubelet reports terminated pods in PodResources List and keeps their CPUs and memory assigned until the pod object is deleted (kubernetes/kubernetes#119423, #132020). " +
+						Explanation: "The kubelet reports terminated pods in PodResources List and keeps their CPUs and memory assigned until the pod object is deleted. " +
 							"Monitoring built on PodResources over-counts what is allocated, and the resources are not offered to new pods.",
 						Remedy: fmt.Sprintf("Delete the finished pod (kubectl delete pod -n %s %s); for Jobs set ttlSecondsAfterFinished so finished pods are cleaned up.", p.Namespace, p.Name),
 					})

@@ -56,7 +56,7 @@ func TestBareMessageFindings(t *testing.T) {
 		{"memory extend", uae("[memorymanager] failed to find NUMA nodes to extend the current topology hint"), CodeMemoryGroupExtension, evidence.AllocMemoryExtend, []string{"NUMA group"}, nil},
 		{"memory default", uae("[memorymanager] failed to find the default preferred hint"), CodeUnexpectedAdmission, evidence.AllocMemoryDefault, []string{"no NUMA node", "memory_manager_state"}, []string{"no preference"}},
 		{"memory no affinity", uae("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available"), CodeUnexpectedAdmission, evidence.AllocMemoryNoAffinity, []string{"found none"}, nil},
-		{"memory violates", uae("[memorymanager] preferred hint violates NUMA node allocation"), CodeMemoryGroupExtension, evidence.AllocMemoryViolates, []string{"never both", "kubernetes/kubernetes#123443"}, nil},
+		{"memory violates", uae("[memorymanager] preferred hint violates NUMA node allocation"), CodeMemoryGroupExtension, evidence.AllocMemoryViolates, []string{"never both", "from 1.32"}, nil},
 		{"devices short", uae("requested number of devices unavailable for nvidia.com/gpu. Requested: 2, Available: 1"), CodeDevicesUnavailable, evidence.AllocDevicesShort, []string{"had 1 healthy", "needs 2"}, nil},
 		{"update plugin", msgUpdatePlug, CodeDevicesUnavailable, evidence.AllocDevicesShort, []string{"example.com/fpga"}, nil},
 		{"unregistered", uae("cannot allocate unregistered device intel.com/qat"), CodeDevicesUnavailable, evidence.AllocDeviceUnregister, []string{"no device plugin has registered"}, nil},

@@ -68,7 +68,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		f.Code = CodeMemoryGroupExtension
 		f.Title = prefix + "the chosen NUMA hint would mix single-NUMA and multi-NUMA memory allocations"
 		f.Explanation = admitted + "the static memory manager refused the merged hint because it covers NUMA nodes that already hold single-NUMA allocations together with others " +
-			"(or part of an existing group): a NUMA node holds either single-node allocations or belongs to one group, never both. Kubelets that check this (kubernetes/kubernetes#123443) " +
+			"(or part of an existing group): a NUMA node holds either single-node allocations or belongs to one group, never both. Kubelets that check this (from 1.32) " +
 			"fail the allocation instead of admitting a placement that breaks the rule. Under best-effort the CPU or device hints can pull the merge onto such nodes even when another NUMA node would hold the memory."
 		f.Remedy = "Keep multi-NUMA memory pods and single-NUMA pods on different nodes, or size the request so it fits on one NUMA node; with topologyManagerPolicy restricted or single-numa-node the " +
 			"memory manager's preference is enforced at admission instead. " + deleteFailed
@@ -81,7 +81,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 			f.Title = prefix + fmt.Sprintf("%s devices unavailable (requested %s, available %s)", res, req, avail)
 			f.Explanation = fmt.Sprintf("The device manager had %s healthy, unallocated %s devices when the pod was admitted, but the pod needs %s. "+
 				"When this happens right after a node or kubelet restart, the device plugin had not registered again yet: the kubelet admits the pods "+
-				"that were already bound to the node before the plugin reports its devices (kubernetes/kubernetes#125579, #124345). It also happens when "+
+				"that were already bound to the node before the plugin reports its devices. It also happens when "+
 				"init containers and app containers both ask for devices and the devices are not given back in time.", avail, res, req)
 		case evidence.AllocDeviceUnregister:
 			f.Title = prefix + fmt.Sprintf("%s is not registered with the device manager", res)
@@ -91,7 +91,7 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		default:
 			f.Title = prefix + fmt.Sprintf("the %s device plugin is not connected", res)
 			f.Explanation = fmt.Sprintf("The device manager knows %s from its checkpoint, but the plugin's endpoint is not connected: after a kubelet restart the "+
-				"resource is restored as registered before the plugin registers again, and pods admitted in that window fail (kubernetes/kubernetes#118559, #125579). "+
+				"resource is restored as registered before the plugin registers again, and pods admitted in that window fail. "+
 				"This is a start-up race, not a shortage of devices.", res)
 		}
 		f.Remedy = fmt.Sprintf("Check that the %s device plugin is running and registered (kubelet log \"Device plugin connected\" or \"Registered endpoint\"), then delete the failed pod so its controller "+
@@ -107,8 +107,8 @@ func (d *diagnosis) unexpectedAdmission(r *rejection) {
 		} else {
 			f.Title = prefix + fmt.Sprintf("no healthy %s devices present", res)
 			f.Explanation = fmt.Sprintf("The device manager has %s registered but the plugin reports no healthy device. Right after a node reboot or kubelet restart the "+
-				"resource is restored from the checkpoint before the plugin reports its devices, so pods already bound to the node fail this way "+
-				"(kubernetes/kubernetes#125579, #109595); otherwise the devices themselves are unhealthy, which is hardware or the plugin, not scheduling.", res)
+				"resource is restored from the checkpoint before the plugin reports its devices, so pods already bound to the node fail this way; "+
+				"otherwise the devices themselves are unhealthy, which is hardware or the plugin, not scheduling.", res)
 		}
 		f.Remedy = fmt.Sprintf("Check the devices and the plugin on the node (the plugin's logs; for GPUs `nvidia-smi` and `dmesg` for XID errors); cordon the node while %s is unhealthy "+
 			"and repair or reset the device. If it was only the restart window, wait for the plugin to report healthy devices. "+deleteFailed, res)

@@ -514,7 +514,7 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 			}
 			f.Explanation = fmt.Sprintf(whole+"The message says %d CPUs are not a multiple of %d CPUs per core, yet %d is one. Kubelets 1.27 to 1.31 print this form of the error "+
 				"also when no CPU on a completely free core is left (available physical CPUs = 0), so the real cause is that %s "+
-				"(kubernetes/kubernetes#127959 fixed the message in 1.32).", req, per, req, cause)
+				"(1.32 prints the right form).", req, per, req, cause)
 			f.Remedy = "Free CPUs on this node (delete pods holding exclusive CPUs, completed pods and pods with finished init containers that hold them) or run the pod on another node; then delete the failed pod so its controller recreates it."
 			break
 		}
@@ -529,7 +529,7 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 		if per <= 1 {
 			f.Explanation = fmt.Sprintf(whole+"The kubelet reports 1 CPU per core on this node (SMT is off, or hidden from the kubelet), so every free CPU is a whole core. "+
 				"The container asked for %d CPUs but only %d CPUs were free for exclusive use (not reserved, not assigned to other containers). "+
-				"A kubelet restart can cause this on a node that looks free: CPUs restored from cpu_manager_state are counted before the pod's own assignment (kubernetes/kubernetes#129078).", req, avail)
+				"A kubelet restart can cause this on a node that looks free: CPUs restored from cpu_manager_state are counted before the pod's own assignment.", req, avail)
 			f.Remedy = fmt.Sprintf("Free at least %d CPUs (delete pods holding exclusive CPUs, including completed pods and pods whose init containers still hold CPUs), lower the request, or run the pod on another node; "+
 				"then delete the failed pod so its controller recreates it.", req-avail)
 			break
@@ -537,7 +537,7 @@ func (d *diagnosis) smtAlignment(r *rejection) {
 		f.Explanation = fmt.Sprintf("The static CPU manager runs with full-pcpus-only, so a container gets whole physical cores only. "+
 			"It asked for %d CPUs (%d cores of %d threads), but only %d CPUs on completely free cores were available; free CPUs whose sibling "+
 			"thread is taken or reserved do not count. A kubelet restart can make this happen on a node that looks free: CPUs restored from "+
-			"cpu_manager_state and reserved CPUs can split cores (kubernetes/kubernetes#129078).", req, req/max(per, 1), per, avail)
+			"cpu_manager_state and reserved CPUs can split cores.", req, req/max(per, 1), per, avail)
 		f.Remedy = "Free whole cores (delete pods holding exclusive CPUs on half-used cores), make reservedSystemCPUs cover whole cores " +
 			"(all sibling threads), or run the pod on another node; then delete the failed pod so its controller recreates it."
 	case strings.TrimSpace(r.message) == "":

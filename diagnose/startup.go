@@ -50,7 +50,7 @@ func (d *diagnosis) startup() {
 				Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
-					"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods (kubernetes/kubernetes#95041, scylladb/scylla-operator#1265).",
+					"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods.",
 					s.Fields["manager"], file, s.Fields["checkpoint"], s.Fields["configured"], field),
 				Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. "+
 					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
@@ -103,7 +103,7 @@ func (d *diagnosis) startup() {
 				f.Title = "The kubelet will not start: the NUMA memory totals in memory_manager_state no longer match the machine"
 				f.Explanation = "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays every assignment of memory_manager_state onto it. " +
 					"The totals differ (" + strings.Join(detailText, "; ") + "): the memory the kernel reports per NUMA node changed, which happens after a reboot, a kernel or firmware upgrade, " +
-					"a change of hugepages, or memory going offline (kubernetes/kubernetes#109996, #131253, NVIDIA/gpu-operator#455). The kubelet then stops with \"the expected machine state is different from the real one\"."
+					"a change of hugepages, or memory going offline. The kubelet then stops with \"the expected machine state is different from the real one\"."
 			} else {
 				f.Code = CodeMemoryStateReplay
 				f.Title = "The kubelet will not start: the memory manager's machine-state replay failed"
@@ -111,10 +111,10 @@ func (d *diagnosis) startup() {
 				if len(detailText) > 0 {
 					f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
 				}
-				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here (kubernetes/kubernetes#113035, #113130)."
+				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here."
 				if cutShort {
 					f.Explanation += " The logged line is cut before the machine's values (memoryState2), so which field differs cannot be read; the most common cause is that the memory the kernel reports per NUMA node " +
-						"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same (kubernetes/kubernetes#109996, #131253)."
+						"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same."
 					f.Remedy += " To tell which field differs, paste the whole line: `journalctl -u kubelet --no-pager | grep 'Memory states for the NUMA node'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), " +
 						"or the memory_manager_state file with `numactl -H` of the node."
 				}
@@ -144,7 +144,7 @@ func (d *diagnosis) startup() {
 				Title:    "The kubelet will not start: cpu_manager_state covers other CPUs than the ones online",
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs (%s); the file covers %s. %s. "+
-					"CPUs taken offline, hot-added or isolated since the file was written cause this (kubernetes/kubernetes#124066, #98121, #110478).", s.Fields["online"], s.Fields["state"], strings.Join(parts, "; ")),
+					"CPUs taken offline, hot-added or isolated since the file was written cause this.", s.Fields["online"], s.Fields["state"], strings.Join(parts, "; ")),
 				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
 			})
 		}
@@ -173,7 +173,7 @@ func (d *diagnosis) startup() {
 				Title:    title,
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
-					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently (kubernetes/kubernetes#86676, #84783).",
+					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently.",
 				Remedy: "Drain the node, stop the kubelet, move " + file + " away (keep a copy for analysis with `inspect " + words.Or(s.Fields["file"], "FILE") + "`), start the kubelet and uncordon.",
 			})
 		}
@@ -191,7 +191,7 @@ func (d *diagnosis) startup() {
 				Title:    "The device manager could not read kubelet_internal_checkpoint and started without its device assignments",
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
-					"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595).",
+					"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity.",
 				Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
 			})
 		}
@@ -258,7 +258,7 @@ func restoreFailure(l *evidence.KubeletLog, s evidence.Signal) Finding {
 	f := Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError, Evidence: []Ref{logRef(l, s)},
 		Title: "The kubelet will not start: it could not restore " + what}
 	checks := "A checkpoint is refused when its JSON cannot be decoded (a file cut by a crash or edited by hand), when its checksum does not match " +
-		"(\"checkpoint is corrupted\": also a file written by a kubelet release that computed the checksum differently, kubernetes/kubernetes#86676), " +
+		"(\"checkpoint is corrupted\": also a file written by a kubelet release that computed the checksum differently), " +
 		"when it was written under another policy (the policy was changed), or when a CPU set in it cannot be parsed."
 	// inspect reads the resource managers' checkpoints, not the others.
 	check := ""
@@ -355,7 +355,7 @@ func tooManyNUMA(limit, nodes string, refs []Ref) Finding {
 		Title:    fmt.Sprintf("The Topology Manager refuses to start on a machine with %s NUMA nodes", n),
 		Evidence: refs,
 		Explanation: fmt.Sprintf("Merging hints costs one step per combination of NUMA nodes, so the Topology Manager refuses machines with more than %s NUMA nodes unless the policy option "+
-			"max-allowable-numa-nodes raises the limit; with any policy other than none, the kubelet then fails to start (kubernetes/kubernetes#124144; GB200-class machines have 34, #135541).", limit),
+			"max-allowable-numa-nodes raises the limit; with any policy other than none, the kubelet then fails to start (GB200-class machines have 34).", limit),
 		Remedy: "Add `topologyManagerPolicyOptions: {max-allowable-numa-nodes: \"N\"}` with N at least the machine's NUMA node count (beta since 1.31, GA in 1.35; before 1.31 also enable the TopologyManagerPolicyAlphaOptions feature gate). " +
 			"Admission gets slower as N grows; measure it with the topology_manager_admission_duration_ms metric.",
 	}
@@ -440,8 +440,7 @@ func (d *diagnosis) configTraps() {
 				Title:    fmt.Sprintf("Device resource %s has no NUMA topology: it is never aligned", res),
 				Evidence: []Ref{logRef(l, s)},
 				Explanation: fmt.Sprintf("The device plugin for %s reports its devices without NUMA nodes, so the device manager gives the Topology Manager no preference for them "+
-					"and single-numa-node or restricted cannot keep them next to the pod's CPUs and memory. Some plugins leave out the topology by default or cannot read it on virtual machines "+
-					"(kubernetes/kubernetes#102552).", res),
+					"and single-numa-node or restricted cannot keep them next to the pod's CPUs and memory. Some plugins leave out the topology by default or cannot read it on virtual machines.", res),
 				Remedy: "Enable NUMA topology reporting in the device plugin (each device's Topology.Nodes), or accept that this resource is placed without alignment.",
 			})
 		}

@@ -45,7 +45,7 @@ func (d *diagnosis) stateVerdicts() {
 					Title:    fmt.Sprintf("The device manager cannot restore %s and starts without its device assignments", f.Name),
 					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
 					Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it starts empty. Running pods keep their devices, " +
-						"but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity (kubernetes/kubernetes#102880, #109595). Reason: " + f.Reason,
+						"but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity. Reason: " + f.Reason,
 					Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again.",
 				})
 			case mismatch:
@@ -57,7 +57,7 @@ func (d *diagnosis) stateVerdicts() {
 					Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, configured, f.Name, written),
 					Evidence: []Ref{ref, {File: f.Name, Path: "/policyName", Quote: written}},
 					Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
-						"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods (kubernetes/kubernetes#95041, scylladb/scylla-operator#1265).",
+						"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods.",
 						f.Kind, f.Name, written, configured, field),
 					Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. Or set %s back to %q.", f.Name, field, written),
 				})
@@ -66,7 +66,7 @@ func (d *diagnosis) stateVerdicts() {
 					Title:    fmt.Sprintf("%s fails its checksum: the kubelet %s", f.Name, rejectWords(f)),
 					Evidence: append([]Ref{ref}, problemRefs(f, 3)...),
 					Explanation: fmt.Sprintf("The kubelet recomputes the checksum of %s when it restores it and rejects the file when the stored checksum (%d) does not match: the file was changed by hand, "+
-						"truncated by a crash during a write, or written by a kubelet whose structures hash differently (kubernetes/kubernetes#86676, #84783).", f.Name, f.Checksum.Stored),
+						"truncated by a crash during a write, or written by a kubelet whose structures hash differently.", f.Name, f.Checksum.Stored),
 					Remedy: "Drain the node, stop the kubelet, move the file away (keep a copy), start the kubelet and uncordon. `inspect " + f.Name + "` (numascope's inspect command) shows every problem of the file.",
 				})
 			default:
@@ -99,7 +99,7 @@ func (d *diagnosis) stateVerdicts() {
 					Evidence: refs,
 					Explanation: "At start-up the static memory manager replays the entries of memory_manager_state onto a fresh machine state and compares the result with the stored one. " +
 						"Replaying this file gives a different machine state (" + words.Clip(strings.Join(msgs, "; "), 600) + "), so the kubelet would stop with " +
-						"\"the expected machine state is different from the real one\" (kubernetes/kubernetes#113035, #113130).",
+						"\"the expected machine state is different from the real one\".",
 					Remedy: "Plan a drain: drain the node, stop the kubelet, move memory_manager_state away, start the kubelet and uncordon. The running kubelet is not affected until it restarts.",
 				})
 			}
@@ -163,8 +163,7 @@ func (d *diagnosis) machineVsState() {
 				Evidence: []Ref{{File: f.Name, Path: "/defaultCpuSet", Quote: f.CPU.DefaultCPUSet.String()},
 					{File: m.Source, Quote: "online CPUs " + m.OnlineCPUs.String()}},
 				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs; otherwise it stops "+
-					"with \"current set of available CPUs %q doesn't match with CPUs in state %q\". %s. CPUs taken offline, hot-added or isolated since the file was written cause this "+
-					"(kubernetes/kubernetes#124066, #98121, #110478).", online, inState, strings.Join(parts, "; ")),
+					"with \"current set of available CPUs %q doesn't match with CPUs in state %q\". %s. CPUs taken offline, hot-added or isolated since the file was written cause this.", online, inState, strings.Join(parts, "; ")),
 				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
 			})
 		}
@@ -213,7 +212,7 @@ func (d *diagnosis) machineVsState() {
 				Evidence: refs,
 				Explanation: "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays memory_manager_state onto it; any difference in the totals stops the kubelet " +
 					"with \"the expected machine state is different from the real one\". Here " + strings.Join(diffs, "; ") + ". The memory the kernel reports per NUMA node changes after a reboot, " +
-					"a kernel or firmware upgrade, a change of hugepages or memory going offline (kubernetes/kubernetes#109996, #131253, NVIDIA/gpu-operator#455).",
+					"a kernel or firmware upgrade, a change of hugepages or memory going offline.",
 				Remedy: "Drain the node, stop the kubelet, move /var/lib/kubelet/memory_manager_state away (keep a copy), start the kubelet and uncordon. " +
 					"If hugepages are set at boot, make the setting stable so the totals stay the same across reboots.",
 			})

@@ -238,7 +238,7 @@ func messageRange(r *kubeletRange, reason, msg string, status bool, where string
 	case evidence.AllocMemoryExtend, evidence.AllocMemoryDefault, evidence.AllocMemoryExtended, evidence.AllocMemoryNoAffinity:
 		r.narrow(21, 0, fmt.Sprintf("%s: memory manager error", where))
 	case evidence.AllocMemoryViolates:
-		r.narrow(31, 0, fmt.Sprintf("%s: \"preferred hint violates NUMA node allocation\" (kubernetes/kubernetes#123443)", where))
+		r.narrow(32, 0, fmt.Sprintf("%s: \"preferred hint violates NUMA node allocation\" (from 1.32)", where))
 	case evidence.AllocDeviceUnhealthy:
 		r.narrow(26, 0, fmt.Sprintf("%s: \"cannot allocate unhealthy devices\"", where))
 	case evidence.AllocDeviceUnregister:

@@ -29,7 +29,7 @@ const FINDING_TEXTS = {
     "codes": {
       "TopologyAffinityError": {
         "title": "[[Pod {pod} ]]因 TopologyAffinityError 被拒绝",
-        "explanation": "kubelet 的拓扑管理器（策略 {topologyAffinityError.policy|未知}，作用域 {topologyAffinityError.scope|container}）在准入时拒绝了[[容器 {topologyAffinityError.container} 所在的]] Pod[[ {pod}]]。拓扑管理器会向设备、CPU 和内存管理器询问每项请求的资源可以放在哪些 NUMA 节点上（NUMA 提示，hint），合并这些提示，只有当合并后的最佳提示满足策略时才准入。{@why}[[各资源的请求量与各 NUMA 节点（或 NUMA 组）的情况如下。{topologyAffinityError.resources}。]][[kubelet 日志中合并后的最佳提示为：{topologyAffinityError.loggedBestHint}。]]numascope 依据日志和状态文件重新执行合并的过程与结果见下方英文原文。被准入拒绝的 Pod 会一直处于 Failed 状态：调度器不会重试；控制器重建的 Pod 可能再次落到同一节点并以同样方式失败（kubernetes/kubernetes#84757）。",
+        "explanation": "kubelet 的拓扑管理器（策略 {topologyAffinityError.policy|未知}，作用域 {topologyAffinityError.scope|container}）在准入时拒绝了[[容器 {topologyAffinityError.container} 所在的]] Pod[[ {pod}]]。拓扑管理器会向设备、CPU 和内存管理器询问每项请求的资源可以放在哪些 NUMA 节点上（NUMA 提示，hint），合并这些提示，只有当合并后的最佳提示满足策略时才准入。{@why}[[各资源的请求量与各 NUMA 节点（或 NUMA 组）的情况如下。{topologyAffinityError.resources}。]][[kubelet 日志中合并后的最佳提示为：{topologyAffinityError.loggedBestHint}。]]numascope 依据日志和状态文件重新执行合并的过程与结果见下方英文原文。被准入拒绝的 Pod 会一直处于 Failed 状态：调度器不会重试；控制器重建的 Pod 可能再次落到同一节点并以同样方式失败。",
         "why": "仅凭现有证据无法判断是资源不足还是策略不允许这种放置（通常是因为证据中没有该 Pod 的 kubelet 提示日志行）。",
         "remedy": "补充被拒绝前后的 kubelet 日志（journalctl -u kubelet，包含 \"TopologyHints\" 和 \"Best TopologyHint\" 的行）、kubelet 配置和状态文件，然后重新诊断。",
         "variants": [
@@ -77,7 +77,7 @@ const FINDING_TEXTS = {
       },
       "SMTAlignmentError": {
         "title": "[[Pod {pod} ]]因 SMTAlignmentError 被拒绝（CPU 管理器选项 full-pcpus-only）",
-        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时拒绝了该 Pod：拓扑管理器的准入处理程序在合并并接受各提供者的 NUMA 提示之后（策略为 none 时不经提示）调用 CPU 管理器的 Allocate，而 Allocate 在取用任何 CPU 之前先按核的大小检查请求。这不是 TopologyAffinityError，原因也不在 NUMA 对齐：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 由 kubernetes/kubernetes#127959 修正）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误（kubernetes/kubernetes#129078）。",
+        "explanation": "静态 CPU 管理器启用了策略选项 full-pcpus-only，只分配完整的物理核（一个核的全部超线程）。它在准入时拒绝了该 Pod：拓扑管理器的准入处理程序在合并并接受各提供者的 NUMA 提示之后（策略为 none 时不经提示）调用 CPU 管理器的 Allocate，而 Allocate 在取用任何 CPU 之前先按核的大小检查请求。这不是 TopologyAffinityError，原因也不在 NUMA 对齐：要么容器的 CPU 请求不是每核 CPU 数（超线程数）的整数倍，要么完全空闲的物理核不够——一个核只要有一个线程被占用或被预留，它的其余线程就不算可用。具体是哪一种情况，以及请求量、可用量和每核线程数，见下方英文原文。kubelet 1.27 至 1.31 在没有完全空闲的核时也会打印“不是整数倍”形式的错误（1.32 打印正确的形式）；kubelet 重启后，从 cpu_manager_state 恢复的 CPU 和预留的 CPU 可能把核拆开，使看起来空闲的节点也出现这个错误。",
         "remedy": "让每个使用整数 CPU 的 Guaranteed 容器请求每核 CPU 数的整数倍，并确保有足够的完全空闲的物理核：删除在半占用的核上持有独占 CPU 的 Pod（包括已完成的 Pod 和 init 容器已结束却仍占用 CPU 的 Pod），让 reservedSystemCPUs 覆盖完整的核（所有兄弟线程），或者让 Pod 运行在其他节点上；然后删除失败的 Pod，让控制器重建它。需要调整到的具体数量见下方英文原文。"
       },
       "MemoryGroupExtensionFailed": {
@@ -88,7 +88,7 @@ const FINDING_TEXTS = {
           {
             "when": {"cause": "memory-violates-allocation"},
             "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]选定的 NUMA 提示会把单 NUMA 与多 NUMA 的内存分配混在一起",
-            "explanation": "拓扑管理器准入了该 Pod，随后各资源管理器为它分配资源；静态内存管理器拒绝了合并后的提示，因为它覆盖的 NUMA 节点中，既有已承载单 NUMA 分配的节点，又有其他节点（或现有组的一部分）：一个 NUMA 节点要么只承载单节点的分配，要么属于一个组，不能两者兼有。带有这项检查的 kubelet（kubernetes/kubernetes#123443）会让分配失败，而不是准入一个违反该规则的放置。在 best-effort 下，CPU 或设备的提示可能把合并结果拉到这样的节点上，即使另一个 NUMA 节点能放下这些内存。",
+            "explanation": "拓扑管理器准入了该 Pod，随后各资源管理器为它分配资源；静态内存管理器拒绝了合并后的提示，因为它覆盖的 NUMA 节点中，既有已承载单 NUMA 分配的节点，又有其他节点（或现有组的一部分）：一个 NUMA 节点要么只承载单节点的分配，要么属于一个组，不能两者兼有。带有这项检查的 kubelet（1.32 起）会让分配失败，而不是准入一个违反该规则的放置。在 best-effort 下，CPU 或设备的提示可能把合并结果拉到这样的节点上，即使另一个 NUMA 节点能放下这些内存。",
             "remedy": "把多 NUMA 内存的 Pod 与单 NUMA 的 Pod 放在不同的节点上，或者调整请求使其能放进一个 NUMA 节点；使用 topologyManagerPolicy restricted 或 single-numa-node 时，内存管理器的偏好会在准入时就被强制执行。然后删除失败的 Pod，让控制器重建它（被准入拒绝的 Pod 不会被重试）。"
           },
           {
@@ -99,13 +99,13 @@ const FINDING_TEXTS = {
       },
       "DevicesUnavailable": {
         "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]请求的设备不可用",
-        "explanation": "设备管理器无法为该 Pod 分配它请求的设备（资源名与数量见下方英文原文）。在节点或 kubelet 重启之后，设备插件往往还没有重新注册，而 kubelet 会在插件上报设备之前就准入已经绑定到该节点的 Pod（kubernetes/kubernetes#125579、#124345）。",
+        "explanation": "设备管理器无法为该 Pod 分配它请求的设备（资源名与数量见下方英文原文）。在节点或 kubelet 重启之后，设备插件往往还没有重新注册，而 kubelet 会在插件上报设备之前就准入已经绑定到该节点的 Pod。",
         "remedy": "检查该资源的设备插件是否在运行并已注册（kubelet 日志中的 \"Device plugin connected\" 或 \"Registered endpoint\"），然后删除失败的 Pod，让控制器重建它。为了避免重启后再次发生，让设备插件尽早启动（设置优先级类，开机时不拉取镜像）。",
         "variants": [
           {
             "when": {"cause": "devices-unavailable"},
             "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]健康且未分配的设备数量不足",
-            "explanation": "准入该 Pod 时，设备管理器中健康且未分配的设备少于 Pod 的请求（资源名、请求量与可用量见下方英文原文）。如果这发生在节点或 kubelet 重启之后，说明设备插件还没有重新注册：kubelet 会在插件上报设备之前就准入已经绑定到该节点的 Pod（kubernetes/kubernetes#125579、#124345）。当 init 容器和应用容器都请求设备、而设备没有及时归还时，也会出现这种情况。"
+            "explanation": "准入该 Pod 时，设备管理器中健康且未分配的设备少于 Pod 的请求（资源名、请求量与可用量见下方英文原文）。如果这发生在节点或 kubelet 重启之后，说明设备插件还没有重新注册：kubelet 会在插件上报设备之前就准入已经绑定到该节点的 Pod。当 init 容器和应用容器都请求设备、而设备没有及时归还时，也会出现这种情况。"
           },
           {
             "when": {"cause": "device-unregistered"},
@@ -115,7 +115,7 @@ const FINDING_TEXTS = {
           {
             "when": {"cause": "device-endpoint-missing"},
             "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]该资源的设备插件没有连接",
-            "explanation": "设备管理器从检查点中知道该资源（名称见下方英文原文），但插件的端点没有连接：kubelet 重启后，资源在插件重新注册之前就被恢复为已注册，在这段时间内准入的 Pod 会失败（kubernetes/kubernetes#118559、#125579）。这是启动时的竞态，而不是设备短缺。"
+            "explanation": "设备管理器从检查点中知道该资源（名称见下方英文原文），但插件的端点没有连接：kubelet 重启后，资源在插件重新注册之前就被恢复为已注册，在这段时间内准入的 Pod 会失败。这是启动时的竞态，而不是设备短缺。"
           }
         ]
       },
@@ -139,7 +139,7 @@ const FINDING_TEXTS = {
           {
             "when": {"cause": "device-unhealthy"},
             "title": "[[Pod {pod} 因 UnexpectedAdmissionError 被拒绝：]]所需的设备不健康",
-            "explanation": "设备插件报告该 Pod 所需资源（名称见下方英文原文）的设备不健康，因此 kubelet 拒绝在这些设备上启动 Pod。有两种情况：设备管理器按检查点为 Pod 重新准入它原先分配到的设备，而这些设备现在不健康；或者插件根本没有上报任何健康的设备——节点或 kubelet 重启后，资源先从检查点恢复、插件后上报设备，已绑定到该节点的 Pod 就会这样失败（kubernetes/kubernetes#125579、#109595）。是哪一种见下方英文原文。除了重启窗口之外，设备变得不健康是硬件或插件的问题（GPU 掉卡、ECC 或 XID 错误、驱动重置），不是调度或 NUMA 问题：挪动 Pod 不能让它恢复。",
+            "explanation": "设备插件报告该 Pod 所需资源（名称见下方英文原文）的设备不健康，因此 kubelet 拒绝在这些设备上启动 Pod。有两种情况：设备管理器按检查点为 Pod 重新准入它原先分配到的设备，而这些设备现在不健康；或者插件根本没有上报任何健康的设备——节点或 kubelet 重启后，资源先从检查点恢复、插件后上报设备，已绑定到该节点的 Pod 就会这样失败。是哪一种见下方英文原文。除了重启窗口之外，设备变得不健康是硬件或插件的问题（GPU 掉卡、ECC 或 XID 错误、驱动重置），不是调度或 NUMA 问题：挪动 Pod 不能让它恢复。",
             "remedy": "检查节点上的设备和插件（插件的日志；GPU 可用 `nvidia-smi`，并用 `dmesg` 查看 XID 错误）；在设备不健康期间 cordon 该节点，并修复或重置设备。如果只是重启窗口，等待插件上报健康的设备即可。然后删除失败的 Pod，让控制器重建它（被准入拒绝的 Pod 不会被重试）。"
           },
           {
@@ -163,7 +163,7 @@ const FINDING_TEXTS = {
       },
       "CorruptCheckpoint": {
         "title": "检查点文件的校验和不匹配[[（{evidence.0.file}）]]：kubelet 不接受该文件",
-        "explanation": "kubelet 在恢复 {evidence.0.file} 时重新计算其校验和，存储的校验和（数值见下方英文原文）不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体哈希方式不同的 kubelet 写出的（kubernetes/kubernetes#86676、#84783）。",
+        "explanation": "kubelet 在恢复 {evidence.0.file} 时重新计算其校验和，存储的校验和（数值见下方英文原文）不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体哈希方式不同的 kubelet 写出的。",
         "remedy": "排空节点，停止 kubelet，把该文件移走（保留一份副本），启动 kubelet 并 uncordon 节点。`inspect {evidence.0.file}` 会列出该文件的所有问题。",
         "variants": [
           {
@@ -175,7 +175,7 @@ const FINDING_TEXTS = {
           {
             "when": {"evidence.0.line": "*"},
             "title": "kubelet 无法启动：某个检查点文件已损坏（校验和不匹配）",
-            "explanation": "kubelet 在启动时重新计算其状态文件的校验和，存储的校验和不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体布局哈希方式不同的 kubelet 写出的（kubernetes/kubernetes#86676、#84783）。是哪个文件见日志 {evidence.0.file} 第 {evidence.0.line} 行。",
+            "explanation": "kubelet 在启动时重新计算其状态文件的校验和，存储的校验和不匹配时就拒绝该文件：文件被手工修改过、在写入时因崩溃而被截断，或者是由结构体布局哈希方式不同的 kubelet 写出的。是哪个文件见日志 {evidence.0.file} 第 {evidence.0.line} 行。",
             "remedy": "排空节点，停止 kubelet，把日志中点名的状态文件移走（保留一份副本，用 `inspect FILE` 分析），启动 kubelet 并 uncordon 节点。"
           },
           {
@@ -190,7 +190,7 @@ const FINDING_TEXTS = {
       },
       "CheckpointPolicyMismatch": {
         "title": "kubelet 无法启动：配置的策略与状态文件中记录的策略不一致",
-        "explanation": "启动时，CPU 或内存管理器从其状态文件恢复状态；如果文件中记录的策略与配置的策略不同，它就拒绝继续：在一种策略下做出的分配在另一种策略下不可信。在已经运行过 Pod 的节点上修改 cpuManagerPolicy 或 memoryManagerPolicy 后就会这样（kubernetes/kubernetes#95041、scylladb/scylla-operator#1265）。配置的策略、文件中的策略和文件名见下方英文原文。",
+        "explanation": "启动时，CPU 或内存管理器从其状态文件恢复状态；如果文件中记录的策略与配置的策略不同，它就拒绝继续：在一种策略下做出的分配在另一种策略下不可信。在已经运行过 Pod 的节点上修改 cpuManagerPolicy 或 memoryManagerPolicy 后就会这样。配置的策略、文件中的策略和文件名见下方英文原文。",
         "remedy": "排空节点（kubectl drain NODE --ignore-daemonsets），停止 kubelet，把该状态文件移走（保留一份副本），用新策略启动 kubelet，然后 uncordon。或者把策略改回文件中记录的值（见下方英文原文）。",
         "variants": [
           {
@@ -201,7 +201,7 @@ const FINDING_TEXTS = {
       },
       "MemoryStateReplayFailed": {
         "title": "内存管理器的状态文件自相矛盾[[（{evidence.0.file}）]]：kubelet 下次重启后将无法启动",
-        "explanation": "启动时，静态内存管理器把 memory_manager_state 中的分配重放到一个全新的机器状态上，并与文件中存储的机器状态比较；这里两者不同（差异见下方英文原文），kubelet 会以 \"the expected machine state is different from the real one\" 停止。重叠的 NUMA 组、修改过的 reservedMemory，或由记账方式不同的 kubelet 写出的文件都会导致这种情况（kubernetes/kubernetes#113035、#113130）。",
+        "explanation": "启动时，静态内存管理器把 memory_manager_state 中的分配重放到一个全新的机器状态上，并与文件中存储的机器状态比较；这里两者不同（差异见下方英文原文），kubelet 会以 \"the expected machine state is different from the real one\" 停止。重叠的 NUMA 组、修改过的 reservedMemory，或由记账方式不同的 kubelet 写出的文件都会导致这种情况。",
         "remedy": "安排一次排空：排空节点，停止 kubelet，把 memory_manager_state 移走，启动 kubelet 并 uncordon。在重启之前，正在运行的 kubelet 不受影响。",
         "variants": [
           {
@@ -213,7 +213,7 @@ const FINDING_TEXTS = {
       },
       "NUMATotalsChanged": {
         "title": "memory_manager_state 中各 NUMA 节点的内存总量与机器不再一致：kubelet（再次）启动时将失败",
-        "explanation": "启动时，静态内存管理器根据当前的 NUMA 拓扑重建机器状态，并把 memory_manager_state 重放上去；总量的任何差异都会让 kubelet 以 \"the expected machine state is different from the real one\" 停止。哪些 NUMA 节点、哪种内存不一致以及相应数值，见下方英文原文。内核报告的每个 NUMA 节点的内存会在重启、内核或固件升级、大页配置变化或内存下线之后改变（kubernetes/kubernetes#109996、#131253、NVIDIA/gpu-operator#455）。",
+        "explanation": "启动时，静态内存管理器根据当前的 NUMA 拓扑重建机器状态，并把 memory_manager_state 重放上去；总量的任何差异都会让 kubelet 以 \"the expected machine state is different from the real one\" 停止。哪些 NUMA 节点、哪种内存不一致以及相应数值，见下方英文原文。内核报告的每个 NUMA 节点的内存会在重启、内核或固件升级、大页配置变化或内存下线之后改变。",
         "remedy": "排空节点，停止 kubelet，把 /var/lib/kubelet/memory_manager_state 移走（保留一份副本），启动 kubelet 并 uncordon。如果 reservedMemory 或大页配置改变过，先让它们与机器一致；如果大页在开机时设置，让该设置保持稳定，使每次重启后的总量相同。",
         "variants": [
           {
@@ -224,12 +224,12 @@ const FINDING_TEXTS = {
       },
       "OfflineCPUsInState": {
         "title": "cpu_manager_state 覆盖的 CPU 与在线 CPU 不一致：kubelet 无法启动",
-        "explanation": "静态 CPU 管理器要求 cpu_manager_state 中的共享池加上所有独占分配正好等于在线的 CPU，否则它会以 \"current set of available CPUs ... doesn't match with CPUs in state ...\" 停止。哪些 CPU 不一致见下方英文原文。自文件写入以来下线、热插入或被隔离的 CPU 会导致这种情况（kubernetes/kubernetes#124066、#98121、#110478）。",
+        "explanation": "静态 CPU 管理器要求 cpu_manager_state 中的共享池加上所有独占分配正好等于在线的 CPU，否则它会以 \"current set of available CPUs ... doesn't match with CPUs in state ...\" 停止。哪些 CPU 不一致见下方英文原文。自文件写入以来下线、热插入或被隔离的 CPU 会导致这种情况。",
         "remedy": "如果这不是有意为之，让这些 CPU 重新上线；否则排空节点，停止 kubelet，把 /var/lib/kubelet/cpu_manager_state 移走，启动 kubelet 并 uncordon。"
       },
       "TooManyNUMANodes": {
         "title": "NUMA 节点数超过拓扑管理器的上限：kubelet 无法启动",
-        "explanation": "合并提示的代价随 NUMA 节点组合的数量增长，因此拓扑管理器拒绝 NUMA 节点多于上限（默认 8 个）的机器，除非用策略选项 max-allowable-numa-nodes 提高上限；此时只要策略不是 none，kubelet 就无法启动（kubernetes/kubernetes#124144；GB200 级别的机器有 34 个 NUMA 节点，#135541）。本机的节点数与生效的上限见下方英文原文。",
+        "explanation": "合并提示的代价随 NUMA 节点组合的数量增长，因此拓扑管理器拒绝 NUMA 节点多于上限（默认 8 个）的机器，除非用策略选项 max-allowable-numa-nodes 提高上限；此时只要策略不是 none，kubelet 就无法启动（GB200 级别的机器有 34 个 NUMA 节点）。本机的节点数与生效的上限见下方英文原文。",
         "remedy": "添加 `topologyManagerPolicyOptions: {max-allowable-numa-nodes: \"N\"}`，N 不小于机器的 NUMA 节点数（1.31 起为 beta，1.35 起 GA；1.31 之前还需启用 TopologyManagerPolicyAlphaOptions 特性门控）。N 越大准入越慢；可用 topology_manager_admission_duration_ms 指标衡量。"
       },
       "PolicyNameCase": {
@@ -256,12 +256,12 @@ const FINDING_TEXTS = {
       },
       "DeviceWithoutNUMATopology": {
         "title": "某个设备资源没有 NUMA 拓扑信息：它永远不会被对齐",
-        "explanation": "该资源（名称见下方英文原文）的设备插件上报设备时没有附带 NUMA 节点，因此设备管理器不会为它们向拓扑管理器提供偏好，single-numa-node 或 restricted 也无法让它们靠近 Pod 的 CPU 和内存。有些插件默认不上报拓扑，或者在虚拟机上读不到拓扑（kubernetes/kubernetes#102552）。",
+        "explanation": "该资源（名称见下方英文原文）的设备插件上报设备时没有附带 NUMA 节点，因此设备管理器不会为它们向拓扑管理器提供偏好，single-numa-node 或 restricted 也无法让它们靠近 Pod 的 CPU 和内存。有些插件默认不上报拓扑，或者在虚拟机上读不到拓扑。",
         "remedy": "在设备插件中启用 NUMA 拓扑上报（每个设备的 Topology.Nodes），或者接受该资源在放置时不做对齐。"
       },
       "DeviceCheckpointUnreadable": {
         "title": "设备管理器无法恢复其检查点[[ {evidence.0.file}]]，启动时没有设备分配记录",
-        "explanation": "与 CPU 和内存管理器不同，设备管理器读不了检查点时不会让 kubelet 停止：它以空状态启动。运行中的 Pod 保留着它们的设备，但 kubelet 不再知道这一点，可能把同一个设备分给新 Pod，并报告错误的 NUMA 亲和性（kubernetes/kubernetes#102880、#109595）。读取失败的原因见下方英文原文。",
+        "explanation": "与 CPU 和内存管理器不同，设备管理器读不了检查点时不会让 kubelet 停止：它以空状态启动。运行中的 Pod 保留着它们的设备，但 kubelet 不再知道这一点，可能把同一个设备分给新 Pod，并报告错误的 NUMA 亲和性。读取失败的原因见下方英文原文。",
         "remedy": "排空节点并重启 kubelet，让所有使用设备的 Pod 重新准入。",
         "variants": [
           {
@@ -278,7 +278,7 @@ const FINDING_TEXTS = {
       },
       "TerminatedPodHoldsResources": {
         "title": "[[Pod {pod} ]]已经结束，但 PodResources 仍报告它持有独占资源",
-        "explanation": "[[该 Pod 的阶段为 {evidence.0.quote}。]]kubelet 会在 PodResources List 中报告已终止的 Pod，并在 Pod 对象被删除之前一直保留分配给它们的 CPU 和内存（kubernetes/kubernetes#119423、#132020）。基于 PodResources 的监控会多算已分配的资源，这些资源也不会提供给新 Pod。",
+        "explanation": "[[该 Pod 的阶段为 {evidence.0.quote}。]]kubelet 会在 PodResources List 中报告已终止的 Pod，并在 Pod 对象被删除之前一直保留分配给它们的 CPU 和内存。基于 PodResources 的监控会多算已分配的资源，这些资源也不会提供给新 Pod。",
         "remedy": "删除已结束的 Pod[[ {pod}]]（`kubectl delete pod -n <命名空间> <名称>`）；Job 请设置 ttlSecondsAfterFinished，以便自动清理已结束的 Pod。"
       },
       "UnexplainedNUMAGroup": {
