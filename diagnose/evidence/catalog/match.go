@@ -87,6 +87,23 @@ func (h *Hit) Innermost() *Hit {
 }
 
 // Matcher finds catalogue entries in text. It is safe for concurrent use.
+const (
+	// MaxLine is how much of one line Match reads (see Match).
+	MaxLine = 64 << 10
+	// MaxDepth is how many hits deep Match follows wrapped errors.
+	MaxDepth = 32
+)
+
+// cutLine cuts a line to MaxLine bytes, back to the start of a UTF-8
+// character.
+func cutLine(line string) string {
+	n := MaxLine
+	for n > MaxLine-4 && n > 0 && line[n]&0xc0 == 0x80 {
+		n--
+	}
+	return line[:n]
+}
+
 type Matcher struct {
 	entries     []Entry
 	pats        []*pattern
@@ -161,6 +178,12 @@ func (m *Matcher) Unmatchable() []*Entry { return append([]*Entry(nil), m.unmatc
 // and event table rows, and in bare text. Text is read line by line. Each
 // hit's error operands are matched in turn (Hit.Wrapped); the hits
 // returned are those not inside another. The work is linear in the text.
+//
+// A line longer than MaxLine bytes is matched on its first MaxLine bytes:
+// the kubelet's messages open their lines, and what runs past that is data
+// (a dump, a repeated fragment) whose matching would cost memory in
+// proportion. A chain of wrapped errors is followed MaxDepth hits deep; the
+// text past that stays the innermost hit's capture.
 func (m *Matcher) Match(text string) []Hit {
 	sc := m.pool.Get().(*scanner)
 	defer m.pool.Put(sc)
@@ -176,6 +199,9 @@ func (m *Matcher) Match(text string) []Hit {
 		line := text[start:end]
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
+		}
+		if len(line) > MaxLine {
+			line = cutLine(line)
 		}
 		if len(line) > 0 {
 			out = sc.line(line, start, out)
@@ -510,9 +536,18 @@ func (sc *scanner) assemble(out []Hit) []Hit {
 	// constant text is dropped.
 	top, stack := sc.top[:0], sc.stack[:0]
 	defer func() { sc.top, sc.stack = top[:0], stack[:0] }()
+	var deep *cand // a candidate past MaxDepth: it and what it holds are dropped
 	for _, c := range uniq {
+		if deep != nil && deep.holds(c) {
+			continue
+		}
+		deep = nil
 		for len(stack) > 0 && !stack[len(stack)-1].holds(c) {
 			stack = stack[:len(stack)-1]
+		}
+		if len(stack) >= MaxDepth {
+			deep = c
+			continue
 		}
 		if len(stack) == 0 {
 			top = append(top, c)
