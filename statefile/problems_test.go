@@ -44,7 +44,7 @@ func TestNameRendering(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.quoted, quoteName(tc.in))
-			assert.Equal(t, tc.quoted, fmt.Sprintf("%s", qname(tc.in)))
+			assert.Equal(t, tc.quoted, qname(tc.in).String())
 			assert.Equal(t, tc.text, nameText(tc.in))
 			assert.Equal(t, tc.text, fmt.Sprint(bname(tc.in)))
 			assert.Equal(t, tc.token, nameToken(tc.in))

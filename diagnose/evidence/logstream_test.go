@@ -9,7 +9,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/numascope/numascope/diagnose/evidence/internal/paste"
 	"github.com/numascope/numascope/internal/fuzzbudget"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/journalgen"
@@ -28,25 +26,6 @@ var (
 	journalOut  = flag.String("journal", "", "write a generated `journalctl -u kubelet` log to this file (TestWriteJournal)")
 	journalSize = flag.Int64("journal-size", 1<<30, "size of the log TestWriteJournal writes")
 )
-
-// pasted reports whether a file of dir is changed by the paste normaliser
-// (Markdown, prompts, entities...), which a streamed log does without.
-func pasted(t *testing.T, dir string) bool {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		require.NoError(t, err)
-		if k, _ := primaryKind(b); k == KindLog && paste.Normalize(b).Changed() {
-			return true
-		}
-	}
-	return false
-}
 
 // TestLogStream checks what a streamed log says about itself: its size
 // limit, gzip, an unbounded read, a log with no kubelet line.
