@@ -291,10 +291,15 @@ func startBrowser(t testing.TB, exe, proxyAddr string, limit time.Duration) cont
 		chromedp.Flag("disable-client-side-phishing-detection", true),
 		chromedp.Flag("disable-features", "Translate,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,"+
 			"MediaRouter,DialMediaRouteProvider,NetworkTimeServiceQuerying,CertificateTransparencyComponentUpdater,"+
-			"InterestFeedContentSuggestions,PrivacySandboxSettings4,AccountConsistency,SigninInterceptBubbleV2"),
+			"InterestFeedContentSuggestions,PrivacySandboxSettings4,AccountConsistency,SigninInterceptBubbleV2,"+
+			"AimEnabled,AimServerEligibilityEnabled,AimServerRequestOnStartupEnabled,PreconnectToSearch,PreconnectFromKeyedService"),
 		chromedp.Flag("variations-server-url", "http://127.0.0.1:9/"),
 		chromedp.Flag("allow-browser-signin", "false"),
 		chromedp.Flag("gaia-url", "http://127.0.0.1:9/"),
+		// Chromium checks in with GCM even with background networking off.
+		chromedp.Flag("gcm-checkin-url", "http://127.0.0.1:9/"),
+		chromedp.Flag("gcm-mcs-endpoint", "http://127.0.0.1:9/"),
+		chromedp.Flag("gcm-registration-url", "http://127.0.0.1:9/"),
 		chromedp.Flag("disable-component-extensions-with-background-pages", true),
 		chromedp.Flag("component-updater", "disable-background-downloads,disable-delta-updates,url-source=http://127.0.0.1:9/"),
 		chromedp.Flag("proxy-server", "http://"+proxyAddr),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -244,6 +245,42 @@ func TestHostileInputsInBrowser(t *testing.T) {
 		msg := evalString(t, tab, inputErrorText)
 		assert.Contains(t, msg, "cpu_manager_state")
 		assert.Contains(t, msg, "12.00 MiB")
+		assert.Zero(t, evalInt(t, tab, `document.querySelector('[data-testid=input]').value.length`), "the text area stays empty")
+	})
+
+	t.Run("gzip journal is decompressed, a gzip bomb refused", func(t *testing.T) {
+		dir := t.TempDir()
+		journal, err := filepath.Abs(filepath.Join("..", "diagnose", "testdata", "log-journal-json-gzip", "journal.json.gz"))
+		require.NoError(t, err)
+		// A bomb: 64 MiB of zeros gzip'd to about 64 KiB, twice over.
+		var inner, outer bytes.Buffer
+		zw := gzip.NewWriter(&inner)
+		_, err = zw.Write(make([]byte, 64<<20))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		zw = gzip.NewWriter(&outer)
+		_, err = zw.Write(inner.Bytes())
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		bomb := filepath.Join(dir, "kubelet.log.gz")
+		require.NoError(t, os.WriteFile(bomb, outer.Bytes(), 0o644))
+
+		tab, _ := hostilePage(t, ctx, srv.URL+"/")
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		require.NoError(t, chromedp.Do(tab, chromedp.SetUploadFiles(chromedp.CSS("[data-testid=open-files]"), []string{journal})))
+		waitFor(t, tab, "the journal's finding", `document.querySelector('[data-testid=finding][data-code=TopologyAffinityError]')`)
+		assert.Zero(t, evalInt(t, tab, `document.querySelectorAll('[data-testid=finding][data-code=EvidenceUnreadable]').length`), "the decompressed journal is read")
+
+		tab, _ = hostilePage(t, ctx, srv.URL+"/")
+		waitFor(t, tab, "the engine to load", `document.body.dataset.engine === 'ready'`)
+		start := time.Now()
+		require.NoError(t, chromedp.Do(tab, chromedp.SetUploadFiles(chromedp.CSS("[data-testid=open-files]"), []string{bomb})))
+		ok, took := until(tab, start, inputErrorText+` !== ''`)
+		t.Logf("gzip bomb (%d bytes, 64 MiB inside): outcome after %s", outer.Len(), took.Round(time.Millisecond))
+		require.True(t, ok, "no input error within %s", outcomeWait)
+		msg := evalString(t, tab, inputErrorText)
+		assert.Contains(t, msg, "kubelet.log.gz")
+		assert.Contains(t, msg, "unpacks to more than")
 		assert.Zero(t, evalInt(t, tab, `document.querySelector('[data-testid=input]').value.length`), "the text area stays empty")
 	})
 

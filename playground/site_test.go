@@ -56,11 +56,17 @@ import (
 // added 35 KB: 9,403,252 raw, 2,252,062 gzip, 1,585,619 brotli without
 // wasm-opt; 8,861,096 raw, 2,277,649 gzip, 1,626,036 brotli with it; both
 // raw budgets grew (by 32 and 64 KB), the gzip and brotli ones did not.
+// The kubelet's message catalogue (1,886 entries of 1.16-1.37 with their
+// classification, 1.66 MB of JSON lines, and the matcher that reads them)
+// added 2.48 MB raw, 468 KB gzip and 258 KB brotli: 11,884,769 raw,
+// 2,719,641 gzip, 1,843,129 brotli without wasm-opt. Every budget grew by
+// that and stays about 1.5-3% over it; the browser build that answers a
+// checkpoint without the catalogue is the way back down.
 const (
-	maxWasmBytes          = 9 << 20         // without wasm-opt
-	maxWasmOptimizedBytes = 8<<20 + 512<<10 // with wasm-opt -Oz
-	maxWasmGzipBytes      = 2<<20 + 192<<10
-	maxWasmBrotliBytes    = 1<<20 + 576<<10
+	maxWasmBytes          = 11<<20 + 512<<10 // without wasm-opt
+	maxWasmOptimizedBytes = 11 << 20         // with wasm-opt -Oz
+	maxWasmGzipBytes      = 2<<20 + 704<<10
+	maxWasmBrotliBytes    = 1<<20 + 832<<10
 )
 
 func TestWasmDependenciesStayLight(t *testing.T) {

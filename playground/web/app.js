@@ -502,7 +502,14 @@ async function addFiles(fileList) {
   const added = [];
   let total = bytes;
   for (const k of kept) {
-    const content = await k.file.text();
+    let content;
+    try {
+      content = await readOpened(k.file, Math.min(MAX_FILE_BYTES, MAX_TOTAL_BYTES - total));
+    } catch (e) {
+      if (!(e instanceof FileError)) throw e;
+      refused.push(e.message);
+      continue;
+    }
     // Bytes that are not UTF-8 come back as U+FFFD, three bytes each.
     const n = utf8Bytes(content);
     if (total + n > MAX_TOTAL_BYTES) { refused.push(T("not-loaded-total", { names: k.name + " (" + fmtBytes(n) + ")", max: fmtBytes(MAX_TOTAL_BYTES) })); continue; }
@@ -1529,6 +1536,36 @@ function b64url(bytes) {
 // and what to do, in the page's language.
 class ShareError extends Error {}
 
+const SHARE_FAIL = {
+  Err: ShareError,
+  tooLarge: (cap) => T("share-too-large", { max: fmtBytes(cap) }),
+  bad: (msg) => T("share-deflate", { msg }),
+};
+
+// FileError is an opened file that cannot be read; its message says why.
+class FileError extends Error {}
+
+// GZIP_LAYERS is how many gzip layers an opened file may have (a .gz of a
+// .gz happens when a bundle is compressed again), as the command line reads.
+const GZIP_LAYERS = 3;
+
+// readOpened reads an opened or dropped file as text. A gzip file (one that
+// starts with the gzip magic 1f 8b, whatever its name) is decompressed in the
+// browser, up to GZIP_LAYERS layers, and refused as soon as it unpacks to
+// more than cap bytes, so a journal.gz reads as the command line reads it.
+async function readOpened(file, cap) {
+  let bytes = new Uint8Array(await file.arrayBuffer());
+  for (let layer = 0; bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b; layer++) {
+    if (layer === GZIP_LAYERS) throw new FileError(T("gzip-layers", { name: file.name, n: GZIP_LAYERS }));
+    bytes = await inflate(bytes, cap, "gzip", {
+      Err: FileError,
+      tooLarge: (max) => T("gzip-too-large", { name: file.name, max: fmtBytes(max) }),
+      bad: (msg) => T("gzip-bad", { name: file.name, msg }),
+    });
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 function unb64url(s) {
   if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) throw new ShareError(T("share-base64"));
   let bin;
@@ -1538,11 +1575,15 @@ function unb64url(s) {
   return out;
 }
 
-// inflate decompresses raw deflate data as a stream, feeding it a slice at a
-// time and reading chunk by chunk, and stops as soon as the output passes
-// cap: a deflate bomb is refused after about cap bytes, not after all of it.
-async function inflate(bytes, cap) {
-  const ds = new DecompressionStream("deflate-raw");
+// inflate decompresses raw deflate data (or, with format "gzip", one gzip
+// layer) as a stream, feeding it a slice at a time and reading chunk by
+// chunk, and stops as soon as the output passes cap: a bomb is refused after
+// about cap bytes, not after all of it. fail names the errors: fail.tooLarge()
+// and fail.bad(msg) give the messages, fail.Err their class (a share link's by
+// default).
+async function inflate(bytes, cap, format, fail) {
+  fail = fail || SHARE_FAIL;
+  const ds = new DecompressionStream(format || "deflate-raw");
   const writer = ds.writable.getWriter();
   const reader = ds.readable.getReader();
   let stop = false;
@@ -1564,14 +1605,14 @@ async function inflate(bytes, cap) {
         stop = true;
         reader.cancel().catch(() => {});
         writer.abort().catch(() => {});
-        throw new ShareError(T("share-too-large", { max: fmtBytes(cap) }));
+        throw new fail.Err(fail.tooLarge(cap));
       }
       chunks.push(value);
     }
     await feeding;
   } catch (e) {
-    if (e instanceof ShareError) throw e;
-    throw new ShareError(T("share-deflate", { msg: (e && e.message) || String(e) }));
+    if (e instanceof fail.Err) throw e;
+    throw new fail.Err(fail.bad((e && e.message) || String(e)));
   }
   const out = new Uint8Array(got);
   let off = 0;
