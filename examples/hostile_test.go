@@ -59,6 +59,9 @@ var hostiles = []hostile{
 	{name: "podresources: --from /dev/zero", example: "podresources", args: []string{"--from", "/dev/zero"}, want: []string{"/dev/zero"}},
 	{name: "podresources: --qos FIFO", example: "podresources", args: []string{"--from", "podresources/testdata/offline/numascope", "--qos", "{{fifo}}"}, want: []string{"FIFO"}},
 	{name: "agent: state dir with a wide cpu state", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-wide", "--sysfs", "none", "--socket", "none"}, want: []string{"cpu_manager_state"}},
+	{name: "cpu state with one 64 KiB pod key over 4,000 containers", example: "inspect", args: []string{"{{dir}}/longkey-cpu-state"}, want: []string{"longkey-cpu-state", "bytes)"}},
+	{name: "diagnose: cpu state with one 64 KiB pod key", example: "diagnose", args: []string{"--state", "{{dir}}/longkey-cpu-state"}, want: []string{"longkey-cpu-state"}},
+	{name: "agent: state dir with one 64 KiB pod key", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-longkey", "--sysfs", "none", "--socket", "none"}, want: []string{"cpu_manager_state"}},
 	{name: "agent: state dir whose cpu state is a FIFO", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-fifo", "--sysfs", "none", "--socket", "none"}, want: []string{"FIFO"}},
 }
 
@@ -87,6 +90,19 @@ func hostileFiles(t *testing.T, dir string) (fifo string) {
 	}
 	write("machine-info.json", machine("3"))
 	write("maxint-machine-info.json", machine("9223372036854775807"))
+	// One pod key of 64 KiB holding 4,000 containers: every problem about
+	// it once copied the whole key (2.7 GiB for inspect).
+	var long strings.Builder
+	fmt.Fprintf(&long, `{"policyName":"static","defaultCpuSet":"0-3","entries":{%q:{`, strings.Repeat("p", 64<<10))
+	for i := range 4000 {
+		if i > 0 {
+			long.WriteString(",")
+		}
+		fmt.Fprintf(&long, `"c%d":"4"`, i)
+	}
+	long.WriteString(`}},"checksum":1}`)
+	write("longkey-cpu-state", long.String())
+	write("node-longkey/cpu_manager_state", long.String())
 	var arr strings.Builder
 	arr.WriteString("[")
 	for arr.Len() < 20<<20 {
