@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/jsonrepair"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/topomgr"
@@ -45,17 +44,17 @@ func (d *diagnosis) drift() {
 			}
 			containers := cpuF.CPU.Entries[uid]
 			pod := d.podByUID(uid)
+			base := statefile.Pointer("entries", uid)
 			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				cpus := containers[cname]
-				path := "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname)
-				ref := Ref{File: cpuF.Name, Path: path, Quote: cpus.String()}
+				ref := Ref{File: cpuF.Name, Path: base + statefile.Pointer(cname), Quote: cpus.String()}
 				if pod != nil {
 					if d.heldByFinished(pod, cname, cpus, ref) {
 						continue
 					}
 				}
 				if pr != nil && !cpusReported(pr, cname, cpus) {
-					who := "pod UID " + uid
+					who := "pod UID " + statefile.NameText(uid)
 					if pod != nil {
 						who = "pod " + pod.Ref()
 					}
@@ -78,15 +77,16 @@ func (d *diagnosis) drift() {
 			}
 			containers := memF.Memory.Entries[uid]
 			pod := d.podByUID(uid)
+			base := statefile.Pointer("entries", uid)
 			for _, cname := range slices.Sorted(maps.Keys(containers)) {
 				blocks := containers[cname]
-				ref := Ref{File: memF.Name, Path: "/entries/" + jsonptr.Escape(uid) + "/" + jsonptr.Escape(cname), Quote: blocksText(blocks)}
+				ref := Ref{File: memF.Name, Path: base + statefile.Pointer(cname), Quote: blocksText(blocks)}
 				if pod != nil && terminal(pod) {
 					d.completedPod(pod, "memory "+blocksText(blocks), ref)
 					continue
 				}
 				if pr != nil && !memoryReported(pr, cname, blocks) {
-					who := "pod UID " + uid
+					who := "pod UID " + statefile.NameText(uid)
 					if pod != nil {
 						who = "pod " + pod.Ref()
 					}

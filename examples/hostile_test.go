@@ -61,6 +61,7 @@ var hostiles = []hostile{
 	{name: "agent: state dir with a wide cpu state", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-wide", "--sysfs", "none", "--socket", "none"}, want: []string{"cpu_manager_state"}},
 	{name: "cpu state with one 64 KiB pod key over 4,000 containers", example: "inspect", args: []string{"{{dir}}/longkey-cpu-state"}, want: []string{"longkey-cpu-state", "bytes)"}},
 	{name: "diagnose: cpu state with one 64 KiB pod key", example: "diagnose", args: []string{"--state", "{{dir}}/longkey-cpu-state"}, want: []string{"longkey-cpu-state"}},
+	{name: "diagnose: cut cpu state with one 200 KiB pod key over 80,000 containers", example: "diagnose", args: []string{"--state", "{{dir}}/repair-cpu-state"}, want: []string{"repair-cpu-state", "trailing comma"}},
 	{name: "agent: state dir with one 64 KiB pod key", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-longkey", "--sysfs", "none", "--socket", "none"}, want: []string{"cpu_manager_state"}},
 	{name: "agent: state dir whose cpu state is a FIFO", example: "agent", args: []string{"--once", "--state-dir", "{{dir}}/node-fifo", "--sysfs", "none", "--socket", "none"}, want: []string{"FIFO"}},
 }
@@ -103,6 +104,16 @@ func hostileFiles(t *testing.T, dir string) (fifo string) {
 	long.WriteString(`}},"checksum":1}`)
 	write("longkey-cpu-state", long.String())
 	write("node-longkey/cpu_manager_state", long.String())
+	// The same shape, larger and with a trailing comma, so the reader
+	// repairs it: the repair and every reference to a container once
+	// copied the pod key per container (17 s for 1.2 MB).
+	long.Reset()
+	fmt.Fprintf(&long, `{"policyName":"static","defaultCpuSet":"0-3","entries":{%q:{`, strings.Repeat("p", 200<<10))
+	for i := range 80000 {
+		fmt.Fprintf(&long, `"c%d":"4",`, i)
+	}
+	long.WriteString(`}},"checksum":1}`)
+	write("repair-cpu-state", long.String())
 	var arr strings.Builder
 	arr.WriteString("[")
 	for arr.Len() < 20<<20 {

@@ -126,6 +126,17 @@ func CutToken(token string) (prefix string, size int, ok bool) {
 	return rest[:i], n, true
 }
 
+// Pointer is the JSON pointer a Problem writes for a path of keys: each
+// key escaped, one longer than 320 bytes cut to its first bytes, "…" and
+// its length (see CutToken). Callers that point into a decoded file with
+// problems of their own use it, so their references match the problems'
+// and a hostile key is not copied whole into each.
+func Pointer(tokens ...string) string { return pointer(tokens...) }
+
+// NameText is a key of a file as a message writes it bare: a key longer
+// than 320 bytes is cut and quoted ("aaaa…" (131072 bytes)).
+func NameText(s string) string { return nameText(s) }
+
 // pointer builds a JSON pointer from path tokens; a token longer than
 // maxNameBytes is cut (nameToken).
 func pointer(tokens ...string) string {
