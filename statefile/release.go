@@ -36,8 +36,8 @@ import (
 //     crc32 layout. The error texts change at 1.31 and 1.34; devices gain
 //     ShareID at 1.35 and drivers skipNodeOperations at 1.37.
 const (
-	oldestKubeletMinor = 28
-	newestKubeletMinor = 37
+	oldestKubeletMinor = kubeversion.Oldest
+	newestKubeletMinor = kubeversion.Newest
 )
 
 // kubeletRelease is the minor number of a kubelet release 1.<minor>.

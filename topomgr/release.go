@@ -20,8 +20,8 @@ import "github.com/numascope/numascope/internal/kubeversion"
 //     Beta-level Options not enabled").
 //   - 1.35-1.37: max-allowable-numa-nodes is GA.
 const (
-	oldestTopologyRelease = 28
-	newestTopologyRelease = 37
+	oldestTopologyRelease = kubeversion.Oldest
+	newestTopologyRelease = kubeversion.Newest
 )
 
 // topologyRelease is what one kubelet release's Topology Manager knows.

@@ -12,6 +12,7 @@ import (
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/kubeversion"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -47,7 +48,7 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 	fs.StringVar(&nf.allocatable, "allocatable", "", "PodResources GetAllocatableResources JSON: the devices' NUMA nodes")
 	fs.StringVar(&nf.reserved, "reserved-cpus", "", "reservedSystemCPUs, e.g. 0-1")
 	fs.Var(nf.options, "option", "topology manager policy option name=value (repeatable; replaces the config's options)")
-	fs.StringVar(&nf.version, "kubelet-version", "", "the node's kubelet release X.Y (1.28 to 1.37, e.g. 1.30 or v1.30.4): its policy options, their feature gates and error texts, and its state-file restore code (default: the newest)")
+	fs.StringVar(&nf.version, "kubelet-version", "", "the node's kubelet release X.Y ("+kubeversion.Range()+", e.g. 1.30 or v1.30.4): its policy options, their feature gates and error texts, and its state-file restore code (default: the newest)")
 	fs.Var(nf.cpuOptions, "cpu-option", "CPU manager static policy option name=value, e.g. full-pcpus-only=true (repeatable; replaces the config's cpuManagerPolicyOptions)")
 	return nf
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/kubeversion"
 )
 
 type list []string
@@ -72,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
 	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
-	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` (1.28 to 1.37, e.g. 1.30 or v1.30.4), for the verdicts on the checkpoint files; default: the release the evidence shows, else the newest")
+	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` ("+kubeversion.Range()+", e.g. 1.30 or v1.30.4), for the verdicts on the checkpoint files; default: the release the evidence shows, else the newest")
 	out := cliout.Register(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	// Files and flags may be mixed: parse up to each file, take it, go on.

@@ -43,6 +43,7 @@ import (
 
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/kubeversion"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -112,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.topology, "topology", "", "the node's topology, to place CPUs on NUMA nodes: `PATH` of cAdvisor machine-info JSON (a file) or of a copy of /sys (a directory; /sys itself on the node)")
 	fs.StringVar(&o.policy, "policy", "", "the `POLICY` the kubelet is configured with (cpu: none|static, memory: None|Static); default: the policy named in the file")
 	kind := fs.String("kind", "", "force the checkpoint `KIND` (cpu, memory, device, dra); default: detect from content")
-	fs.StringVar(&o.version, "kubelet-version", "", "the release of the node's kubelet, `X.Y` (1.28 to 1.37, e.g. 1.30, v1.30.4 or the output of kubelet --version): the verdict is that release's; default: the newest, 1.37")
+	fs.StringVar(&o.version, "kubelet-version", "", "the release of the node's kubelet, `X.Y` ("+kubeversion.Range()+", e.g. 1.30, v1.30.4 or the output of kubelet --version): the verdict is that release's; default: the newest, "+kubeversion.NewestRelease())
 	fs.Usage = func() {} // -h prints the usage to stdout below; a wrong flag gets one line pointing at --help
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -12,6 +12,21 @@ import (
 	"strings"
 )
 
+// The kubelet releases whose restore code (statefile) and Topology Manager
+// (topomgr) numascope follows, as minor numbers of 1.x. A new release
+// starts here: raising Newest makes the tests say what else it needs (its
+// verdict step, its conformance module, the message catalogue).
+const (
+	Oldest = 28
+	Newest = 37
+)
+
+// Range is the supported releases as help texts write them: "1.28 to 1.37".
+func Range() string { return fmt.Sprintf("1.%d to 1.%d", Oldest, Newest) }
+
+// NewestRelease is the newest supported release: "1.37".
+func NewestRelease() string { return fmt.Sprintf("1.%d", Newest) }
+
 var reVersion = regexp.MustCompile(`^(?:Kubernetes )?v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?$`)
 
 // Minor returns the minor number of the 1.x release s names, which must lie
