@@ -68,9 +68,17 @@ func (f *checker) applyRelease(data []byte, opts Options) error {
 	accepts, reason := f.KubeletAccepts, f.Reason
 	switch f.Kind {
 	case KindCPU:
-		accepts, reason = f.cpuVerdict(rel, data, opts)
+		var assumed bool
+		accepts, reason, assumed = f.cpuVerdict(rel, data, opts)
+		if assumed {
+			defer f.assumedPolicy(rel, KindCPU)
+		}
 	case KindMemory:
-		accepts, reason = f.memoryVerdict(rel, data, opts)
+		var assumed bool
+		accepts, reason, assumed = f.memoryVerdict(rel, data, opts)
+		if assumed {
+			defer f.assumedPolicy(rel, KindMemory)
+		}
 	case KindDevice:
 		if !accepts && rel <= 30 && f.layoutMatched(layoutDevV1) {
 			// readCheckpoint's fallback to the 1.19 layout
@@ -137,11 +145,59 @@ func (f *File) layoutMatched(name string) bool {
 	return false
 }
 
+// The kubelet's default policies (KubeletConfiguration cpuManagerPolicy and
+// memoryManagerPolicy): a kubelet always runs with a policy, so the one it
+// compares with a checkpoint's is never empty.
+const (
+	defaultCPUPolicy    = "none"
+	defaultMemoryPolicy = "None"
+)
+
+// releasePolicy is the policy a release's restore code compares with the
+// file's: the configured one when opts names it; else the file's own (the
+// kubelet restarted with its configuration unchanged), except when the
+// release reads no policy from a file that keeps it in a data section this
+// release does not read (a v4 cpu file or a v3 memory file without their
+// outer copy, read by a release before their reader): the file's policy
+// is then not what the node was configured with, and the comparison is
+// with the kubelet's default, which the caller says it assumed.
+func releasePolicy(opts Options, recorded, fallback string, data []byte) (policy string, assumed bool) {
+	switch {
+	case opts.Policy != "":
+		return opts.Policy, false
+	case recorded != "" || !hasDataSection(data):
+		return recorded, false
+	}
+	return fallback, true
+}
+
+// hasDataSection reports whether a checkpoint has a data member (the v4
+// cpu and v3 memory layouts keep their state there).
+func hasDataSection(data []byte) bool {
+	var cp struct {
+		Data *json.RawMessage `json:"data"`
+	}
+	return json.Unmarshal(data, &cp) == nil && cp.Data != nil
+}
+
+// assumedPolicy adds the note that the verdict assumed the kubelet's
+// default policy, when the file recorded none for this release to compare.
+func (f *checker) assumedPolicy(rel kubeletRelease, kind Kind) {
+	def, other, flag := defaultCPUPolicy, "static", "cpuManagerPolicy"
+	if kind == KindMemory {
+		def, other, flag = defaultMemoryPolicy, "Static", "memoryManagerPolicy"
+	}
+	f.problem(SeverityInfo, "", "give the node's configured policy (--policy, or the kubelet configuration) to check the verdict against it",
+		"kubelet %s reads no policy name from this file, and compares it with the configured %s: the verdict assumes the kubelet's default, %q (with %q the kubelet refuses the file the same way)", rel, flag, def, other)
+}
+
 // --- cpu_manager_state ---
 
 // cpuVerdict follows restoreState of kubelet 1.28 to 1.36 (default feature
 // gates, no running containers).
-func (f *File) cpuVerdict(rel kubeletRelease, data []byte, opts Options) (bool, string) {
+// assumed reports that the file recorded no policy for the release to
+// compare, so the kubelet's default was compared (see releasePolicy).
+func (f *File) cpuVerdict(rel kubeletRelease, data []byte, opts Options) (accepts bool, reason string, assumed bool) {
 	// The kubelet's own struct names: encoding/json puts them in its errors.
 	type CPUManagerCheckpointV1 struct {
 		PolicyName    string            `json:"policyName"`
@@ -160,8 +216,8 @@ func (f *File) cpuVerdict(rel kubeletRelease, data []byte, opts Options) (bool, 
 
 	var policy, def string
 	var entries map[string]map[string]string
-	fail := func(err error) (bool, string) {
-		return false, kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name))
+	fail := func(err error) (bool, string, bool) {
+		return false, kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the CPU manager checkpoint file %q before restarting Kubelet", err, f.Name)), assumed
 	}
 	readV1 := func() (*CPUManagerCheckpointV1, error) {
 		v1 := &CPUManagerCheckpointV1{Entries: map[string]string{}}
@@ -217,10 +273,8 @@ func (f *File) cpuVerdict(rel kubeletRelease, data []byte, opts Options) (bool, 
 			policy, def = v1.PolicyName, v1.DefaultCPUSet
 		}
 	}
-	configured := opts.Policy
-	if configured == "" {
-		configured = policy
-	}
+	var configured string
+	configured, assumed = releasePolicy(opts, policy, defaultCPUPolicy, data)
 	if configured != policy {
 		return fail(fmt.Errorf("configured policy %q differs from state checkpoint policy %q", configured, policy))
 	}
@@ -236,14 +290,14 @@ func (f *File) cpuVerdict(rel kubeletRelease, data []byte, opts Options) (bool, 
 			}
 		}
 	}
-	return true, ""
+	return true, "", assumed
 }
 
 // --- memory_manager_state ---
 
 // memoryVerdict follows restoreState of kubelet 1.28 to 1.36 (default
 // feature gates).
-func (f *File) memoryVerdict(rel kubeletRelease, data []byte, opts Options) (bool, string) {
+func (f *File) memoryVerdict(rel kubeletRelease, data []byte, opts Options) (accepts bool, reason string, assumed bool) {
 	type MemoryManagerCheckpoint struct {
 		PolicyName   string                        `json:"policyName"`
 		MachineState map[int]*NUMANodeState        `json:"machineState"`
@@ -267,13 +321,17 @@ func (f *File) memoryVerdict(rel kubeletRelease, data []byte, opts Options) (boo
 	if err == nil && (sum != 0 || rel <= 35) && !f.layoutMatched(layoutMemV1) {
 		err = errCorrupt
 	}
-	if err == nil && opts.Policy != "" && opts.Policy != policy {
-		err = fmt.Errorf("[memorymanager] configured policy %q differs from state checkpoint policy %q", opts.Policy, policy)
+	if err == nil {
+		var configured string
+		configured, assumed = releasePolicy(opts, policy, defaultMemoryPolicy, data)
+		if configured != policy {
+			err = fmt.Errorf("[memorymanager] configured policy %q differs from state checkpoint policy %q", configured, policy)
+		}
 	}
 	if err != nil {
-		return false, kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the memory manager checkpoint file %q before restarting Kubelet", err, f.Name))
+		return false, kubeText(fmt.Sprintf("could not restore state from checkpoint: %v, please drain this node and delete the memory manager checkpoint file %q before restarting Kubelet", err, f.Name)), assumed
 	}
-	return true, ""
+	return true, "", assumed
 }
 
 // --- dra_manager_state ---

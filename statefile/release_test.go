@@ -116,6 +116,7 @@ func TestDecodeKubeletVersion(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, file, version string
+		policy              string
 		kind                Kind
 		accepts             bool
 		checksumValid       bool
@@ -136,16 +137,33 @@ func TestDecodeKubeletVersion(t *testing.T) {
 		{name: "cpu v3 file, read by 1.35", file: "cpu/v3-static.json", kind: KindCPU, version: "1.35", onReject: RefusesToStart,
 			reason:  `could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file "cpu_manager_state" before restarting Kubelet`,
 			problem: "kubelet 1.35 refuses to start with this file"},
+		// A v4 file with only data and dataChecksum: releases before the v4
+		// reader read no policy name and a zero checksum (skipped), and
+		// compare the empty policy with the configured one, which is never
+		// empty: the kubelet refuses to start under either policy.
+		{name: "cpu v4 data-only file, read by 1.35, policy not given", checksumValid: true, file: "../release/cpu-v4-data-only-none.json", kind: KindCPU, version: "1.35", onReject: RefusesToStart,
+			reason:  `could not restore state from checkpoint: configured policy "none" differs from state checkpoint policy "", please drain this node and delete the CPU manager checkpoint file "cpu_manager_state" before restarting Kubelet`,
+			problem: `the verdict assumes the kubelet's default, "none" (with "static" the kubelet refuses the file the same way)`},
+		{name: "cpu v4 data-only file, read by 1.28 under static", checksumValid: true, file: "../release/cpu-v4-data-only-static.json", kind: KindCPU, version: "1.28", policy: "static", onReject: RefusesToStart,
+			reason: `could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "", please drain this node and delete the CPU manager checkpoint file "cpu_manager_state" before restarting Kubelet`},
+		{name: "cpu v4 data-only file, read by 1.36 (v2 reader, then v1)", checksumValid: true, file: "../release/cpu-v4-data-only-static.json", kind: KindCPU, version: "1.36", onReject: RefusesToStart,
+			reason: `could not restore state from checkpoint: configured policy "none" differs from state checkpoint policy "", please drain this node and delete the CPU manager checkpoint file "cpu_manager_state" before restarting Kubelet`},
+		{name: "memory v3 data-only file, read by 1.36 (a zero checksum skipped)", file: "../release/memory-v3-data-only.json", kind: KindMemory, version: "1.36", checksumValid: true, onReject: RefusesToStart,
+			reason:  `could not restore state from checkpoint: [memorymanager] configured policy "None" differs from state checkpoint policy "", please drain this node and delete the memory manager checkpoint file "memory_manager_state" before restarting Kubelet`,
+			problem: `the verdict assumes the kubelet's default, "None" (with "Static" the kubelet refuses the file the same way)`},
+		{name: "memory v3 data-only file, read by 1.35 (the zero checksum verified)", file: "../release/memory-v3-data-only.json", kind: KindMemory, version: "1.35", onReject: RefusesToStart,
+			reason: `could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the memory manager checkpoint file "memory_manager_state" before restarting Kubelet`},
+		{name: "cpu v4 data-only file, newest kubelet reads v4", file: "../release/cpu-v4-data-only-static.json", kind: KindCPU, version: "", accepts: true, checksumValid: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			name := map[Kind]string{KindCPU: "cpu_manager_state", KindDRA: "dra_manager_state", KindDevice: "kubelet_internal_checkpoint"}[tc.kind]
-			f, err := Decode(read(tc.file), Options{Name: name, Kind: tc.kind, KubeletVersion: tc.version})
+			name := map[Kind]string{KindCPU: "cpu_manager_state", KindMemory: "memory_manager_state", KindDRA: "dra_manager_state", KindDevice: "kubelet_internal_checkpoint"}[tc.kind]
+			f, err := Decode(read(tc.file), Options{Name: name, Kind: tc.kind, KubeletVersion: tc.version, Policy: tc.policy})
 			require.NoError(t, err)
 			assert.Equal(t, tc.accepts, f.KubeletAccepts, "KubeletAccepts (reason %q)", f.Reason)
 			assert.Equal(t, tc.onReject, f.OnReject)
 			assert.Equal(t, tc.reason, f.Reason)
 			assert.Equal(t, tc.checksumValid, f.Checksum.Valid, "Checksum.Valid")
-			v, err := Verify(read(tc.file), Options{Name: name, Kind: tc.kind, KubeletVersion: tc.version})
+			v, err := Verify(read(tc.file), Options{Name: name, Kind: tc.kind, KubeletVersion: tc.version, Policy: tc.policy})
 			require.NoError(t, err)
 			assert.Equal(t, Verdict{Kind: f.Kind, Format: f.Format, Checksum: f.Checksum, KubeletAccepts: f.KubeletAccepts, OnReject: f.OnReject, Reason: f.Reason}, *v, "Verify is Decode's verdict")
 			if tc.problem != "" {
