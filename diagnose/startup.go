@@ -36,191 +36,261 @@ func (d *diagnosis) startup() {
 	}
 	for _, l := range d.ev.Logs {
 		specific := false
-		for _, s := range l.SignalsOf(evidence.SignalPolicyMismatch) {
-			specific = true
-			if !once("pm" + s.Fields["manager"]) {
-				continue
-			}
-			file := "/var/lib/kubelet/cpu_manager_state"
-			field := "cpuManagerPolicy"
-			if s.Fields["manager"] == "memory" {
-				file, field = "/var/lib/kubelet/memory_manager_state", "memoryManagerPolicy"
-			}
-			d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
-				Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
-				Evidence: []Ref{logRef(l, s)},
-				Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
-					"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods.",
-					s.Fields["manager"], file, s.Fields["checkpoint"], s.Fields["configured"], field),
-				Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. "+
-					"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
-			})
-		}
-		details := l.SignalsOf(evidence.SignalMemoryStateDetail)
-		mismatches := l.SignalsOf(evidence.SignalMemoryStateMismatch)
-		if len(mismatches) == 0 && len(details) > 0 {
-			// The memory manager logs these details only from validateState,
-			// which then fails with "the expected machine state is different
-			// from the real one": a paste cut after the detail still shows
-			// the failure.
-			mismatches = details[:1]
-		}
-		for _, s := range mismatches {
-			specific = true
-			if !once("msm") {
-				continue
-			}
-			refs := []Ref{logRef(l, s)}
-			total, cutShort := false, false
-			var detailText []string
-			for _, dd := range details {
-				if dd.Line != s.Line {
-					refs = append(refs, logRef(l, dd))
-				}
-				t1, t2, n := loggedTotals(dd.Fields["memoryState1"] + " " + dd.Fields["memoryState2"])
-				if dd.Fields["field"] == "" && n == 1 {
-					cutShort = true
-				}
-				if dd.Fields["field"] == "TotalMemSize" {
-					total = true
-					detailText = append(detailText, fmt.Sprintf("the state file records a total of %s bytes where the machine now has %s", dd.Fields["TotalMemSize1"], dd.Fields["TotalMemSize2"]))
-				} else if dd.Fields["field"] == "" && n == 2 && t1 != t2 {
-					// Kubelets before 1.32 log both memory tables without
-					// naming the field that differs.
-					total = true
-					detailText = append(detailText, fmt.Sprintf("NUMA node %s %s: the state file records a total of %s bytes where the machine now has %s", dd.Fields["node"], dd.Fields["resource"], t1, t2))
-				} else if dd.Fields["field"] != "" {
-					detailText = append(detailText, fmt.Sprintf("field %s differs on NUMA node %s (%s)", dd.Fields["field"], dd.Fields["node"], dd.Fields["resource"]))
-				} else if dd.Text != "" {
-					detailText = append(detailText, strings.ToLower(dd.Text[:1])+dd.Text[1:])
-				}
-			}
-			f := Finding{Severity: statefile.SeverityError, Evidence: refs,
-				Remedy: "Drain the node, stop the kubelet, move /var/lib/kubelet/memory_manager_state away (keep a copy), start the kubelet and uncordon. " +
-					"If reservedMemory or the hugepage configuration changed, make them match the machine first."}
-			if total {
-				f.Code = CodeNUMATotalsChanged
-				f.Title = "The kubelet will not start: the NUMA memory totals in memory_manager_state no longer match the machine"
-				f.Explanation = "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays every assignment of memory_manager_state onto it. " +
-					"The totals differ (" + strings.Join(detailText, "; ") + "): the memory the kernel reports per NUMA node changed, which happens after a reboot, a kernel or firmware upgrade, " +
-					"a change of hugepages, or memory going offline. The kubelet then stops with \"the expected machine state is different from the real one\"."
-			} else {
-				f.Code = CodeMemoryStateReplay
-				f.Title = "The kubelet will not start: the memory manager's machine-state replay failed"
-				f.Explanation = "At start-up the static memory manager replays the assignments in memory_manager_state onto a fresh machine state and compares the result with the stored one; they differ"
-				if len(detailText) > 0 {
-					f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
-				}
-				f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here."
-				if cutShort {
-					f.Explanation += " The logged line is cut before the machine's values (memoryState2), so which field differs cannot be read; the most common cause is that the memory the kernel reports per NUMA node " +
-						"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same."
-					f.Remedy += " To tell which field differs, paste the whole line: `journalctl -u kubelet --no-pager | grep 'Memory states for the NUMA node'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), " +
-						"or the memory_manager_state file with `numactl -H` of the node."
-				}
-			}
-			d.add(f)
-		}
-		for _, s := range l.SignalsOf(evidence.SignalCPUSetMismatch) {
-			specific = true
-			if !once("cpus") {
-				continue
-			}
-			online, oerr := cpulist.Parse(s.Fields["online"])
-			state, serr := cpulist.Parse(s.Fields["state"])
-			offline := state.Difference(online)
-			added := online.Difference(state)
-			var parts []string
-			if oerr != nil || serr != nil {
-				parts = append(parts, "the logged CPU sets cannot be compared: "+errors.Join(oerr, serr).Error())
-			}
-			if offline.Size() > 0 {
-				parts = append(parts, fmt.Sprintf("CPUs %s are in the state file but not online now", offline))
-			}
-			if added.Size() > 0 {
-				parts = append(parts, fmt.Sprintf("CPUs %s are online now but missing from the state file", added))
-			}
-			d.add(Finding{Code: CodeOfflineCPUs, Severity: statefile.SeverityError,
-				Title:    "The kubelet will not start: cpu_manager_state covers other CPUs than the ones online",
-				Evidence: []Ref{logRef(l, s)},
-				Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs (%s); the file covers %s. %s. "+
-					"CPUs taken offline, hot-added or isolated since the file was written cause this.", s.Fields["online"], s.Fields["state"], strings.Join(parts, "; ")),
-				Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
-			})
-		}
-		for _, s := range l.SignalsOf(evidence.SignalNUMALimit) {
-			specific = true
-			if !once("numa") {
-				continue
-			}
-			nodes := ""
-			if m := d.ev.Machine; m != nil {
-				nodes = strconv.Itoa(len(m.Nodes))
-			}
-			d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
-		}
-		for _, s := range l.SignalsOf(evidence.SignalCorruptCheckpoint) {
-			specific = true
-			if !once("corrupt") {
-				continue
-			}
-			file, title := "the state file named in the log", "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)"
-			if p := s.Fields["file"]; p != "" {
-				file = p
-				title = "The kubelet will not start: " + p + " is corrupted (checksum mismatch)"
-			}
-			d.add(Finding{Code: CodeCorruptCheckpoint, Severity: statefile.SeverityError,
-				Title:    title,
-				Evidence: []Ref{logRef(l, s)},
-				Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
-					"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently.",
-				Remedy: "Drain the node, stop the kubelet, move " + file + " away (keep a copy for analysis with `inspect " + words.Or(s.Fields["file"], "FILE") + "`), start the kubelet and uncordon.",
-			})
-		}
-		for _, s := range l.SignalsOf(evidence.SignalUnknownPolicy) {
-			specific = true
-			if once("unknown" + s.Fields["policy"]) {
-				d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
+		for _, found := range []func(*evidence.KubeletLog, func(string) bool) bool{
+			d.policyMismatches, d.memoryStateMismatches, d.cpuSetMismatches, d.numaLimits, d.corruptCheckpoints, d.unknownPolicies,
+		} {
+			if found(l, once) {
+				specific = true
 			}
 		}
-		for _, s := range l.SignalsOf(evidence.SignalDeviceCheckpoint) {
-			if !once("devcp") {
-				continue
-			}
-			d.add(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
-				Title:    "The device manager could not read kubelet_internal_checkpoint and started without its device assignments",
-				Evidence: []Ref{logRef(l, s)},
-				Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
-					"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity.",
-				Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
-			})
-		}
+		d.deviceCheckpoint(l, once)
 		if !specific {
-			for _, s := range l.Signals {
-				if s.Kind != evidence.SignalContainerManager && s.Kind != evidence.SignalRestoreFailed && s.Kind != evidence.SignalInvalidState {
-					continue
-				}
-				if f, ok := reservationStartFailure(s.Text, []Ref{logRef(l, s)}); ok {
-					if once("reservation" + f.Code) {
-						d.add(f)
-					}
-					continue
-				}
-				if s.Kind == evidence.SignalRestoreFailed {
-					if once("restore") {
-						d.add(restoreFailure(l, s))
-					}
-					continue
-				}
-				if once("start") {
-					d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
-						Title:       "The kubelet failed to start its container manager",
-						Evidence:    []Ref{logRef(l, s)},
-						Explanation: "The kubelet stopped while starting the CPU, memory, device or DRA manager: " + s.Text,
-						Remedy:      "Read the wrapped error; for a state file the kubelet names, drain the node, move the file away and restart the kubelet.",
-					})
-				}
+			d.startFailures(l, once)
+		}
+	}
+}
+
+// policyMismatches adds a finding for each manager whose checkpoint was written
+// under another policy than the configured one, and reports whether the
+// log has such a signal.
+func (d *diagnosis) policyMismatches(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	for _, s := range l.SignalsOf(evidence.SignalPolicyMismatch) {
+		specific = true
+		if !once("pm" + s.Fields["manager"]) {
+			continue
+		}
+		file := "/var/lib/kubelet/cpu_manager_state"
+		field := "cpuManagerPolicy"
+		if s.Fields["manager"] == "memory" {
+			file, field = "/var/lib/kubelet/memory_manager_state", "memoryManagerPolicy"
+		}
+		d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
+			Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
+			Evidence: []Ref{logRef(l, s)},
+			Explanation: fmt.Sprintf("At start-up the %s manager restores its state from %s and refuses to go on when the policy recorded in the file differs from the configured one: "+
+				"assignments made under %q cannot be trusted under %q. This is what happens after changing %s on a node that already ran pods.",
+				s.Fields["manager"], file, s.Fields["checkpoint"], s.Fields["configured"], field),
+			Remedy: fmt.Sprintf("Drain the node (kubectl drain NODE --ignore-daemonsets), stop the kubelet, move %s away (keep a copy), start the kubelet with the new policy, then uncordon. "+
+				"Or set %s back to %q.", file, field, s.Fields["checkpoint"]),
+		})
+	}
+	return specific
+}
+
+// cpuSetMismatches adds a finding when cpu_manager_state covers other CPUs than
+// the online ones, and reports whether the log has such a signal.
+func (d *diagnosis) cpuSetMismatches(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	for _, s := range l.SignalsOf(evidence.SignalCPUSetMismatch) {
+		specific = true
+		if !once("cpus") {
+			continue
+		}
+		online, oerr := cpulist.Parse(s.Fields["online"])
+		state, serr := cpulist.Parse(s.Fields["state"])
+		offline := state.Difference(online)
+		added := online.Difference(state)
+		var parts []string
+		if oerr != nil || serr != nil {
+			parts = append(parts, "the logged CPU sets cannot be compared: "+errors.Join(oerr, serr).Error())
+		}
+		if offline.Size() > 0 {
+			parts = append(parts, fmt.Sprintf("CPUs %s are in the state file but not online now", offline))
+		}
+		if added.Size() > 0 {
+			parts = append(parts, fmt.Sprintf("CPUs %s are online now but missing from the state file", added))
+		}
+		d.add(Finding{Code: CodeOfflineCPUs, Severity: statefile.SeverityError,
+			Title:    "The kubelet will not start: cpu_manager_state covers other CPUs than the ones online",
+			Evidence: []Ref{logRef(l, s)},
+			Explanation: fmt.Sprintf("The static CPU manager requires the shared pool plus all exclusive assignments in cpu_manager_state to equal exactly the online CPUs (%s); the file covers %s. %s. "+
+				"CPUs taken offline, hot-added or isolated since the file was written cause this.", s.Fields["online"], s.Fields["state"], strings.Join(parts, "; ")),
+			Remedy: "Bring the CPUs back online if that was not intended; otherwise drain the node, stop the kubelet, move /var/lib/kubelet/cpu_manager_state away, start the kubelet and uncordon.",
+		})
+	}
+	return specific
+}
+
+// numaLimits adds a finding when the Topology Manager refused a machine with
+// too many NUMA nodes, and reports whether the log has such a signal.
+func (d *diagnosis) numaLimits(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	for _, s := range l.SignalsOf(evidence.SignalNUMALimit) {
+		specific = true
+		if !once("numa") {
+			continue
+		}
+		nodes := ""
+		if m := d.ev.Machine; m != nil {
+			nodes = strconv.Itoa(len(m.Nodes))
+		}
+		d.merge(tooManyNUMA(s.Fields["limit"], nodes, []Ref{logRef(l, s)}))
+	}
+	return specific
+}
+
+// corruptCheckpoints adds a finding when a checkpoint file failed its checksum,
+// and reports whether the log has such a signal.
+func (d *diagnosis) corruptCheckpoints(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	for _, s := range l.SignalsOf(evidence.SignalCorruptCheckpoint) {
+		specific = true
+		if !once("corrupt") {
+			continue
+		}
+		file, title := "the state file named in the log", "The kubelet will not start: a checkpoint file is corrupted (checksum mismatch)"
+		if p := s.Fields["file"]; p != "" {
+			file = p
+			title = "The kubelet will not start: " + p + " is corrupted (checksum mismatch)"
+		}
+		d.add(Finding{Code: CodeCorruptCheckpoint, Severity: statefile.SeverityError,
+			Title:    title,
+			Evidence: []Ref{logRef(l, s)},
+			Explanation: "The kubelet recomputes the checksum of its state file at start-up and refuses it when the stored checksum does not match: the file was changed by hand, " +
+				"truncated by a crash during a write, or written by a kubelet whose struct layout hashes differently.",
+			Remedy: "Drain the node, stop the kubelet, move " + file + " away (keep a copy for analysis with `inspect " + words.Or(s.Fields["file"], "FILE") + "`), start the kubelet and uncordon.",
+		})
+	}
+	return specific
+}
+
+// unknownPolicies adds a finding for each policy the kubelet does not know, and
+// reports whether the log has such a signal.
+func (d *diagnosis) unknownPolicies(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	for _, s := range l.SignalsOf(evidence.SignalUnknownPolicy) {
+		specific = true
+		if once("unknown" + s.Fields["policy"]) {
+			d.merge(policyCase(s.Fields["policy"], "", []Ref{logRef(l, s)}))
+		}
+	}
+	return specific
+}
+
+// memoryStateMismatches adds a finding when the memory manager's replay of
+// memory_manager_state failed, and reports whether the log has such a
+// signal.
+func (d *diagnosis) memoryStateMismatches(l *evidence.KubeletLog, once func(string) bool) bool {
+	specific := false
+	details := l.SignalsOf(evidence.SignalMemoryStateDetail)
+	mismatches := l.SignalsOf(evidence.SignalMemoryStateMismatch)
+	if len(mismatches) == 0 && len(details) > 0 {
+		// The memory manager logs these details only from validateState,
+		// which then fails with "the expected machine state is different
+		// from the real one": a paste cut after the detail still shows
+		// the failure.
+		mismatches = details[:1]
+	}
+	for _, s := range mismatches {
+		specific = true
+		if !once("msm") {
+			continue
+		}
+		d.add(memoryStateFinding(l, s, details))
+	}
+	return specific
+}
+
+// memoryStateFinding explains the failed replay signal s from the details
+// the memory manager logged before it: changed NUMA totals, or another
+// difference.
+func memoryStateFinding(l *evidence.KubeletLog, s evidence.Signal, details []evidence.Signal) Finding {
+	refs := []Ref{logRef(l, s)}
+	total, cutShort := false, false
+	var detailText []string
+	for _, dd := range details {
+		if dd.Line != s.Line {
+			refs = append(refs, logRef(l, dd))
+		}
+		t1, t2, n := loggedTotals(dd.Fields["memoryState1"] + " " + dd.Fields["memoryState2"])
+		if dd.Fields["field"] == "" && n == 1 {
+			cutShort = true
+		}
+		if dd.Fields["field"] == "TotalMemSize" {
+			total = true
+			detailText = append(detailText, fmt.Sprintf("the state file records a total of %s bytes where the machine now has %s", dd.Fields["TotalMemSize1"], dd.Fields["TotalMemSize2"]))
+		} else if dd.Fields["field"] == "" && n == 2 && t1 != t2 {
+			// Kubelets before 1.32 log both memory tables without
+			// naming the field that differs.
+			total = true
+			detailText = append(detailText, fmt.Sprintf("NUMA node %s %s: the state file records a total of %s bytes where the machine now has %s", dd.Fields["node"], dd.Fields["resource"], t1, t2))
+		} else if dd.Fields["field"] != "" {
+			detailText = append(detailText, fmt.Sprintf("field %s differs on NUMA node %s (%s)", dd.Fields["field"], dd.Fields["node"], dd.Fields["resource"]))
+		} else if dd.Text != "" {
+			detailText = append(detailText, strings.ToLower(dd.Text[:1])+dd.Text[1:])
+		}
+	}
+	f := Finding{Severity: statefile.SeverityError, Evidence: refs,
+		Remedy: "Drain the node, stop the kubelet, move /var/lib/kubelet/memory_manager_state away (keep a copy), start the kubelet and uncordon. " +
+			"If reservedMemory or the hugepage configuration changed, make them match the machine first."}
+	if total {
+		f.Code = CodeNUMATotalsChanged
+		f.Title = "The kubelet will not start: the NUMA memory totals in memory_manager_state no longer match the machine"
+		f.Explanation = "At start-up the static memory manager rebuilds the machine state from the current NUMA topology and replays every assignment of memory_manager_state onto it. " +
+			"The totals differ (" + strings.Join(detailText, "; ") + "): the memory the kernel reports per NUMA node changed, which happens after a reboot, a kernel or firmware upgrade, " +
+			"a change of hugepages, or memory going offline. The kubelet then stops with \"the expected machine state is different from the real one\"."
+	} else {
+		f.Code = CodeMemoryStateReplay
+		f.Title = "The kubelet will not start: the memory manager's machine-state replay failed"
+		f.Explanation = "At start-up the static memory manager replays the assignments in memory_manager_state onto a fresh machine state and compares the result with the stored one; they differ"
+		if len(detailText) > 0 {
+			f.Explanation += " (" + strings.Join(detailText, "; ") + ")"
+		}
+		f.Explanation += ". Overlapping NUMA groups, a changed reservedMemory or a file written by a kubelet with different accounting all lead here."
+		if cutShort {
+			f.Explanation += " The logged line is cut before the machine's values (memoryState2), so which field differs cannot be read; the most common cause is that the memory the kernel reports per NUMA node " +
+				"changed across a reboot, a kernel or firmware upgrade or a hugepage change, although the node's total stayed the same."
+			f.Remedy += " To tell which field differs, paste the whole line: `journalctl -u kubelet --no-pager | grep 'Memory states for the NUMA node'` (the pager cuts long lines at the terminal's width; --no-pager keeps them), " +
+				"or the memory_manager_state file with `numactl -H` of the node."
+		}
+	}
+	return f
+}
+
+// deviceCheckpoint adds a finding when the device manager could not read
+// its checkpoint and started without its device assignments.
+func (d *diagnosis) deviceCheckpoint(l *evidence.KubeletLog, once func(string) bool) {
+	for _, s := range l.SignalsOf(evidence.SignalDeviceCheckpoint) {
+		if !once("devcp") {
+			continue
+		}
+		d.add(Finding{Code: CodeDeviceCheckpointUnreadable, Severity: statefile.SeverityWarning,
+			Title:    "The device manager could not read kubelet_internal_checkpoint and started without its device assignments",
+			Evidence: []Ref{logRef(l, s)},
+			Explanation: "Unlike the CPU and memory managers, the device manager does not stop the kubelet when its checkpoint cannot be read: it logs the error and starts empty. " +
+				"Running pods keep their devices, but the kubelet no longer knows it, may hand the same device to a new pod and reports wrong NUMA affinity.",
+			Remedy: "Drain the node and restart the kubelet so every pod with devices is admitted again; check the file with `inspect /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint`.",
+		})
+	}
+}
+
+// startFailures explains the container manager, restore and invalid-state
+// failures of a log that has no more specific start-up signal.
+func (d *diagnosis) startFailures(l *evidence.KubeletLog, once func(string) bool) {
+	for _, s := range l.Signals {
+		if s.Kind != evidence.SignalContainerManager && s.Kind != evidence.SignalRestoreFailed && s.Kind != evidence.SignalInvalidState {
+			continue
+		}
+		if f, ok := reservationStartFailure(s.Text, []Ref{logRef(l, s)}); ok {
+			if once("reservation" + f.Code) {
+				d.add(f)
 			}
+			continue
+		}
+		if s.Kind == evidence.SignalRestoreFailed {
+			if once("restore") {
+				d.add(restoreFailure(l, s))
+			}
+			continue
+		}
+		if once("start") {
+			d.add(Finding{Code: CodeKubeletStartFailed, Severity: statefile.SeverityError,
+				Title:       "The kubelet failed to start its container manager",
+				Evidence:    []Ref{logRef(l, s)},
+				Explanation: "The kubelet stopped while starting the CPU, memory, device or DRA manager: " + s.Text,
+				Remedy:      "Read the wrapped error; for a state file the kubelet names, drain the node, move the file away and restart the kubelet.",
+			})
 		}
 	}
 }

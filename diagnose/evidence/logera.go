@@ -58,45 +58,22 @@ func podValues(s string) []logValue {
 	return []logValue{{Key: "pod", Text: s}}
 }
 
-func normalizeEra(rec *Record, l *Log) []versionMark {
-	var marks []versionMark
-	mark := func(min, max int, why string) {
-		marks = append(marks, versionMark{min: min, max: max, line: rec.Line, why: why})
-	}
-	jsonFormat := rec.Time != "" && !strings.Contains(rec.Time, " ")
-	msg := strings.TrimSpace(rec.Message)
-	hintsSyntax := func(s *goSyntaxSeen) {
-		switch {
-		case s.long:
-			mark(16, 17, "64-digit binary masks (1.16 or 1.17)")
-		case s.short:
-			mark(18, 20, "short binary masks such as {01 true} (1.18 to 1.20)")
-		}
-		if s.plusV {
-			mark(21, 27, "masks printed as NUMANodeAffinity:01 (%+v, 1.21 to 1.27)")
-		}
-	}
-	set := func(message string, vals ...logValue) {
-		rec.Message = message
-		rec.Values = append(vals, rec.Values...)
-	}
-	convertHints := func(text string, list bool, key string) (logValue, bool) {
-		var s goSyntaxSeen
-		var out string
-		var err error
-		if list {
-			out, err = goHintList(text, &s)
-		} else {
-			out, err = goHintsMap(text, &s)
-		}
-		if err != nil {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: the %s value %q is not a hint rendering numascope knows (%v): ignored", rec.Line, key, clipLog(text, 80), err))
-			return logValue{}, false
-		}
-		hintsSyntax(&s)
-		return logValue{Key: key, Text: out, JSON: true, goSyntax: true}, true
-	}
+// eraNorm rewrites one record of an older kubelet into the form of the
+// structured records (1.21 and later) and collects the version marks the
+// record's form gives.
+type eraNorm struct {
+	rec        *Record
+	l          *Log
+	marks      []versionMark
+	jsonFormat bool   // the record came from the JSON log format
+	msg        string // the record's message, trimmed
+}
 
+// normalizeEra rewrites rec, a record of any kubelet, into the form of the
+// structured records and returns the version marks its form gives.
+func normalizeEra(rec *Record, l *Log) []versionMark {
+	e := &eraNorm{rec: rec, l: l, jsonFormat: rec.Time != "" && !strings.Contains(rec.Time, " "), msg: strings.TrimSpace(rec.Message)}
+	msg, mark := e.msg, e.mark
 	if strings.HasPrefix(msg, "[topologymanager]") || strings.HasPrefix(msg, "[cpumanager] TopologyHints") {
 		mark(0, 20, "the [topologymanager]/[cpumanager] message prefix (1.20 or older)")
 	}
@@ -109,15 +86,75 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			printfEra = true
 		}
 	}
+	if printfEra && (e.printfHints() || e.printfLine()) {
+		return e.marks
+	}
+	e.structured()
+	e.patchStatus()
+	return e.marks
+}
+
+// mark notes that the record dates the kubelet to 1.min to 1.max (0: no
+// bound).
+func (e *eraNorm) mark(min, max int, why string) {
+	e.marks = append(e.marks, versionMark{min: min, max: max, line: e.rec.Line, why: why})
+}
+
+// hintsSyntax marks the versions the Go syntax of converted hints gives.
+func (e *eraNorm) hintsSyntax(s *goSyntaxSeen) {
+	mark := e.mark
 	switch {
-	case !printfEra:
+	case s.long:
+		mark(16, 17, "64-digit binary masks (1.16 or 1.17)")
+	case s.short:
+		mark(18, 20, "short binary masks such as {01 true} (1.18 to 1.20)")
+	}
+	if s.plusV {
+		mark(21, 27, "masks printed as NUMANodeAffinity:01 (%+v, 1.21 to 1.27)")
+	}
+}
+
+// set gives the record the structured message and puts vals before its
+// values.
+func (e *eraNorm) set(message string, vals ...logValue) {
+	rec := e.rec
+	rec.Message = message
+	rec.Values = append(vals, rec.Values...)
+}
+
+// convertHints turns hints printed in Go syntax into a JSON value under key
+// (a list when list is set, a map of resources otherwise); hints it cannot
+// read are a warning and not ok.
+func (e *eraNorm) convertHints(text string, list bool, key string) (logValue, bool) {
+	rec, l, hintsSyntax := e.rec, e.l, e.hintsSyntax
+	var s goSyntaxSeen
+	var out string
+	var err error
+	if list {
+		out, err = goHintList(text, &s)
+	} else {
+		out, err = goHintsMap(text, &s)
+	}
+	if err != nil {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: the %s value %q is not a hint rendering numascope knows (%v): ignored", rec.Line, key, clipLog(text, 80), err))
+		return logValue{}, false
+	}
+	hintsSyntax(&s)
+	return logValue{Key: key, Text: out, JSON: true, goSyntax: true}, true
+}
+
+// printfHints rewrites a printf-era line of hints (1.16 to 1.20) and
+// reports whether it was one: the record is then done.
+func (e *eraNorm) printfHints() bool {
+	rec, l, msg, mark, set, convertHints, hintsSyntax := e.rec, e.l, e.msg, e.mark, e.set, e.convertHints, e.hintsSyntax
+	switch {
 	case reOldCPUHints.MatchString(msg):
 		m := reOldCPUHints.FindStringSubmatch(msg)
 		var s goSyntaxSeen
 		list, err := goHintList(m[3], &s)
 		if err != nil {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: the CPU manager's hints %q are not a rendering numascope knows (%v): ignored", rec.Line, clipLog(m[3], 80), err))
-			return marks
+			return true
 		}
 		hintsSyntax(&s)
 		vals := append(podValues(m[1]), logValue{Key: "containerName", Text: m[2]},
@@ -126,12 +163,12 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 		if reFormatPod.MatchString(m[1]) {
 			mark(20, 20, "pods printed as name_namespace(uid) in [cpumanager] lines (1.20)")
 		}
-		return marks
+		return true
 	case reOldTMHints.MatchString(msg):
 		m := reOldTMHints.FindStringSubmatch(msg)
 		v, ok := convertHints(m[3], false, "hints")
 		if !ok {
-			return marks
+			return true
 		}
 		vals := podValues(m[1])
 		if strings.Contains(msg, "', container '") {
@@ -145,13 +182,13 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			mark(17, 19, "TopologyHints lines naming the pod by name only (1.17 to 1.19)")
 		}
 		set("TopologyHints", append(vals, v)...)
-		return marks
+		return true
 	case reOldBest.MatchString(msg):
 		m := reOldBest.FindStringSubmatch(msg)
 		if v, ok := convertHints(m[2], false, "bestHint"); ok {
 			set(m[1], v)
 		}
-		return marks
+		return true
 	case reOldBestFor.MatchString(msg):
 		m := reOldBestFor.FindStringSubmatch(msg)
 		mark(20, 20, "Best TopologyHint for (pod: ...) lines (1.20)")
@@ -162,7 +199,7 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			}
 			set("Best TopologyHint", append(vals, v)...)
 		}
-		return marks
+		return true
 	case reOldAffinityFor.MatchString(msg):
 		m := reOldAffinityFor.FindStringSubmatch(msg)
 		mark(18, 20, "Topology Affinity for (pod: ... container: ...) lines (1.18 to 1.20)")
@@ -173,7 +210,7 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			}
 			set("Topology Affinity", append(vals, v)...)
 		}
-		return marks
+		return true
 	case reOldAffinityMap.MatchString(msg):
 		m := reOldAffinityMap.FindStringSubmatch(msg)
 		mark(16, 17, "Topology Affinity for Pod: <uid> are map[...] lines (1.16 or 1.17)")
@@ -181,14 +218,24 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 		obj, err := goAffinityMap(m[2], &s)
 		if err != nil {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("line %d: the pod's affinity map %q is not a rendering numascope knows (%v): ignored", rec.Line, clipLog(m[2], 80), err))
-			return marks
+			return true
 		}
 		hintsSyntax(&s)
 		set("Topology Affinity for Pod", logValue{Key: "podUID", Text: m[1]}, logValue{Key: "affinity", Text: obj, JSON: true, goSyntax: true})
-		return marks
+		return true
+	}
+	return false
+}
+
+// printfLine rewrites the other printf-era lines the diagnosis reads
+// (admission, configuration, events, status patches, the version and
+// flags) and reports whether the record is then done.
+func (e *eraNorm) printfLine() bool {
+	rec, msg, mark, set := e.rec, e.msg, e.mark, e.set
+	switch {
 	case msg == "[topologymanager] Topology Admit Handler":
 		set("Topology Admit Handler")
-		return marks
+		return true
 	case reOldCreate.MatchString(msg):
 		m := reOldCreate.FindStringSubmatch(msg)
 		vals := []logValue{{Key: "topologyPolicyName", Text: m[1]}}
@@ -199,7 +246,7 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			mark(16, 19, "Creating topology manager with %s policy, no scope (1.16 to 1.19)")
 		}
 		set("Creating topology manager with policy per scope", vals...)
-		return marks
+		return true
 	case reOldNoPref.MatchString(msg):
 		m := reOldNoPref.FindStringSubmatch(msg)
 		text := "Hint Provider has no preference for NUMA affinity with resource"
@@ -207,7 +254,7 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			text = "Hint Provider has no possible NUMA affinities for resource"
 		}
 		set(text, logValue{Key: "resource", Text: m[2]})
-		return marks
+		return true
 	case reOldEvent.MatchString(msg):
 		m := reOldEvent.FindStringSubmatch(msg)
 		f := map[string]string{}
@@ -223,26 +270,32 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 		set("Event occurred", logValue{Key: "object", Text: obj}, logValue{Key: "kind", Text: f["Kind"]}, logValue{Key: "podUID", Text: f["UID"]},
 			logValue{Key: "type", Text: m[2]}, logValue{Key: "reason", Text: m[3]}, logValue{Key: "message", Text: m[4]})
 		reasonMarks(m[3], "", mark)
-		return marks
+		return true
 	case reOldPatch.MatchString(msg):
 		m := reOldPatch.FindStringSubmatch(msg)
 		patch, err := strconv.Unquote(m[2])
 		if err != nil {
-			return marks
+			return true
 		}
 		set("Patch status for pod", append(podValues(m[1]), logValue{Key: "patch", Text: patch})...)
 	case reOldVersion.MatchString(msg) && strings.HasPrefix(rec.Source, "server.go"):
 		m := reOldVersion.FindStringSubmatch(msg)
-		marks = append(marks, versionMark{exact: m[1], line: rec.Line, why: "the kubelet's start-up line Version: " + m[1]})
-		return marks
+		e.marks = append(e.marks, versionMark{exact: m[1], line: rec.Line, why: "the kubelet's start-up line Version: " + m[1]})
+		return true
 	case reFlagLine.MatchString(msg):
 		m := reFlagLine.FindStringSubmatch(msg)
 		if v, ok := flagSince[m[1]]; ok {
 			mark(v, 0, fmt.Sprintf("the kubelet prints the flag %s (added in 1.%d)", m[1], v))
 		}
-		return marks
+		return true
 	}
+	return false
+}
 
+// structured converts the Go-syntax hints of a structured record and
+// marks the versions its message and keys give.
+func (e *eraNorm) structured() {
+	rec, msg, jsonFormat, mark, convertHints := e.rec, e.msg, e.jsonFormat, e.mark, e.convertHints
 	// Structured records (1.21 and later).
 	switch msg {
 	case "TopologyHints", "ContainerTopologyHint", "PodTopologyHint", "Best TopologyHint", "Topology Affinity", "TopologyHints generated":
@@ -291,16 +344,22 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 				}
 				v = info.GitVersion
 			}
-			marks = append(marks, versionMark{exact: v, line: rec.Line, why: "the kubelet's start-up line \"Kubelet version\" kubeletVersion=" + v})
+			e.marks = append(e.marks, versionMark{exact: v, line: rec.Line, why: "the kubelet's start-up line \"Kubelet version\" kubeletVersion=" + v})
 		}
 	case "Event occurred":
 		r, _ := rec.Get("reason")
 		reasonMarks(r, "", mark)
 	}
+}
+
+// patchStatus marks the versions the admission reason and message of a
+// status patch give.
+func (e *eraNorm) patchStatus() {
+	rec, mark := e.rec, e.mark
 	if rec.Message == "Patch status for pod" {
 		p, _ := rec.Get("patch")
 		if !mayHoldReason(p) {
-			return marks
+			return
 		}
 		var st struct {
 			Status struct{ Reason, Message string }
@@ -309,7 +368,6 @@ func normalizeEra(rec *Record, l *Log) []versionMark {
 			reasonMarks(st.Status.Reason, st.Status.Message, mark)
 		}
 	}
-	return marks
 }
 
 // mayHoldReason tells whether a status patch may hold a reason reasonMarks

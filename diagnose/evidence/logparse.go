@@ -199,6 +199,8 @@ func parseLog(name string, r io.Reader, limit int64) (*Log, error) {
 	return parseLogWith(name, r, logOptions{limit: limit})
 }
 
+// parseLogWith reads a log as opt says: line by line, through the
+// decompression of a gzip file.
 func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	l := &Log{Name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -218,192 +220,251 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 	if opt.limit > 0 {
 		src = &limitReader{r: src, n: opt.limit}
 	}
-	lines := &lineSource{br: bufio.NewReaderSize(src, 64<<10)}
-
-	var text, js int
-	wrappers := map[string]bool{}
-	nodes := map[string]bool{}
-	moreNodes := false
-	months := map[string]bool{}
-	cutCount, cutFirst := 0, 0
-	cutWidths := map[int]int{}
-	cut := func(lineNo int, raw string) {
-		cutCount++
-		if cutFirst == 0 {
-			cutFirst = lineNo
-		}
-		w := utf8.RuneCountInString(raw)
-		if _, ok := cutWidths[w]; ok || len(cutWidths) < maxCutWidths {
-			cutWidths[w]++
-		}
+	p := &logReader{
+		l:         l,
+		lines:     &lineSource{br: bufio.NewReaderSize(src, 64<<10)},
+		opt:       opt,
+		wrappers:  map[string]bool{},
+		nodes:     map[string]bool{},
+		months:    map[string]bool{},
+		cutWidths: map[int]int{},
+		maxKept:   maxKeptRecords,
 	}
-	var release releaseInference
-	eraWarnings, eraMore := 0, 0
-	ambiguous, ambiguousFirst := 0, 0
-	keptBytes, notKept, notKeptFirst := 0, 0, 0
-	var filter recordFilter
-	var msgs messageSet
-	var scratch []logValue // the values of the streamed record being read
-	maxKept := maxKeptRecords
 	if opt.maxKept > 0 {
-		maxKept = opt.maxKept
+		p.maxKept = opt.maxKept
 	}
-
 	for {
-		raw, ok := lines.next()
+		raw, ok := p.lines.next()
 		if !ok {
 			break
 		}
-		lineNo := lines.n
-		if isBlank(raw) { // a blank line holds nothing: skipped before any reader looks at it
-			l.Skipped++
-			continue
-		}
-		w := unwrapLine(raw)
-		if w.meta {
-			l.Skipped++
-			continue
-		}
-		if w.month != "" && (months[w.month] || len(months) < maxLogMonths) {
-			months[w.month] = true
-		}
-		line := w.body
-		var rec Record
-		found := false
-		if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && !jsonMayStart(line[j:]) {
-			// Not a JSON object (a klog value such as patch="{\"...): the
-			// same as a failed parse below, and cheaper than jsonLogStart's
-			// search of the whole line.
-			if js := line[j:]; strings.Count(js, "{") > strings.Count(js, "}") && jsonLogStart(js) {
-				cut(lineNo, raw)
-			}
-		} else if j >= 0 && j < 256 && jsonLogStart(line[j:]) {
-			if jr, err := parseJSONRecord(line[j:]); err == nil {
-				rec, found = jr, true
-				js++
-				if _, hasCaller := jsonHasKey(line[j:], "caller"); hasCaller {
-					release.add(versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
-				} else {
-					release.add(versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
-				}
-			} else if strings.Count(line[j:], "{") > strings.Count(line[j:], "}") {
-				cut(lineNo, raw)
-			}
-		}
-		if !found {
-			head := line
-			if len(head) > 256 {
-				head = head[:256]
-			}
-			h, ok := findKlogHeader(head)
-			if !ok {
-				h, ok = findCutKlogHeader(head)
-			}
-			if ok {
-				found = true
-				rec = Record{Severity: h.severity, Time: h.time, Source: h.source}
-				if streamed && opt.stream {
-					rec.Values = scratch[:0] // copied when the record is kept
-				}
-				parseTextBody(&rec, line[h.end:], func() (string, bool) {
-					next, ok := lines.lookahead()
-					if !ok {
-						return "", false
-					}
-					nw := unwrapLine(next)
-					b := nw.body
-					if strings.HasPrefix(b, "\t") || strings.TrimSpace(b) == ">" {
-						lines.next()
-						return b, true
-					}
-					return "", false
-				})
-				if streamed && opt.stream {
-					scratch = rec.Values[:0]
-				}
-				text++
-				if rec.Severity == "F" {
-					joinFatal(&rec, lines)
-				}
-			} else if src, ok := headerless(w.ident, line); ok {
-				found = true
-				rec = Record{Message: strings.TrimSpace(line), Source: src}
-				if src == sourceRuntime {
-					rec.Severity = "F"
-					joinPanic(&rec, lines)
-				}
-			}
-		}
-		if !found {
-			l.Skipped++
-			continue
-		}
-		rec.Line = lineNo
-		rec.Node = w.node
-		if rec.Time == "" && w.time != "" {
-			rec.Time = w.time // a message without a klog header: journald's own time
-		}
-		wr := w.wrapper
-		if wr == "" {
-			wr = "plain"
-		}
-		wrappers[wr] = true
-		if w.node != "" {
-			if nodes[w.node] || len(nodes) < maxLogNodes {
-				nodes[w.node] = true
-			} else {
-				moreNodes = true
-			}
-		}
-		if rec.cut || lineLooksCut(raw) {
-			cut(lineNo, raw)
-		}
-		nw := len(l.Warnings)
-		for _, m := range normalizeEra(&rec, l) {
-			release.add(m)
-		}
-		if n := len(l.Warnings) - nw; n > 0 {
-			if keep := maxEraWarnings - eraWarnings; n > keep {
-				l.Warnings = l.Warnings[:nw+max(keep, 0)]
-				eraMore += n - max(keep, 0)
-			}
-			eraWarnings += n
-		}
-		if !opt.noMessages {
-			msgs.addRecord(&rec)
-		}
-		if n := ambiguousHints(&rec); n > 0 {
-			ambiguous += n
-			if ambiguousFirst == 0 {
-				ambiguousFirst = rec.Line
-			}
-		}
-		if streamed && opt.stream {
-			if !filter.need(&rec) {
-				l.Dropped++
-				continue
-			}
-			size := len(raw) + keptRecordBytes
-			if len(l.Records) >= maxKept || keptBytes+size > maxKeptBytes {
-				notKept++
-				if notKeptFirst == 0 {
-					notKeptFirst = rec.Line
-				}
-				continue
-			}
-			keptBytes += size
-			if len(rec.Values) == 0 {
-				rec.Values = nil
-			} else {
-				rec.Values = slices.Clone(rec.Values)
-			}
-		}
-		l.Records = append(l.Records, rec)
+		p.line(raw, p.lines.n)
 	}
+	if err := p.readError(name); err != nil {
+		return nil, err
+	}
+	return p.finish(name)
+}
+
+// logReader is the state of one log's reading: the log being filled, its
+// lines, and what the warnings and the release inference count as the
+// lines go by.
+type logReader struct {
+	l     *Log
+	lines *lineSource
+	opt   logOptions
+
+	text, js           int // records read from klog text and from JSON lines
+	wrappers           map[string]bool
+	nodes              map[string]bool
+	moreNodes          bool
+	months             map[string]bool
+	cutCount, cutFirst int
+	cutWidths          map[int]int
+	release            releaseInference
+	eraWarnings        int
+	eraMore            int
+	ambiguous          int
+	ambiguousFirst     int
+	keptBytes          int
+	notKept            int
+	notKeptFirst       int
+	filter             recordFilter
+	msgs               messageSet
+	scratch            []logValue // the values of the streamed record being read
+	maxKept            int
+}
+
+// cut counts a line that ends inside a quoted or bracketed value, and its
+// width.
+func (p *logReader) cut(lineNo int, raw string) {
+	p.cutCount++
+	if p.cutFirst == 0 {
+		p.cutFirst = lineNo
+	}
+	w := utf8.RuneCountInString(raw)
+	if _, ok := p.cutWidths[w]; ok || len(p.cutWidths) < maxCutWidths {
+		p.cutWidths[w]++
+	}
+}
+
+// line reads line lineNo, raw as read: a record is kept in the log, and
+// anything else is counted as skipped.
+func (p *logReader) line(raw string, lineNo int) {
+	l := p.l
+	if isBlank(raw) { // a blank line holds nothing: skipped before any reader looks at it
+		l.Skipped++
+		return
+	}
+	w := unwrapLine(raw)
+	if w.meta {
+		l.Skipped++
+		return
+	}
+	if w.month != "" && (p.months[w.month] || len(p.months) < maxLogMonths) {
+		p.months[w.month] = true
+	}
+	rec, found := p.record(w, raw, lineNo)
+	if !found {
+		l.Skipped++
+		return
+	}
+	p.keep(rec, w, raw, lineNo)
+}
+
+// record finds the record of an unwrapped line: a JSON log object, a klog
+// text line (with its continuation lines) or a headerless kubelet message.
+func (p *logReader) record(w wrapped, raw string, lineNo int) (Record, bool) {
+	lines, opt := p.lines, p.opt
+	line := w.body
+	var rec Record
+	found := false
+	if j := strings.IndexByte(line, '{'); j >= 0 && j < 256 && !jsonMayStart(line[j:]) {
+		// Not a JSON object (a klog value such as patch="{\"...): the
+		// same as a failed parse below, and cheaper than jsonLogStart's
+		// search of the whole line.
+		if js := line[j:]; strings.Count(js, "{") > strings.Count(js, "}") && jsonLogStart(js) {
+			p.cut(lineNo, raw)
+		}
+	} else if j >= 0 && j < 256 && jsonLogStart(line[j:]) {
+		if jr, err := parseJSONRecord(line[j:]); err == nil {
+			rec, found = jr, true
+			p.js++
+			if _, hasCaller := jsonHasKey(line[j:], "caller"); hasCaller {
+				p.release.add(versionMark{min: 22, line: lineNo, why: "JSON log format with a caller key (1.22 or later)"})
+			} else {
+				p.release.add(versionMark{min: 19, max: 21, line: lineNo, why: "JSON log format without a caller key (1.19 to 1.21)"})
+			}
+		} else if strings.Count(line[j:], "{") > strings.Count(line[j:], "}") {
+			p.cut(lineNo, raw)
+		}
+	}
+	if found {
+		return rec, true
+	}
+	head := line
+	if len(head) > 256 {
+		head = head[:256]
+	}
+	h, ok := findKlogHeader(head)
+	if !ok {
+		h, ok = findCutKlogHeader(head)
+	}
+	if ok {
+		rec = Record{Severity: h.severity, Time: h.time, Source: h.source}
+		if streamed && opt.stream {
+			rec.Values = p.scratch[:0] // copied when the record is kept
+		}
+		parseTextBody(&rec, line[h.end:], func() (string, bool) {
+			next, ok := lines.lookahead()
+			if !ok {
+				return "", false
+			}
+			nw := unwrapLine(next)
+			b := nw.body
+			if strings.HasPrefix(b, "\t") || strings.TrimSpace(b) == ">" {
+				lines.next()
+				return b, true
+			}
+			return "", false
+		})
+		if streamed && opt.stream {
+			p.scratch = rec.Values[:0]
+		}
+		p.text++
+		if rec.Severity == "F" {
+			joinFatal(&rec, lines)
+		}
+		return rec, true
+	}
+	if src, ok := headerless(w.ident, line); ok {
+		rec = Record{Message: strings.TrimSpace(line), Source: src}
+		if src == sourceRuntime {
+			rec.Severity = "F"
+			joinPanic(&rec, lines)
+		}
+		return rec, true
+	}
+	return rec, false
+}
+
+// keep completes a record found on line lineNo (its line, node and time),
+// counts what the warnings and the release read from it, and adds it to
+// the log unless the stream lets it go.
+func (p *logReader) keep(rec Record, w wrapped, raw string, lineNo int) {
+	l, opt := p.l, p.opt
+	rec.Line = lineNo
+	rec.Node = w.node
+	if rec.Time == "" && w.time != "" {
+		rec.Time = w.time // a message without a klog header: journald's own time
+	}
+	wr := w.wrapper
+	if wr == "" {
+		wr = "plain"
+	}
+	p.wrappers[wr] = true
+	if w.node != "" {
+		if p.nodes[w.node] || len(p.nodes) < maxLogNodes {
+			p.nodes[w.node] = true
+		} else {
+			p.moreNodes = true
+		}
+	}
+	if rec.cut || lineLooksCut(raw) {
+		p.cut(lineNo, raw)
+	}
+	nw := len(l.Warnings)
+	for _, m := range normalizeEra(&rec, l) {
+		p.release.add(m)
+	}
+	if n := len(l.Warnings) - nw; n > 0 {
+		if keep := maxEraWarnings - p.eraWarnings; n > keep {
+			l.Warnings = l.Warnings[:nw+max(keep, 0)]
+			p.eraMore += n - max(keep, 0)
+		}
+		p.eraWarnings += n
+	}
+	if !opt.noMessages {
+		p.msgs.addRecord(&rec)
+	}
+	if n := ambiguousHints(&rec); n > 0 {
+		p.ambiguous += n
+		if p.ambiguousFirst == 0 {
+			p.ambiguousFirst = rec.Line
+		}
+	}
+	if streamed && opt.stream {
+		if !p.filter.need(&rec) {
+			l.Dropped++
+			return
+		}
+		size := len(raw) + keptRecordBytes
+		if len(l.Records) >= p.maxKept || p.keptBytes+size > maxKeptBytes {
+			p.notKept++
+			if p.notKeptFirst == 0 {
+				p.notKeptFirst = rec.Line
+			}
+			return
+		}
+		p.keptBytes += size
+		if len(rec.Values) == 0 {
+			rec.Values = nil
+		} else {
+			rec.Values = slices.Clone(rec.Values)
+		}
+	}
+	l.Records = append(l.Records, rec)
+}
+
+// readError returns the error that stopped the reading of the lines, if
+// the log cannot be read past it; a cut gzip download with records read
+// is a warning instead.
+func (p *logReader) readError(name string) error {
+	l, lines, opt := p.l, p.lines, p.opt
 	if err := lines.err; err != nil {
 		switch {
 		case errors.Is(err, errGzipBomb):
-			return nil, fmt.Errorf("%s: stopped at line %d: %w", name, lines.n, err)
+			return fmt.Errorf("%s: stopped at line %d: %w", name, lines.n, err)
 		case errors.Is(err, input.ErrTooLarge):
 			what := "is larger than"
 			if l.Compressed != "" {
@@ -413,36 +474,57 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			if opt.raise != "" {
 				how += ", or " + opt.raise
 			}
-			return nil, fmt.Errorf("%s: the log %s %s (stopped at line %d): %s: %w",
+			return fmt.Errorf("%s: the log %s %s (stopped at line %d): %s: %w",
 				name, what, input.HumanBytes(opt.limit), lines.n, how, err)
 		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
 		default:
-			return nil, fmt.Errorf("%s: line %d: reading the log: %w (pass the log again, or a copy of it)", name, lines.read+1, err)
+			return fmt.Errorf("%s: line %d: reading the log: %w (pass the log again, or a copy of it)", name, lines.read+1, err)
 		}
 	}
-	l.Messages, l.MessagesMore = msgs.list, msgs.more
+	return nil
+}
+
+// finish fills in what the log is as a whole (its messages, format,
+// wrapper, nodes, warnings and release) and refuses a log with no kubelet
+// line.
+func (p *logReader) finish(name string) (*Log, error) {
+	l, lines := p.l, p.lines
+	l.Messages, l.MessagesMore = p.msgs.list, p.msgs.more
 	l.Lines = lines.read
 	if lines.long > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d lines longer than %s were skipped (first at line %d): no kubelet line is that long; the rest of the log was read",
 			lines.long, input.HumanBytes(maxLogLine), lines.longFirst))
 	}
 	switch {
-	case text > 0 && js > 0:
+	case p.text > 0 && p.js > 0:
 		l.Format = "mixed"
-	case js > 0:
+	case p.js > 0:
 		l.Format = "json"
 	default:
 		l.Format = "text"
 	}
-	l.Wrapper = joinKeys(wrappers)
-	for n := range nodes {
+	l.Wrapper = joinKeys(p.wrappers)
+	for n := range p.nodes {
 		l.Nodes = append(l.Nodes, n)
 	}
 	sort.Strings(l.Nodes)
-	if eraMore > 0 {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more lines with renderings numascope does not know were ignored", eraMore))
+	p.warnings()
+	l.Release = p.release.result(l)
+	if len(l.Records) == 0 && l.Dropped == 0 {
+		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.read)
+	}
+	return l, nil
+}
+
+// warnings adds the warnings the reading counted: unknown renderings past
+// the bound, several nodes, localised months, cut lines, ambiguous hints
+// and records not kept.
+func (p *logReader) warnings() {
+	l := p.l
+	if p.eraMore > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more lines with renderings numascope does not know were ignored", p.eraMore))
 	}
 	if len(l.Nodes) > 1 {
 		shown := l.Nodes
@@ -450,43 +532,44 @@ func parseLogWith(name string, r io.Reader, opt logOptions) (*Log, error) {
 			shown = shown[:5]
 		}
 		count := fmt.Sprint(len(l.Nodes))
-		if moreNodes {
+		if p.moreNodes {
 			count = "more than " + count
 		}
 		l.Warnings = append(l.Warnings, fmt.Sprintf("the lines come from %s nodes (%s): an `oc adm node-logs --role` or merged journal interleaves them; admissions are followed per node, and the order across nodes may be wrong",
 			count, strings.Join(shown, ", ")))
 	}
-	if len(months) > 0 {
-		l.Warnings = append(l.Warnings, fmt.Sprintf("localised month names in the journald prefix (%s): the timestamps were not interpreted; the klog time is used, and ordering assumes one year", joinKeys(months)))
+	if len(p.months) > 0 {
+		l.Warnings = append(l.Warnings, fmt.Sprintf("localised month names in the journald prefix (%s): the timestamps were not interpreted; the klog time is used, and ordering assumes one year", joinKeys(p.months)))
 	}
-	if cutCount > 0 {
-		width, n := 0, 0
-		for w, c := range cutWidths {
-			if c > n || c == n && w < width {
-				width, n = w, c
-			}
-		}
-		msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", cutCount, cutFirst)
-		if n >= 2 {
-			msg += fmt.Sprintf(", %d of them at column %d: the log looks cut at a pager width; pass `journalctl --no-pager` output or use `less -S` without cutting", n, width)
-		} else {
-			msg += ": the values on those lines are incomplete"
-		}
-		l.Warnings = append(l.Warnings, msg)
+	if p.cutCount > 0 {
+		l.Warnings = append(l.Warnings, p.cutWarning())
 	}
-	if ambiguous > 0 {
+	if p.ambiguous > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d hint lines (first at line %d) come from a kubelet before 1.28, which prints a nil and an empty hint map alike (map[]) and a nil and an empty hint list alike ([]): they are read as \"no preference\" and \"no placement\" and marked indistinct, unless a \"Hint Provider has no ...\" line settles it",
-			ambiguous, ambiguousFirst))
+			p.ambiguous, p.ambiguousFirst))
 	}
-	if notKept > 0 {
+	if p.notKept > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more records the findings read were not kept (first at line %d): numascope keeps at most %d records and %s of their lines; the findings cover the log up to that line: pass an excerpt from there on to see the rest",
-			notKept, notKeptFirst, maxKept, input.HumanBytes(maxKeptBytes)))
+			p.notKept, p.notKeptFirst, p.maxKept, input.HumanBytes(maxKeptBytes)))
 	}
-	l.Release = release.result(l)
-	if len(l.Records) == 0 && l.Dropped == 0 {
-		return l, fmt.Errorf("%s: no kubelet log lines found in %d lines: no klog header (I1129 10:00:00.000000 1234 file.go:123] ...), JSON log object or known kubelet message; pass `journalctl -u kubelet` output, klog text lines or --logging-format=json lines", name, lines.read)
+}
+
+// cutWarning is the warning of the lines that end inside a value: the
+// most common width of them tells a pager's cut.
+func (p *logReader) cutWarning() string {
+	width, n := 0, 0
+	for w, c := range p.cutWidths {
+		if c > n || c == n && w < width {
+			width, n = w, c
+		}
 	}
-	return l, nil
+	msg := fmt.Sprintf("%d lines end inside a quoted or bracketed value (first at line %d)", p.cutCount, p.cutFirst)
+	if n >= 2 {
+		msg += fmt.Sprintf(", %d of them at column %d: the log looks cut at a pager width; pass `journalctl --no-pager` output or use `less -S` without cutting", n, width)
+	} else {
+		msg += ": the values on those lines are incomplete"
+	}
+	return msg
 }
 
 // jsonMayStart tells whether s, which starts with "{", may start a JSON

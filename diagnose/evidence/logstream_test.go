@@ -186,14 +186,20 @@ func TestLiteralSet(t *testing.T) {
 	}
 }
 
-// TestSignalLiteralsInStep reads the source of signals and record and
-// wants every message they compare and every text they look for in the
-// lists the streaming filter lets records go by: a check added there and
-// not here would make a streamed log lose a finding.
+// TestSignalLiteralsInStep reads the source of signals and record (and
+// the helpers signals hands a record to) and wants every message they
+// compare and every text they look for in the lists the streaming filter
+// lets records go by: a check added there and not here would make a
+// streamed log lose a finding.
 func TestSignalLiteralsInStep(t *testing.T) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "logevents.go", nil, 0)
-	require.NoError(t, err)
+	var decls []ast.Decl
+	for _, name := range []string{"logevents.go", "logsignals.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		decls = append(decls, f.Decls...)
+	}
+	read := map[string]bool{"signals": true, "messageSignals": true, "stateSignals": true, "admissionSignals": true, "record": true}
 	lit := func(e ast.Expr) (string, bool) {
 		b, ok := e.(*ast.BasicLit)
 		if !ok || b.Kind != token.STRING {
@@ -241,9 +247,9 @@ func TestSignalLiteralsInStep(t *testing.T) {
 		})
 	}
 	found := map[string]bool{}
-	for _, d := range f.Decls {
+	for _, d := range decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Body == nil || fd.Name.Name != "signals" && fd.Name.Name != "record" {
+		if !ok || fd.Body == nil || !read[fd.Name.Name] {
 			continue
 		}
 		found[fd.Name.Name] = true
@@ -268,7 +274,7 @@ func TestSignalLiteralsInStep(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, map[string]bool{"signals": true, "record": true}, found)
+	assert.Equal(t, read, found)
 	assert.Greater(t, len(messages), 20)
 	assert.Greater(t, len(literals), 15)
 	for _, m := range messages {
