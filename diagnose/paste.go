@@ -11,12 +11,6 @@ import (
 	"github.com/numascope/numascope/statefile"
 )
 
-// codePastedCheckpoint is the finding about a checkpoint that arrived as a
-// pasted copy which had to be repaired before it could be read. It is a
-// stable code like the exported ones; it stays unexported until the
-// package has room for another exported name (issue 11).
-const codePastedCheckpoint = "PastedCheckpointCopy"
-
 // pasteVerdict is the state verdict for a checkpoint that arrived as a
 // repaired paste: it says the input is not the node's file, what was
 // repaired where, what could be verified, and what the paste is missing.
@@ -100,7 +94,7 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *evidence.Provenance) {
 	if res.Cut != nil {
 		title += fmt.Sprintf("; cut at line %d", res.Cut.Line)
 	}
-	d.add(Finding{Code: codePastedCheckpoint, Severity: sev, Title: title, Evidence: refs, Explanation: b.String(),
+	d.add(Finding{Code: CodePastedCheckpoint, Severity: sev, Title: title, Evidence: refs, Explanation: b.String(),
 		Remedy: "Nothing needs to change on the node because of the paste. To check the node's own file, run `numascope inspect " + kubeletfiles.DefaultPath(f.Kind) +
 			"` on the node, or send `sha256sum " + kubeletfiles.DefaultPath(f.Kind) + "` together with an unedited copy (plain `cat`, no jq, no notes, not cut)."})
 }
@@ -134,7 +128,7 @@ func (d *diagnosis) markUnverified() {
 	}
 	for i := range d.report.Findings {
 		g := &d.report.Findings[i]
-		if g.Code == codePastedCheckpoint || g.Code == CodeCorruptCheckpoint && strings.Contains(g.Title, "re-formatted copy") {
+		if g.Code == CodePastedCheckpoint || g.Code == CodeCorruptCheckpoint && strings.Contains(g.Title, "re-formatted copy") {
 			continue
 		}
 		for _, r := range g.Evidence {
