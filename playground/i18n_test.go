@@ -487,7 +487,7 @@ const out = {
   hostile: (() => {
     const errs = [];
     const codes = ["constructor", "__proto__", "toString", "hasOwnProperty", "TopologyAffinityError", "CorruptCheckpoint", 7, null];
-    const odd = [null, 1, "x", [], {}, { file: 3 }, [null, { file: "f", line: "x" }], { numaNodes: "0" }];
+    const odd = [null, 1, "x", [], {}, { file: 3 }, [null, { file: "f", line: "x" }], { numaNodes: "0" }, { numaAffinity: "0" }, { numaAffinity: null, numaNodes: [0] }];
     for (const lang of ["zh-CN", "en", "__proto__", "constructor", undefined]) {
       for (const code of codes) {
         for (const v of odd) {
@@ -662,6 +662,10 @@ func TestFindingsZhInNode(t *testing.T) {
 			if !strings.Contains(zh.Explanation, b) {
 				t.Errorf("%s: the zh-CN explanation does not name known bug %s", where[i], b)
 			}
+		}
+		if a := f.TopologyAffinityError; a != nil && a.LoggedBestHint != nil && len(a.LoggedBestHint.NUMANodes) > 0 {
+			nodes := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(a.LoggedBestHint.NUMANodes)), ","), "[]")
+			assert.Contains(t, zh.Explanation, "NUMA 节点 "+nodes, "%s: the zh-CN explanation renders the logged best hint (numaAffinity)", where[i])
 		}
 		want := jsFindingTexts{Title: f.Title, Explanation: f.Explanation, Remedy: f.Remedy}
 		if diff := cmp.Diff(want, *r.EN.OK); diff != "" {
