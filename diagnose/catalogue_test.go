@@ -131,6 +131,7 @@ func TestEveryFindingOfTheCatalogue(t *testing.T) {
 			ev.Add("evidence.txt", kind, []byte(text+"\n"))
 			rep, err := Run(context.Background(), &ev)
 			require.NoError(t, err)
+			checkCodes(t, rep)
 			tl := perCode[c.Code]
 			if tl == nil {
 				tl = &tally{}

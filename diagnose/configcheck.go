@@ -11,13 +11,6 @@ import (
 	"github.com/numascope/numascope/topomgr"
 )
 
-// Further configuration codes.
-const (
-	CodeInvalidTopologyConfig  = "InvalidTopologyManagerConfig"
-	CodeReservationMissing     = "ReservationMissing"
-	CodeReservedMemoryMismatch = "ReservedMemoryMismatch"
-)
-
 // configChecks reports configurations the kubelet refuses at start-up.
 func (d *diagnosis) configChecks() {
 	c := d.ev.Config

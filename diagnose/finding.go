@@ -23,34 +23,6 @@ func severityRank(s statefile.Severity) int {
 	return 2
 }
 
-// Finding codes. They are stable: tools may match on them.
-const (
-	CodeTopologyAffinityError       = "TopologyAffinityError"
-	CodeSMTAlignmentError           = "SMTAlignmentError"
-	CodeMemoryGroupExtension        = "MemoryGroupExtensionFailed"
-	CodeDevicesUnavailable          = "DevicesUnavailable"
-	CodeUnexpectedAdmission         = "UnexpectedAdmissionError"
-	CodeCorruptCheckpoint           = "CorruptCheckpoint"
-	CodeCheckpointPolicyMismatch    = "CheckpointPolicyMismatch"
-	CodeMemoryStateReplay           = "MemoryStateReplayFailed"
-	CodeNUMATotalsChanged           = "NUMATotalsChanged"
-	CodeOfflineCPUs                 = "OfflineCPUsInState"
-	CodeTooManyNUMANodes            = "TooManyNUMANodes"
-	CodePolicyNameCase              = "PolicyNameCase"
-	CodeFractionalCPU               = "FractionalCPUGuaranteed"
-	CodeDeviceWithoutNUMA           = "DeviceWithoutNUMATopology"
-	CodeDeviceCheckpointUnreadable  = "DeviceCheckpointUnreadable"
-	CodeStaleStateEntry             = "StaleStateEntry"
-	CodeTerminatedPodHoldsResources = "TerminatedPodHoldsResources"
-	CodeUnexplainedNUMAGroup        = "UnexplainedNUMAGroup"
-	CodeCPUsHeldByFinishedInit      = "CPUsHeldByFinishedInitContainer"
-	CodeCPUsHeldByCompletedPod      = "CPUsHeldByCompletedPod"
-	CodeKubeletStartFailed          = "KubeletStartFailed"
-	CodeEvidenceUnreadable          = "EvidenceUnreadable"
-	CodePodAdmitted                 = "PodAdmitted"
-	CodeHintNotPreferred            = "HintNotPreferred"
-)
-
 // Ref points at the evidence a finding rests on: a file and a line for text
 // evidence, a file and a JSON pointer for structured evidence.
 type Ref struct {

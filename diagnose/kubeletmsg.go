@@ -11,40 +11,6 @@ import (
 	"github.com/numascope/numascope/statefile"
 )
 
-// Finding codes of the kubelet's own words (the message catalogue's
-// families) that no finding of its own explains.
-const (
-	// CodeKubeletError: an error-level kubelet message the catalogue knows,
-	// with no more specific finding; it quotes the kubelet's words.
-	CodeKubeletError = "KubeletError"
-	// CodeKubeletFlagInvalid: the kubelet's command line cannot be parsed.
-	CodeKubeletFlagInvalid = "KubeletFlagInvalid"
-	// CodeKubeletConfigInvalid: the configuration file, drop-ins, flag
-	// values or feature gates fail to load or validate.
-	CodeKubeletConfigInvalid = "KubeletConfigInvalid"
-	// CodeAdmissionRejected: a pod refused by an admission handler other
-	// than the Topology Manager and the resource managers.
-	CodeAdmissionRejected = "AdmissionRejected"
-	// CodeDevicePluginFailed: a device plugin cannot register, connect or
-	// answer outside admission.
-	CodeDevicePluginFailed = "DevicePluginFailed"
-	// CodeContainerStartFailed: an admitted pod's container fails to start
-	// because device, DRA or cgroup set-up failed.
-	CodeContainerStartFailed = "ContainerStartFailed"
-	// CodeDRAPrepareFailed: preparing a pod's ResourceClaims failed.
-	CodeDRAPrepareFailed = "DRAPrepareFailed"
-	// CodeDRADriverNotRegistered: a claim's DRA driver is not registered.
-	CodeDRADriverNotRegistered = "DRADriverNotRegistered"
-	// CodeKubeletPanic: the kubelet crashed in a Go panic.
-	CodeKubeletPanic = "KubeletPanic"
-	// CodeCheckpointVersionSkew: a checkpoint the release the evidence
-	// shows accepts but newer kubelets refuse (an upgrade will stop it).
-	CodeCheckpointVersionSkew = "CheckpointVersionSkew"
-	// CodeKubeletExited: systemd reports the kubelet's process exited with
-	// an error, and no finding says why.
-	CodeKubeletExited = "KubeletExited"
-)
-
 // messageLead opens the title of a finding drawn from a kubelet message.
 var messageLead = map[string]string{
 	CodeKubeletError:           "The kubelet reported an error",

@@ -14,10 +14,6 @@ import (
 	"github.com/numascope/numascope/topomgr"
 )
 
-// codeNRTDisagrees is raised when the NodeResourceTopology object, what
-// topology-aware schedulers see, disagrees with the node's own evidence.
-const codeNRTDisagrees = "NRTDisagreesWithKubelet"
-
 // maxNRTLines bounds the disagreements one finding lists.
 const maxNRTLines = 20
 
@@ -184,7 +180,7 @@ func (d *diagnosis) nrtVsKubelet() {
 		remedy += " The exporter reads the kubelet configuration when it starts: after changing topologyManagerPolicy or topologyManagerScope, restart it (and check its --kubelet-config-file)."
 	}
 	d.add(Finding{
-		Code:     codeNRTDisagrees,
+		Code:     CodeNRTDisagrees,
 		Severity: statefile.SeverityWarning,
 		Title:    fmt.Sprintf("NodeResourceTopology %s disagrees with the kubelet (%s)", words.Clip(name, 63), words.Count(min(len(c.lines), maxNRTLines), "difference")),
 		Explanation: "What topology-aware schedulers see is not what the kubelet holds. " + strings.Join(c.lines, ". ") +

@@ -203,7 +203,7 @@ func TestNRTVersusKubelet(t *testing.T) {
 			require.NoError(t, err)
 			var got []Finding
 			for _, f := range rep.Findings {
-				if f.Code == codeNRTDisagrees {
+				if f.Code == CodeNRTDisagrees {
 					got = append(got, f)
 				}
 			}
@@ -254,11 +254,11 @@ func TestNRTReadmeRow(t *testing.T) {
 	require.NoError(t, err)
 	var row string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(line, "| `"+codeNRTDisagrees+"` |") {
+		if strings.HasPrefix(line, "| `"+CodeNRTDisagrees+"` |") {
 			row = line
 		}
 	}
-	require.NotEmpty(t, row, "README.md's findings table has no row for %s", codeNRTDisagrees)
+	require.NotEmpty(t, row, "README.md's findings table has no row for %s", CodeNRTDisagrees)
 	cells := strings.Split(row, "|")
 	require.Len(t, cells, 6, row)
 	assert.Equal(t, "warning", strings.TrimSpace(cells[2]))
@@ -266,6 +266,6 @@ func TestNRTReadmeRow(t *testing.T) {
 		dir := strings.Trim(strings.TrimSpace(sc), "`")
 		b, err := os.ReadFile(filepath.Join("testdata", dir, "README.md"))
 		require.NoError(t, err, "scenario %s", dir)
-		assert.Contains(t, string(b), "codes: "+codeNRTDisagrees, "scenario %s", dir)
+		assert.Contains(t, string(b), "codes: "+CodeNRTDisagrees, "scenario %s", dir)
 	}
 }

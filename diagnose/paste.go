@@ -7,15 +7,8 @@ import (
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/jsonrepair"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
 )
-
-// codePastedCheckpoint is the finding about a checkpoint that arrived as a
-// pasted copy which had to be repaired before it could be read. It is a
-// stable code like the exported ones; it stays unexported until the
-// package has room for another exported name (issue 11).
-const codePastedCheckpoint = "PastedCheckpointCopy"
 
 // pasteVerdict is the state verdict for a checkpoint that arrived as a
 // repaired paste: it says the input is not the node's file, what was
@@ -46,9 +39,9 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *evidence.Provenance) {
 	}
 	var b strings.Builder
 	if p.Repair != nil {
-		fmt.Fprintf(&b, "%s is not a file the kubelet could read: it is a pasted copy of %s that numascope repaired before decoding it (%s). ", f.Name, kubeletfiles.NameOf(f.Kind), strings.Join(lines, "; "))
+		fmt.Fprintf(&b, "%s is not a file the kubelet could read: it is a pasted copy of %s that numascope repaired before decoding it (%s). ", f.Name, f.Kind.FileName(), strings.Join(lines, "; "))
 	} else {
-		fmt.Fprintf(&b, "%s is a copy of %s with redacted values (%s). ", f.Name, kubeletfiles.NameOf(f.Kind), strings.Join(lines, "; "))
+		fmt.Fprintf(&b, "%s is a copy of %s with redacted values (%s). ", f.Name, f.Kind.FileName(), strings.Join(lines, "; "))
 	}
 	b.WriteString("The kubelet's checksum covers the decoded values (a Go rendering of them), not the bytes, so re-indentation, jq, key order and CRLF do not matter to it, but any changed or missing value does. ")
 	switch {
@@ -83,9 +76,9 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *evidence.Provenance) {
 		b.WriteString("Since entries may be missing, the checks that need every entry were not run (the CPUs in the file against the online CPUs, the memory manager's replay of its entries, memory groups no entry explains). ")
 	}
 	b.WriteString("The findings drawn from its content are marked as coming from an unverified copy.")
-	title := fmt.Sprintf("%s is a pasted copy of %s, repaired before it could be read: not the node's file", f.Name, kubeletfiles.NameOf(f.Kind))
+	title := fmt.Sprintf("%s is a pasted copy of %s, repaired before it could be read: not the node's file", f.Name, f.Kind.FileName())
 	if p.Repair == nil {
-		title = fmt.Sprintf("%s is a copy of %s with redacted values: not the node's file", f.Name, kubeletfiles.NameOf(f.Kind))
+		title = fmt.Sprintf("%s is a copy of %s with redacted values: not the node's file", f.Name, f.Kind.FileName())
 	}
 	switch {
 	case res.Lossy || len(p.RedactedKeys) > 0:
@@ -100,9 +93,9 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *evidence.Provenance) {
 	if res.Cut != nil {
 		title += fmt.Sprintf("; cut at line %d", res.Cut.Line)
 	}
-	d.add(Finding{Code: codePastedCheckpoint, Severity: sev, Title: title, Evidence: refs, Explanation: b.String(),
-		Remedy: "Nothing needs to change on the node because of the paste. To check the node's own file, run `numascope inspect " + kubeletfiles.DefaultPath(f.Kind) +
-			"` on the node, or send `sha256sum " + kubeletfiles.DefaultPath(f.Kind) + "` together with an unedited copy (plain `cat`, no jq, no notes, not cut)."})
+	d.add(Finding{Code: CodePastedCheckpoint, Severity: sev, Title: title, Evidence: refs, Explanation: b.String(),
+		Remedy: "Nothing needs to change on the node because of the paste. To check the node's own file, run `numascope inspect " + f.Kind.Path() +
+			"` on the node, or send `sha256sum " + f.Kind.Path() + "` together with an unedited copy (plain `cat`, no jq, no notes, not cut)."})
 }
 
 // copyMismatch is the state verdict for a re-formatted copy whose checksum
@@ -113,8 +106,8 @@ func (d *diagnosis) copyMismatch(f *statefile.File) {
 		Evidence: append([]Ref{{File: f.Name, Path: "/checksum", Quote: fmt.Sprint(f.Checksum.Stored)}}, problemRefs(f, 3)...),
 		Explanation: fmt.Sprintf("%s is not laid out the way the kubelet writes %s (compact JSON), so it is a copy that passed through jq, an editor or a chat. "+
 			"Re-formatting alone keeps the checksum valid, because the kubelet's checksum covers the decoded values and not the bytes; a mismatch (stored %d) means a value differs from what the kubelet wrote: "+
-			"the copy was edited or cut, or the file itself is corrupt. The content is still analysed, marked as coming from an unverified copy.", f.Name, kubeletfiles.NameOf(f.Kind), f.Checksum.Stored),
-		Remedy: "Run the check on the node (`numascope inspect " + kubeletfiles.DefaultPath(f.Kind) + "`), or send `sha256sum " + kubeletfiles.DefaultPath(f.Kind) +
+			"the copy was edited or cut, or the file itself is corrupt. The content is still analysed, marked as coming from an unverified copy.", f.Name, f.Kind.FileName(), f.Checksum.Stored),
+		Remedy: "Run the check on the node (`numascope inspect " + f.Kind.Path() + "`), or send `sha256sum " + f.Kind.Path() +
 			"` and an unedited copy (plain `cat`). Do not delete the node's file or drain the node on the strength of a copy.",
 	})
 }
@@ -134,7 +127,7 @@ func (d *diagnosis) markUnverified() {
 	}
 	for i := range d.report.Findings {
 		g := &d.report.Findings[i]
-		if g.Code == codePastedCheckpoint || g.Code == CodeCorruptCheckpoint && strings.Contains(g.Title, "re-formatted copy") {
+		if g.Code == CodePastedCheckpoint || g.Code == CodeCorruptCheckpoint && strings.Contains(g.Title, "re-formatted copy") {
 			continue
 		}
 		for _, r := range g.Evidence {

@@ -93,6 +93,7 @@ func TestScenarios(t *testing.T) {
 			require.NoError(t, rep.WriteMarkdown(&md), "markdown rendering")
 			require.True(t, strings.HasPrefix(md.String(), "## numascope diagnosis"), "markdown heading: %q", md.String())
 			checkReadmeClaims(t, string(readme), rep)
+			checkCodes(t, rep)
 			want := filepath.Join(abs, "expected.json")
 			if *update {
 				require.NoError(t, os.WriteFile(want, got.Bytes(), 0o644))

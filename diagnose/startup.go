@@ -60,10 +60,10 @@ func (d *diagnosis) policyMismatches(l *evidence.KubeletLog, once func(string) b
 		if !once("pm" + s.Fields["manager"]) {
 			continue
 		}
-		file := "/var/lib/kubelet/cpu_manager_state"
+		file := statefile.KindCPU.Path()
 		field := "cpuManagerPolicy"
 		if s.Fields["manager"] == "memory" {
-			file, field = "/var/lib/kubelet/memory_manager_state", "memoryManagerPolicy"
+			file, field = statefile.KindMemory.Path(), "memoryManagerPolicy"
 		}
 		d.add(Finding{Code: CodeCheckpointPolicyMismatch, Severity: statefile.SeverityError,
 			Title:    fmt.Sprintf("The kubelet will not start: %s is %q but %s was written under policy %q", field, s.Fields["configured"], file, s.Fields["checkpoint"]),
@@ -332,8 +332,7 @@ func restoreFailure(l *evidence.KubeletLog, s evidence.Signal) Finding {
 		"when it was written under another policy (the policy was changed), or when a CPU set in it cannot be parsed."
 	// inspect reads the resource managers' checkpoints, not the others.
 	check := ""
-	switch path.Base(file) {
-	case "cpu_manager_state", "memory_manager_state", "kubelet_internal_checkpoint", "dra_manager_state", ".":
+	if _, ok := statefile.KindOfFileName(path.Base(file)); ok || path.Base(file) == "." {
 		check = "`inspect " + words.Or(file, "FILE") + "` reads the file as the kubelet does. "
 	}
 	back := "To get the node back, drain it, stop the kubelet, move " + what + " away (keep a copy), start the kubelet and uncordon."

@@ -139,7 +139,7 @@ func TestStatePasteForms(t *testing.T) {
 				var paste *Finding
 				for i := range r.Findings {
 					g := &r.Findings[i]
-					if g.Code == codePastedCheckpoint {
+					if g.Code == CodePastedCheckpoint {
 						paste = g
 					}
 					assert.NotEqual(t, CodeCorruptCheckpoint, g.Code, "no checksum verdict on a repaired paste")
@@ -204,7 +204,7 @@ func TestStatePasteTruncated(t *testing.T) {
 			require.NoError(t, err)
 			var paste *Finding
 			for i := range r.Findings {
-				if r.Findings[i].Code == codePastedCheckpoint {
+				if r.Findings[i].Code == CodePastedCheckpoint {
 					paste = &r.Findings[i]
 				}
 			}
@@ -264,7 +264,7 @@ func TestStatePasteCutKeepsWhatWasRead(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, r.Findings)
 	p := r.Findings[0]
-	assert.Equal(t, codePastedCheckpoint, p.Code)
+	assert.Equal(t, CodePastedCheckpoint, p.Code)
 	assert.Equal(t, "cpu_manager_state.txt is a pasted copy of cpu_manager_state, repaired before it could be read: not the node's file; verification skipped; cut at line 11", p.Title)
 	assert.Contains(t, p.Explanation, "The paste ends at line 11 inside /entries/8b0e2d1c-1111-4d1e-9c0a-5e2b8d7f6a13/sidecar; the partial /entries/8b0e2d1c-1111-4d1e-9c0a-5e2b8d7f6a13 was left out")
 	assert.Contains(t, p.Explanation, "missing from the paste: checksum")
@@ -363,7 +363,7 @@ func TestStatePasteUnverifiedFindings(t *testing.T) {
 		}
 	}
 	assert.Contains(t, codes, CodeCheckpointPolicyMismatch)
-	assert.Contains(t, codes, codePastedCheckpoint)
+	assert.Contains(t, codes, CodePastedCheckpoint)
 }
 
 // TestStatePasteEditedKeepsContent: an annotated paste whose values were
@@ -430,7 +430,7 @@ func FuzzStatePaste(f *testing.F) {
 			r, err := Run(context.Background(), ev)
 			require.NoError(t, err)
 			for _, g := range r.Findings {
-				if g.Code == codePastedCheckpoint || g.Code == CodeCorruptCheckpoint && p != nil {
+				if g.Code == CodePastedCheckpoint || g.Code == CodeCorruptCheckpoint && p != nil {
 					require.NotContains(t, strings.ToLower(g.Remedy), "drain the node,")
 				}
 			}

@@ -10,14 +10,6 @@ import (
 	"github.com/numascope/numascope/statefile"
 )
 
-// codeStateFileProblem is the finding about a problem statefile found in a
-// checkpoint (a CPU held by two containers, memory totals that disagree
-// with the entries, ...) that no other finding already reports. The file's
-// verdict (a corrupt checksum, a policy mismatch, a failed restore) has its
-// own finding; this one carries the rest, so that diagnose never says less
-// about a state file than inspect does.
-const codeStateFileProblem = "StateFileProblem"
-
 // Bounds of the findings drawn from one file's problems: statefile lists
 // every problem of a file (a hand-made file can hold thousands); past these
 // the findings say how many more there are and point at inspect.
@@ -138,7 +130,7 @@ func stateProblemFinding(f *statefile.File, sev statefile.Severity, remedy strin
 		title += " (from an unverified copy of " + f.Name + ")"
 		b.WriteString(" Note: this rests on " + f.Name + ", an unverified copy of the checkpoint (a repaired, redacted or mismatching paste): check the node's own file before acting on it.")
 	}
-	return Finding{Code: codeStateFileProblem, Severity: sev, Title: title, Evidence: refs,
+	return Finding{Code: CodeStateFileProblem, Severity: sev, Title: title, Evidence: refs,
 		Explanation: b.String(), Remedy: remedy}
 }
 

@@ -120,7 +120,7 @@ func TestStateProblemFindings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := runState(t, "cpu_manager_state", tt.data)
-			got := findingsWithCode(rep, codeStateFileProblem)
+			got := findingsWithCode(rep, CodeStateFileProblem)
 			if tt.want == nil {
 				assert.Empty(t, got, "findings: %v", codes(rep))
 				return
@@ -138,7 +138,7 @@ func TestStateProblemFindings(t *testing.T) {
 
 	t.Run("bounded", func(t *testing.T) {
 		rep := runState(t, "cpu_manager_state", encodeCPU(t, statefile.FormatV2, cpuset.New(0), many))
-		got := findingsWithCode(rep, codeStateFileProblem)
+		got := findingsWithCode(rep, CodeStateFileProblem)
 		require.Len(t, got, 1)
 		assert.Len(t, got[0].Evidence, 2*maxStateRefsPerFinding)
 		assert.Contains(t, got[0].Title, "(and 38 more)")
@@ -177,11 +177,11 @@ func TestStateProblemsReported(t *testing.T) {
 					if n > 1 {
 						var in []string
 						for _, g := range rep.Findings {
-							if citesProblem(g, f, p) && g.Code == codeStateFileProblem {
+							if citesProblem(g, f, p) && g.Code == CodeStateFileProblem {
 								in = append(in, g.Code)
 							}
 						}
-						assert.LessOrEqual(t, len(in), 1, "%s: problem %q reported twice as %s", f.Name, p.Message, codeStateFileProblem)
+						assert.LessOrEqual(t, len(in), 1, "%s: problem %q reported twice as %s", f.Name, p.Message, CodeStateFileProblem)
 					}
 				}
 			}
@@ -222,6 +222,6 @@ func BenchmarkStateProblemFindings(b *testing.B) {
 		require.NoError(b, ev.AddStateFile("cpu_manager_state", data))
 		rep, err := Run(context.Background(), ev)
 		require.NoError(b, err)
-		require.Len(b, findingsWithCode(rep, codeStateFileProblem), 1)
+		require.Len(b, findingsWithCode(rep, CodeStateFileProblem), 1)
 	}
 }

@@ -202,7 +202,6 @@ func diagnoseConsts(t *testing.T, re *regexp.Regexp) []goConst {
 }
 
 var (
-	reCodeConst  = regexp.MustCompile(`^[cC]ode[A-Z]\w*$`)
 	reTAECause   = regexp.MustCompile(`^Cause[A-Z]\w*$`)
 	reInnerCause = regexp.MustCompile(`^Alloc[A-Z]\w*$`)
 	// rePlaceholder is findings-zh.js's PLACEHOLDER.
@@ -219,36 +218,30 @@ func hasHan(s string) bool {
 	return false
 }
 
-// Every finding code diagnose declares has a Chinese title, explanation
-// and remedy.
+// Every finding code diagnose.Codes() lists has a Chinese title,
+// explanation and remedy, and the file translates no other code.
 func TestFindingTextsCoverDiagnoseCodes(t *testing.T) {
 	table, _ := zhTables(t)
-	codes := diagnoseConsts(t, reCodeConst)
-	require.GreaterOrEqual(t, len(codes), 25, "found too few finding codes in diagnose: the parsing is broken")
+	codes := diagnose.Codes()
+	require.GreaterOrEqual(t, len(codes), 25, "diagnose.Codes() has too few rows")
+	known := map[string]bool{}
 	for _, c := range codes {
-		e := table.Codes[c.value]
+		known[c.Name] = true
+		e := table.Codes[c.Name]
 		if e == nil {
-			t.Errorf("finding code %q (%s, %s) has no Chinese texts: add \"%s\": {\"title\": …, \"explanation\": …, \"remedy\": …} to FINDING_TEXTS[\"zh-CN\"].codes in playground/web/%s",
-				c.value, c.name, c.pos, c.value, filepath.Base(findingsJS))
+			t.Errorf("finding code %q (%s) has no Chinese texts: add \"%s\": {\"title\": …, \"explanation\": …, \"remedy\": …} to FINDING_TEXTS[\"zh-CN\"].codes in playground/web/%s",
+				c.Name, c.Means, c.Name, filepath.Base(findingsJS))
 			continue
 		}
 		for field, s := range map[string]string{"title": e.Title, "explanation": e.Explanation, "remedy": e.Remedy} {
 			if !hasHan(s) {
-				t.Errorf("findings-zh.js: the zh-CN %s of finding code %q is empty or not Chinese: %q", field, c.value, s)
+				t.Errorf("findings-zh.js: the zh-CN %s of finding code %q is empty or not Chinese: %q", field, c.Name, s)
 			}
 		}
 	}
-	known := map[string]bool{}
-	for _, c := range codes {
-		known[c.value] = true
-	}
-	// The parse finds at least the codes finding.go lists.
-	for _, code := range diagnoseCodes(t) {
-		assert.True(t, known[code], "go/parser missed finding code %s of diagnose/finding.go", code)
-	}
 	for code := range table.Codes {
 		if !known[code] {
-			t.Errorf("findings-zh.js translates finding code %q, which package diagnose no longer declares: remove or rename it", code)
+			t.Errorf("findings-zh.js translates finding code %q, which diagnose.Codes() does not list: remove or rename it", code)
 		}
 	}
 }
@@ -494,7 +487,7 @@ const out = {
   hostile: (() => {
     const errs = [];
     const codes = ["constructor", "__proto__", "toString", "hasOwnProperty", "TopologyAffinityError", "CorruptCheckpoint", 7, null];
-    const odd = [null, 1, "x", [], {}, { file: 3 }, [null, { file: "f", line: "x" }], { numaNodes: "0" }];
+    const odd = [null, 1, "x", [], {}, { file: 3 }, [null, { file: "f", line: "x" }], { numaNodes: "0" }, { numaAffinity: "0" }, { numaAffinity: null, numaNodes: [0] }];
     for (const lang of ["zh-CN", "en", "__proto__", "constructor", undefined]) {
       for (const code of codes) {
         for (const v of odd) {
@@ -669,6 +662,10 @@ func TestFindingsZhInNode(t *testing.T) {
 			if !strings.Contains(zh.Explanation, b) {
 				t.Errorf("%s: the zh-CN explanation does not name known bug %s", where[i], b)
 			}
+		}
+		if a := f.TopologyAffinityError; a != nil && a.LoggedBestHint != nil && len(a.LoggedBestHint.NUMANodes) > 0 {
+			nodes := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(a.LoggedBestHint.NUMANodes)), ","), "[]")
+			assert.Contains(t, zh.Explanation, "NUMA 节点 "+nodes, "%s: the zh-CN explanation renders the logged best hint (numaAffinity)", where[i])
 		}
 		want := jsFindingTexts{Title: f.Title, Explanation: f.Explanation, Remedy: f.Remedy}
 		if diff := cmp.Diff(want, *r.EN.OK); diff != "" {

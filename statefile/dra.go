@@ -141,7 +141,6 @@ const (
 	eraDRASpew         = "dra spew-v1 with resource handles (v1alpha2 with structuredData): written by kubelet v1.30; v1.37.2 no longer reads it"
 	eraDRASpew128      = "dra spew-v1 with resource handles (v1alpha2 without structuredData): written by kubelets v1.28 and v1.29; v1.37.2 no longer reads it"
 	eraDRASpewNoRH     = "dra spew-v1 without resource handles: written by kubelet v1.27 (accepted by v1.28 to v1.30 as a fallback); v1.37.2 no longer reads it"
-	draCheckpointName  = "dra_manager_state"
 	draRefuseRemedy    = "drain the node, stop the kubelet, delete dra_manager_state and start the kubelet again; prepared claims are prepared again when their pods restart"
 	draSpewEraRejected = "this is a spew-era dra_manager_state (kubelet v1.27 to v1.30); kubelet v1.37.2 reads only the crc32 layout"
 )
@@ -256,7 +255,7 @@ func (p *printer) structured(s *StructuredResourceHandle) {
 func decodeDRA(f *checker, blob []byte, opts Options) {
 	name := filepath.Base(f.Name)
 	if name == "." || name == "" || name == string(filepath.Separator) {
-		name = draCheckpointName
+		name = KindDRA.FileName()
 	}
 	// crc32 era: what v1.37.2 does (checkpointer.GetOrCreate + GetClaimInfoStateList)
 	// GetOrCreate starts from NewCheckpoint(nil): fields absent from the file

@@ -226,10 +226,6 @@ type WriteOptions struct {
 // state directory written without WriteOptions.AllowKubeletPath.
 var ErrKubeletPath = errors.New("refusing to write into the kubelet's state directory")
 
-// kubeletStateFiles are the checkpoints in a kubelet --root-dir, as paths
-// below it.
-var kubeletStateFiles = []string{"cpu_manager_state", "memory_manager_state", "dra_manager_state", "device-plugins/kubelet_internal_checkpoint"}
-
 // IsKubeletPath reports whether path names a file the kubelet owns: any
 // path inside a directory /var/lib/kubelet (under any prefix, such as a
 // host mount at /host/var/lib/kubelet, and after resolving symbolic links
@@ -249,11 +245,11 @@ func IsKubeletPath(path string) bool {
 	}
 	for _, p := range candidates {
 		slashed := filepath.ToSlash(p)
-		if strings.Contains(slashed+"/", "/var/lib/kubelet/") {
+		if strings.Contains(slashed+"/", kubeletRootDir+"/") {
 			return true
 		}
-		for _, name := range kubeletStateFiles {
-			if root, ok := strings.CutSuffix(slashed, "/"+name); ok && looksLikeKubeletRoot(filepath.FromSlash(root)) {
+		for _, c := range checkpointPaths {
+			if root, ok := strings.CutSuffix(slashed, "/"+c.path); ok && looksLikeKubeletRoot(filepath.FromSlash(root)) {
 				return true
 			}
 		}

@@ -339,7 +339,7 @@ func (f *File) memoryVerdict(rel kubeletRelease, data []byte, opts Options) (acc
 func (f *File) draVerdict(rel kubeletRelease, data []byte) (bool, string) {
 	name := filepath.Base(f.Name)
 	if name == "." || name == "" || name == string(filepath.Separator) {
-		name = draCheckpointName
+		name = KindDRA.FileName()
 	}
 	if rel <= 30 {
 		return f.draSpewVerdict(rel, data, name)

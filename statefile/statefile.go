@@ -12,17 +12,6 @@ import (
 	"github.com/hashicorp/go-multierror"
 )
 
-// Kind names which kubelet manager a checkpoint file belongs to.
-type Kind string
-
-// The checkpoint kinds numascope understands.
-const (
-	KindCPU    Kind = "cpu"    // cpu_manager_state
-	KindMemory Kind = "memory" // memory_manager_state
-	KindDevice Kind = "device" // device-plugins/kubelet_internal_checkpoint
-	KindDRA    Kind = "dra"    // dra_manager_state
-)
-
 // Format names the on-disk layout version of a checkpoint.
 //
 // cpu: v1 (entries containerID→cpuset, kubelet ≤1.17), v2 (podUID→container→cpuset),

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/yamljson"
 	"github.com/numascope/numascope/statefile"
 )
@@ -32,8 +30,8 @@ func CheckpointKind(data []byte) statefile.Kind {
 		return "" // Data holding a string: a DRA checkpoint, or a data section of escaped JSON
 	}
 	var kind statefile.Kind
-	for _, f := range kubeletfiles.Checkpoints {
-		req := requiredFields[f.Kind]
+	for _, k := range statefile.Kinds() {
+		req := requiredFields[k]
 		if len(req) == 0 {
 			continue
 		}
@@ -47,7 +45,7 @@ func CheckpointKind(data []byte) statefile.Kind {
 		if kind != "" {
 			return ""
 		}
-		kind = f.Kind
+		kind = k
 	}
 	return kind
 }
@@ -104,21 +102,21 @@ func StateFiles(dir string) []StateFile {
 	if err != nil {
 		abs = dir
 	}
-	inDevicePlugins := filepath.Base(abs) == path.Dir(kubeletfiles.PathOf(statefile.KindDevice))
+	inDevicePlugins := filepath.Base(abs) == filepath.Dir(statefile.KindDevice.PathIn(""))
 	var out []StateFile
-	for _, c := range kubeletfiles.Checkpoints {
-		p := filepath.Join(dir, filepath.FromSlash(c.Path))
-		if inDevicePlugins && c.Kind == statefile.KindDevice {
-			p = filepath.Join(dir, kubeletfiles.NameOf(statefile.KindDevice))
+	for _, k := range statefile.Kinds() {
+		p := k.PathIn(dir)
+		if inDevicePlugins && k == statefile.KindDevice {
+			p = filepath.Join(dir, k.FileName())
 		}
 		st, err := os.Stat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			out = append(out, StateFile{Kind: c.Kind, Path: p, Err: err})
+			out = append(out, StateFile{Kind: k, Path: p, Err: err})
 		default:
-			out = append(out, StateFile{Kind: c.Kind, Path: p, Info: st})
+			out = append(out, StateFile{Kind: k, Path: p, Info: st})
 		}
 	}
 	return out

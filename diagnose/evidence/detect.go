@@ -151,8 +151,7 @@ func looksBareMessage(head []byte) (string, bool) {
 func commandKind(cmd string) (string, bool) {
 	c := strings.ToLower(cmd)
 	switch {
-	case strings.Contains(c, "cpu_manager_state") || strings.Contains(c, "memory_manager_state") ||
-		strings.Contains(c, "kubelet_internal_checkpoint") || strings.Contains(c, "dra_manager_state"):
+	case namesCheckpoint(c):
 		return KindState, true
 	case strings.Contains(c, "journalctl") || strings.Contains(c, "kubelet.log") || strings.HasPrefix(c, "zcat"):
 		return KindLog, true

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/numascope/numascope/diagnose/evidence/internal/paste"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/nrt"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -520,8 +518,8 @@ func maybeCheckpoint(data []byte) bool {
 	if _, ok := statefile.Looks(head); ok {
 		return true
 	}
-	for _, c := range kubeletfiles.Checkpoints {
-		if bytes.Contains(head, []byte(path.Base(c.Path))) {
+	for _, k := range statefile.Kinds() {
+		if bytes.Contains(head, []byte(k.FileName())) {
 			return true
 		}
 	}
@@ -613,7 +611,7 @@ func SourcesFromDir(dir string) (Sources, error) {
 			s.StateDir = dir
 		case e.IsDir() && n == "podresources":
 			s.PodResources = p
-		case kubeletfiles.IsCheckpointName(n) && n != kubeletfiles.NameOf(statefile.KindDevice):
+		case isCheckpointName(n) && n != statefile.KindDevice.FileName():
 			s.StateDir = dir
 		case isCheckpointCopyName(n):
 			s.StateFiles = append(s.StateFiles, p)

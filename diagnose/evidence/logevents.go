@@ -14,7 +14,7 @@ import (
 // kubelet or computed by numascope; topomgr.TopologyHint is the merge's own
 // form): the NUMA nodes of the affinity mask (nil for "any NUMA node") and whether it is preferred.
 type Hint struct {
-	NUMANodes []int `json:"numaNodes"`
+	NUMANodes []int `json:"numaAffinity"`
 	Preferred bool  `json:"preferred"`
 }
 

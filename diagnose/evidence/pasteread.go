@@ -9,7 +9,6 @@ import (
 
 	"github.com/numascope/numascope/internal/jsonptr"
 	"github.com/numascope/numascope/internal/jsonrepair"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
 )
 
@@ -232,7 +231,23 @@ func contentLost(f *statefile.File) bool {
 // with an extension: a copy saved from a paste (cpu_manager_state.txt).
 func isCheckpointCopyName(n string) bool {
 	base, _, ok := strings.Cut(n, ".")
-	return ok && kubeletfiles.IsCheckpointName(base)
+	return ok && isCheckpointName(base)
+}
+
+// isCheckpointName reports whether a file name is one of a checkpoint's.
+func isCheckpointName(n string) bool {
+	_, ok := statefile.KindOfFileName(n)
+	return ok
+}
+
+// namesCheckpoint reports whether s holds a checkpoint's file name.
+func namesCheckpoint(s string) bool {
+	for _, k := range statefile.Kinds() {
+		if strings.Contains(s, k.FileName()) {
+			return true
+		}
+	}
+	return false
 }
 
 // compactLayout reports whether data is laid out as the kubelet writes a

@@ -2,9 +2,7 @@ package evidence
 
 import (
 	"fmt"
-	"path/filepath"
 
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/statefile"
@@ -13,8 +11,8 @@ import (
 // stateFileNames are the checkpoint files looked up under a kubelet root directory.
 var stateFileNames = func() []string {
 	var out []string
-	for _, f := range kubeletfiles.Checkpoints {
-		out = append(out, filepath.FromSlash(f.Path))
+	for _, k := range statefile.Kinds() {
+		out = append(out, k.PathIn(""))
 	}
 	return out
 }()

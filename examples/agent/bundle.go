@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/nodebundle"
 	"github.com/numascope/numascope/podresources"
+	"github.com/numascope/numascope/statefile"
 )
 
 // writeBundle is `--once --report bundle`: instead of a report, the node's
@@ -29,15 +29,15 @@ func writeBundle(ctx context.Context, c config, w io.Writer) error {
 	fail := func(p string, err error) {
 		b.Errors = append(b.Errors, nodebundle.Error{Path: p, Message: err.Error()})
 	}
-	for _, s := range kubeletfiles.Checkpoints {
-		p := filepath.Join(c.stateDir, filepath.FromSlash(s.Path))
+	for _, kind := range statefile.Kinds() {
+		p := kind.PathIn(c.stateDir)
 		data, err := input.ReadFile(p, "state file", c.limits.state)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			fail(p, err)
 		default:
-			b.Files = append(b.Files, nodebundle.File{Path: s.Path, Data: data})
+			b.Files = append(b.Files, nodebundle.File{Path: filepath.ToSlash(kind.PathIn("")), Data: data})
 		}
 	}
 	cfgPath, explicit := c.kubeletConfig, c.kubeletConfig != ""

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,6 +21,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
+
+	"github.com/numascope/numascope/statefile"
 )
 
 // manifest decodes daemonset.yaml strictly (an unknown or misspelt field
@@ -217,8 +219,8 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	}
 	for m := range hidden {
 		assert.True(t, strings.HasPrefix(m, root+"/"), "mask %s is not under the kubelet root mount %s", m, root)
-		for _, f := range kubeletfiles.Checkpoints {
-			p := path.Join(root, f.Path)
+		for _, kind := range statefile.Kinds() {
+			p := path.Join(root, filepath.ToSlash(kind.PathIn("")))
 			assert.False(t, strings.HasPrefix(p, m+"/"), "mask %s hides the checkpoint %s", m, p)
 		}
 	}

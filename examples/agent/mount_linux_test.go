@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources/podresourcestest"
+	"github.com/numascope/numascope/statefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,10 +38,10 @@ func TestSocketConnectThroughReadOnlyBindMount(t *testing.T) {
 	syscall.Umask(old)
 	require.NoError(t, err)
 	defer srv.Close()
-	for _, f := range kubeletfiles.Checkpoints {
-		b, err := os.ReadFile(filepath.Join(nodeDir, filepath.FromSlash(f.Path)))
+	for _, kind := range statefile.Kinds() {
+		b, err := os.ReadFile(kind.PathIn(nodeDir))
 		require.NoError(t, err)
-		p := filepath.Join(src, filepath.FromSlash(f.Path))
+		p := kind.PathIn(src)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o750))
 		require.NoError(t, os.WriteFile(p, b, 0o600))
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/input"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 	"github.com/numascope/numascope/statefile"
@@ -357,18 +356,18 @@ func gather(ctx context.Context, c config) *Report {
 
 	// The checkpoint files.
 	present := 0
-	for _, s := range kubeletfiles.Checkpoints {
-		p := filepath.Join(c.stateDir, filepath.FromSlash(s.Path))
-		cp := Checkpoint{File: p, Kind: s.Kind}
+	for _, kind := range statefile.Kinds() {
+		p := kind.PathIn(c.stateDir)
+		cp := Checkpoint{File: p, Kind: kind}
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			rep.Checkpoints = append(rep.Checkpoints, cp)
 			continue
 		}
 		cp.Present = true
 		present++
-		opts := statefile.Options{Name: p, Kind: s.Kind}
+		opts := statefile.Options{Name: p, Kind: kind}
 		if kcfg != nil {
-			switch s.Kind {
+			switch kind {
 			case statefile.KindCPU:
 				opts.Policy = validPolicy(kcfg.EffectiveCPUManagerPolicy(), "none", "static")
 			case statefile.KindMemory:

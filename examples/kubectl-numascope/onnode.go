@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/internal/nodebundle"
+	"github.com/numascope/numascope/statefile"
 )
 
 // The short-lived pod's names.
@@ -48,8 +49,8 @@ type nodeFile struct {
 // exactly these mounts, and TestNodeAccessPolicy checks that the two agree.
 var nodeFiles = func() []nodeFile {
 	var fs []nodeFile
-	for _, f := range kubeletfiles.Checkpoints {
-		fs = append(fs, nodeFile{volume: "state-" + string(f.Kind), path: f.Path, typ: corev1.HostPathFile})
+	for _, kind := range statefile.Kinds() {
+		fs = append(fs, nodeFile{volume: "state-" + string(kind), path: filepath.ToSlash(kind.PathIn("")), typ: corev1.HostPathFile})
 	}
 	return append(fs, nodeFile{volume: "pod-resources", path: "pod-resources/kubelet.sock", typ: corev1.HostPathSocket})
 }()

@@ -782,9 +782,11 @@ function nodesText(nodes) {
   return Array.isArray(nodes) && nodes.length ? nodes.join(",") : "";
 }
 
-// hintText renders a NUMA hint ({numaNodes, preferred}) in Chinese.
+// hintText renders a NUMA hint ({numaAffinity, preferred}; reports
+// before the field was renamed wrote numaNodes) in Chinese.
 function hintText(h) {
-  const where = h.numaNodes && h.numaNodes.length ? "NUMA 节点 " + nodesText(h.numaNodes) : "任意 NUMA 节点";
+  const nodes = "numaAffinity" in h ? h.numaAffinity : h.numaNodes;
+  const where = nodes && nodes.length ? "NUMA 节点 " + nodesText(nodes) : "任意 NUMA 节点";
   return where + (h.preferred ? "（首选）" : "（非首选）");
 }
 
@@ -832,7 +834,7 @@ function valueText(path, v) {
   }
   if (typeof v === "object") {
     if (typeof v.file === "string") return v.file + (v.line ? ":" + v.line : v.path ? "#" + v.path : "");
-    if ("numaNodes" in v || "preferred" in v) return hintText(v);
+    if ("numaAffinity" in v || "numaNodes" in v || "preferred" in v) return hintText(v);
     return "";
   }
   if (typeof v === "boolean") return v ? "是" : "否";

@@ -9,7 +9,6 @@ import (
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/holdings"
-	"github.com/numascope/numascope/internal/kubeletfiles"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -178,10 +177,10 @@ type GroupView struct {
 
 // canonicalName is the usual file name of each kind of input.
 var canonicalName = map[string]string{
-	"cpu":          kubeletfiles.NameOf(statefile.KindCPU),
-	"memory":       kubeletfiles.NameOf(statefile.KindMemory),
-	"device":       kubeletfiles.NameOf(statefile.KindDevice),
-	"dra":          kubeletfiles.NameOf(statefile.KindDRA),
+	"cpu":          statefile.KindCPU.FileName(),
+	"memory":       statefile.KindMemory.FileName(),
+	"device":       statefile.KindDevice.FileName(),
+	"dra":          statefile.KindDRA.FileName(),
 	"podresources": "podresources.json",
 	kindMachine:    "machine-info.json",
 	kindConfig:     "kubelet-config.yaml",
