@@ -18,6 +18,34 @@ type Hint struct {
 	Preferred bool  `json:"preferred"`
 }
 
+// hintV1 is Hint as the numascope.diagnose/v1 reports first wrote it: the
+// affinity under numaNodes. Reports keep writing it beside numaAffinity,
+// since v1 only ever adds fields, and read either.
+type hintV1 struct {
+	NUMAAffinity []int `json:"numaAffinity"`
+	NUMANodes    []int `json:"numaNodes"`
+	Preferred    bool  `json:"preferred"`
+}
+
+// MarshalJSON writes numaAffinity, the spelling of every hint numascope
+// writes, and the v1 report's numaNodes beside it.
+func (h Hint) MarshalJSON() ([]byte, error) {
+	return json.Marshal(hintV1{NUMAAffinity: h.NUMANodes, NUMANodes: h.NUMANodes, Preferred: h.Preferred})
+}
+
+// UnmarshalJSON reads a hint written with either spelling.
+func (h *Hint) UnmarshalJSON(b []byte) error {
+	var v hintV1
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h.NUMANodes, h.Preferred = v.NUMAAffinity, v.Preferred
+	if h.NUMANodes == nil {
+		h.NUMANodes = v.NUMANodes
+	}
+	return nil
+}
+
 // String renders the hint as "{0,1 preferred}" or "{any non-preferred}".
 func (h Hint) String() string {
 	p := "preferred"
