@@ -111,10 +111,36 @@ func binaries(t *testing.T) string {
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build ./examples/...: %v\n%s", err, out)
+			return
+		}
+		// The cluster-facing examples are modules of their own (their
+		// dependencies stay out of the SDK's go.mod): each is built inside
+		// its module, into the same directory.
+		for _, d := range nestedModules() {
+			cmd := exec.Command("go", "build", "-o", build.dir+string(filepath.Separator), ".")
+			cmd.Dir = d
+			if out, err := cmd.CombinedOutput(); err != nil {
+				build.err = fmt.Errorf("go build . (in examples/%s, a module of its own): %v\n%s", d, err, out)
+				return
+			}
 		}
 	})
 	require.NoError(t, build.err)
 	return build.dir
+}
+
+// nestedModules lists the example directories that hold a go.mod of their own.
+func nestedModules() []string {
+	var out []string
+	entries, _ := os.ReadDir(".")
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(e.Name(), "go.mod")); err == nil {
+				out = append(out, e.Name())
+			}
+		}
+	}
+	return out
 }
 
 func TestMain(m *testing.M) {
