@@ -111,10 +111,36 @@ func binaries(t *testing.T) string {
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build ./examples/...: %v\n%s", err, out)
+			return
+		}
+		// The cluster-facing examples are modules of their own (their
+		// dependencies stay out of the SDK's go.mod): each is built inside
+		// its module, into the same directory.
+		for _, d := range nestedModules() {
+			cmd := exec.Command("go", "build", "-o", build.dir+string(filepath.Separator), ".")
+			cmd.Dir = d
+			if out, err := cmd.CombinedOutput(); err != nil {
+				build.err = fmt.Errorf("go build . (in examples/%s, a module of its own): %v\n%s", d, err, out)
+				return
+			}
 		}
 	})
 	require.NoError(t, build.err)
 	return build.dir
+}
+
+// nestedModules lists the example directories that hold a go.mod of their own.
+func nestedModules() []string {
+	var out []string
+	entries, _ := os.ReadDir(".")
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(e.Name(), "go.mod")); err == nil {
+				out = append(out, e.Name())
+			}
+		}
+	}
+	return out
 }
 
 func TestMain(m *testing.M) {
@@ -148,7 +174,7 @@ func TestEveryExampleIsListedAndRun(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	for _, d := range exampleDirs(t) {
-		assert.True(t, bytes.Contains(readme, []byte("go run ./examples/"+d)), "examples/README.md does not list `go run ./examples/%s`", d)
+		assert.True(t, bytes.Contains(readme, []byte("go run ./examples/"+d)) || bytes.Contains(readme, []byte("go -C examples/"+d+" run .")), "examples/README.md does not list `go run ./examples/%s` (or `go -C examples/%s run .` for a module of its own)", d, d)
 		assert.NotEmpty(t, runs[d], "examples/%s has no run in examples_test.go: add one with the fixtures it needs", d)
 	}
 	for d := range runs {
@@ -278,6 +304,10 @@ func cookbook(t *testing.T) []recipe {
 
 var reGoRun = regexp.MustCompile(`go run \./examples/([a-z]+)`)
 
+// reGoRunModule is a recipe's command that is a module of its own: it runs
+// inside its directory (env -C), as `go -C DIR run .` does.
+var reGoRunModule = regexp.MustCompile(`go -C examples/([a-z-]+) run \.`)
+
 func TestCookbook(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		require.Empty(t, os.Getenv("NUMASCOPE_REQUIRE_BROWSER"), "jq is not installed, and CI must run the cookbook recipes (.ci/run installs it)")
@@ -287,6 +317,7 @@ func TestCookbook(t *testing.T) {
 	for _, r := range cookbook(t) {
 		t.Run(fmt.Sprintf("README.md:%d", r.line), func(t *testing.T) {
 			script := reGoRun.ReplaceAllString(r.script, filepath.Join(bin, "$1"))
+			script = reGoRunModule.ReplaceAllString(script, "env -C examples/$1 "+filepath.Join(bin, "$1"))
 			cmd := exec.Command("bash", "-e", "-c", script)
 			cmd.Dir = root
 			var stdout, stderr bytes.Buffer

@@ -124,7 +124,7 @@ func (c *callMarks) String() string {
 // earlier runs. cached-ms is the time to show the first file again, from the
 // page's cache.
 //
-//	NUMASCOPE_REQUIRE_BROWSER=1 go test ./playground -run '^$' -bench PasteToVerdict -benchtime 5x
+//	NUMASCOPE_REQUIRE_BROWSER=1 go -C playground test . -run '^$' -bench PasteToVerdict -benchtime 5x
 func BenchmarkPasteToVerdict(b *testing.B) { benchPaste(b, validVariants(b, bigMemoryState(b, 10000))) }
 
 // BenchmarkPasteCorruptedToVerdict is BenchmarkPasteToVerdict with a file

@@ -150,7 +150,7 @@ func kubeletLog(size int) string {
 // (gap-ms). The page's limit of one run is lifted, so that a slow run is
 // measured instead of stopped.
 //
-//	NUMASCOPE_REQUIRE_BROWSER=1 go test ./playground -run '^$' -bench ShareLinkLoad -benchtime 1x
+//	NUMASCOPE_REQUIRE_BROWSER=1 go -C playground test . -run '^$' -bench ShareLinkLoad -benchtime 1x
 func BenchmarkShareLinkLoad(b *testing.B) {
 	exe := chromium(b)
 	srv := httptest.NewServer(testSite(b).handler())
@@ -237,7 +237,7 @@ const textAreaLayout = `(text) => new Promise((resolve) => {
 // (keystroke-ms). These are the figures behind the page's SHOWN_LINES and
 // SHOWN_CHARS (app.js): the text area lays out all of its text at once.
 //
-//	NUMASCOPE_REQUIRE_BROWSER=1 go test ./playground -run '^$' -bench TextArea -benchtime 3x
+//	NUMASCOPE_REQUIRE_BROWSER=1 go -C playground test . -run '^$' -bench TextArea -benchtime 3x
 func BenchmarkTextArea(b *testing.B) {
 	exe := chromium(b)
 	srv := httptest.NewServer(testSite(b).handler())

@@ -2,9 +2,13 @@
 // the playground page, where a person pastes kubelet state files and sees
 // their verdict, NUMA groups and findings without the data leaving the browser.
 //
-//	go run ./playground                  # build and serve on http://localhost:8080
-//	go run ./playground -addr :9000      # another address
-//	go run ./playground -out site/       # write the static site, precompressed (.gz, .br)
+//	go run .                  # build and serve on http://localhost:8080
+//	go run . -addr :9000      # another address
+//	go run . -out site/       # write the static site, precompressed (.gz, .br)
+//
+// It is a module of its own (its browser tests need chromedp, which stays out
+// of the SDK's go.mod): run it inside playground/, or `go -C playground run .`
+// from the repository root.
 //
 // With binaryen's wasm-opt on PATH the engine is optimised for size first
 // (NUMASCOPE_WASM_OPT=off skips it); its output and the brotli form are
@@ -28,7 +32,7 @@ func main() {
 	addr := flag.String("addr", "localhost:8080", "`host:port` to serve the playground on")
 	out := flag.String("out", "", "write the static site to `DIR` (each file with .gz and .br twins) instead of serving it")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./playground [-addr host:port] [-out DIR]\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run . [-addr host:port] [-out DIR] (in playground/)\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()

@@ -3,10 +3,14 @@
 // the machine's NUMA layout, diagnoses what it found, writes one JSON report
 // line per round to stdout and serves the figures as Prometheus metrics.
 //
-//	go run ./examples/agent                          # every 60s a summary line, metrics on :9464
-//	go run ./examples/agent --once                   # one round, then exit (scripts)
-//	go run ./examples/agent --state-dir /host/var/lib/kubelet --interval 30s
-//	go run ./examples/agent --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
+//	go run .                          # every 60s a summary line, metrics on :9464
+//	go run . --once                   # one round, then exit (scripts)
+//	go run . --state-dir /host/var/lib/kubelet --interval 30s
+//	go run . --once --state-dir DIR --snapshot DIR --sysfs DIR   # files copied from a node
+//
+// It is a module of its own (the Prometheus client stays out of the SDK's
+// go.mod): run it inside examples/agent, or `go -C examples/agent run .` from
+// the repository root.
 //
 // It only reads: the state files (opened O_RDONLY|O_NONBLOCK, regular files
 // only, through --max-state-size, decoded by statefile.Decode), the socket

@@ -12,7 +12,7 @@
 // their own, so none is stamped in; the archive's README names the version and
 // the commit). They go into one archive per target with LICENSE and a short
 // README: numascope-VERSION-OS-ARCH.tar.gz, or .zip for Windows. The
-// playground (`go run ./playground -out`) is numascope-VERSION-playground.tar.gz.
+// playground (`go run . -out` in playground/, a module of its own) is numascope-VERSION-playground.tar.gz.
 // SHA256SUMS lists every archive in the form `sha256sum -c` checks.
 //
 // Archives are reproducible: fixed modes (0755 programs, 0644 the rest),
@@ -175,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the archives and SHA256SUMS into `DIR` (new or empty)")
 	version := fs.String("version", "", "the `VERSION` in the archive names and READMEs (default: git describe --tags --always --dirty, else dev)")
 	targets := fs.String("targets", strings.Join(defaultTargets, ","), "comma-separated `OS/ARCH` list; known: "+strings.Join(knownTargets, ","))
-	playground := fs.Bool("playground", true, "also build the playground site (go run ./playground -out) as its own archive")
+	playground := fs.Bool("playground", true, "also build the playground site (go run . -out, in playground/) as its own archive")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./internal/release -out DIR [-version V] [-targets %s] [-playground=false]\n\n", strings.Join(defaultTargets, ","))
 		fmt.Fprintf(fs.Output(), "Cross-builds every command under examples/ per OS/arch into one archive each,\nthe playground as a static site, and SHA256SUMS.\n\nexamples:\n  go run ./internal/release -out dist/\n  go run ./internal/release -out dist/ -version v0.3.0 -targets linux/amd64 -playground=false\n  cd dist && sha256sum -c SHA256SUMS\n\n")
@@ -419,39 +419,73 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 	return out, nil
 }
 
-// crossBuild builds every command for t into dir.
+// crossBuild builds every command for t into dir: the commands of the main
+// module in one go build, each command that is a module of its own (the
+// cluster-facing ones, whose dependencies stay out of the SDK's go.mod)
+// inside its module.
 func (r *release) crossBuild(ctx context.Context, t target, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", dir + string(filepath.Separator)}
-	for _, c := range r.commands {
-		args = append(args, "./examples/"+c)
-	}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = r.root
-	cmd.Env = append(append(append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch), archLevel(t.goarch)...), r.env...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building for %s (CGO_ENABLED=0 GOOS=%s GOARCH=%s go %s) failed: %w\n%s\nfix the build for that target, or leave it out of -targets", t, t.goos, t.goarch, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	for _, s := range buildSteps(r.root, r.commands) {
+		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", dir + string(filepath.Separator)}
+		args = append(args, s.pkgs...)
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = s.dir
+		cmd.Env = append(append(append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch), archLevel(t.goarch)...), r.env...)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("building for %s (in %s: CGO_ENABLED=0 GOOS=%s GOARCH=%s go %s) failed: %w\n%s\nfix the build for that target, or leave it out of -targets", t, s.dir, t.goos, t.goarch, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
 	}
 	return nil
 }
 
-// site builds the playground (go run ./playground -out) into dir and returns
+// buildStep is one go build: the packages it builds and the module
+// directory it runs in.
+type buildStep struct {
+	dir  string
+	pkgs []string
+}
+
+// buildSteps groups commands by module: the main module's commands first,
+// in one step, then one step per command with a go.mod of its own.
+func buildSteps(root string, commands []string) []buildStep {
+	main := buildStep{dir: root}
+	var own []buildStep
+	for _, c := range commands {
+		d := filepath.Join(root, "examples", c)
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			own = append(own, buildStep{dir: d, pkgs: []string{"."}})
+			continue
+		}
+		main.pkgs = append(main.pkgs, "./examples/"+c)
+	}
+	if len(main.pkgs) == 0 {
+		return own
+	}
+	return append([]buildStep{main}, own...)
+}
+
+// site builds the playground (go run . -out in playground/) into dir and returns
 // its archive. The site's manifest.json records when it was built; that
 // time becomes the release's, so the archive is reproducible, and the
 // manifest's .gz and .br twins, which would still hold the build time, are
 // left out (a static host serves the small manifest uncompressed).
 func (r *release) site(ctx context.Context, dir string, license []byte) (*archive, error) {
-	cmd := exec.CommandContext(ctx, "go", "run", "./playground", "-out", dir)
-	cmd.Dir = r.root
+	// The playground is a module of its own (its browser tests need
+	// chromedp): it runs inside it, with an absolute -out.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	cmd := exec.CommandContext(ctx, "go", "run", ".", "-out", dir)
+	cmd.Dir = filepath.Join(r.root, "playground")
 	cmd.Env = buildEnv(os.Environ())
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("building the playground (go run ./playground -out %s) failed: %w\n%s\nfix the playground build, or pass -playground=false", dir, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("building the playground (in playground/: go run . -out %s) failed: %w\n%s\nfix the playground build, or pass -playground=false", dir, err, strings.TrimSpace(stderr.String()))
 	}
 	a := &archive{prefix: "numascope-" + r.version + "-playground", mtime: r.mtime}
 	a.entries = append(a.entries, entry{name: "LICENSE", mode: 0o644, data: license}, entry{name: "README.md", mode: 0o644, data: r.siteReadme()})

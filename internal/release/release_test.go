@@ -417,3 +417,26 @@ func TestCrossBuild(t *testing.T) {
 		"numascope-v0.0.0-test-linux-arm64/inspect",
 	}, names)
 }
+
+// TestBuildStepsBuildNestedModulesInside: a command with a go.mod of its own
+// is built inside its module (from the root, go build ./examples/agent fails:
+// the main module does not hold it), the others together from the root.
+func TestBuildStepsBuildNestedModulesInside(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	steps := buildSteps(root, names)
+	require.NotEmpty(t, steps)
+	assert.Equal(t, root, steps[0].dir)
+	assert.Equal(t, []string{"./examples/inspect", "./examples/diagnose", "./examples/admit", "./examples/podresources"}, steps[0].pkgs)
+	var own []string
+	for _, s := range steps[1:] {
+		assert.Equal(t, []string{"."}, s.pkgs, s.dir)
+		assert.FileExists(t, filepath.Join(s.dir, "go.mod"))
+		own = append(own, filepath.Base(s.dir))
+	}
+	assert.Equal(t, []string{"agent", "kubectl-numascope"}, own)
+}

@@ -1,9 +1,11 @@
 // Command testall runs every numascope test: the main module, each nested
-// module under internal/ (the kubelet conformance modules), the WebAssembly
-// glue under Node.js and the browser tests. Before the tests of each module it
-// runs go vet and gofmt -l, and staticcheck (a tool of the main module) on
-// the main module; a finding of any of them fails the run. It is the command that the README
-// and CI both run:
+// module (the cluster-facing commands under examples/, internal/cluster, the
+// playground and the kubelet conformance modules under internal/), the
+// WebAssembly glue under Node.js and the browser tests. Before the tests of
+// each module it runs go vet and gofmt -l, and staticcheck in every module
+// that declares it as a tool (the main module and the nested modules split
+// from it); a finding of any of them fails the run. It is the command that
+// the README and CI both run:
 //
 //	go run ./internal/testall
 //
@@ -59,7 +61,7 @@ func main() {
 		if !gofmtClean(mod) {
 			t.buildFailed++
 		}
-		if mod == root && !run(mod, nil, []string{"tool", "staticcheck", "./..."}) {
+		if hasStaticcheck(mod) && !run(mod, nil, []string{"tool", "staticcheck", "./..."}) {
 			t.buildFailed++
 		}
 		runTests(mod, nil, append([]string{"test", "-json"}, append(extra, "./...")...), &t)
@@ -113,24 +115,40 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// modules returns the main module and every nested module below internal/.
+// modules returns the main module and every module nested in it (skipping
+// testdata and hidden directories), the main module first.
 func modules(root string) []string {
 	out := []string{root}
 	var nested []string
-	_ = filepath.WalkDir(filepath.Join(root, "internal"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+		if d.IsDir() && p != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && d.Name() == "go.mod" {
+		if !d.IsDir() && d.Name() == "go.mod" && filepath.Dir(p) != root {
 			nested = append(nested, filepath.Dir(p))
 		}
 		return nil
 	})
 	sort.Strings(nested)
 	return append(out, nested...)
+}
+
+// hasStaticcheck reports whether the module in dir declares staticcheck as a
+// tool, so that `go tool staticcheck` runs there.
+func hasStaticcheck(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "tool honnef.co/go/tools/cmd/staticcheck" {
+			return true
+		}
+	}
+	return false
 }
 
 func goEnv(key string) string {

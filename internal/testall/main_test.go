@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,4 +24,23 @@ func TestConsumeCountsTests(t *testing.T) {
 	assert.Equal(t, 1, tl.passed, "passed in the tally %+v", tl)
 	assert.Equal(t, 1, tl.failed, "failed in the tally %+v", tl)
 	assert.Equal(t, 1, tl.skipped, "skipped in the tally %+v", tl)
+}
+
+func TestModulesFindsEveryNestedModule(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	var rel []string
+	for _, m := range modules(root) {
+		r, err := filepath.Rel(root, m)
+		require.NoError(t, err)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	require.NotEmpty(t, rel)
+	assert.Equal(t, ".", rel[0], "the main module comes first")
+	for _, want := range []string{"examples/agent", "examples/kubectl-numascope", "internal/cluster", "internal/cluster/apiserver", "internal/conformance", "playground"} {
+		assert.Contains(t, rel, want, "testall would not run the module in %s", want)
+	}
+	for _, m := range []string{".", "examples/agent", "examples/kubectl-numascope", "internal/cluster", "playground"} {
+		assert.True(t, hasStaticcheck(filepath.Join(root, m)), "staticcheck is not a tool of the module in %s", m)
+	}
 }
