@@ -98,6 +98,12 @@ type Sources struct {
 	Files []string
 }
 
+// Empty reports whether s names no evidence at all (the limits aside).
+func (s Sources) Empty() bool {
+	return s.StateDir == "" && len(s.StateFiles) == 0 && s.PodResources == "" && len(s.Logs) == 0 &&
+		len(s.Pods) == 0 && len(s.Events) == 0 && len(s.KubeletConfig) == 0 && s.Topology == "" && len(s.Files) == 0
+}
+
 // AddLog parses and adds a kubelet log.
 func (e *Set) AddLog(name string, data []byte) error { return e.addStrict(name, KindLog, data) }
 

@@ -32,6 +32,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -46,6 +47,7 @@ import (
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeversion"
 )
 
@@ -119,12 +121,47 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src.Pods = append(src.Pods, pods...)
 	src.Events = append(src.Events, events...)
 	src.StateFiles = append(src.StateFiles, states...)
+	// "-" is standard input; with no evidence named at all, a pipe is read
+	// too (diagnose < kubelet.log), and nothing at all is a usage error,
+	// never "no findings"
+	fromStdin := false
+	for i := 0; i < len(files); i++ {
+		if files[i] == "-" {
+			fromStdin = true
+			files = append(files[:i], files[i+1:]...)
+			i--
+		}
+	}
 	src.Files = append(src.Files, files...)
 	src.LogLimit = limit
+	var piped []byte
+	if fromStdin || src.Empty() {
+		r, ok := stdin()
+		if ok {
+			piped, err = input.ReadAll(r, stdinName, input.MaxLog)
+			if err != nil {
+				fmt.Fprintln(stderr, "diagnose:", err)
+				return 2
+			}
+		}
+		switch {
+		case len(bytes.TrimSpace(piped)) > 0:
+			fromStdin = true
+		case fromStdin:
+			fmt.Fprintln(stderr, "diagnose: - means standard input, but nothing was piped: cat the evidence into the command (cat kubelet.log | diagnose -) or give its path")
+			return 2
+		default:
+			fmt.Fprintln(stderr, "diagnose: no evidence given: give files (a kubelet log, a pod, a checkpoint...), a directory with --dir, or pipe one file in (diagnose < kubelet.log); diagnose -h shows the flags")
+			return 2
+		}
+	}
 	ev, err := evidence.Load(src)
 	if err != nil {
 		fmt.Fprintln(stderr, "diagnose:", err)
 		return 2
+	}
+	if fromStdin {
+		ev.Add(stdinName, "", piped)
 	}
 	if *version != "" {
 		if err := ev.SetKubeletVersion(*version); err != nil {
@@ -182,6 +219,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// stdin is where "-" (or a run with no evidence named and a pipe) is
+// read from; tests replace it.
+var stdin = input.Stdin
+
+// stdinName names standard input in the report.
+const stdinName = "standard input"
+
 // parseSize reads a byte count with an optional unit (KiB, MiB, GiB, TiB,
 // KB, MB, GB, TB, K, M, G, T; B or none for bytes); "none" is no limit (-1).
 func parseSize(s string) (int64, error) {
@@ -235,7 +279,9 @@ func writeHelp(w io.Writer, fs *flag.FlagSet) {
 
 Explains what the kubelet's Topology Manager and resource managers did on a
 node, why, and what to do: findings with causes, evidence and remedies, the
-most severe first. Files without a flag are read as what their content shows.
+most severe first. Files without a flag are read as what their content shows;
+FILE "-" is standard input, read also when no evidence is named
+(journalctl -u kubelet | diagnose). With no evidence at all it exits 2.
 
 Examples:
   # every evidence file of a directory (kubelet.log, pod.yaml, *_state, ...)

@@ -6,8 +6,10 @@
 //	go run ./examples/inspect [-o text|json|yaml|markdown|wide] [-v] [--topology FILE|DIR]
 //	    [--policy NAME] [--kind KIND] [--kubelet-version X.Y] [FILE...]
 //
-// With no FILE it inspects an embedded sample: the memory_manager_state shown
-// on the upstream "Topology Management troubleshooting" page.
+// FILE "-" is standard input, and with no FILE a piped file is read
+// (cat cpu_manager_state | inspect). With no FILE and nothing piped it
+// inspects an embedded sample: the memory_manager_state shown on the
+// upstream "Topology Management troubleshooting" page.
 //
 // Each file's text report starts with its verdict, one line:
 //
@@ -32,6 +34,7 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"flag"
@@ -43,6 +46,7 @@ import (
 
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeversion"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -169,18 +173,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return true
 	}
-	if fs.NArg() == 0 {
-		f, err := statefile.Decode(sample, statefile.Options{Name: "memory_manager_state", Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
-		if !emit(newReport(sampleName, "memory_manager_state", f, err, &o, true)) {
-			return 1
+	paths := fs.Args()
+	if len(paths) == 0 {
+		// cat cpu_manager_state | inspect reads the pipe; an empty or no
+		// stdin (a terminal, /dev/null) is nothing given: the sample
+		data, err := pipedStdin()
+		switch {
+		case err != nil || len(data) > 0:
+			f, ferr := decodeStdin(data, err, &o)
+			if !emit(newReport(stdinName, stdinName, f, ferr, &o, false)) {
+				return 1
+			}
+			return status
+		default:
+			f, err := statefile.Decode(sample, statefile.Options{Name: "memory_manager_state", Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
+			if !emit(newReport(sampleName, "memory_manager_state", f, err, &o, true)) {
+				return 1
+			}
 		}
 	}
-	files, err := expandDirs(fs.Args(), o.kind)
+	files, err := expandDirs(paths, o.kind)
 	if err != nil {
 		fmt.Fprintln(stderr, "inspect:", err)
 		return 2
 	}
 	for _, in := range files {
+		if in.path == "-" {
+			data, rerr := pipedStdin()
+			f, err := decodeStdin(data, rerr, &o)
+			if !emit(newReport(stdinName, stdinName, f, err, &o, false)) {
+				return 1
+			}
+			continue
+		}
 		if in.err != nil {
 			if !emit(newReport(in.path, in.path, nil, in.err, &o, false)) {
 				return 1
@@ -197,6 +222,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// stdin is where "-" (or a command with no FILE and piped input) is read
+// from; tests replace it.
+var stdin = input.Stdin
+
+// stdinName names standard input in reports and errors.
+const stdinName = "standard input"
+
+// pipedStdin reads what is piped on standard input (at most the limit of
+// a checkpoint file): nil when nothing is (a terminal, /dev/null, an empty
+// pipe).
+func pipedStdin() ([]byte, error) {
+	r, ok := stdin()
+	if !ok {
+		return nil, nil
+	}
+	data, err := input.ReadAll(r, stdinName, input.MaxCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// decodeStdin decodes the checkpoint read from standard input.
+func decodeStdin(data []byte, err error, o *options) (*statefile.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, errors.New("- means standard input, but nothing was piped: cat the file into the command (cat cpu_manager_state | inspect -) or give its path")
+	}
+	return statefile.Decode(data, statefile.Options{Name: stdinName, Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
 }
 
 // argFile is one file to inspect; kind is set for a file found in a
@@ -218,6 +279,10 @@ var errNoCheckpoint = errors.New("no kubelet checkpoint in this directory")
 func expandDirs(args []string, kind statefile.Kind) ([]argFile, error) {
 	var out []argFile
 	for _, a := range args {
+		if a == "-" {
+			out = append(out, argFile{path: a})
+			continue
+		}
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
 			out = append(out, argFile{path: a}) // ReadFile reports what is wrong

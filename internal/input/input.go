@@ -184,3 +184,19 @@ func HumanBytes(n int64) string {
 	}
 	return s + " " + string("KMGTPE"[exp]) + "iB"
 }
+
+// Stdin returns standard input when it carries data for the command: a
+// pipe or a redirected regular file, not a terminal or a device (stdin
+// from /dev/null, or a terminal, is "nothing given"). Reading it is the
+// caller's, through ReadAll with the limit of its kind.
+func Stdin() (io.Reader, bool) {
+	st, err := os.Stdin.Stat()
+	if err != nil {
+		return nil, false
+	}
+	m := st.Mode()
+	if m&os.ModeNamedPipe != 0 || m.IsRegular() {
+		return os.Stdin, true
+	}
+	return nil, false
+}
