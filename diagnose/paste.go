@@ -94,7 +94,7 @@ func (d *diagnosis) pasteVerdict(f *statefile.File, p *evidence.Provenance) {
 		title += fmt.Sprintf("; cut at line %d", res.Cut.Line)
 	}
 	d.add(Finding{Code: CodePastedCheckpoint, Severity: sev, Title: title, Evidence: refs, Explanation: b.String(),
-		Remedy: "Nothing needs to change on the node because of the paste. To check the node's own file, run `numascope inspect " + f.Kind.Path() +
+		Remedy: "Nothing needs to change on the node because of the paste. To check the node's own file, run numascope's `inspect " + f.Kind.Path() +
 			"` on the node, or send `sha256sum " + f.Kind.Path() + "` together with an unedited copy (plain `cat`, no jq, no notes, not cut)."})
 }
 
@@ -107,7 +107,7 @@ func (d *diagnosis) copyMismatch(f *statefile.File) {
 		Explanation: fmt.Sprintf("%s is not laid out the way the kubelet writes %s (compact JSON), so it is a copy that passed through jq, an editor or a chat. "+
 			"Re-formatting alone keeps the checksum valid, because the kubelet's checksum covers the decoded values and not the bytes; a mismatch (stored %d) means a value differs from what the kubelet wrote: "+
 			"the copy was edited or cut, or the file itself is corrupt. The content is still analysed, marked as coming from an unverified copy.", f.Name, f.Kind.FileName(), f.Checksum.Stored),
-		Remedy: "Run the check on the node (`numascope inspect " + f.Kind.Path() + "`), or send `sha256sum " + f.Kind.Path() +
+		Remedy: "Run the check on the node (numascope's `inspect " + f.Kind.Path() + "`), or send `sha256sum " + f.Kind.Path() +
 			"` and an unedited copy (plain `cat`). Do not delete the node's file or drain the node on the strength of a copy.",
 	})
 }

@@ -173,7 +173,7 @@ func TestLimitsInBrowser(t *testing.T) {
 		assert.Contains(t, msg, fmt.Sprintf("The link holds 50000 files; %d were loaded.", lim.MaxFiles))
 		assert.Contains(t, msg, fmt.Sprintf("at most %d tabs: %d files, cpu_manager_state.%d, ", lim.MaxFiles, 50000-lim.MaxFiles, lim.MaxFiles), "the first file not loaded is named")
 		assert.Contains(t, msg, fmt.Sprintf("and %d more", 50000-lim.MaxFiles-5))
-		assert.Contains(t, msg, "numascope diagnose")
+		assert.Contains(t, msg, "numascope's diagnose")
 		assert.Equal(t, lim.MaxFiles, evalInt(t, tab, `state.files.length`))
 		assert.Equal(t, fmt.Sprintf("cpu_manager_state.%d", lim.MaxFiles-1), evalString(t, tab, `state.files[state.files.length - 1].name`), "the first tabs, in order")
 		responsive(t, tab) // while the engine works
@@ -255,7 +255,7 @@ func TestLimitsInBrowser(t *testing.T) {
 		t.Logf("message after %s: %s", took.Round(time.Millisecond), msg)
 		assert.Contains(t, msg, "file 3: with this text the tabs would hold "+pageBytes(2*half+overTotal))
 		assert.Contains(t, msg, "limit of "+pageBytes(lim.MaxTotalBytes)+" for all tabs together, so it was not inserted")
-		assert.Contains(t, msg, "numascope diagnose")
+		assert.Contains(t, msg, "numascope's diagnose")
 		assert.Zero(t, evalInt(t, tab, `state.files[2].content.length + document.querySelector('[data-testid=input]').value.length`), "nothing of it is in the tab")
 
 		// The same through the clipboard.
@@ -317,7 +317,7 @@ func TestLimitsInBrowser(t *testing.T) {
 		assert.Contains(t, msg, fmt.Sprintf("file 1 is %s in %d lines", pageBytes(len(log)), lines))
 		assert.Contains(t, msg, fmt.Sprintf("it shows the beginning (%d lines,", lim.ShownLines))
 		assert.Contains(t, msg, "The whole file is read and judged")
-		assert.Contains(t, msg, "numascope inspect or diagnose")
+		assert.Contains(t, msg, "numascope's inspect or diagnose command")
 		assert.Equal(t, len(log), evalInt(t, tab, `state.files[0].content.length`), "the tab holds all of it")
 		assert.Equal(t, lim.ShownLines, evalInt(t, tab, `document.querySelector('[data-testid=input]').value.split('\n').length - 1`), "the text area shows the first lines")
 		assert.Equal(t, 1, evalInt(t, tab, `document.querySelector('[data-testid=input]').readOnly ? 1 : 0`), "read-only")

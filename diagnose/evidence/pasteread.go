@@ -119,7 +119,7 @@ func decodePaste(name string, data []byte, opts statefile.Options, orig error) (
 		// Not even the start of a checkpoint: say so without the advice
 		// meant for the node's own file.
 		return nil, nil, fmt.Errorf("%w: no JSON object in it, so it is not a kubelet checkpoint or a paste of one (a paste cut before its first line?); "+
-			"paste the whole file, or check the node's own file there with `numascope inspect`", statefile.ErrNotJSON)
+			"paste the whole file, or check the node's own file there with numascope's `inspect FILE`", statefile.ErrNotJSON)
 	}
 	if err != nil || !res.Changed() {
 		return nil, nil, orig

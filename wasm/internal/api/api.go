@@ -201,7 +201,7 @@ func tooManyFiles(method string, files int) error {
 		return nil
 	}
 	return &Error{Code: "too-large", Message: fmt.Sprintf(
-		"%s: the request has %d files, more than the %d the playground takes; leave out the files that do not matter, or run numascope diagnose on all of them", method, files, MaxFiles)}
+		"%s: the request has %d files, more than the %d the playground takes; leave out the files that do not matter, or run numascope's diagnose command on all of them", method, files, MaxFiles)}
 }
 
 // decode reads a request strictly, naming the method in the error.

@@ -88,7 +88,7 @@ func TestTooManyFiles(t *testing.T) {
 			require.False(t, over.OK, "%d files accepted", MaxFiles+1)
 			assert.Equal(t, "too-large", over.Error.Code)
 			assert.Contains(t, over.Error.Message, fmt.Sprintf("%d files, more than the %d", MaxFiles+1, MaxFiles))
-			assert.Contains(t, over.Error.Message, "numascope diagnose")
+			assert.Contains(t, over.Error.Message, "numascope's diagnose command")
 			at := callT(t, tc.method, `{`+tc.extra+`"files":`+files(MaxFiles)+`}`)
 			if !at.OK {
 				assert.NotEqual(t, "too-large", at.Error.Code, "%d files refused by count: %s", MaxFiles, at.Error.Message)
