@@ -42,27 +42,32 @@ func TestDirectoryArguments(t *testing.T) {
 		want  string
 	}{
 		{name: "the kubelet's root directory", args: []string{root}, lines: []string{
+			"✓ " + root + ": kubelet v1.37.2 restores all 4 checkpoints",
 			"✓ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
 		}},
 		{name: "its device-plugins directory", args: []string{filepath.Join(root, "device-plugins")}, lines: []string{
+			"✓ " + filepath.Join(root, "device-plugins") + ": kubelet v1.37.2 restores its checkpoint",
 			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
 		}},
 		{name: "--policy applies to the kind it names", args: []string{"--policy", "Static", root}, lines: []string{
+			"✓ " + root + ": kubelet v1.37.2 restores all 4 checkpoints",
 			"✓ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
 		}},
 		{name: "a CPU policy leaves the memory file alone", args: []string{"--policy", "none", root}, code: 1, lines: []string{
+			"✗ " + root + ": 1 of 4 checkpoints would stop kubelet v1.37.2: cpu_manager_state",
 			"✗ " + filepath.Join(root, "cpu_manager_state") + " (cpu, v4, policy static): kubelet v1.37.2 refuses to start — configured policy \"none\" differs from state checkpoint policy \"static\"",
 			"✓ " + filepath.Join(root, "memory_manager_state") + " (memory, v3, policy Static): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "device-plugins", "kubelet_internal_checkpoint") + " (device, v2): kubelet v1.37.2 restores it",
 			"✓ " + filepath.Join(root, "dra_manager_state") + " (dra, crc32): kubelet v1.37.2 restores it",
 		}},
 		{name: "a FIFO and a device link with checkpoint names", args: []string{fifo}, code: 1, lines: []string{
+			"✗ " + fifo + ": 2 of 2 checkpoints cannot be read: cpu_manager_state, memory_manager_state",
 			"✗ " + filepath.Join(fifo, "cpu_manager_state") + ": cannot be inspected — not a regular file: it is a named pipe (FIFO)",
 			"✗ " + filepath.Join(fifo, "memory_manager_state") + ": cannot be inspected — not a regular file: it is a device",
 		}, want: "inspect never reads pipes or devices"},
@@ -94,7 +99,7 @@ func TestDirectoryHere(t *testing.T) {
 	t.Chdir(dp)
 	var out, errb bytes.Buffer
 	assert.Equal(t, 0, run([]string{"."}, &out, &errb), "exit code; stderr %s", errb.String())
-	assert.Equal(t, []string{"✓ kubelet_internal_checkpoint (device, v2): kubelet v1.37.2 restores it"}, firstLines(out.String()))
+	assert.Equal(t, []string{"✓ this directory: kubelet v1.37.2 restores its checkpoint", "✓ kubelet_internal_checkpoint (device, v2): kubelet v1.37.2 restores it"}, firstLines(out.String()))
 	if os.Geteuid() == 0 {
 		return
 	}
