@@ -345,10 +345,10 @@ func checkSyntax(data []byte) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := lineColumn(data, se.Offset)
-			return fmt.Errorf("%w: %w at line %d, column %d (byte offset %d); the kubelet cannot read it either: restore the file from a backup, or drain the node and delete it", ErrNotJSON, se, line, col, se.Offset)
+			return fmt.Errorf("%w: %w at line %d, column %d (byte offset %d); if this is the node's own file and not a copy, the kubelet cannot read it either (restore it from a backup, or drain the node and delete it: the kubelet writes a new one); if it is a copy, copy the file again unchanged", ErrNotJSON, se, line, col, se.Offset)
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
-			return fmt.Errorf("%w: the file is empty; the kubelet cannot read it either: drain the node and delete it", ErrNotJSON)
+			return fmt.Errorf("%w: the file is empty; if this is the node's own file and not a copy, the kubelet cannot read it either (drain the node and delete it: the kubelet writes a new one); if it is a copy, copy the file again", ErrNotJSON)
 		}
 		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
