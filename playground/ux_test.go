@@ -186,6 +186,8 @@ func TestPlaygroundAnswersFirst(t *testing.T) {
 		for _, id := range ids {
 			loadExample(t, tab, id)
 			waitFor(t, tab, "the simulator", `!document.querySelector('[data-testid=admit-result]').getAttribute('aria-busy')`)
+			// a null handed to the DOM shows as the text "null"
+			assert.Zero(t, evalInt(t, tab, `(() => { const w = document.createTreeWalker(document.querySelector('.result-pane'), NodeFilter.SHOW_TEXT); let n = 0; while (w.nextNode()) if (w.currentNode.data.trim() === 'null' && !w.currentNode.parentElement.closest('pre, code, .b')) n++; return n; })()`), "example %s: a text node \"null\" among the results, in %s", id, evalString(t, tab, `(() => { const w = document.createTreeWalker(document.querySelector('.result-pane'), NodeFilter.SHOW_TEXT); while (w.nextNode()) if (w.currentNode.data.trim() === 'null' && !w.currentNode.parentElement.closest('pre, code, .b')) return w.currentNode.parentElement.outerHTML.slice(0, 300); return ''; })()`))
 			for _, w := range []int64{390, 360, 320} {
 				require.NoError(t, chromedp.Do(tab, chromedp.EmulateViewport(w, 800)))
 				got := evalString(t, tab, `document.documentElement.scrollWidth + '/' + document.documentElement.clientWidth`)

@@ -1229,7 +1229,7 @@ function renderPods() {
     h("tbody", {}, rows.slice(0, MAX_POD_ROWS).map((a) => h("tr", {},
       h("td", {}, h("code", {}, a.pod)), h("td", {}, a.container), h("td", {}, a.resource),
       h("td", {}, a.key), h("td", {}, a.amount())))))),
-    hidden ? h("p", { class: "muted", "data-testid": "rows-hidden" }, T("rows-hidden", { n: hidden, shown: MAX_POD_ROWS })) : null);
+    hidden ? h("p", { class: "muted", "data-testid": "rows-hidden" }, T("rows-hidden", { n: hidden, shown: MAX_POD_ROWS })) : "");
 }
 
 // texts are a finding's title, explanation and remedy in the page's
