@@ -58,7 +58,15 @@ type messageSet struct {
 	list  []Message
 	index map[string]int
 	more  int // occurrences of messages past maxMessages
+	// seen holds, for a record text already matched (its severity and
+	// text), the keys its hits counted under: a repeated record (most of
+	// a journal) is counted again without matching it again. At most
+	// maxSeen texts are kept.
+	seen map[string][]string
 }
+
+// maxSeen bounds the record texts messageSet remembers.
+const maxSeen = 4096
 
 // add matches text against the catalogue and records every hit the
 // classification table calls a finding.
@@ -74,9 +82,9 @@ func (s *messageSet) addAt(text, where, level string, line int, path string) {
 
 // match is addAt for a text matched as matched (text with a klog header
 // before it, say) and kept as text.
-func (s *messageSet) match(matched, text, where, level string, line int, path string) {
+func (s *messageSet) match(matched, text, where, level string, line int, path string) (keys []string) {
 	if text == "" {
-		return
+		return nil
 	}
 	m := catalog.Default()
 	if level == "I" {
@@ -89,6 +97,7 @@ func (s *messageSet) match(matched, text, where, level string, line int, path st
 			continue
 		}
 		key := at.Entry.ID + "\x00" + c.Remedy(h)
+		keys = append(keys, key)
 		if i, ok := s.index[key]; ok {
 			m := &s.list[i]
 			m.Count++
@@ -124,6 +133,7 @@ func (s *messageSet) match(matched, text, where, level string, line int, path st
 		s.index[key] = len(s.list)
 		s.list = append(s.list, m)
 	}
+	return keys
 }
 
 // clipHit copies a hit and the chain it wraps with every value cut to
@@ -156,15 +166,44 @@ func (s *messageSet) addRecord(r *Record) {
 	}
 	body := recordText(r)
 	sev := r.Severity
-	if sev == "" {
-		s.match(body, body, "log", sev, r.Line, "")
+	memo := sev + "\x00" + body
+	if keys, ok := s.seen[memo]; ok {
+		s.recount(keys, r.Line)
 		return
 	}
-	src := r.Source
-	if src == "" || strings.ContainsAny(src, " ]") {
-		src = "kubelet.go:1"
+	var keys []string
+	if sev == "" {
+		keys = s.match(body, body, "log", sev, r.Line, "")
+	} else {
+		src := r.Source
+		if src == "" || strings.ContainsAny(src, " ]") {
+			src = "kubelet.go:1"
+		}
+		keys = s.match(sev+"0101 00:00:00.000000       1 "+src+"] "+body, body, "log", sev, r.Line, "")
 	}
-	s.match(sev+"0101 00:00:00.000000       1 "+src+"] "+body, body, "log", sev, r.Line, "")
+	if s.seen == nil {
+		s.seen = map[string][]string{}
+	}
+	if len(s.seen) < maxSeen {
+		s.seen[memo] = keys
+	}
+}
+
+// recount counts a record again under the keys its text's hits counted
+// under the first time it was seen, as match would.
+func (s *messageSet) recount(keys []string, line int) {
+	for _, key := range keys {
+		i, ok := s.index[key]
+		if !ok {
+			s.more++ // left out past maxMessages the first time too
+			continue
+		}
+		m := &s.list[i]
+		m.Count++
+		if len(m.Lines) < maxMessageLines && line > 0 {
+			m.Lines = append(m.Lines, line)
+		}
+	}
 }
 
 // recordText renders a record as the kubelet printed it, for the
