@@ -32,7 +32,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -136,16 +135,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	src.LogLimit = limit
 	var piped []byte
 	if fromStdin || src.Empty() {
-		r, ok := stdin()
-		if ok {
-			piped, err = input.ReadAll(r, stdinName, input.MaxLog)
-			if err != nil {
-				fmt.Fprintln(stderr, "diagnose:", err)
-				return 2
-			}
+		piped, err = input.Piped(stdin, input.MaxLog)
+		if err != nil {
+			fmt.Fprintln(stderr, "diagnose:", err)
+			return 2
 		}
 		switch {
-		case len(bytes.TrimSpace(piped)) > 0:
+		case len(piped) > 0:
 			fromStdin = true
 		case fromStdin:
 			fmt.Fprintln(stderr, "diagnose: - means standard input, but nothing was piped: cat the evidence into the command (cat kubelet.log | diagnose -) or give its path")
@@ -161,7 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fromStdin {
-		ev.Add(stdinName, "", piped)
+		ev.Add(input.StdinName, "", piped)
 	}
 	if *version != "" {
 		if err := ev.SetKubeletVersion(*version); err != nil {
@@ -222,9 +218,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 // stdin is where "-" (or a run with no evidence named and a pipe) is
 // read from; tests replace it.
 var stdin = input.Stdin
-
-// stdinName names standard input in the report.
-const stdinName = "standard input"
 
 // parseSize reads a byte count with an optional unit (KiB, MiB, GiB, TiB,
 // KB, MB, GB, TB, K, M, G, T; B or none for bytes); "none" is no limit (-1).

@@ -34,7 +34,6 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"flag"
@@ -179,11 +178,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		// cat cpu_manager_state | inspect reads the pipe; an empty or no
 		// stdin (a terminal, /dev/null) is nothing given: the sample
-		data, err := pipedStdin()
+		data, err := input.Piped(stdin, input.MaxCheckpoint)
 		switch {
 		case err != nil || len(data) > 0:
 			f, ferr := decodeStdin(data, err, &o)
-			if !emit(newReport(stdinName, stdinName, f, ferr, &o, false)) {
+			if !emit(newReport(input.StdinName, input.StdinName, f, ferr, &o, false)) {
 				return 1
 			}
 			return status
@@ -211,9 +210,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, in := range files {
 		if in.path == "-" {
-			data, rerr := pipedStdin()
+			data, rerr := input.Piped(stdin, input.MaxCheckpoint)
 			f, err := decodeStdin(data, rerr, &o)
-			if !emit(newReport(stdinName, stdinName, f, err, &o, false)) {
+			if !emit(newReport(input.StdinName, input.StdinName, f, err, &o, false)) {
 				return 1
 			}
 			continue
@@ -244,27 +243,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 // from; tests replace it.
 var stdin = input.Stdin
 
-// stdinName names standard input in reports and errors.
-const stdinName = "standard input"
-
-// pipedStdin reads what is piped on standard input (at most the limit of
-// a checkpoint file): nil when nothing is (a terminal, /dev/null, an empty
-// pipe).
-func pipedStdin() ([]byte, error) {
-	r, ok := stdin()
-	if !ok {
-		return nil, nil
-	}
-	data, err := input.ReadAll(r, stdinName, input.MaxCheckpoint)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil
-	}
-	return data, nil
-}
-
 // decodeStdin decodes the checkpoint read from standard input.
 func decodeStdin(data []byte, err error, o *options) (*statefile.File, error) {
 	if err != nil {
@@ -273,7 +251,7 @@ func decodeStdin(data []byte, err error, o *options) (*statefile.File, error) {
 	if len(data) == 0 {
 		return nil, errors.New("- means standard input, but nothing was piped: cat the file into the command (cat cpu_manager_state | inspect -) or give its path")
 	}
-	return statefile.Decode(data, statefile.Options{Name: stdinName, Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
+	return statefile.Decode(data, statefile.Options{Name: input.StdinName, Policy: o.policy, Kind: o.kind, KubeletVersion: o.version})
 }
 
 // argFile is one file to inspect; kind is set for a file found in a

@@ -4,6 +4,7 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -199,4 +200,22 @@ func Stdin() (io.Reader, bool) {
 		return os.Stdin, true
 	}
 	return nil, false
+}
+
+// StdinName names standard input in reports and errors.
+const StdinName = "standard input"
+
+// Piped reads what from gives (Stdin in a command, a stub in its tests),
+// at most limit bytes: nil when nothing is piped or the pipe holds only
+// blanks, which a command takes as nothing given.
+func Piped(from func() (io.Reader, bool), limit int64) ([]byte, error) {
+	r, ok := from()
+	if !ok {
+		return nil, nil
+	}
+	data, err := ReadAll(r, StdinName, limit)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil, err
+	}
+	return data, nil
 }
