@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/diagnose/evidence"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/topomgr"
 
 	"github.com/numascope/numascope/internal/words"
@@ -422,31 +423,9 @@ func effectiveRequest(p *topomgr.Pod, container, resource string) topomgr.Quanti
 
 func formatQuantity(resource string, q topomgr.Quantity) string {
 	if resource == "memory" || strings.HasPrefix(resource, "hugepages-") {
-		return formatBytes(q.Value())
+		return units.Quantity(q.Value())
 	}
 	return q.String()
-}
-
-func formatBytes(b int64) string {
-	units := []struct {
-		s string
-		v int64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}}
-	// An exact figure in Ti, Gi or Mi reads best (5220Mi, 150Gi).
-	for _, u := range units {
-		if b >= u.v && b%u.v == 0 {
-			return fmt.Sprintf("%d%s", b/u.v, u.s)
-		}
-	}
-	for _, u := range units {
-		if b >= u.v {
-			return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(b)/float64(u.v)), "0"), ".") + u.s
-		}
-	}
-	if b >= 1<<10 && b%(1<<10) == 0 {
-		return fmt.Sprintf("%dKi", b>>10)
-	}
-	return fmt.Sprint(b)
 }
 
 // admitted notes, for the pods given as evidence that were not rejected,

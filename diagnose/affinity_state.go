@@ -9,6 +9,7 @@ import (
 
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cpulist"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -59,20 +60,20 @@ func (d *diagnosis) stateRows(pod *topomgr.Pod, container string) ([]ResourceRow
 						continue
 					}
 					if len(g.Nodes) == 1 {
-						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: units.Quantity(int64(gr.Sum.Free)),
 							Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", free: int64(gr.Sum.Free), req: q.Value(), known: true})
 						continue
 					}
 					for _, nr := range gr.PerNode {
-						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: formatBytes(int64(nr.Table.Free)),
+						rows = append(rows, ResourceRow{Resource: res, NUMANodes: []int{nr.Node}, Requested: formatQuantity(res, q), Free: units.Quantity(int64(nr.Table.Free)),
 							Fits: false, Source: "state", Note: fmt.Sprintf("in group %s: usable only as the whole group", words.Ints(g.Nodes)),
 							free: int64(nr.Table.Free), req: q.Value(), known: true})
 					}
-					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: formatBytes(int64(gr.Sum.Free)),
+					rows = append(rows, ResourceRow{Resource: res, NUMANodes: g.Nodes, Requested: formatQuantity(res, q), Free: units.Quantity(int64(gr.Sum.Free)),
 						Fits: int64(gr.Sum.Free) >= q.Value(), Source: "state", Note: "memory group"})
 					notes = append(notes, fmt.Sprintf("NUMA nodes %s form a memory group: a container's %s already spans them, so the memory manager lets them be used only together, never one by one. "+
 						"The group has %s of %s free (allocatable %s, system-reserved %s).",
-						words.Ints(g.Nodes), res, formatBytes(int64(gr.Sum.Free)), res, formatBytes(int64(gr.Sum.Allocatable)), formatBytes(int64(gr.Sum.SystemReserved))))
+						words.Ints(g.Nodes), res, units.Quantity(int64(gr.Sum.Free)), res, units.Quantity(int64(gr.Sum.Allocatable)), units.Quantity(int64(gr.Sum.SystemReserved))))
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
 )
@@ -136,12 +137,12 @@ func (d *diagnosis) memoryReservation(c *topomgr.KubeletConfig, ref func(string,
 	}
 	sort.Strings(per)
 	d.addStartPrediction(c, !completeConfig(c), Finding{Code: CodeReservedMemoryMismatch, Severity: statefile.SeverityWarning,
-		Title:    fmt.Sprintf("reservedMemory adds up to %s but Node Allocatable reserves %s: the kubelet will not start", formatBytes(reserved), formatBytes(want)),
+		Title:    fmt.Sprintf("reservedMemory adds up to %s but Node Allocatable reserves %s: the kubelet will not start", units.Quantity(reserved), units.Quantity(want)),
 		Evidence: []Ref{ref("/reservedMemory", strings.Join(per, ", ")), ref("/systemReserved", c.SystemReserved["memory"])},
 		Explanation: fmt.Sprintf("With the Static memory manager the reservedMemory of all NUMA nodes must equal, per memory type, the memory Node Allocatable keeps back: systemReserved (%s) + kubeReserved (%s) + %s = %s. "+
 			"Here it adds up to %s, so the kubelet stops with \"the total amount ... of type \\\"memory\\\" is not equal to the value ... determined by Node Allocatable feature\", "+
 			"unless its command line sets --system-reserved, --kube-reserved, --eviction-hard or --reserved-memory to other values (flags override the file).",
-			formatBytes(sys), formatBytes(kube), evictNote, formatBytes(want), formatBytes(reserved)),
+			units.Quantity(sys), units.Quantity(kube), evictNote, units.Quantity(want), units.Quantity(reserved)),
 		Remedy: "Make the reservedMemory entries add up to exactly systemReserved + kubeReserved + the memory.available eviction threshold, and restart the kubelet.",
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/jsonrepair"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/topomgr"
 
@@ -245,7 +246,7 @@ func sameInts(a, b []int) bool {
 func blocksText(blocks []statefile.Block) string {
 	var parts []string
 	for _, b := range blocks {
-		parts = append(parts, fmt.Sprintf("%s %s on NUMA %s", formatBytes(int64(b.Size)), b.Type, words.Ints(b.NUMAAffinity)))
+		parts = append(parts, fmt.Sprintf("%s %s on NUMA %s", units.Quantity(int64(b.Size)), b.Type, words.Ints(b.NUMAAffinity)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -2,12 +2,11 @@ package diagnose
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/numascope/numascope/diagnose/evidence"
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -191,7 +190,7 @@ func (d *diagnosis) machineVsState() {
 				continue
 			}
 			if t := ns.MemoryMap["memory"]; t != nil && mn.Memory != 0 && t.TotalMemSize != mn.Memory {
-				diffs = append(diffs, fmt.Sprintf("NUMA node %d memory: %s in the state file, %s on the machine", id, bytesText(t.TotalMemSize), bytesText(mn.Memory)))
+				diffs = append(diffs, fmt.Sprintf("NUMA node %d memory: %s in the state file, %s on the machine", id, units.Exact(t.TotalMemSize), units.Exact(mn.Memory)))
 				refs = append(refs, Ref{File: f.Name, Path: fmt.Sprintf("/machineState/%d/memoryMap/memory/total", id), Quote: fmt.Sprint(t.TotalMemSize)})
 			}
 			for res, t := range ns.MemoryMap {
@@ -199,7 +198,7 @@ func (d *diagnosis) machineVsState() {
 					continue
 				}
 				if have := mn.HugePages[res]; have != t.TotalMemSize {
-					diffs = append(diffs, fmt.Sprintf("NUMA node %d %s: %s in the state file, %s on the machine", id, res, bytesText(t.TotalMemSize), bytesText(have)))
+					diffs = append(diffs, fmt.Sprintf("NUMA node %d %s: %s in the state file, %s on the machine", id, res, units.Exact(t.TotalMemSize), units.Exact(have)))
 					refs = append(refs, Ref{File: f.Name, Path: fmt.Sprintf("/machineState/%d/memoryMap/%s/total", id, res), Quote: fmt.Sprint(t.TotalMemSize)})
 				}
 			}
@@ -218,12 +217,4 @@ func (d *diagnosis) machineVsState() {
 			})
 		}
 	}
-}
-
-// bytesText is a byte count with its human size: "68719476736 bytes (64 GiB)".
-func bytesText(n uint64) string {
-	if n < 1024 || n > math.MaxInt64 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%d bytes (%s)", n, input.HumanBytes(int64(n)))
 }

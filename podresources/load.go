@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // The file names LoadDir reads. ListFile and AllocatableFile are numascope's
@@ -173,7 +174,7 @@ func load(list func() ([]fs.DirEntry, error), readFile func(string, int64) ([]by
 		data, err := readFile(name, min(limit, budget))
 		if err != nil {
 			if errors.Is(err, input.ErrTooLarge) && budget < limit {
-				err = fmt.Errorf("%w: the snapshot's files hold more than %s in all: give the snapshot of one node", err, input.HumanBytes(maxSnapshotBytes))
+				err = fmt.Errorf("%w: the snapshot's files hold more than %s in all: give the snapshot of one node", err, units.Bytes(maxSnapshotBytes))
 			}
 			errs = append(errs, fmt.Errorf("offline snapshot: %w", err))
 			return nil

@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // maxGzipLayers bounds how many gzip layers one input may have: a gzip of
@@ -136,7 +137,7 @@ func gunzipAll(data []byte, name string, limit int64) (plain []byte, layers int,
 	var b bytes.Buffer
 	_, err = b.ReadFrom(io.LimitReader(zr, limit+1))
 	if int64(b.Len()) > limit {
-		return nil, layers, false, fmt.Errorf("%s (gzip): %w: more than %s decompressed; cut it to the part that matters", name, input.ErrTooLarge, input.HumanBytes(limit))
+		return nil, layers, false, fmt.Errorf("%s (gzip): %w: more than %s decompressed; cut it to the part that matters", name, input.ErrTooLarge, units.Bytes(limit))
 	}
 	plain = b.Bytes()
 	if err != nil {

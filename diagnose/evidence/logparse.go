@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // maxLogLine bounds one log line; kubelet lines with large hint maps stay far below.
@@ -475,7 +476,7 @@ func (p *logReader) readError(name string) error {
 				how += ", or " + opt.raise
 			}
 			return fmt.Errorf("%s: the log %s %s (stopped at line %d): %s: %w",
-				name, what, input.HumanBytes(opt.limit), lines.n, how, err)
+				name, what, units.Bytes(opt.limit), lines.n, how, err)
 		case l.Compressed != "" && len(l.Records) > 0 && truncatedGzip(err):
 			// A cut download: keep what was read.
 			l.Warnings = append(l.Warnings, fmt.Sprintf("the gzip stream ends early after line %d (%v): the rest of the log is missing", lines.n, err))
@@ -495,7 +496,7 @@ func (p *logReader) finish(name string) (*Log, error) {
 	l.Lines = lines.read
 	if lines.long > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d lines longer than %s were skipped (first at line %d): no kubelet line is that long; the rest of the log was read",
-			lines.long, input.HumanBytes(maxLogLine), lines.longFirst))
+			lines.long, units.Bytes(maxLogLine), lines.longFirst))
 	}
 	switch {
 	case p.text > 0 && p.js > 0:
@@ -550,7 +551,7 @@ func (p *logReader) warnings() {
 	}
 	if p.notKept > 0 {
 		l.Warnings = append(l.Warnings, fmt.Sprintf("%d more records the findings read were not kept (first at line %d): numascope keeps at most %d records and %s of their lines; the findings cover the log up to that line: pass an excerpt from there on to see the rest",
-			p.notKept, p.notKeptFirst, p.maxKept, input.HumanBytes(maxKeptBytes)))
+			p.notKept, p.notKeptFirst, p.maxKept, units.Bytes(maxKeptBytes)))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/numascope/numascope/internal/cpulist"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/podresources"
 )
 
@@ -225,7 +226,7 @@ func (f *countedFile) Read(p []byte) (int, error) {
 	over := b.read > b.limit
 	b.mu.Unlock()
 	if over {
-		return n, fmt.Errorf("%w: the snapshot's files together are over %s; raise --max-podresources-size", input.ErrTooLarge, input.HumanBytes(b.limit))
+		return n, fmt.Errorf("%w: the snapshot's files together are over %s; raise --max-podresources-size", input.ErrTooLarge, units.Bytes(b.limit))
 	}
 	return n, err
 }
@@ -250,7 +251,7 @@ func (b *boundedFS) ReadFile(name string) ([]byte, error) {
 	data, err := input.ReadFile(filepath.Join(b.root, filepath.FromSlash(name)), b.what, left)
 	if err != nil {
 		if errors.Is(err, input.ErrTooLarge) {
-			return nil, fmt.Errorf("%s: %w: the snapshot's files together are over %s; raise --max-podresources-size", b.label(name), input.ErrTooLarge, input.HumanBytes(b.limit))
+			return nil, fmt.Errorf("%s: %w: the snapshot's files together are over %s; raise --max-podresources-size", b.label(name), input.ErrTooLarge, units.Bytes(b.limit))
 		}
 		return nil, err
 	}

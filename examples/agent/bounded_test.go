@@ -258,30 +258,24 @@ func TestReportEncodingMatchesMarshal(t *testing.T) {
 	assert.Equal(t, string(want)+"\n", got.String(), "nil lists are null, as json.Marshal writes them")
 }
 
-func TestByteSizeFlag(t *testing.T) {
+// TestSizeFlagsRefuse checks the size flags' refusals through the command;
+// the sizes they accept are internal/units' (TestParseSize there).
+func TestSizeFlagsRefuse(t *testing.T) {
 	tests := []struct {
-		in   string
-		want int64
-		err  bool
+		flag, in, err string
 	}{
-		{"4194304", 4 << 20, false},
-		{"4096Ki", 4 << 20, false},
-		{"4Mi", 4 << 20, false},
-		{"4MiB", 4 << 20, false},
-		{"1Gi", 1 << 30, false},
-		{"-1", 0, true},
-		{"4M", 0, true},
-		{"2000Gi", 0, true},
-		{"", 0, true},
+		{"--max-state-size", "-1", "not a number with a unit"},
+		{"--max-state-size", "2000Gi", "more than 1 TiB, the largest this flag takes"},
+		{"--max-podresources-size", "", "empty"},
+		{"--max-podresources-size", "4 apples", "give a byte count such as 4194304, 4096Ki"},
 	}
 	for _, tt := range tests {
-		var b byteSize
-		err := b.Set(tt.in)
-		if tt.err {
-			assert.Error(t, err, tt.in)
-			continue
-		}
-		require.NoError(t, err, tt.in)
-		assert.Equal(t, tt.want, int64(b), tt.in)
+		t.Run(tt.flag+"="+tt.in, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{tt.flag, tt.in, "--once"}, &out, &errb)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, errb.String(), tt.err)
+			assert.Contains(t, errb.String(), tt.flag[1:])
+		})
 	}
 }

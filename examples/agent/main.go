@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/podresources/client"
 )
 
@@ -110,8 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
-	fs.Var((*byteSize)(&c.limits.state), "max-state-size", "largest checkpoint file read, in `BYTES` (4Mi: a node of 10,000 pods writes under 1Mi)")
-	fs.Var((*byteSize)(&c.limits.podResources), "max-podresources-size", "largest PodResources answer (per call) and --snapshot accepted, in `BYTES`")
+	fs.Var(units.Flag{N: &c.limits.state, Max: 1 << 40}, "max-state-size", "largest checkpoint file read, in `BYTES` (4Mi: a node of 10,000 pods writes under 1Mi)")
+	fs.Var(units.Flag{N: &c.limits.podResources, Max: 1 << 40}, "max-podresources-size", "largest PodResources answer (per call) and --snapshot accepted, in `BYTES`")
 	fs.IntVar(&c.limits.pods, "max-pods", defaultMaxPods, "most pods a PodResources answer may list")
 	c.http = defaultHTTPLimits
 	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")

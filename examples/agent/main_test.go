@@ -288,7 +288,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"--max-pods", "0"}, "--max-pods 0: give a positive number"},
 		{[]string{"--http-max-conns", "-1"}, "--http-max-conns -1"},
 		{[]string{"--max-podresources-size", "3Gi"}, "--max-podresources-size 3221225472"},
-		{[]string{"--max-state-size", "lots"}, "-max-state-size: \"lots\": give a byte count"},
+		{[]string{"--max-state-size", "lots"}, "-max-state-size: \"lots\": not a size: not a number with a unit (give a byte count"},
 		{[]string{"--state-dir", ""}, `--state-dir "": give the kubelet root directory`},
 		{[]string{"--once", "--interval", "10s"}, "--interval with --once: one round runs and nothing is served, so leave it out"},
 		{[]string{"--once", "--listen", ":9999", "--http-max-conns", "4"}, "--http-max-conns, --listen with --once"},

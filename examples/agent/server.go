@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"runtime/debug"
@@ -121,30 +120,4 @@ func containerMemoryLimit(getenv func(string) string, root string) (int64, strin
 		return n, p
 	}
 	return 0, ""
-}
-
-// byteSize is a flag value in bytes, given as a number with an optional
-// binary unit: 4194304, 4096Ki, 4Mi, 1Gi.
-type byteSize int64
-
-func (b *byteSize) String() string { return input.HumanBytes(int64(*b)) }
-
-func (b *byteSize) Set(s string) error {
-	v := strings.TrimSuffix(strings.TrimSpace(s), "B")
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}} {
-		if rest, ok := strings.CutSuffix(v, u.suffix); ok {
-			v, mult = rest, u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 || n > (1<<40)/mult {
-		return fmt.Errorf("%q: give a byte count such as 4194304, 4096Ki or 4Mi", s)
-	}
-	*b = byteSize(n * mult)
-	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/numascope/numascope/diagnose"
 	"github.com/numascope/numascope/internal/cliout"
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/internal/words"
 )
 
@@ -107,7 +107,7 @@ func writeHuman(w *bufio.Writer, r *Report, f cliout.Format) error {
 			if m.TotalMemSize == 0 && m.Reserved == 0 && m.Allocatable == 0 {
 				continue // a size of huge pages the machine does not have
 			}
-			rows = append(rows, []string{numaName(m.NUMANode), m.Resource, input.HumanSize(m.TotalMemSize), input.HumanSize(m.Allocatable), input.HumanSize(m.Reserved), input.HumanSize(m.Free)})
+			rows = append(rows, []string{numaName(m.NUMANode), m.Resource, units.Size(m.TotalMemSize), units.Size(m.Allocatable), units.Size(m.Reserved), units.Size(m.Free)})
 		}
 		if err := table([]string{"NUMA", "RESOURCE", "TOTAL", "ALLOCATABLE", "RESERVED", "FREE"}, rows); err != nil {
 			return err

@@ -110,7 +110,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-o", "bogus"}, []string{"-o", "text, json, yaml or markdown"}},
 		{[]string{"--json", "--markdown"}, []string{"--markdown", "--json", "one output format"}},
 		{[]string{"-o", "yaml", "--json"}, []string{"--json", "-o yaml"}},
-		{[]string{"--log-limit", "5x"}, []string{"--log-limit", "512MiB"}},
+		{[]string{"--log-limit", "5x"}, []string{"flag -log-limit", "512MiB"}},
 		{[]string{"--log-limit", "0"}, []string{"--log-limit"}},
 		{[]string{"--kubelet-version", "2.1"}, []string{"--kubelet-version", "1.28 to 1.37"}},
 		{[]string{"--dir", "/nonexistent"}, []string{"--dir /nonexistent", "give a directory"}},

@@ -38,9 +38,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/diagnose"
@@ -48,6 +46,7 @@ import (
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeversion"
+	"github.com/numascope/numascope/internal/units"
 )
 
 type list []string
@@ -69,7 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&states, "state", "a single kubelet checkpoint `FILE` (repeatable)")
 	fs.StringVar(&src.PodResources, "podresources", "", "PodResources snapshot `FILE` or directory (list.json, allocatable.json)")
 	fs.Var(&logs, "log", "kubelet log `FILE`: journalctl -u kubelet, klog text or JSON, gzip or not, of any size (repeatable)")
-	logLimit := fs.String("log-limit", "64GiB", "read at most `SIZE` of each log larger than 16 MiB (streamed; after decompression): 512MiB, 200GB, or none")
+	logLimit := int64(64 << 30)
+	fs.Var(units.Flag{N: &logLimit, None: true}, "log-limit", "read at most `SIZE` of each log larger than 16 MiB (streamed; after decompression): 512MiB, 200GB, or none")
 	fs.Var(&pods, "pod", "`FILE` with kubectl get pod -o yaml|json (repeatable)")
 	fs.Var(&events, "events", "`FILE` with kubectl describe pod, kubectl get events [-o yaml] (repeatable)")
 	fs.Var(&configs, "kubelet-config", "KubeletConfiguration `FILE` (repeatable: later files are layered over earlier ones)")
@@ -103,9 +103,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	src.KubeletConfig = configs
-	limit, err := parseSize(*logLimit)
-	if err != nil {
-		fmt.Fprintln(stderr, "diagnose: --log-limit:", err)
+	if logLimit == 0 {
+		fmt.Fprintln(stderr, "diagnose: --log-limit 0: give a positive size such as 512MiB, or none for no limit")
 		return 2
 	}
 	if *dir != "" {
@@ -132,8 +131,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	src.Files = append(src.Files, files...)
-	src.LogLimit = limit
+	src.LogLimit = logLimit
 	var piped []byte
+	var err error
 	if fromStdin || src.Empty() {
 		piped, err = input.Piped(stdin, input.MaxLog)
 		if err != nil {
@@ -218,35 +218,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 // stdin is where "-" (or a run with no evidence named and a pipe) is
 // read from; tests replace it.
 var stdin = input.Stdin
-
-// parseSize reads a byte count with an optional unit (KiB, MiB, GiB, TiB,
-// KB, MB, GB, TB, K, M, G, T; B or none for bytes); "none" is no limit (-1).
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if strings.EqualFold(t, "none") {
-		return -1, nil
-	}
-	units := []struct {
-		suffix string
-		mult   int64
-	}{
-		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
-	}
-	mult := int64(1)
-	for _, u := range units {
-		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
-			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("%q is not a size: give a positive number with an optional unit (512MiB, 64GiB, 200GB) or none", s)
-	}
-	return n * mult, nil
-}
 
 // mergeSources lets explicit flags override what --dir found.
 func mergeSources(d, flags evidence.Sources) evidence.Sources {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/numascope/numascope/internal/holdings"
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 )
@@ -233,7 +233,7 @@ func (p *printer) bytesText(n uint64) string {
 	if n > math.MaxInt64 {
 		return fmt.Sprintf("%d bytes", n)
 	}
-	h := input.HumanBytes(int64(n))
+	h := units.Bytes(int64(n))
 	if p.wide && n >= 1024 {
 		return fmt.Sprintf("%s (%d)", h, n)
 	}

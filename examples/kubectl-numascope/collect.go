@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // Limits on what the cluster sends back.
@@ -289,7 +289,7 @@ func nodeProxy(ctx context.Context, k *kube, node, path string, params map[strin
 	}
 	if int64(len(data)) > limit {
 		if cut == nil {
-			return nil, &nodeError{msg: fmt.Sprintf("the kubelet's answer to /%s is over %s: refused (a kubelet's is far smaller)", path, input.HumanBytes(limit))}
+			return nil, &nodeError{msg: fmt.Sprintf("the kubelet's answer to /%s is over %s: refused (a kubelet's is far smaller)", path, units.Bytes(limit))}
 		}
 		*cut = true
 		data = data[:limit]

@@ -19,6 +19,7 @@ import (
 
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // nodeRow is one line of `nodes`.
@@ -304,9 +305,9 @@ func fillFromAgent(row *nodeRow, r *agentReport) {
 	for _, m := range r.Memory {
 		switch {
 		case m.Resource == "memory":
-			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, input.HumanSize(m.Free)))
+			mem = append(mem, fmt.Sprintf("%d:%s", m.NUMANode, units.Size(m.Free)))
 		case strings.HasPrefix(m.Resource, "hugepages-") && m.Free > 0:
-			huge = append(huge, fmt.Sprintf("%d:%s %s", m.NUMANode, m.Resource, input.HumanSize(m.Free)))
+			huge = append(huge, fmt.Sprintf("%d:%s %s", m.NUMANode, m.Resource, units.Size(m.Free)))
 		}
 	}
 	row.FreeCPU, row.FreeMemory, row.FreeHugePages = strings.Join(cpu, " "), strings.Join(mem, " "), strings.Join(huge, " ")

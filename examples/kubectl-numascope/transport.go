@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // maxAnswer bounds one answer of the API server read whole: an object or
@@ -44,7 +44,7 @@ func (e *limitError) Error() string {
 	if e.after > 0 {
 		return fmt.Sprintf("the API server did not finish its answer to %s %s within %s: given up (--timeout is how long one answer may take)", e.method, e.path, e.after)
 	}
-	return fmt.Sprintf("the API server's answer to %s %s is over %s: refused (kubectl-numascope reads at most that much of one answer)", e.method, e.path, input.HumanBytes(e.size))
+	return fmt.Sprintf("the API server's answer to %s %s is over %s: refused (kubectl-numascope reads at most that much of one answer)", e.method, e.path, units.Bytes(e.size))
 }
 
 // redirectError is a redirect the API server answered, not followed.

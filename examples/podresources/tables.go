@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/numascope/numascope/internal/words"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/numascope/numascope/internal/cliout"
-	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
+	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/podresources"
 	"k8s.io/utils/cpuset"
 )
@@ -134,7 +134,7 @@ func human(b uint64) string {
 	if b == 0 {
 		return "0"
 	}
-	return input.HumanSize(b)
+	return units.Size(b)
 }
 
 // freeMemory is allocatable minus taken, a range when multi-node blocks

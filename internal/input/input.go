@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
-	"strconv"
+
+	"github.com/numascope/numascope/internal/units"
 )
 
 // Limits for the kinds of input numascope reads. A kubelet checkpoint is a
@@ -121,7 +121,7 @@ func ReadAll(r io.Reader, label string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", label, unwrapPathError(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: more than %s; this is not what the input should be, or cut it to the part that matters", label, ErrTooLarge, HumanBytes(limit))
+		return nil, fmt.Errorf("%s: %w: more than %s; this is not what the input should be, or cut it to the part that matters", label, ErrTooLarge, units.Bytes(limit))
 	}
 	return data, nil
 }
@@ -156,34 +156,6 @@ func unwrapPathError(err error) error {
 		return fmt.Errorf("%w", pe.Err)
 	}
 	return err
-}
-
-// HumanSize is HumanBytes for the unsigned counts of checkpoints and
-// PodResources answers: beyond the int64 range it gives the plain bytes.
-func HumanSize(n uint64) string {
-	if n > math.MaxInt64 {
-		return strconv.FormatUint(n, 10) + " B"
-	}
-	return HumanBytes(int64(n))
-}
-
-// HumanBytes renders a byte count with a binary unit: 512 B, 64 KiB, 1.5 MiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	v := float64(n) / float64(div)
-	s := fmt.Sprintf("%.1f", v)
-	if len(s) > 2 && s[len(s)-2:] == ".0" {
-		s = s[:len(s)-2]
-	}
-	return s + " " + string("KMGTPE"[exp]) + "iB"
 }
 
 // Stdin returns standard input when it carries data for the command: a

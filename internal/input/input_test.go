@@ -66,12 +66,6 @@ func TestReadFS(t *testing.T) {
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
 
-func TestHumanBytes(t *testing.T) {
-	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 20: "64 MiB", 3 << 30: "3 GiB"} {
-		assert.Equal(t, want, HumanBytes(in), "HumanBytes(%d)", in)
-	}
-}
-
 func TestCheckValues(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -115,13 +109,4 @@ func TestReadFileSizes(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, make([]byte, 1<<20+1), 0o600))
 	_, err := ReadFile(p, "", 1<<20)
 	assert.ErrorIs(t, err, ErrTooLarge)
-}
-
-func TestHumanSize(t *testing.T) {
-	for _, tt := range []struct {
-		n    uint64
-		want string
-	}{{0, "0 B"}, {1 << 30, "1 GiB"}, {150 << 30, "150 GiB"}, {1<<63 + 1, "9223372036854775809 B"}} {
-		assert.Equal(t, tt.want, HumanSize(tt.n), "%d", tt.n)
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // entry is one file of an archive: a path relative to the archive's top
@@ -41,7 +42,7 @@ func (e entry) content(fn func(size int64, r io.Reader) error) error {
 		return err
 	}
 	if st.Size() > maxArtifact {
-		return fmt.Errorf("%s: %s is larger than %s: %w", e.name, e.src, input.HumanBytes(maxArtifact), input.ErrTooLarge)
+		return fmt.Errorf("%s: %s is larger than %s: %w", e.name, e.src, units.Bytes(maxArtifact), input.ErrTooLarge)
 	}
 	// Exactly the size the header announced: a file that changes while it
 	// is archived is an error, not a damaged archive.

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/units"
 )
 
 // modulePath is the module the release is built from.
@@ -220,7 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ARCHIVE\tBYTES\tSIZE\tFILES\tBUILT IN")
 	for _, a := range archives {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\n", a.name, a.size, input.HumanBytes(a.size), a.files, a.took.Round(100*time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\n", a.name, a.size, units.Bytes(a.size), a.files, a.took.Round(100*time.Millisecond))
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "wrote %d archives and SHA256SUMS to %s in %s (numascope %s, %s); check them with: cd %s && sha256sum -c SHA256SUMS\n",
@@ -390,7 +391,7 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 			return nil, err
 		}
 		b.took = time.Since(start)
-		fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, b.name, input.HumanBytes(b.size), b.took.Round(100*time.Millisecond))
+		fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, b.name, units.Bytes(b.size), b.took.Round(100*time.Millisecond))
 		out = append(out, b)
 		os.RemoveAll(dir) // the binaries are in the archive now
 	}
@@ -406,7 +407,7 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 			return nil, err
 		}
 		b.took = time.Since(start)
-		fmt.Fprintf(r.log, "release: playground: %s (%s) in %s\n", b.name, input.HumanBytes(b.size), b.took.Round(100*time.Millisecond))
+		fmt.Fprintf(r.log, "release: playground: %s (%s) in %s\n", b.name, units.Bytes(b.size), b.took.Round(100*time.Millisecond))
 		out = append(out, b)
 	}
 	sums := map[string]string{}
