@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -71,69 +70,6 @@ func (c *command) takes(name string) bool {
 // fresh options that write to s.
 func commands(s streams) []*command {
 	return []*command{newDiagnose(s), newGather(s), newNodes(s)}
-}
-
-// clusterFlags are the connection flags, defined once (bind) and taken by
-// each command that uses them.
-type clusterFlags struct {
-	kubeconfig, context string
-	timeout             time.Duration
-	namespace           string
-	agentImage          string
-	agentNamespace      string
-	noNodeAccess        bool
-}
-
-// connFlag names the connection flags a command takes besides
-// --kubeconfig, --context and --timeout, which every command takes.
-type connFlag uint
-
-const (
-	withNamespace      connFlag = 1 << iota // -n/--namespace
-	withAgentImage                          // --agent-image
-	withAgentNamespace                      // --agent-namespace
-	withNoNodeAccess                        // --no-node-access
-)
-
-// bind defines the connection flags on fs, bound to f: --kubeconfig,
-// --context and --timeout, and those of with.
-func (f *clusterFlags) bind(fs *pflag.FlagSet, with connFlag) {
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "the kubeconfig context to use")
-	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long each answer of the cluster may take, and the short-lived pod of diagnose and gather; the whole command gets 30s more")
-	if with&withNamespace != 0 {
-		fs.StringVarP(&f.namespace, "namespace", "n", "", "the pod's namespace (default: the context's)")
-	}
-	if with&withAgentImage != 0 {
-		fs.StringVar(&f.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet, the only one rbac.yaml's policy lets the node-access role run)")
-	}
-	if with&withAgentNamespace != 0 {
-		fs.StringVar(&f.agentNamespace, "agent-namespace", "numascope", "namespace of the numascope-agent DaemonSet, and of the short-lived pod of diagnose and gather (it needs the privileged Pod Security level for its read-only host files)")
-	}
-	if with&withNoNodeAccess != 0 {
-		fs.BoolVar(&f.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
-	}
-}
-
-// validate checks the connection flags every command takes.
-func (f *clusterFlags) validate() error {
-	if f.timeout <= 0 {
-		return fmt.Errorf("--timeout %s: give a positive duration such as 2m", f.timeout)
-	}
-	return nil
-}
-
-// run connects to the cluster and runs do with it, within --timeout and
-// 30 s more for the last answers and the clean-up; a kubeconfig that cannot
-// be used is reported on s with exit status 2.
-func (f *clusterFlags) run(ctx context.Context, s streams, do func(context.Context, *kube) int) int {
-	k, err := connect(*f)
-	if err != nil {
-		return s.fail(err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout+30*time.Second)
-	defer cancel()
-	return do(ctx, k)
 }
 
 // outputFlag defines -o/--output, one of formats (the first is the default).
@@ -226,7 +162,7 @@ func parse(args []string, s streams) (c *command, help bool, err error) {
 	}
 	fs := c.flags()
 	if err := fs.Parse(slices.Concat(args[:at], args[at+1:])); err != nil {
-		return nil, false, fmt.Errorf("%s: %v (kubectl numascope %s -h shows its flags)", c.name, err, c.name)
+		return nil, false, fmt.Errorf("%s: %v (kubectl numascope %s -h shows its flags)", c.name, flagError(err), c.name)
 	}
 	if c.help {
 		return c, true, nil
@@ -238,6 +174,27 @@ func parse(args []string, s streams) (c *command, help bool, err error) {
 		return nil, false, err
 	}
 	return c, false, nil
+}
+
+// flagError is pflag's error for a value a flag cannot take, said as the
+// plugin's other usage errors are: the flag, the value (a bool, a number or
+// a duration: never a credential, which no check of pflag refuses) and what
+// the flag accepts.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) || iv.GetFlag() == nil {
+		return err
+	}
+	f := iv.GetFlag()
+	want := map[string]string{
+		"bool":     "true or false (or the flag alone for true)",
+		"duration": "a duration such as 30s or 2m",
+		"int":      "a whole number",
+	}[f.Value.Type()]
+	if want == "" {
+		return err
+	}
+	return fmt.Errorf("--%s %q: give %s", f.Name, truncate(iv.GetValue(), 64), want)
 }
 
 // helpFor is `help [COMMAND]`.

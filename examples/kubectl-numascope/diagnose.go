@@ -47,7 +47,7 @@ findings by severity. What could not be gathered goes to stderr with what to do.
 	c.exit = "0 no finding of severity error, 1 an error finding, 2 the command line is wrong or the pod cannot be read."
 	outputFlag(c.own, &o.output, diagnoseFormats)
 	c.own.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
-	o.cluster.bind(c.shared, withNamespace|withAgentImage|withAgentNamespace|withNoNodeAccess)
+	o.cluster.bind(c.own, c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
 	c.opts = o
 	return c
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/numascope/numascope/internal/fuzzbudget"
 )
@@ -22,7 +23,7 @@ import (
 // to the options its Complete and Validate leave (or the help asked for,
 // or the usage error, which run reports with exit status 2).
 func TestParse(t *testing.T) {
-	def := clusterFlags{timeout: 2 * time.Minute, agentNamespace: "numascope"}
+	def := clusterFlags{timeout: 2 * time.Minute, agentNamespace: "numascope", overrides: clientcmd.ConfigOverrides{Timeout: "0"}}
 	with := func(change func(*clusterFlags)) clusterFlags {
 		f := def
 		change(&f)
@@ -41,17 +42,19 @@ func TestParse(t *testing.T) {
 		{"po/NAME", []string{"diagnose", "po/g"}, &diagnoseOptions{cluster: def, output: "text", pod: "g"}, "", ""},
 		{"a bare NAME", []string{"diagnose", "guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
 		{"-n and -o, -o's value in any case", []string{"diagnose", "pod/g", "-n", "default", "-o", "JSON"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "default" }), output: "json", pod: "g"}, "", ""},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "default" }), output: "json", pod: "g"}, "", ""},
 		{"the connection flags before the command", []string{"--kubeconfig", "kc", "--context", "ctx", "--timeout", "30s", "diagnose", "pod/g"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.kubeconfig, f.context, f.timeout = "kc", "ctx", 30*time.Second }), output: "text", pod: "g"}, "", ""},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) {
+				f.kubeconfig, f.overrides.CurrentContext, f.timeout = "kc", "ctx", 30*time.Second
+			}), output: "text", pod: "g"}, "", ""},
 		{"-n's value before the command is not the command", []string{"-n", "nodes", "diagnose", "pod/g"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "nodes" }), output: "text", pod: "g"}, "", ""},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "nodes" }), output: "text", pod: "g"}, "", ""},
 		{"every diagnose flag", []string{"diagnose", "-A", "pod/g", "--no-node-access", "--agent-image", "img", "--agent-namespace=agents", "--output=markdown"},
 			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.noNodeAccess, f.agentImage, f.agentNamespace = true, "img", "agents" }), output: "markdown", allNamespaces: true, pod: "g"}, "", ""},
 		{"shorthands together", []string{"diagnose", "-An", "kube-system", "pod/g", "-oyaml"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "kube-system" }), output: "yaml", allNamespaces: true, pod: "g"}, "", ""},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "kube-system" }), output: "yaml", allNamespaces: true, pod: "g"}, "", ""},
 		{"a value in the shorthand's word", []string{"diagnose", "-ndefault", "-o=json", "pod/g"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.namespace = "default" }), output: "json", pod: "g"}, "", ""},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "default" }), output: "json", pod: "g"}, "", ""},
 		{"-- ends the flags", []string{"diagnose", "--", "pod/g"}, &diagnoseOptions{cluster: def, output: "text", pod: "g"}, "", ""},
 		{"a node for diagnose", []string{"diagnose", "node/dell8"}, nil, "", "diagnose takes pod/NAME"},
 		{"no pod name", []string{"diagnose", "pod/"}, nil, "", "is not a pod name"},
@@ -63,10 +66,38 @@ func TestParse(t *testing.T) {
 		{"nodes' flags, each named", []string{"diagnose", "pod/x", "--parallel", "4", "--progress=never", "--parallel", "5"}, nil, "",
 			"diagnose does not take --parallel (nodes), --progress (nodes): each flag goes with the command in brackets"},
 		{"a zero --timeout", []string{"diagnose", "pod/x", "--timeout", "0"}, nil, "", "--timeout 0s: give a positive duration"},
-		{"a --timeout that is no duration", []string{"diagnose", "pod/x", "--timeout", "soon"}, nil, "", `diagnose: invalid argument "soon" for "--timeout" flag`},
+		{"a --timeout that is no duration", []string{"diagnose", "pod/x", "--timeout", "soon"}, nil, "", `diagnose: --timeout "soon": give a duration such as 30s or 2m`},
 		{"-n without its value", []string{"diagnose", "pod/x", "-n"}, nil, "", "diagnose: flag needs an argument: 'n' in -n"},
 		{"a flag no command has", []string{"diagnose", "pod/x", "--bogus"}, nil, "", "unknown flag --bogus: no command takes it"},
 		{"a shorthand no command has", []string{"diagnose", "pod/x", "-Ax"}, nil, "", "unknown flag -x: no command takes it"},
+
+		// the kubeconfig flags, which every command takes
+		{"kubectl's kubeconfig flags", []string{"--as", "ana", "--as-group", "numascope:users", "--as-group=ops", "--as-uid", "1000", "--cluster", "c1",
+			"--user", "u1", "--token", "t0k3n", "--server", "https://203.0.113.10:6443", "--certificate-authority", "ca.crt", "--insecure-skip-tls-verify",
+			"--request-timeout", "5s", "--tls-server-name", "api.example", "--kubeconfig=kc", "--context", "ctx", "nodes"},
+			&nodesOptions{cluster: with(func(f *clusterFlags) {
+				f.kubeconfig = "kc"
+				f.overrides.CurrentContext, f.overrides.Timeout = "ctx", "5s"
+				f.overrides.AuthInfo.Impersonate, f.overrides.AuthInfo.ImpersonateGroups, f.overrides.AuthInfo.ImpersonateUID = "ana", []string{"numascope:users", "ops"}, "1000"
+				f.overrides.AuthInfo.Token = "t0k3n"
+				f.overrides.Context.Cluster, f.overrides.Context.AuthInfo = "c1", "u1"
+				f.overrides.ClusterInfo.Server, f.overrides.ClusterInfo.CertificateAuthority = "https://203.0.113.10:6443", "ca.crt"
+				f.overrides.ClusterInfo.InsecureSkipTLSVerify, f.overrides.ClusterInfo.TLSServerName = true, "api.example"
+			}), output: "text", parallel: 16, progress: "auto"}, "", ""},
+		{"-n namespace/NAME, as kubectl reads it", []string{"diagnose", "pod/g", "-n", "namespaces/kube-system"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "kube-system" }), output: "text", pod: "g"}, "", ""},
+		{"--request-timeout in seconds", []string{"gather", "node/n", "--out", "d", "--request-timeout", "30"},
+			&gatherOptions{cluster: with(func(f *clusterFlags) { f.overrides.Timeout = "30" }), dir: "d", node: "n"}, "", ""},
+		{"a --request-timeout that is no duration", []string{"nodes", "--request-timeout", "soon"}, nil, "",
+			`--request-timeout "soon": give a duration such as 30s or 2m, a number of seconds, or 0 for no limit`},
+		{"a negative --request-timeout", []string{"nodes", "--request-timeout=-1s"}, nil, "", `--request-timeout "-1s": give a duration`},
+		{"a --server that is no URL", []string{"nodes", "--server", "https://"}, nil, "", `--server "https://": give the API server's URL, such as https://203.0.113.10:6443`},
+		{"a namespace that is no DNS label", []string{"diagnose", "pod/g", "-n", "Bad_NS"}, nil, "", `-n "Bad_NS": a namespace name is a DNS label`},
+		{"--as-group without --as", []string{"nodes", "--as-group", "g"}, nil, "", "--as-group and --as-uid need --as USER"},
+		{"--password without --username", []string{"nodes", "--password", "p4ss"}, nil, "", "--username and --password go together"},
+		{"a bool flag's value", []string{"nodes", "--insecure-skip-tls-verify=maybe"}, nil, "",
+			`nodes: --insecure-skip-tls-verify "maybe": give true or false (or the flag alone for true)`},
+		{"the plugin's own flags stay with their commands", []string{"nodes", "--agent-image", "img"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
 
 		// gather
 		{"node/NAME", []string{"gather", "node/dell8", "--out", "d"}, &gatherOptions{cluster: def, dir: "d", node: "dell8"}, "", ""},
@@ -79,22 +110,24 @@ func TestParse(t *testing.T) {
 		{"no --out", []string{"gather", "node/n"}, nil, "", "gather needs --out DIR"},
 		{"no node", []string{"gather", "--out", "d"}, nil, "", "gather takes one node/NAME"},
 		{"-o for gather", []string{"gather", "node/n", "--out", "d", "-o", "json"}, nil, "", "gather does not take --output (diagnose, nodes)"},
-		{"-n for gather", []string{"gather", "node/n", "--out", "d", "-n", "x"}, nil, "", "gather does not take --namespace (diagnose)"},
+		{"-n for gather, as kubectl takes it", []string{"gather", "node/n", "--out", "d", "-n", "x"},
+			&gatherOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "x" }), dir: "d", node: "n"}, "", ""},
 		{"-A for gather", []string{"-A", "gather", "node/n", "--out", "d"}, nil, "", "gather does not take --all-namespaces (diagnose)"},
 		{"--out without its value", []string{"gather", "node/n", "--out"}, nil, "", "gather: flag needs an argument: --out"},
 
 		// nodes
 		{"nodes", []string{"nodes"}, &nodesOptions{cluster: def, output: "text", parallel: 16, progress: "auto"}, "", ""},
 		{"every nodes flag", []string{"nodes", "-o", "Wide", "--parallel", "4", "--progress", "never", "--agent-namespace", "agents", "--context", "c"},
-			&nodesOptions{cluster: with(func(f *clusterFlags) { f.agentNamespace, f.context = "agents", "c" }), output: "wide", parallel: 4, progress: "never"}, "", ""},
+			&nodesOptions{cluster: with(func(f *clusterFlags) { f.agentNamespace, f.overrides.CurrentContext = "agents", "c" }), output: "wide", parallel: 4, progress: "never"}, "", ""},
 		{"an argument for nodes", []string{"nodes", "x"}, nil, "", `nodes takes no argument (got "x")`},
 		{"an unknown -o", []string{"nodes", "-o", "table"}, nil, "", `-o "table": nodes prints text, json, yaml, markdown or wide`},
 		{"--parallel 0", []string{"nodes", "--parallel", "0"}, nil, "", "--parallel 0: give a number between 1 and 256"},
 		{"--parallel 257", []string{"nodes", "--parallel", "257"}, nil, "", "--parallel 257: give a number between 1 and 256"},
-		{"a --parallel that is no number", []string{"nodes", "--parallel", "many"}, nil, "", `nodes: invalid argument "many" for "--parallel" flag`},
+		{"a --parallel that is no number", []string{"nodes", "--parallel", "many"}, nil, "", `nodes: --parallel "many": give a whole number`},
 		{"an unknown --progress", []string{"nodes", "--progress", "sometimes"}, nil, "", `--progress "sometimes": give auto, always or never`},
 		{"a --timeout for nodes", []string{"nodes", "--timeout", "-1s"}, nil, "", "--timeout -1s: give a positive duration"},
-		{"-n for nodes", []string{"nodes", "-n", "default"}, nil, "", "nodes does not take --namespace (diagnose)"},
+		{"-n for nodes, as kubectl takes it", []string{"nodes", "-n", "default"},
+			&nodesOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "default" }), output: "text", parallel: 16, progress: "auto"}, "", ""},
 		{"--no-node-access for nodes", []string{"nodes", "--no-node-access"}, nil, "", "nodes does not take --no-node-access (diagnose, gather)"},
 		{"--agent-image for nodes", []string{"--agent-image", "img", "nodes"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
 
@@ -135,7 +168,7 @@ func TestParse(t *testing.T) {
 				return
 			}
 			require.False(t, help)
-			assert.Empty(t, cmp.Diff(tc.want, c.opts, cmp.AllowUnexported(diagnoseOptions{}, gatherOptions{}, nodesOptions{}, clusterFlags{}), cmpopts.IgnoreTypes(streams{})))
+			assert.Empty(t, cmp.Diff(tc.want, c.opts, cmp.AllowUnexported(diagnoseOptions{}, gatherOptions{}, nodesOptions{}, clusterFlags{}), cmpopts.IgnoreTypes(streams{}), cmpopts.EquateEmpty()))
 		})
 	}
 }
@@ -151,7 +184,6 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown or wide`},
 		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather does not take --output (diagnose, nodes)"},
 		{[]string{"diagnose", "pod/x", "--out", "d"}, "diagnose does not take --out (gather)"},
-		{[]string{"nodes", "-n", "default"}, "nodes does not take --namespace (diagnose)"},
 		{[]string{"diagnose", "pod/x", "--parallel", "4"}, "diagnose does not take --parallel (nodes)"},
 		{[]string{"nodes", "--parallel", "0"}, "--parallel 0: give a number between 1 and 256"},
 		{[]string{"nodes", "--timeout", "0"}, "--timeout 0s: give a positive duration"},
@@ -178,10 +210,13 @@ func TestIsDirListing(t *testing.T) {
 // TestHelp: -h lists the commands with the flags they all take; each
 // command's help shows its usage, examples and exactly the flags it takes.
 func TestHelp(t *testing.T) {
-	root := []string{"Usage:", "Commands:", "Examples:", "\n  diagnose ", "\n  gather ", "\n  nodes ", "--kubeconfig", "--context", "--timeout", "COMMAND -h"}
-	diagnose := []string{"kubectl numascope diagnose pod/NAME", "Examples:", "-o, --output", "markdown", "-A, --all-namespaces", "-n, --namespace", "--no-node-access", "--agent-image", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
-	gather := []string{"kubectl numascope gather node/NAME --out DIR", "Examples:", "--out string", "--no-node-access", "--agent-image", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
-	nodes := []string{"kubectl numascope nodes", "Examples:", "-o, --output", "wide", "--parallel", "--progress", "--agent-namespace", "--kubeconfig", "--context", "--timeout", "Exit status:"}
+	kubeconfig := []string{"Kubeconfig flags", "--kubeconfig", "--context", "--timeout", "--as string", "--as-group", "--as-uid", "--cluster", "--user", "--token", "--server",
+		"--certificate-authority", "--insecure-skip-tls-verify", "--request-timeout", "-n, --namespace"}
+	root := append([]string{"Usage:", "Commands:", "Examples:", "\n  diagnose ", "\n  gather ", "\n  nodes ", "COMMAND -h"}, kubeconfig[1:]...)
+	diagnose := []string{"kubectl numascope diagnose pod/NAME", "Examples:", "-o, --output", "markdown", "-A, --all-namespaces", "-n, --namespace", "--no-node-access", "--agent-image", "--agent-namespace", "Exit status:"}
+	diagnose = append(diagnose, kubeconfig...)
+	gather := append([]string{"kubectl numascope gather node/NAME --out DIR", "Examples:", "--out string", "--no-node-access", "--agent-image", "--agent-namespace", "Exit status:"}, kubeconfig...)
+	nodes := append([]string{"kubectl numascope nodes", "Examples:", "-o, --output", "wide", "--parallel", "--progress", "--agent-namespace", "Exit status:"}, kubeconfig...)
 	for _, tc := range []struct {
 		args       []string
 		want, not  []string
@@ -193,8 +228,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 3},
 		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 3},
 		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 3},
-		{[]string{"gather", "--help"}, gather, []string{"--output", "--namespace", "--all-namespaces", "--parallel"}, 1 + 2},
-		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--namespace", "--all-namespaces", "--out string"}, 1 + 2},
+		{[]string{"gather", "--help"}, gather, []string{"--output", "--all-namespaces", "--parallel"}, 1 + 2},
+		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--all-namespaces", "--out string"}, 1 + 2},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &errb)

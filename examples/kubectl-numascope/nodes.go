@@ -101,7 +101,7 @@ its error findings (-o wide: also hugepages and warnings).`
 	outputFlag(c.own, &o.output, nodesFormats)
 	c.own.IntVar(&o.parallel, "parallel", 16, "most requests in flight at once (1 to 256)")
 	c.own.StringVar(&o.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always or never")
-	o.cluster.bind(c.shared, withAgentNamespace)
+	o.cluster.bind(c.own, c.shared, withAgentNamespace)
 	c.opts = o
 	return c
 }
