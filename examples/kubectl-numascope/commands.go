@@ -72,19 +72,6 @@ func commands(s streams) []*command {
 	return []*command{newDiagnose(s), newGather(s), newNodes(s)}
 }
 
-// outputFlag defines -o/--output, one of formats (the first is the default).
-func outputFlag(fs *pflag.FlagSet, p *string, formats []string) {
-	fs.StringVarP(p, "output", "o", formats[0], "output format: "+orList(formats))
-}
-
-// checkOutput says which -o values cmd takes when output is not one.
-func checkOutput(cmd, output string, formats []string) error {
-	if slices.Contains(formats, output) {
-		return nil
-	}
-	return fmt.Errorf("-o %q: %s prints %s", output, cmd, orList(formats))
-}
-
 // orList is "a, b or c".
 func orList(s []string) string {
 	if len(s) < 2 {

@@ -61,7 +61,12 @@ func TestParse(t *testing.T) {
 		{"a name with a slash", []string{"diagnose", "pods", "a/b"}, nil, "", `"a/b" is not a pod name`},
 		{"no pod", []string{"diagnose"}, nil, "", "takes one pod/NAME"},
 		{"two pods", []string{"diagnose", "pod/a", "pod/b"}, nil, "", "takes one pod/NAME"},
-		{"-o wide for diagnose", []string{"diagnose", "pod/x", "-o", "wide"}, nil, "", `-o "wide": diagnose prints text, json, yaml or markdown`},
+		{"-o jsonpath= keeps its template as given", []string{"diagnose", "pod/g", "-o", "JSONPath={.Findings[0].Code}"},
+			&diagnoseOptions{cluster: def, output: "jsonpath={.Findings[0].Code}", pod: "g"}, "", ""},
+		{"-o go-template= in the shorthand's word", []string{"nodes", "-ogo-template={{range .}}{{.node}} {{end}}"},
+			&nodesOptions{cluster: def, output: "go-template={{range .}}{{.node}} {{end}}", parallel: 16, progress: "auto"}, "", ""},
+		{"-o jsonpath without a template", []string{"diagnose", "pod/g", "-o", "jsonpath"}, nil, "", "-o jsonpath needs a template after ="},
+		{"-o wide for diagnose", []string{"diagnose", "pod/x", "-o", "wide"}, nil, "", `-o "wide": diagnose prints text, json, yaml, markdown, jsonpath=TEMPLATE or go-template=TEMPLATE`},
 		{"gather's flag", []string{"diagnose", "pod/x", "--out", "d"}, nil, "", "diagnose does not take --out (gather)"},
 		{"nodes' flags, each named", []string{"diagnose", "pod/x", "--parallel", "4", "--progress=never", "--parallel", "5"}, nil, "",
 			"diagnose does not take --parallel (nodes), --progress (nodes): each flag goes with the command in brackets"},
@@ -120,7 +125,7 @@ func TestParse(t *testing.T) {
 		{"every nodes flag", []string{"nodes", "-o", "Wide", "--parallel", "4", "--progress", "never", "--agent-namespace", "agents", "--context", "c"},
 			&nodesOptions{cluster: with(func(f *clusterFlags) { f.agentNamespace, f.overrides.CurrentContext = "agents", "c" }), output: "wide", parallel: 4, progress: "never"}, "", ""},
 		{"an argument for nodes", []string{"nodes", "x"}, nil, "", `nodes takes no argument (got "x")`},
-		{"an unknown -o", []string{"nodes", "-o", "table"}, nil, "", `-o "table": nodes prints text, json, yaml, markdown or wide`},
+		{"an unknown -o", []string{"nodes", "-o", "table"}, nil, "", `-o "table": nodes prints text, json, yaml, markdown, wide, jsonpath=TEMPLATE or go-template=TEMPLATE`},
 		{"--parallel 0", []string{"nodes", "--parallel", "0"}, nil, "", "--parallel 0: give a number between 1 and 256"},
 		{"--parallel 257", []string{"nodes", "--parallel", "257"}, nil, "", "--parallel 257: give a number between 1 and 256"},
 		{"a --parallel that is no number", []string{"nodes", "--parallel", "many"}, nil, "", `nodes: --parallel "many": give a whole number`},
@@ -180,8 +185,8 @@ func TestCommandLineErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": diagnose prints text, json, yaml or markdown`},
-		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown or wide`},
+		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": diagnose prints text, json, yaml, markdown, jsonpath=TEMPLATE or go-template=TEMPLATE`},
+		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown, wide, jsonpath=TEMPLATE or go-template=TEMPLATE`},
 		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather does not take --output (diagnose, nodes)"},
 		{[]string{"diagnose", "pod/x", "--out", "d"}, "diagnose does not take --out (gather)"},
 		{[]string{"diagnose", "pod/x", "--parallel", "4"}, "diagnose does not take --parallel (nodes)"},
@@ -225,11 +230,11 @@ func TestHelp(t *testing.T) {
 		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 3 + 3},
 		{[]string{"--help"}, root, []string{"--output"}, 3 + 3},
 		{[]string{"help"}, root, []string{"--output"}, 3 + 3},
-		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 3},
-		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 3},
-		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 3},
+		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 4},
+		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 4},
+		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 4},
 		{[]string{"gather", "--help"}, gather, []string{"--output", "--all-namespaces", "--parallel"}, 1 + 2},
-		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--all-namespaces", "--out string"}, 1 + 2},
+		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--all-namespaces", "--out string"}, 1 + 3},
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &errb)
