@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/numascope/numascope/internal/cliout"
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/podresources/client"
 )
 
@@ -116,6 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.http = defaultHTTPLimits
 	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")
 	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, fmt.Sprintf("most HTTP connections open at once (at least 2); a new one closes the one that has waited longest for nothing, and at most %d answer /metrics at once", httpScrapes))
+	showVersion := version.Flag(fs)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -124,6 +126,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]   (agent -h shows the flags and examples)")
 		return 2
+	}
+	if *showVersion {
+		version.Print(stdout, "agent")
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))

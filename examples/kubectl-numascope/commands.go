@@ -69,7 +69,7 @@ func (c *command) takes(name string) bool {
 // commands are the subcommands, in the order the help lists them, each with
 // fresh options that write to s.
 func commands(s streams) []*command {
-	return []*command{newDiagnose(s), newGather(s), newNodes(s)}
+	return []*command{newDiagnose(s), newGather(s), newNodes(s), newVersion(s)}
 }
 
 // orList is "a, b or c".
@@ -110,7 +110,10 @@ func objectName(cmd, kind string, args []string) (string, error) {
 }
 
 // errNoCommand is a command line without a command.
-var errNoCommand = errors.New("give a command: diagnose pod/NAME, gather node/NAME --out DIR, or nodes")
+var errNoCommand = errors.New("give a command: " + commandList)
+
+// commandList is the commands as the usage errors name them.
+const commandList = "diagnose pod/NAME, gather node/NAME --out DIR, nodes, or version"
 
 // parse reads a command line: the command (the first word that is not a
 // flag or a flag's value: flags may come before it, as kubectl's do), its
@@ -130,25 +133,33 @@ func parse(args []string, s streams) (c *command, help bool, err error) {
 			return nil, false, fmt.Errorf("unknown flag %s: no command takes it (kubectl numascope -h lists the commands, kubectl numascope COMMAND -h their flags)", u.written)
 		}
 	}
-	if at < 0 {
-		if slices.ContainsFunc(used, func(u flagUse) bool { return u.name == "help" }) {
-			return nil, true, nil
-		}
+	given := func(name string) bool {
+		return slices.ContainsFunc(used, func(u flagUse) bool { return u.name == name })
+	}
+	rest := args
+	switch {
+	case at < 0 && given("help"):
+		return nil, true, nil
+	case at < 0 && given("version"):
+		// --version alone is the version command
+		c = cmds[slices.IndexFunc(cmds, func(c *command) bool { return c.name == "version" })]
+	case at < 0:
 		return nil, false, errNoCommand
-	}
-	if args[at] == "help" {
+	case args[at] == "help":
 		return helpFor(cmds, args[at+1:])
+	default:
+		i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[at] })
+		if i < 0 {
+			return nil, false, fmt.Errorf("unknown command %q: give %s (kubectl numascope -h lists them)", truncate(args[at], 64), commandList)
+		}
+		c = cmds[i]
+		rest = slices.Concat(args[:at], args[at+1:])
 	}
-	i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[at] })
-	if i < 0 {
-		return nil, false, fmt.Errorf("unknown command %q: give diagnose pod/NAME, gather node/NAME --out DIR, or nodes (kubectl numascope -h lists them)", args[at])
-	}
-	c = cmds[i]
 	if err := misplaced(c, cmds, used); err != nil {
 		return nil, false, err
 	}
 	fs := c.flags()
-	if err := fs.Parse(slices.Concat(args[:at], args[at+1:])); err != nil {
+	if err := fs.Parse(rest); err != nil {
 		return nil, false, fmt.Errorf("%s: %v (kubectl numascope %s -h shows its flags)", c.name, flagError(err), c.name)
 	}
 	if c.help {
@@ -195,7 +206,7 @@ func helpFor(cmds []*command, args []string) (*command, bool, error) {
 				return c, true, nil
 			}
 		}
-		return nil, false, fmt.Errorf("help %s: no such command: give diagnose, gather or nodes", args[0])
+		return nil, false, fmt.Errorf("help %s: no such command: give diagnose, gather, nodes or version", truncate(args[0], 64))
 	}
 	return nil, false, fmt.Errorf("help takes one command (got %q)", args)
 }

@@ -99,7 +99,9 @@ func printRootHelp(w io.Writer) {
 Exit status: 0 no finding of severity error, 1 an error finding, 2 the
 command line is wrong or the pod or node cannot be read.
 
-Flags every command takes (each command's help lists the others):
+kubectl numascope --version is kubectl numascope version.
+
+Flags every command that reads the cluster takes (each command's help lists the others):
 `)
 	common := pflag.NewFlagSet("common", pflag.ContinueOnError)
 	(&clusterFlags{}).bind(common, common, 0)
@@ -111,6 +113,9 @@ Flags every command takes (each command's help lists the others):
 func (c *command) printHelp(w io.Writer) {
 	fmt.Fprintf(w, "kubectl numascope %s: %s.\n\n%s\n\n", c.name, c.short, c.long)
 	fmt.Fprintf(w, "Usage:\n  kubectl numascope %s [flags]\n\nExamples:\n%s\n\n", c.use, c.example)
-	fmt.Fprintf(w, "Flags:\n%s\nKubeconfig flags (kubectl's; every command takes them):\n%s\n", c.own.FlagUsages(), c.shared.FlagUsages())
+	fmt.Fprintf(w, "Flags:\n%s\n", c.own.FlagUsages())
+	if c.shared.HasFlags() {
+		fmt.Fprintf(w, "Kubeconfig flags (kubectl's; every command that reads the cluster takes them):\n%s\n", c.shared.FlagUsages())
+	}
 	fmt.Fprintf(w, "Exit status: %s\n", c.exit)
 }

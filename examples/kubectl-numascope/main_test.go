@@ -114,7 +114,7 @@ func TestParse(t *testing.T) {
 		{"a pod for gather", []string{"gather", "pod/x", "--out", "d"}, nil, "", "gather takes node/NAME"},
 		{"no --out", []string{"gather", "node/n"}, nil, "", "gather needs --out DIR"},
 		{"no node", []string{"gather", "--out", "d"}, nil, "", "gather takes one node/NAME"},
-		{"-o for gather", []string{"gather", "node/n", "--out", "d", "-o", "json"}, nil, "", "gather does not take --output (diagnose, nodes)"},
+		{"-o for gather", []string{"gather", "node/n", "--out", "d", "-o", "json"}, nil, "", "gather does not take --output (diagnose, nodes, version)"},
 		{"-n for gather, as kubectl takes it", []string{"gather", "node/n", "--out", "d", "-n", "x"},
 			&gatherOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "x" }), dir: "d", node: "n"}, "", ""},
 		{"-A for gather", []string{"-A", "gather", "node/n", "--out", "d"}, nil, "", "gather does not take --all-namespaces (diagnose)"},
@@ -135,6 +135,17 @@ func TestParse(t *testing.T) {
 			&nodesOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "default" }), output: "text", parallel: 16, progress: "auto"}, "", ""},
 		{"--no-node-access for nodes", []string{"nodes", "--no-node-access"}, nil, "", "nodes does not take --no-node-access (diagnose, gather)"},
 		{"--agent-image for nodes", []string{"--agent-image", "img", "nodes"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
+
+		// version
+		{"version", []string{"version"}, &versionOptions{output: "text"}, "", ""},
+		{"--version alone", []string{"--version"}, &versionOptions{output: "text", flag: true}, "", ""},
+		{"--version -o json", []string{"--version", "-o", "json"}, &versionOptions{output: "json", flag: true}, "", ""},
+		{"version -o yaml", []string{"version", "-oyaml"}, &versionOptions{output: "yaml"}, "", ""},
+		{"version -o wide", []string{"version", "-o", "wide"}, nil, "", `-o "wide": version prints text, json, yaml, jsonpath=TEMPLATE or go-template=TEMPLATE`},
+		{"an argument for version", []string{"version", "x"}, nil, "", `version takes no argument (got "x")`},
+		{"a kubeconfig flag for version", []string{"version", "--context", "c"}, nil, "", "version does not take --context (diagnose, gather, nodes)"},
+		{"--version with another command", []string{"nodes", "--version"}, nil, "", "nodes does not take --version (version)"},
+		{"help version", []string{"help", "version"}, nil, "version", ""},
 
 		// the commands, and help
 		{"no command", nil, nil, "", "give a command: diagnose pod/NAME"},
@@ -173,7 +184,7 @@ func TestParse(t *testing.T) {
 				return
 			}
 			require.False(t, help)
-			assert.Empty(t, cmp.Diff(tc.want, c.opts, cmp.AllowUnexported(diagnoseOptions{}, gatherOptions{}, nodesOptions{}, clusterFlags{}), cmpopts.IgnoreTypes(streams{}), cmpopts.EquateEmpty()))
+			assert.Empty(t, cmp.Diff(tc.want, c.opts, cmp.AllowUnexported(diagnoseOptions{}, gatherOptions{}, nodesOptions{}, versionOptions{}, clusterFlags{}), cmpopts.IgnoreTypes(streams{}), cmpopts.EquateEmpty()))
 		})
 	}
 }
@@ -187,7 +198,7 @@ func TestCommandLineErrors(t *testing.T) {
 	}{
 		{[]string{"diagnose", "pod/x", "-o", "wide"}, `-o "wide": diagnose prints text, json, yaml, markdown, jsonpath=TEMPLATE or go-template=TEMPLATE`},
 		{[]string{"nodes", "-o", "table"}, `-o "table": nodes prints text, json, yaml, markdown, wide, jsonpath=TEMPLATE or go-template=TEMPLATE`},
-		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather does not take --output (diagnose, nodes)"},
+		{[]string{"gather", "node/n", "--out", "d", "-o", "json"}, "gather does not take --output (diagnose, nodes, version)"},
 		{[]string{"diagnose", "pod/x", "--out", "d"}, "diagnose does not take --out (gather)"},
 		{[]string{"diagnose", "pod/x", "--parallel", "4"}, "diagnose does not take --parallel (nodes)"},
 		{[]string{"nodes", "--parallel", "0"}, "--parallel 0: give a number between 1 and 256"},
@@ -217,7 +228,7 @@ func TestIsDirListing(t *testing.T) {
 func TestHelp(t *testing.T) {
 	kubeconfig := []string{"Kubeconfig flags", "--kubeconfig", "--context", "--timeout", "--as string", "--as-group", "--as-uid", "--cluster", "--user", "--token", "--server",
 		"--certificate-authority", "--insecure-skip-tls-verify", "--request-timeout", "-n, --namespace"}
-	root := append([]string{"Usage:", "Commands:", "Examples:", "\n  diagnose ", "\n  gather ", "\n  nodes ", "COMMAND -h"}, kubeconfig[1:]...)
+	root := append([]string{"Usage:", "Commands:", "Examples:", "\n  diagnose ", "\n  gather ", "\n  nodes ", "\n  version ", "--version", "COMMAND -h"}, kubeconfig[1:]...)
 	diagnose := []string{"kubectl numascope diagnose pod/NAME", "Examples:", "-o, --output", "markdown", "-A, --all-namespaces", "-n, --namespace", "--no-node-access", "--agent-image", "--agent-namespace", "Exit status:"}
 	diagnose = append(diagnose, kubeconfig...)
 	gather := append([]string{"kubectl numascope gather node/NAME --out DIR", "Examples:", "--out string", "--no-node-access", "--agent-image", "--agent-namespace", "Exit status:"}, kubeconfig...)
@@ -227,13 +238,15 @@ func TestHelp(t *testing.T) {
 		want, not  []string
 		usageLines int // lines that start with "  kubectl numascope ": usage and examples
 	}{
-		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 3 + 3},
-		{[]string{"--help"}, root, []string{"--output"}, 3 + 3},
-		{[]string{"help"}, root, []string{"--output"}, 3 + 3},
+		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 4 + 4},
+		{[]string{"--help"}, root, []string{"--output"}, 4 + 4},
+		{[]string{"help"}, root, []string{"--output"}, 4 + 4},
 		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 4},
 		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 4},
 		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 4},
 		{[]string{"gather", "--help"}, gather, []string{"--output", "--all-namespaces", "--parallel"}, 1 + 2},
+		{[]string{"version", "-h"}, []string{"kubectl numascope version [-o text|json|yaml]", "Examples:", "-o, --output", "--version", "reads no kubeconfig", "Exit status:"},
+			[]string{"--kubeconfig", "Kubeconfig flags", "--as"}, 1 + 2},
 		{[]string{"nodes", "-h"}, nodes, []string{"--no-node-access", "--agent-image", "--all-namespaces", "--out string"}, 1 + 3},
 	} {
 		var out, errb bytes.Buffer
