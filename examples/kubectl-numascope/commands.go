@@ -43,6 +43,11 @@ type command struct {
 	shared  *pflag.FlagSet // the connection flags it takes
 	help    bool
 	opts    runner
+	// cluster is the connection flags' values, for the commands that take
+	// them; args are the arguments after the flags (set by commandOf, for
+	// completions).
+	cluster *clusterFlags
+	args    []string
 }
 
 func newCommand(name string) *command {
@@ -69,7 +74,7 @@ func (c *command) takes(name string) bool {
 // commands are the subcommands, in the order the help lists them, each with
 // fresh options that write to s.
 func commands(s streams) []*command {
-	return []*command{newDiagnose(s), newGather(s), newNodes(s), newVersion(s)}
+	return []*command{newDiagnose(s), newGather(s), newNodes(s), newVersion(s), newCompletion(s)}
 }
 
 // orList is "a, b or c".

@@ -52,6 +52,7 @@ findings by severity. What could not be gathered goes to stderr with what to do.
 	c.own.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
 	o.cluster.bind(c.own, c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 

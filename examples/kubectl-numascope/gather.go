@@ -41,6 +41,7 @@ its failed pods, and writes it to a new or empty directory, named as diagnose --
 	c.own.StringVar(&o.dir, "out", "", "the directory to write (must not exist, or be empty)")
 	o.cluster.bind(c.own, c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 

@@ -41,6 +41,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -49,12 +50,22 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	// Installed (linked or copied) as kubectl_complete-numascope, the
+	// program kubectl runs to complete "kubectl numascope ...", it answers
+	// as __complete does.
+	if name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"); name == "kubectl_complete-numascope" {
+		args = append([]string{completeCmd}, args...)
+	}
+	code := run(ctx, args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == completeCmd || args[0] == completeNoDescCmd) {
+		return completeLine(ctx, args[1:], args[0] == completeCmd, stdout)
+	}
 	s := streams{stdout: stdout, stderr: stderr}
 	c, help, err := parse(args, s)
 	switch {
@@ -84,9 +95,9 @@ func printRootHelp(w io.Writer) {
 	}
 	fmt.Fprint(w, "\nCommands:\n")
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.short)
 	}
-	fmt.Fprintf(w, "  %-10s %s\n", "help", "show a command's usage, flags and examples (as COMMAND -h does)")
+	fmt.Fprintf(w, "  %-11s %s\n", "help", "show a command's usage, flags and examples (as COMMAND -h does)")
 	fmt.Fprint(w, "\nExamples:\n")
 	for i, c := range cmds {
 		if i > 0 {

@@ -238,9 +238,9 @@ func TestHelp(t *testing.T) {
 		want, not  []string
 		usageLines int // lines that start with "  kubectl numascope ": usage and examples
 	}{
-		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 4 + 4},
-		{[]string{"--help"}, root, []string{"--output"}, 4 + 4},
-		{[]string{"help"}, root, []string{"--output"}, 4 + 4},
+		{[]string{"-h"}, root, []string{"--output", "--all-namespaces", "--agent-image", "--progress"}, 5 + 4},
+		{[]string{"--help"}, root, []string{"--output"}, 5 + 4},
+		{[]string{"help"}, root, []string{"--output"}, 5 + 4},
 		{[]string{"diagnose", "-h"}, diagnose, []string{"--parallel", "--progress", "--out string"}, 1 + 4},
 		{[]string{"help", "diagnose"}, diagnose, []string{"--parallel"}, 1 + 4},
 		{[]string{"-h", "diagnose", "pod/x"}, diagnose, []string{"--parallel"}, 1 + 4},

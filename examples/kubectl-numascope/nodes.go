@@ -106,6 +106,7 @@ its error findings (-o wide: also hugepages and warnings).`
 	c.own.StringVar(&o.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always or never")
 	o.cluster.bind(c.own, c.shared, withAgentNamespace)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 
