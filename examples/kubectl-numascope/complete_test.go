@@ -215,20 +215,43 @@ func TestCompletionScripts(t *testing.T) {
 		assert.Equal(t, "yaml\n:4\n", string(out), helper)
 	}
 
-	for _, shell := range []string{"zsh", "fish"} {
+	// zsh: the completion function with zsh's own _describe and _files
+	// replaced by stubs that print what they are given (a completion
+	// widget needs a terminal); fish: complete -C, as fish completes.
+	for _, tc := range []struct {
+		shell, run, want string
+	}{
+		{"zsh", `words=(kubectl-numascope nodes -o w); CURRENT=4; _kubectl_numascope`, "wide\nopts:\n"},
+		{"zsh", `words=(kubectl-numascope ve); CURRENT=2; _kubectl_numascope`,
+			"version:the plugin's version: module, commit, Go release, the kubelet releases it models\nopts:\n"},
+		{"zsh", `words=(kubectl-numascope nodes -o jsonp); CURRENT=4; _kubectl_numascope`, "jsonpath=\nopts:-S\n\n"},
+		{"zsh", `words=(kubectl-numascope gather node/x --out d); CURRENT=5; _kubectl_numascope`, "_files -/\n"},
+		{"fish", `complete -C "kubectl-numascope dia"`, "diagnose\texplain a pod's admission: why the kubelet rejected it or where it placed it\n"},
+		{"fish", `complete -C "kubectl-numascope nodes --output=ya"`, "--output=yaml\n"},
+		{"fish", `complete -C "kubectl-numascope gather node/x --out dell8"`, "dell8-dir/\tDirectory\n"},
+	} {
 		var s bytes.Buffer
-		require.Equal(t, 0, run(context.Background(), []string{"completion", shell}, &s, &bytes.Buffer{}))
-		assert.Contains(t, s.String(), "__complete")
-		assert.Contains(t, s.String(), map[string]string{"zsh": "compdef _kubectl_numascope kubectl-numascope", "fish": "complete -c kubectl-numascope"}[shell])
-		p, err := exec.LookPath(shell)
+		require.Equal(t, 0, run(context.Background(), []string{"completion", tc.shell}, &s, &bytes.Buffer{}))
+		assert.Contains(t, s.String(), map[string]string{"zsh": "compdef _kubectl_numascope kubectl-numascope", "fish": "complete -c kubectl-numascope"}[tc.shell])
+		p, err := exec.LookPath(tc.shell)
 		if err != nil {
-			t.Logf("no %s on PATH: its script is not run", shell)
+			t.Logf("no %s on PATH: its script is not run", tc.shell)
 			continue
 		}
-		f := filepath.Join(dir, "completion."+shell)
+		f := filepath.Join(dir, "completion."+tc.shell)
 		require.NoError(t, os.WriteFile(f, s.Bytes(), 0o644))
 		out, err := exec.Command(p, "-n", f).CombinedOutput()
-		assert.NoError(t, err, "%s -n: %s", shell, out)
+		require.NoError(t, err, "%s -n: %s", tc.shell, out)
+		var cmd *exec.Cmd
+		if tc.shell == "zsh" {
+			cmd = exec.Command(p, "-f", "-c", `compdef() { : }; _describe() { print -rl -- "${(@P)4}" "opts:${@:5}" }; _files() { print -r -- "_files $*" }`+"\nsource "+f+"\n"+tc.run)
+		} else {
+			cmd = exec.Command(p, "--no-config", "-c", "source "+f+"; "+tc.run)
+		}
+		cmd.Dir = work
+		out, err = cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", tc.run, out)
+		assert.Equal(t, tc.want, string(out), "%s: %s", tc.shell, tc.run)
 	}
 
 	var out, errb bytes.Buffer
