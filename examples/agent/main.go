@@ -78,6 +78,7 @@ type config struct {
 	output        cliout.Format
 	once          bool
 	diagnose      bool
+	install       string
 	limits        limits
 	http          httpLimits
 }
@@ -108,6 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
 	fs.StringVar(&c.report, "report", "", "what each round writes to stdout: full, summary (bounded whatever the node: the verdict of each checkpoint, the counts, at most 50 finding headlines, capped lists with what they leave out counted; no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin); default summary when running in a loop, full with --once")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
+	fs.StringVar(&c.install, "install", "", "copy this program to `DIR`/agent and exit: the init container of npd-daemonset.yaml, which puts the agent where node-problem-detector's custom plugin config (npd-numascope.json) runs it")
 	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
@@ -129,6 +131,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *showVersion {
 		version.Print(stdout, "agent")
+		return 0
+	}
+	if c.install != "" {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "agent: unexpected argument %q: --install takes the directory as its value\n", fs.Arg(0))
+			return 2
+		}
+		dst, err := install(c.install)
+		if err != nil {
+			fmt.Fprintln(stderr, "agent:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "agent: installed %s\n", dst)
 		return 0
 	}
 	if fs.NArg() > 0 {
