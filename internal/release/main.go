@@ -13,7 +13,10 @@
 // the commit). They go into one archive per target with LICENSE and a short
 // README: numascope-VERSION-OS-ARCH.tar.gz, or .zip for Windows. The
 // playground (`go run . -out` in playground/, a module of its own) is numascope-VERSION-playground.tar.gz.
-// SHA256SUMS lists every archive in the form `sha256sum -c` checks.
+// SHA256SUMS lists every archive in the form `sha256sum -c` checks, and
+// numascope.yaml is the krew plugin manifest of kubectl-numascope for the
+// archives of linux, darwin and windows (with a -version krew accepts:
+// vMAJOR.MINOR.PATCH).
 //
 // Archives are reproducible: fixed modes (0755 programs, 0644 the rest),
 // owner 0, and one modification time for every entry, taken from
@@ -61,7 +64,7 @@ var commands = []struct{ name, what string }{
 }
 
 // defaultTargets are built when -targets is not given.
-var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64"}
+var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 
 // knownTargets are the OS/arch pairs a release may be built for: the
 // defaults and the other architectures Kubernetes nodes run.
@@ -374,6 +377,7 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 	}
 	defer os.RemoveAll(tmp)
 	var out []built
+	var krew []krewArchive
 	for _, t := range r.targets {
 		start := time.Now()
 		dir := filepath.Join(tmp, t.goos+"-"+t.goarch)
@@ -392,6 +396,7 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 		b.took = time.Since(start)
 		fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, b.name, input.HumanBytes(b.size), b.took.Round(100*time.Millisecond))
 		out = append(out, b)
+		krew = append(krew, krewArchive{t: t, name: b.name, sha256: b.sum})
 		os.RemoveAll(dir) // the binaries are in the archive now
 	}
 	if r.playground {
@@ -415,6 +420,16 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 	}
 	if err := os.WriteFile(filepath.Join(r.out, "SHA256SUMS"), sha256sums(sums), 0o644); err != nil {
 		return nil, fmt.Errorf("-out %s: writing SHA256SUMS: %w", r.out, err)
+	}
+	if r.has("kubectl-numascope") {
+		m, err := krewManifest(r.version, krew)
+		if err != nil {
+			fmt.Fprintf(r.log, "release: no krew manifest: %v\n", err)
+		} else if err := os.WriteFile(filepath.Join(r.out, krewManifestName), m, 0o644); err != nil {
+			return nil, fmt.Errorf("-out %s: writing %s: %w", r.out, krewManifestName, err)
+		} else {
+			fmt.Fprintf(r.log, "release: krew manifest %s (publish it beside the archives)\n", krewManifestName)
+		}
 	}
 	return out, nil
 }
