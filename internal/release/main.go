@@ -14,6 +14,9 @@
 // README: numascope-VERSION-OS-ARCH.tar.gz, or .zip for Windows. The
 // playground (`go run . -out` in playground/, a module of its own) is numascope-VERSION-playground.tar.gz.
 // SHA256SUMS lists every archive in the form `sha256sum -c` checks, and
+// numascope-agent-VERSION-linux-ARCH.oci.tar is the agent's container image
+// for each Linux target (an OCI image layout tar, built without a container
+// daemon by internal/image: podman load, skopeo copy oci-archive:FILE), and
 // numascope.yaml is the krew plugin manifest of kubectl-numascope for the
 // archives of linux, darwin and windows (with a -version krew accepts:
 // vMAJOR.MINOR.PATCH).
@@ -150,6 +153,7 @@ type release struct {
 	targets    []target
 	commands   []string // names under examples/
 	playground bool
+	image      bool // the agent's container image, for each Linux target
 	log        io.Writer
 	env        []string // added to the go commands' environment (tests: a fresh GOCACHE)
 }
@@ -179,6 +183,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	version := fs.String("version", "", "the `VERSION` in the archive names and READMEs (default: git describe --tags --always --dirty, else dev)")
 	targets := fs.String("targets", strings.Join(defaultTargets, ","), "comma-separated `OS/ARCH` list; known: "+strings.Join(knownTargets, ","))
 	playground := fs.Bool("playground", true, "also build the playground site (go run . -out, in playground/) as its own archive")
+	image := fs.Bool("image", true, "also build the agent's container image for each Linux target, as an OCI layout tar (go run . in internal/image; no container daemon)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./internal/release -out DIR [-version V] [-targets %s] [-playground=false]\n\n", strings.Join(defaultTargets, ","))
 		fmt.Fprintf(fs.Output(), "Cross-builds every command under examples/ per OS/arch into one archive each,\nthe playground as a static site, and SHA256SUMS.\n\nexamples:\n  go run ./internal/release -out dist/\n  go run ./internal/release -out dist/ -version v0.3.0 -targets linux/amd64 -playground=false\n  cd dist && sha256sum -c SHA256SUMS\n\n")
@@ -210,6 +215,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	r, err := newRelease(ctx, *out, *version, ts, *playground, stderr)
+	if err == nil {
+		r.image = *image
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "release:", err)
 		return 1
@@ -365,6 +373,35 @@ func archLevel(goarch string) []string {
 	return nil
 }
 
+// agentImage builds the agent image of t from its agent binary into r.out
+// (internal/image, a module of its own, run for this machine).
+func (r *release) agentImage(ctx context.Context, t target, agent string) (built, error) {
+	start := time.Now()
+	name := "numascope-agent-" + r.version + "-" + t.goos + "-" + t.goarch + ".oci.tar"
+	out, err := filepath.Abs(filepath.Join(r.out, name))
+	if err != nil {
+		return built{}, err
+	}
+	args := []string{"run", ".", "-agent", agent, "-arch", t.goarch, "-out", out, "-version", r.version, "-time", r.mtime.UTC().Format(time.RFC3339)}
+	if r.commit != "" {
+		args = append(args, "-revision", r.commit)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = filepath.Join(r.root, "internal", "image")
+	cmd.Env = append(buildEnv(os.Environ()), r.env...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return built{}, fmt.Errorf("building the agent image for %s (in %s: go %s) failed: %w\n%s\nor leave the image out with -image=false", t, cmd.Dir, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	data, err := input.ReadFile(out, "the agent image", maxArtifact)
+	if err != nil {
+		return built{}, err
+	}
+	sum := sha256.Sum256(data)
+	return built{name: name, size: int64(len(data)), sum: hex.EncodeToString(sum[:]), files: 1, took: time.Since(start)}, nil
+}
+
 // build writes every archive and SHA256SUMS into r.out.
 func (r *release) build(ctx context.Context) ([]built, error) {
 	license, err := input.ReadFile(filepath.Join(r.root, "LICENSE"), "LICENSE", maxArtifact)
@@ -397,6 +434,14 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 		fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, b.name, input.HumanBytes(b.size), b.took.Round(100*time.Millisecond))
 		out = append(out, b)
 		krew = append(krew, krewArchive{t: t, name: b.name, sha256: b.sum})
+		if r.image && t.goos == "linux" && r.has("agent") {
+			ib, err := r.agentImage(ctx, t, filepath.Join(dir, "agent"))
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, ib.name, input.HumanBytes(ib.size), ib.took.Round(100*time.Millisecond))
+			out = append(out, ib)
+		}
 		os.RemoveAll(dir) // the binaries are in the archive now
 	}
 	if r.playground {
