@@ -77,6 +77,21 @@ func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Se
 	return ds, ns, sa, np
 }
 
+// TestDaemonSetPriority: the agent has a priority class of its own, above
+// workloads without one, below the system-* classes, never preempting a
+// running pod (README: Why these privileges).
+func TestDaemonSetPriority(t *testing.T) {
+	ds, _, _ := manifest(t)
+	pc := priorityClass(t)
+	assert.Equal(t, pc.Name, ds.Spec.Template.Spec.PriorityClassName, "priorityClassName")
+	assert.Greater(t, pc.Value, int32(0), "priority above workloads without a class")
+	assert.Less(t, pc.Value, int32(1000000000), "priority below the system-* classes (2000000000 and up) and any user class above a billion")
+	if assert.NotNil(t, pc.PreemptionPolicy, "preemptionPolicy") {
+		assert.Equal(t, corev1.PreemptNever, *pc.PreemptionPolicy, "preemptionPolicy: the agent never evicts a pinned workload to fit")
+	}
+	assert.False(t, pc.GlobalDefault, "globalDefault")
+}
+
 // priorityClass is daemonset.yaml's PriorityClass.
 func priorityClass(t *testing.T) *schedulingv1.PriorityClass {
 	t.Helper()
@@ -141,17 +156,6 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 	assert.True(t, everywhere, "tolerations %v do not tolerate every taint", spec.Tolerations)
 	assert.Empty(t, cmp.Diff(map[string]string{"kubernetes.io/os": "linux"}, spec.NodeSelector), "nodeSelector: every Linux node, and no Windows node")
 	assert.Nil(t, spec.Affinity, "the agent should run on every Linux node: affinity")
-
-	// Its own priority class: above workloads without one, below the
-	// system-* classes, never preempting a running pod.
-	pc := priorityClass(t)
-	assert.Equal(t, pc.Name, spec.PriorityClassName, "priorityClassName")
-	assert.Greater(t, pc.Value, int32(0), "priority above workloads without a class")
-	assert.Less(t, pc.Value, int32(1000000000), "priority below the system-* classes (2000000000 and up) and any user class above a billion")
-	if assert.NotNil(t, pc.PreemptionPolicy, "preemptionPolicy") {
-		assert.Equal(t, corev1.PreemptNever, *pc.PreemptionPolicy, "preemptionPolicy: the agent never evicts a pinned workload to fit")
-	}
-	assert.False(t, pc.GlobalDefault, "globalDefault")
 
 	// User 0 without any capability: the README explains why not non-root.
 	psc := spec.SecurityContext

@@ -16,6 +16,22 @@ const maxInstall = 256 << 20
 // runs DIR/agent.
 const installName = "agent"
 
+// runInstall is --install DIR: 0 when the agent is there, 1 when it could
+// not be written, 2 for an argument besides.
+func runInstall(dir string, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "agent: unexpected argument %q: --install takes the directory as its value\n", args[0])
+		return 2
+	}
+	dst, err := install(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "agent:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "agent: installed %s\n", dst)
+	return 0
+}
+
 // install copies the running executable to dir/agent, mode 0755: the init
 // container of npd-daemonset.yaml puts the agent where node-problem-
 // detector's custom plugin config points, from the agent image, which has

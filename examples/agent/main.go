@@ -134,17 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if c.install != "" {
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "agent: unexpected argument %q: --install takes the directory as its value\n", fs.Arg(0))
-			return 2
-		}
-		dst, err := install(c.install)
-		if err != nil {
-			fmt.Fprintln(stderr, "agent:", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "agent: installed %s\n", dst)
-		return 0
+		return runInstall(c.install, fs.Args(), stdout, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))

@@ -23,19 +23,8 @@ import (
 // to the options its Complete and Validate leave (or the help asked for,
 // or the usage error, which run reports with exit status 2).
 func TestParse(t *testing.T) {
-	def := clusterFlags{timeout: 2 * time.Minute, agentNamespace: "numascope", overrides: clientcmd.ConfigOverrides{Timeout: "0"}}
-	with := func(change func(*clusterFlags)) clusterFlags {
-		f := def
-		change(&f)
-		return f
-	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want runner // the options, with no help and no error
-		help string // the command whose help is asked for, "root" for the list
-		err  string
-	}{
+	def, with := defaultFlags, withFlags
+	checkParse(t, []parseCase{
 		// diagnose
 		{"pod/NAME", []string{"diagnose", "pod/guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
 		{"pods NAME", []string{"diagnose", "pods", "guaranteed"}, &diagnoseOptions{cluster: def, output: "text", pod: "guaranteed"}, "", ""},
@@ -76,34 +65,6 @@ func TestParse(t *testing.T) {
 		{"a flag no command has", []string{"diagnose", "pod/x", "--bogus"}, nil, "", "unknown flag --bogus: no command takes it"},
 		{"a shorthand no command has", []string{"diagnose", "pod/x", "-Ax"}, nil, "", "unknown flag -x: no command takes it"},
 
-		// the kubeconfig flags, which every command takes
-		{"kubectl's kubeconfig flags", []string{"--as", "ana", "--as-group", "numascope:users", "--as-group=ops", "--as-uid", "1000", "--cluster", "c1",
-			"--user", "u1", "--token", "t0k3n", "--server", "https://203.0.113.10:6443", "--certificate-authority", "ca.crt", "--insecure-skip-tls-verify",
-			"--request-timeout", "5s", "--tls-server-name", "api.example", "--kubeconfig=kc", "--context", "ctx", "nodes"},
-			&nodesOptions{cluster: with(func(f *clusterFlags) {
-				f.kubeconfig = "kc"
-				f.overrides.CurrentContext, f.overrides.Timeout = "ctx", "5s"
-				f.overrides.AuthInfo.Impersonate, f.overrides.AuthInfo.ImpersonateGroups, f.overrides.AuthInfo.ImpersonateUID = "ana", []string{"numascope:users", "ops"}, "1000"
-				f.overrides.AuthInfo.Token = "t0k3n"
-				f.overrides.Context.Cluster, f.overrides.Context.AuthInfo = "c1", "u1"
-				f.overrides.ClusterInfo.Server, f.overrides.ClusterInfo.CertificateAuthority = "https://203.0.113.10:6443", "ca.crt"
-				f.overrides.ClusterInfo.InsecureSkipTLSVerify, f.overrides.ClusterInfo.TLSServerName = true, "api.example"
-			}), output: "text", parallel: 16, progress: "auto"}, "", ""},
-		{"-n namespace/NAME, as kubectl reads it", []string{"diagnose", "pod/g", "-n", "namespaces/kube-system"},
-			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "kube-system" }), output: "text", pod: "g"}, "", ""},
-		{"--request-timeout in seconds", []string{"gather", "node/n", "--out", "d", "--request-timeout", "30"},
-			&gatherOptions{cluster: with(func(f *clusterFlags) { f.overrides.Timeout = "30" }), dir: "d", node: "n"}, "", ""},
-		{"a --request-timeout that is no duration", []string{"nodes", "--request-timeout", "soon"}, nil, "",
-			`--request-timeout "soon": give a duration such as 30s or 2m, a number of seconds, or 0 for no limit`},
-		{"a negative --request-timeout", []string{"nodes", "--request-timeout=-1s"}, nil, "", `--request-timeout "-1s": give a duration`},
-		{"a --server that is no URL", []string{"nodes", "--server", "https://"}, nil, "", `--server "https://": give the API server's URL, such as https://203.0.113.10:6443`},
-		{"a namespace that is no DNS label", []string{"diagnose", "pod/g", "-n", "Bad_NS"}, nil, "", `-n "Bad_NS": a namespace name is a DNS label`},
-		{"--as-group without --as", []string{"nodes", "--as-group", "g"}, nil, "", "--as-group and --as-uid need --as USER"},
-		{"--password without --username", []string{"nodes", "--password", "p4ss"}, nil, "", "--username and --password go together"},
-		{"a bool flag's value", []string{"nodes", "--insecure-skip-tls-verify=maybe"}, nil, "",
-			`nodes: --insecure-skip-tls-verify "maybe": give true or false (or the flag alone for true)`},
-		{"the plugin's own flags stay with their commands", []string{"nodes", "--agent-image", "img"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
-
 		// gather
 		{"node/NAME", []string{"gather", "node/dell8", "--out", "d"}, &gatherOptions{cluster: def, dir: "d", node: "dell8"}, "", ""},
 		{"no NAME", []string{"gather", "no", "dell8", "--out=d"}, &gatherOptions{cluster: def, dir: "d", node: "dell8"}, "", ""},
@@ -136,17 +97,6 @@ func TestParse(t *testing.T) {
 		{"--no-node-access for nodes", []string{"nodes", "--no-node-access"}, nil, "", "nodes does not take --no-node-access (diagnose, gather)"},
 		{"--agent-image for nodes", []string{"--agent-image", "img", "nodes"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
 
-		// version
-		{"version", []string{"version"}, &versionOptions{output: "text"}, "", ""},
-		{"--version alone", []string{"--version"}, &versionOptions{output: "text", flag: true}, "", ""},
-		{"--version -o json", []string{"--version", "-o", "json"}, &versionOptions{output: "json", flag: true}, "", ""},
-		{"version -o yaml", []string{"version", "-oyaml"}, &versionOptions{output: "yaml"}, "", ""},
-		{"version -o wide", []string{"version", "-o", "wide"}, nil, "", `-o "wide": version prints text, json, yaml, jsonpath=TEMPLATE or go-template=TEMPLATE`},
-		{"an argument for version", []string{"version", "x"}, nil, "", `version takes no argument (got "x")`},
-		{"a kubeconfig flag for version", []string{"version", "--context", "c"}, nil, "", "version does not take --context (diagnose, gather, nodes)"},
-		{"--version with another command", []string{"nodes", "--version"}, nil, "", "nodes does not take --version (version)"},
-		{"help version", []string{"help", "version"}, nil, "version", ""},
-
 		// the commands, and help
 		{"no command", nil, nil, "", "give a command: diagnose pod/NAME"},
 		{"flags only", []string{"--kubeconfig", "kc"}, nil, "", "give a command"},
@@ -162,7 +112,77 @@ func TestParse(t *testing.T) {
 		{"help for no command", []string{"help", "explain"}, nil, "", "help explain: no such command"},
 		{"help for two commands", []string{"help", "nodes", "gather"}, nil, "", "help takes one command"},
 		{"-h with a flag of another command", []string{"nodes", "-h", "--out", "d"}, nil, "", "nodes does not take --out (gather)"},
-	} {
+	})
+}
+
+// TestParseKubeconfigAndVersion: kubectl's kubeconfig flags, which every
+// command that reads the cluster takes, and version.
+func TestParseKubeconfigAndVersion(t *testing.T) {
+	with := withFlags
+	checkParse(t, []parseCase{
+		// the kubeconfig flags, which every command takes
+		{"kubectl's kubeconfig flags", []string{"--as", "ana", "--as-group", "numascope:users", "--as-group=ops", "--as-uid", "1000", "--cluster", "c1",
+			"--user", "u1", "--token", "t0k3n", "--server", "https://203.0.113.10:6443", "--certificate-authority", "ca.crt", "--insecure-skip-tls-verify",
+			"--request-timeout", "5s", "--tls-server-name", "api.example", "--kubeconfig=kc", "--context", "ctx", "nodes"},
+			&nodesOptions{cluster: with(func(f *clusterFlags) {
+				f.kubeconfig = "kc"
+				f.overrides.CurrentContext, f.overrides.Timeout = "ctx", "5s"
+				f.overrides.AuthInfo.Impersonate, f.overrides.AuthInfo.ImpersonateGroups, f.overrides.AuthInfo.ImpersonateUID = "ana", []string{"numascope:users", "ops"}, "1000"
+				f.overrides.AuthInfo.Token = "t0k3n"
+				f.overrides.Context.Cluster, f.overrides.Context.AuthInfo = "c1", "u1"
+				f.overrides.ClusterInfo.Server, f.overrides.ClusterInfo.CertificateAuthority = "https://203.0.113.10:6443", "ca.crt"
+				f.overrides.ClusterInfo.InsecureSkipTLSVerify, f.overrides.ClusterInfo.TLSServerName = true, "api.example"
+			}), output: "text", parallel: 16, progress: "auto"}, "", ""},
+		{"-n namespace/NAME, as kubectl reads it", []string{"diagnose", "pod/g", "-n", "namespaces/kube-system"},
+			&diagnoseOptions{cluster: with(func(f *clusterFlags) { f.overrides.Context.Namespace = "kube-system" }), output: "text", pod: "g"}, "", ""},
+		{"--request-timeout in seconds", []string{"gather", "node/n", "--out", "d", "--request-timeout", "30"},
+			&gatherOptions{cluster: with(func(f *clusterFlags) { f.overrides.Timeout = "30" }), dir: "d", node: "n"}, "", ""},
+		{"a --request-timeout that is no duration", []string{"nodes", "--request-timeout", "soon"}, nil, "",
+			`--request-timeout "soon": give a duration such as 30s or 2m, a number of seconds, or 0 for no limit`},
+		{"a negative --request-timeout", []string{"nodes", "--request-timeout=-1s"}, nil, "", `--request-timeout "-1s": give a duration`},
+		{"a --server that is no URL", []string{"nodes", "--server", "https://"}, nil, "", `--server "https://": give the API server's URL, such as https://203.0.113.10:6443`},
+		{"a namespace that is no DNS label", []string{"diagnose", "pod/g", "-n", "Bad_NS"}, nil, "", `-n "Bad_NS": a namespace name is a DNS label`},
+		{"--as-group without --as", []string{"nodes", "--as-group", "g"}, nil, "", "--as-group and --as-uid need --as USER"},
+		{"--password without --username", []string{"nodes", "--password", "p4ss"}, nil, "", "--username and --password go together"},
+		{"a bool flag's value", []string{"nodes", "--insecure-skip-tls-verify=maybe"}, nil, "",
+			`nodes: --insecure-skip-tls-verify "maybe": give true or false (or the flag alone for true)`},
+		{"the plugin's own flags stay with their commands", []string{"nodes", "--agent-image", "img"}, nil, "", "nodes does not take --agent-image (diagnose, gather)"},
+
+		// version
+		{"version", []string{"version"}, &versionOptions{output: "text"}, "", ""},
+		{"--version alone", []string{"--version"}, &versionOptions{output: "text", flag: true}, "", ""},
+		{"--version -o json", []string{"--version", "-o", "json"}, &versionOptions{output: "json", flag: true}, "", ""},
+		{"version -o yaml", []string{"version", "-oyaml"}, &versionOptions{output: "yaml"}, "", ""},
+		{"version -o wide", []string{"version", "-o", "wide"}, nil, "", `-o "wide": version prints text, json, yaml, jsonpath=TEMPLATE or go-template=TEMPLATE`},
+		{"an argument for version", []string{"version", "x"}, nil, "", `version takes no argument (got "x")`},
+		{"a kubeconfig flag for version", []string{"version", "--context", "c"}, nil, "", "version does not take --context (diagnose, gather, nodes)"},
+		{"--version with another command", []string{"nodes", "--version"}, nil, "", "nodes does not take --version (version)"},
+		{"help version", []string{"help", "version"}, nil, "version", ""},
+	})
+}
+
+// parseCase is one command line and what parse makes of it.
+type parseCase struct {
+	name string
+	args []string
+	want runner // the options, with no help and no error
+	help string // the command whose help is asked for, "root" for the list
+	err  string
+}
+
+// defaultFlags are the connection flags of a command line that gives none,
+// and withFlags those with a change.
+var defaultFlags = clusterFlags{timeout: 2 * time.Minute, agentNamespace: "numascope", overrides: clientcmd.ConfigOverrides{Timeout: "0"}}
+
+func withFlags(change func(*clusterFlags)) clusterFlags {
+	f := defaultFlags
+	change(&f)
+	return f
+}
+
+// checkParse runs parse (and run, for an error) on each case.
+func checkParse(t *testing.T, cases []parseCase) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, help, err := parse(tc.args, streams{stdout: io.Discard, stderr: io.Discard})
 			if tc.err != "" {

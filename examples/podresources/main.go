@@ -100,18 +100,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "podresources: --from \"\": give a snapshot directory (list.json, allocatable.json) or a numascope JSON file")
 		return 2
 	}
-	var ns, name string
-	if *pod != "" {
-		var ok bool
-		ns, name, ok = strings.Cut(*pod, "/")
-		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			fmt.Fprintf(stderr, "podresources: --pod %q: give NAMESPACE/NAME, for example default/web\n", *pod)
-			return 2
-		}
+	ns, name, err := splitPod(*pod)
+	if err != nil {
+		fmt.Fprintf(stderr, "podresources: %v\n", err)
+		return 2
 	}
 
 	var snap *podresources.Snapshot
-	var err error
 	if *sysfs != "" {
 		if err := checkDir(*sysfs, "--sysfs"); err != nil {
 			fmt.Fprintf(stderr, "podresources: %v\n", err)
@@ -206,6 +201,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// splitPod reads --pod NAMESPACE/NAME ("" for every pod).
+func splitPod(pod string) (ns, name string, err error) {
+	if pod == "" {
+		return "", "", nil
+	}
+	ns, name, ok := strings.Cut(pod, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("--pod %q: give NAMESPACE/NAME, for example default/web", pod)
+	}
+	return ns, name, nil
 }
 
 func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (*podresources.Snapshot, error) {
