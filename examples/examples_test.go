@@ -15,11 +15,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/numascope/numascope/internal/kubeversion"
 	"github.com/numascope/numascope/podresources/podresourcestest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -352,6 +354,30 @@ func TestEveryExampleHelpExitsZero(t *testing.T) {
 				assert.Empty(t, stderr.String(), "%s %s: stderr", d, flag)
 			})
 		}
+	}
+}
+
+// TestEveryExampleVersion: --version (and -version where the flag package
+// reads it) prints each command's name, its module, the Go release it was
+// built with and the kubelet releases numascope models, and exits 0, before
+// any other flag is checked.
+func TestEveryExampleVersion(t *testing.T) {
+	bin := binaries(t)
+	for _, d := range exampleDirs(t) {
+		t.Run(d, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(bin, d), "--version")
+			cmd.Dir = root
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Run(), "%s --version: stderr %s", d, stderr.String())
+			out := stdout.String()
+			assert.True(t, strings.HasPrefix(out, d+" "), "%s --version starts with its name: %q", d, out)
+			assert.Regexp(t, `(?m)^  module    github\.com/numascope/numascope(/examples/`+regexp.QuoteMeta(d)+`)? `, out)
+			assert.Contains(t, out, "  go        "+runtime.Version()+" ")
+			assert.Contains(t, out, "  kubelets  "+kubeversion.Range()+" ")
+			assert.Contains(t, out, "  commit    ")
+			assert.Empty(t, stderr.String())
+		})
 	}
 }
 

@@ -44,6 +44,7 @@ import (
 
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -62,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	hints := fs.String("hints", "", "JSON `FILE` with numaNodes, distances, policy, options and providers' hints (- for the standard input)")
 	out := cliout.Register(fs, cliout.JSON, cliout.YAML)
 	nf := addNodeFlags(fs)
+	showVersion := version.Flag(fs)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -70,6 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "usage: admit --hints FILE | --pod FILE --state-dir DIR --topology FILE|DIR [flags]   (admit -h shows the flags and examples)")
 		return 2
+	}
+	if *showVersion {
+		version.Print(stdout, "admit")
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "admit: unexpected argument %q: give the input with --hints FILE or --pod FILE\n", fs.Arg(0))

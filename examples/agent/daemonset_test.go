@@ -19,6 +19,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
@@ -41,6 +42,7 @@ func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Se
 	var ns *corev1.Namespace
 	var sa *corev1.ServiceAccount
 	var np *networkingv1.NetworkPolicy
+	var pc *schedulingv1.PriorityClass
 	for i, doc := range bytes.Split(data, []byte("\n---\n")) {
 		var head struct{ APIVersion, Kind string }
 		require.NoError(t, yaml.Unmarshal(doc, &head), "document %d", i)
@@ -58,17 +60,53 @@ func manifestAll(t *testing.T) (*appsv1.DaemonSet, *corev1.Namespace, *corev1.Se
 		case "networking.k8s.io/v1 NetworkPolicy":
 			np = &networkingv1.NetworkPolicy{}
 			into = np
+		case "scheduling.k8s.io/v1 PriorityClass":
+			pc = &schedulingv1.PriorityClass{}
+			into = pc
 		default:
 			require.Failf(t, "unexpected document", "document %d: unexpected %s %s", i, head.APIVersion, head.Kind)
 		}
 		require.NoError(t, yaml.UnmarshalStrict(doc, into), "document %d (%s)", i, head.Kind)
 	}
-	const want = "daemonset.yaml must hold a Namespace, a ServiceAccount, a DaemonSet and a NetworkPolicy"
+	const want = "daemonset.yaml must hold a Namespace, a PriorityClass, a ServiceAccount, a DaemonSet and a NetworkPolicy"
 	require.NotNil(t, ds, "%s: no DaemonSet", want)
 	require.NotNil(t, ns, "%s: no Namespace", want)
 	require.NotNil(t, sa, "%s: no ServiceAccount", want)
 	require.NotNil(t, np, "%s: no NetworkPolicy", want)
+	require.NotNil(t, pc, "%s: no PriorityClass", want)
 	return ds, ns, sa, np
+}
+
+// TestDaemonSetPriority: the agent has a priority class of its own, above
+// workloads without one, below the system-* classes, never preempting a
+// running pod (README: Why these privileges).
+func TestDaemonSetPriority(t *testing.T) {
+	ds, _, _ := manifest(t)
+	pc := priorityClass(t)
+	assert.Equal(t, pc.Name, ds.Spec.Template.Spec.PriorityClassName, "priorityClassName")
+	assert.Greater(t, pc.Value, int32(0), "priority above workloads without a class")
+	assert.Less(t, pc.Value, int32(1000000000), "priority below the system-* classes (2000000000 and up) and any user class above a billion")
+	if assert.NotNil(t, pc.PreemptionPolicy, "preemptionPolicy") {
+		assert.Equal(t, corev1.PreemptNever, *pc.PreemptionPolicy, "preemptionPolicy: the agent never evicts a pinned workload to fit")
+	}
+	assert.False(t, pc.GlobalDefault, "globalDefault")
+}
+
+// priorityClass is daemonset.yaml's PriorityClass.
+func priorityClass(t *testing.T) *schedulingv1.PriorityClass {
+	t.Helper()
+	data, err := os.ReadFile("daemonset.yaml")
+	require.NoError(t, err)
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		var pc schedulingv1.PriorityClass
+		require.NoError(t, yaml.Unmarshal(doc, &pc))
+		if pc.Kind == "PriorityClass" {
+			require.NoError(t, yaml.UnmarshalStrict(doc, &pc))
+			return &pc
+		}
+	}
+	require.FailNow(t, "daemonset.yaml has no PriorityClass")
+	return nil
 }
 
 // flagValue returns the value of --name=value in args.
@@ -116,8 +154,8 @@ func TestDaemonSetLeastPrivilege(t *testing.T) {
 		}
 	}
 	assert.True(t, everywhere, "tolerations %v do not tolerate every taint", spec.Tolerations)
-	assert.Empty(t, spec.NodeSelector, "the agent should run on every node: nodeSelector")
-	assert.Nil(t, spec.Affinity, "the agent should run on every node: affinity")
+	assert.Empty(t, cmp.Diff(map[string]string{"kubernetes.io/os": "linux"}, spec.NodeSelector), "nodeSelector: every Linux node, and no Windows node")
+	assert.Nil(t, spec.Affinity, "the agent should run on every Linux node: affinity")
 
 	// User 0 without any capability: the README explains why not non-root.
 	psc := spec.SecurityContext

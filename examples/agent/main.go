@@ -59,6 +59,7 @@ import (
 
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/units"
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/podresources/client"
 )
 
@@ -78,6 +79,7 @@ type config struct {
 	output        cliout.Format
 	once          bool
 	diagnose      bool
+	install       string
 	limits        limits
 	http          httpLimits
 }
@@ -108,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultCallTimeout, "deadline of each PodResources call (and of the connection)")
 	fs.StringVar(&c.report, "report", "", "what each round writes to stdout: full, summary (bounded whatever the node: the verdict of each checkpoint, the counts, at most 50 finding headlines, capped lists with what they leave out counted; no per-NUMA holders, evidence, checksum layouts, nor finding explanations), none, bundle (with --once: the node's files as they are, for kubectl-numascope), or npd (with --once: one line and the exit code of a node-problem-detector custom plugin); default summary when running in a loop, full with --once")
 	fs.BoolVar(&c.once, "once", false, "run one round, print its report and exit (no HTTP server)")
+	fs.StringVar(&c.install, "install", "", "copy this program to `DIR`/agent and exit: the init container of npd-daemonset.yaml, which puts the agent where node-problem-detector's custom plugin config (npd-numascope.json) runs it")
 	out := cliout.RegisterDefault(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
 	fs.BoolVar(&c.diagnose, "diagnose", true, "run numascope's diagnosis on the evidence of each round")
 	c.limits = limits{state: defaultMaxStateSize, podResources: defaultMaxPodResourcesSize, pods: defaultMaxPods, config: maxConfigSize}
@@ -117,6 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.http = defaultHTTPLimits
 	fs.DurationVar(&c.http.idleTimeout, "http-idle-timeout", defaultHTTPLimits.idleTimeout, "close a keep-alive HTTP connection idle this long (also bounds reading a request's headers)")
 	fs.IntVar(&c.http.maxConns, "http-max-conns", defaultHTTPLimits.maxConns, fmt.Sprintf("most HTTP connections open at once (at least 2); a new one closes the one that has waited longest for nothing, and at most %d answer /metrics at once", httpScrapes))
+	showVersion := version.Flag(fs)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -125,6 +129,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "usage: agent [--once] [--state-dir DIR] [--socket PATH] [--interval D] [--listen ADDR] [flags]   (agent -h shows the flags and examples)")
 		return 2
+	}
+	if *showVersion {
+		version.Print(stdout, "agent")
+		return 0
+	}
+	if c.install != "" {
+		return runInstall(c.install, fs.Args(), stdout, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agent: unexpected argument %q: everything is passed with flags (see -h)\n", fs.Arg(0))

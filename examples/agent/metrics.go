@@ -2,10 +2,10 @@ package main
 
 import (
 	"net/http"
-	"runtime/debug"
 	"sort"
 	"time"
 
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/statefile"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -132,7 +132,7 @@ func (l lastRound) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	gauge(descInfo, 1, l.a.cfg.node, version())
+	gauge(descInfo, 1, l.a.cfg.node, version.Get("agent").Version)
 	r := l.a.lastFigures()
 	if r == nil {
 		return
@@ -238,12 +238,4 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// version is the main module's version from the build information.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeversion"
 	"github.com/numascope/numascope/internal/units"
+	buildversion "github.com/numascope/numascope/internal/version"
 )
 
 type list []string
@@ -76,6 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&src.Topology, "topology", "", "cAdvisor machine-info JSON `FILE` or sysfs snapshot directory")
 	version := fs.String("kubelet-version", "", "the release of the node's kubelet, `X.Y` ("+kubeversion.Range()+", e.g. 1.30 or v1.30.4), for the verdicts on the checkpoint files; default: the release the evidence shows, else the newest")
 	out := cliout.Register(fs, cliout.JSON, cliout.YAML, cliout.Markdown)
+	showVersion := buildversion.Flag(fs)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	// Files and flags may be mixed: parse up to each file, take it, go on.
 	var files []string
@@ -97,6 +99,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		files = append(files, fs.Arg(0))
 		rest = fs.Args()[1:]
+	}
+	if *showVersion {
+		buildversion.Print(stdout, "diagnose")
+		return 0
 	}
 	if err := new(evidence.Set).SetKubeletVersion(*version); err != nil {
 		fmt.Fprintln(stderr, "diagnose: --kubelet-version:", err)

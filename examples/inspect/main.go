@@ -48,6 +48,7 @@ import (
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
 	"github.com/numascope/numascope/internal/kubeversion"
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/internal/words"
 	"github.com/numascope/numascope/statefile"
 	"github.com/numascope/numascope/topomgr"
@@ -119,6 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.policy, "policy", "", "the `POLICY` the kubelet is configured with (cpu: none|static, memory: None|Static); default: the policy named in the file")
 	kind := fs.String("kind", "", "force the checkpoint `KIND` (cpu, memory, device, dra); default: detect from content")
 	fs.StringVar(&o.version, "kubelet-version", "", "the release of the node's kubelet, `X.Y` ("+kubeversion.Range()+", e.g. 1.30, v1.30.4 or the output of kubelet --version): the verdict is that release's; default: the newest, "+kubeversion.NewestRelease())
+	showVersion := version.Flag(fs)
 	fs.Usage = func() {} // -h prints the usage to stdout below; a wrong flag gets one line pointing at --help
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -129,6 +131,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "run 'inspect --help' for the flags and examples")
 		return 2
+	}
+	if *showVersion {
+		version.Print(stdout, "inspect")
+		return 0
 	}
 	o.kind = statefile.Kind(*kind)
 	// the flags' values are checked once, before any file is read

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -197,6 +198,8 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Contains(t, errOut, "the missing permission is get pods")
 	})
 
+	t.Run("kubectl's flags: --as, --token and --server, -o jsonpath", c.kubectlFlags)
+
 	t.Run("gather node/dell8 writes what diagnose --dir reads", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "dell8")
 		code, _, errOut := plugin(t, "--kubeconfig", user, "gather", "node/dell8", "--out", dir)
@@ -349,6 +352,72 @@ func TestAgainstAPIServer(t *testing.T) {
 		assert.Contains(t, out, "NODE")
 		assert.Regexp(t, `sim-007\s+agent\s+1 rejected`, out)
 	})
+}
+
+// kubectlFlags runs the plugin with kubectl's flags against the cluster of
+// TestAgainstAPIServer: --as and --as-group over the administrator's
+// kubeconfig, then --server, --certificate-authority and a service
+// account's --token with no kubeconfig; -o jsonpath prints the code.
+func (c *testCluster) kubectlFlags(t *testing.T) {
+	ctx, cs := context.Background(), c.Client
+	// The administrator's kubeconfig, acting as ana (and her group,
+	// which rbac.yaml and rbac-kubelet.yaml bind).
+	code, out, errOut := plugin(t, "--kubeconfig", c.Kubeconfig, "--as", "ana", "--as-group", "numascope:users",
+		"diagnose", "pod/guaranteed", "-n", "default", "-o", "jsonpath={.findings[0].code}")
+	assert.Equal(t, 1, code, errOut)
+	assert.Equal(t, "TopologyAffinityError", out)
+	code, _, errOut = plugin(t, "--kubeconfig", c.Kubeconfig, "--as", "nobody", "diagnose", "pod/guaranteed", "--no-node-access")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `User "nobody" cannot get resource "pods"`)
+	assert.Contains(t, errOut, "the missing permission is get pods")
+
+	// No kubeconfig at all: the server, its CA and a service account's
+	// token from the flags, as in a CI job.
+	robot := c.TokenKubeconfig(t, "ci", "robot")
+	_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "robot"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "numascope"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "ci", Name: "robot"}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	kc, err := clientcmd.LoadFromFile(robot)
+	require.NoError(t, err)
+	token := kc.AuthInfos["robot"].Token
+	require.NotEmpty(t, token)
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	require.NoError(t, os.WriteFile(ca, c.Config.CAData, 0o600))
+	noKubeconfig(t)
+	flags := []string{"--server", c.Config.Host, "--certificate-authority", ca, "--token", token}
+	require.Eventually(t, func() bool {
+		code, _, _ = plugin(t, append(flags, "diagnose", "pod/guaranteed", "-n", "default", "--no-node-access")...)
+		return code != 2
+	}, 10*time.Second, 200*time.Millisecond, "the binding takes effect")
+	code, out, errOut = plugin(t, append(flags, "diagnose", "pod/guaranteed", "-n", "default", "--no-node-access", "-o", "jsonpath={.findings[0].code}")...)
+	assert.Equal(t, 1, code, errOut)
+	assert.Equal(t, "TopologyAffinityError", out)
+	assert.NotContains(t, errOut, token)
+	code, out, errOut = plugin(t, append(flags, "--request-timeout", "30s", "nodes", "-o", `jsonpath={range [?(@.node=="dell8")]}{.node} {.source}{end}`)...)
+	assert.Contains(t, []int{0, 1}, code, errOut)
+	assert.Equal(t, "dell8 none", out)
+	code, _, errOut = plugin(t, "--server", c.Config.Host, "--certificate-authority", ca, "--token", "not-"+token, "nodes")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "the cluster does not know these credentials")
+	assert.NotContains(t, errOut, token)
+	code, _, errOut = plugin(t, "--server", c.Config.Host, "--token", token, "nodes")
+	assert.Equal(t, 2, code, "without the CA the server's certificate is not trusted")
+	assert.Contains(t, errOut, "certificate")
+
+	// The program itself, run by a shell with the quotes a user types.
+	pluginOnPath(t)
+	cmd := exec.Command("sh", "-c", `kubectl-numascope --server "$1" --certificate-authority "$2" --token "$3" diagnose pod/guaranteed -n default --no-node-access -o jsonpath='{.findings[0].code}'`,
+		"sh", c.Config.Host, ca, token)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "stderr: %s", stderr.String())
+	assert.Equal(t, 1, ee.ExitCode(), "an error finding")
+	assert.Equal(t, "TopologyAffinityError", stdout.String())
 }
 
 func countPrefix(k *cluster.Kubelet, prefix string) int {

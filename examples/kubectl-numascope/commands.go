@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -44,6 +43,11 @@ type command struct {
 	shared  *pflag.FlagSet // the connection flags it takes
 	help    bool
 	opts    runner
+	// cluster is the connection flags' values, for the commands that take
+	// them; args are the arguments after the flags (set by commandOf, for
+	// completions).
+	cluster *clusterFlags
+	args    []string
 }
 
 func newCommand(name string) *command {
@@ -70,83 +74,7 @@ func (c *command) takes(name string) bool {
 // commands are the subcommands, in the order the help lists them, each with
 // fresh options that write to s.
 func commands(s streams) []*command {
-	return []*command{newDiagnose(s), newGather(s), newNodes(s)}
-}
-
-// clusterFlags are the connection flags, defined once (bind) and taken by
-// each command that uses them.
-type clusterFlags struct {
-	kubeconfig, context string
-	timeout             time.Duration
-	namespace           string
-	agentImage          string
-	agentNamespace      string
-	noNodeAccess        bool
-}
-
-// connFlag names the connection flags a command takes besides
-// --kubeconfig, --context and --timeout, which every command takes.
-type connFlag uint
-
-const (
-	withNamespace      connFlag = 1 << iota // -n/--namespace
-	withAgentImage                          // --agent-image
-	withAgentNamespace                      // --agent-namespace
-	withNoNodeAccess                        // --no-node-access
-)
-
-// bind defines the connection flags on fs, bound to f: --kubeconfig,
-// --context and --timeout, and those of with.
-func (f *clusterFlags) bind(fs *pflag.FlagSet, with connFlag) {
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "the kubeconfig context to use")
-	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long each answer of the cluster may take, and the short-lived pod of diagnose and gather; the whole command gets 30s more")
-	if with&withNamespace != 0 {
-		fs.StringVarP(&f.namespace, "namespace", "n", "", "the pod's namespace (default: the context's)")
-	}
-	if with&withAgentImage != 0 {
-		fs.StringVar(&f.agentImage, "agent-image", "", "numascope agent image for the short-lived pod (default: the image of the numascope-agent DaemonSet, the only one rbac.yaml's policy lets the node-access role run)")
-	}
-	if with&withAgentNamespace != 0 {
-		fs.StringVar(&f.agentNamespace, "agent-namespace", "numascope", "namespace of the numascope-agent DaemonSet, and of the short-lived pod of diagnose and gather (it needs the privileged Pod Security level for its read-only host files)")
-	}
-	if with&withNoNodeAccess != 0 {
-		fs.BoolVar(&f.noNodeAccess, "no-node-access", false, "do not start a short-lived pod on the node for its state files, PodResources and sysfs")
-	}
-}
-
-// validate checks the connection flags every command takes.
-func (f *clusterFlags) validate() error {
-	if f.timeout <= 0 {
-		return fmt.Errorf("--timeout %s: give a positive duration such as 2m", f.timeout)
-	}
-	return nil
-}
-
-// run connects to the cluster and runs do with it, within --timeout and
-// 30 s more for the last answers and the clean-up; a kubeconfig that cannot
-// be used is reported on s with exit status 2.
-func (f *clusterFlags) run(ctx context.Context, s streams, do func(context.Context, *kube) int) int {
-	k, err := connect(*f)
-	if err != nil {
-		return s.fail(err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout+30*time.Second)
-	defer cancel()
-	return do(ctx, k)
-}
-
-// outputFlag defines -o/--output, one of formats (the first is the default).
-func outputFlag(fs *pflag.FlagSet, p *string, formats []string) {
-	fs.StringVarP(p, "output", "o", formats[0], "output format: "+orList(formats))
-}
-
-// checkOutput says which -o values cmd takes when output is not one.
-func checkOutput(cmd, output string, formats []string) error {
-	if slices.Contains(formats, output) {
-		return nil
-	}
-	return fmt.Errorf("-o %q: %s prints %s", output, cmd, orList(formats))
+	return []*command{newDiagnose(s), newGather(s), newNodes(s), newVersion(s), newCompletion(s)}
 }
 
 // orList is "a, b or c".
@@ -187,7 +115,10 @@ func objectName(cmd, kind string, args []string) (string, error) {
 }
 
 // errNoCommand is a command line without a command.
-var errNoCommand = errors.New("give a command: diagnose pod/NAME, gather node/NAME --out DIR, or nodes")
+var errNoCommand = errors.New("give a command: " + commandList)
+
+// commandList is the commands as the usage errors name them.
+const commandList = "diagnose pod/NAME, gather node/NAME --out DIR, nodes, or version"
 
 // parse reads a command line: the command (the first word that is not a
 // flag or a flag's value: flags may come before it, as kubectl's do), its
@@ -207,26 +138,34 @@ func parse(args []string, s streams) (c *command, help bool, err error) {
 			return nil, false, fmt.Errorf("unknown flag %s: no command takes it (kubectl numascope -h lists the commands, kubectl numascope COMMAND -h their flags)", u.written)
 		}
 	}
-	if at < 0 {
-		if slices.ContainsFunc(used, func(u flagUse) bool { return u.name == "help" }) {
-			return nil, true, nil
-		}
+	given := func(name string) bool {
+		return slices.ContainsFunc(used, func(u flagUse) bool { return u.name == name })
+	}
+	rest := args
+	switch {
+	case at < 0 && given("help"):
+		return nil, true, nil
+	case at < 0 && given("version"):
+		// --version alone is the version command
+		c = cmds[slices.IndexFunc(cmds, func(c *command) bool { return c.name == "version" })]
+	case at < 0:
 		return nil, false, errNoCommand
-	}
-	if args[at] == "help" {
+	case args[at] == "help":
 		return helpFor(cmds, args[at+1:])
+	default:
+		i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[at] })
+		if i < 0 {
+			return nil, false, fmt.Errorf("unknown command %q: give %s (kubectl numascope -h lists them)", truncate(args[at], 64), commandList)
+		}
+		c = cmds[i]
+		rest = slices.Concat(args[:at], args[at+1:])
 	}
-	i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[at] })
-	if i < 0 {
-		return nil, false, fmt.Errorf("unknown command %q: give diagnose pod/NAME, gather node/NAME --out DIR, or nodes (kubectl numascope -h lists them)", args[at])
-	}
-	c = cmds[i]
 	if err := misplaced(c, cmds, used); err != nil {
 		return nil, false, err
 	}
 	fs := c.flags()
-	if err := fs.Parse(slices.Concat(args[:at], args[at+1:])); err != nil {
-		return nil, false, fmt.Errorf("%s: %v (kubectl numascope %s -h shows its flags)", c.name, err, c.name)
+	if err := fs.Parse(rest); err != nil {
+		return nil, false, fmt.Errorf("%s: %v (kubectl numascope %s -h shows its flags)", c.name, flagError(err), c.name)
 	}
 	if c.help {
 		return c, true, nil
@@ -240,6 +179,27 @@ func parse(args []string, s streams) (c *command, help bool, err error) {
 	return c, false, nil
 }
 
+// flagError is pflag's error for a value a flag cannot take, said as the
+// plugin's other usage errors are: the flag, the value (a bool, a number or
+// a duration: never a credential, which no check of pflag refuses) and what
+// the flag accepts.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) || iv.GetFlag() == nil {
+		return err
+	}
+	f := iv.GetFlag()
+	want := map[string]string{
+		"bool":     "true or false (or the flag alone for true)",
+		"duration": "a duration such as 30s or 2m",
+		"int":      "a whole number",
+	}[f.Value.Type()]
+	if want == "" {
+		return err
+	}
+	return fmt.Errorf("--%s %q: give %s", f.Name, truncate(iv.GetValue(), 64), want)
+}
+
 // helpFor is `help [COMMAND]`.
 func helpFor(cmds []*command, args []string) (*command, bool, error) {
 	switch len(args) {
@@ -251,7 +211,7 @@ func helpFor(cmds []*command, args []string) (*command, bool, error) {
 				return c, true, nil
 			}
 		}
-		return nil, false, fmt.Errorf("help %s: no such command: give diagnose, gather or nodes", args[0])
+		return nil, false, fmt.Errorf("help %s: no such command: give diagnose, gather, nodes or version", truncate(args[0], 64))
 	}
 	return nil, false, fmt.Errorf("help takes one command (got %q)", args)
 }

@@ -24,12 +24,12 @@ type diagnoseOptions struct {
 }
 
 // diagnoseFormats are the -o values of diagnose.
-var diagnoseFormats = []string{"text", "json", "yaml", "markdown"}
+var diagnoseFormats = append([]string{"text", "json", "yaml", "markdown"}, templateFormats...)
 
 func newDiagnose(s streams) *command {
 	o := &diagnoseOptions{streams: s}
 	c := newCommand("diagnose")
-	c.use = "diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown] [--no-node-access]"
+	c.use = "diagnose pod/NAME [-n NS | -A] [-o text|json|yaml|markdown|jsonpath=TEMPLATE|go-template=TEMPLATE] [--no-node-access]"
 	c.short = "explain a pod's admission: why the kubelet rejected it or where it placed it"
 	c.long = `Gathers a pod and the evidence of its node (its events, its controller, the node's
 /configz and kubelet log, its NodeResourceTopology, and from a short-lived pod on the
@@ -43,18 +43,22 @@ findings by severity. What could not be gathered goes to stderr with what to do.
   kubectl numascope diagnose pod/guaranteed -n default --no-node-access -o markdown
 
   # the pod is in some namespace
-  kubectl numascope diagnose guaranteed -A -o json`
+  kubectl numascope diagnose guaranteed -A -o json
+
+  # the code of the first finding, for a script
+  kubectl numascope diagnose pod/guaranteed -n default -o jsonpath='{.findings[0].code}'`
 	c.exit = "0 no finding of severity error, 1 an error finding, 2 the command line is wrong or the pod cannot be read."
 	outputFlag(c.own, &o.output, diagnoseFormats)
 	c.own.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "find the pod in any namespace")
-	o.cluster.bind(c.shared, withNamespace|withAgentImage|withAgentNamespace|withNoNodeAccess)
+	o.cluster.bind(c.own, c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 
 // Complete reads the pod's name.
 func (o *diagnoseOptions) Complete(args []string) error {
-	o.output = strings.ToLower(strings.TrimSpace(o.output))
+	o.output = normalOutput(o.output)
 	name, err := objectName("diagnose", "pod", args)
 	o.pod = name
 	return err
@@ -115,7 +119,7 @@ func diagnosePod(ctx context.Context, k *kube, o *diagnoseOptions, stdout, stder
 			fmt.Fprintln(stdout)
 		}
 	}
-	if err := render(rep, o.output, stdout); err != nil {
+	if err := render(ctx, rep, o.output, stdout); err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
 	}
@@ -169,7 +173,10 @@ func (c *collection) diagnose(ctx context.Context) (*diagnose.Report, error) {
 }
 
 // render writes the report as -o asks.
-func render(rep *diagnose.Report, output string, w io.Writer) error {
+func render(ctx context.Context, rep *diagnose.Report, output string, w io.Writer) error {
+	if isTemplate(output) {
+		return printTemplate(ctx, output, rep, w)
+	}
 	switch output {
 	case "json":
 		return rep.WriteJSON(w)

@@ -39,8 +39,9 @@ its failed pods, and writes it to a new or empty directory, named as diagnose --
   kubectl numascope gather node/worker-3 --out ./worker-3 --no-node-access`
 	c.exit = "0 the directory is written, 2 the command line is wrong or the node cannot be read."
 	c.own.StringVar(&o.dir, "out", "", "the directory to write (must not exist, or be empty)")
-	o.cluster.bind(c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
+	o.cluster.bind(c.own, c.shared, withAgentImage|withAgentNamespace|withNoNodeAccess)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 

@@ -9,20 +9,26 @@
 //
 // `kubectl numascope COMMAND -h` shows a command's usage, flags and
 // examples. Each command is an options value with its own flags, and
-// Complete, Validate and Run methods (commands.go); the connection flags
-// are defined once and taken by each command that uses them. A flag no
-// command has, or one given to a command that does not take it, is a usage
-// error that names it and the commands that take it.
+// Complete, Validate and Run methods (commands.go). Every command takes
+// kubectl's kubeconfig flags, bound by client-go's
+// clientcmd.BindOverrideFlags (kubeconfig.go: --kubeconfig, --context,
+// --cluster, --user, -n, --server, --certificate-authority,
+// --insecure-skip-tls-verify, --token, --as, --as-group, --as-uid,
+// --request-timeout, ...); the plugin's own flags go with the commands that
+// use them. A flag no command has, or one given to a command that does not
+// take it, is a usage error that names it and the commands that take it; a
+// value a flag cannot take is one that names the flag and what it takes.
 //
 // The first line of diagnose's text report is the headline: the most
 // severe finding and the count of findings by severity.
 //
 // It loads the kubeconfig as kubectl does (KUBECONFIG, ~/.kube/config,
-// --kubeconfig, --context, exec credential plugins). What it reads, and the
-// RBAC that allows it, is in rbac.yaml and rbac-kubelet.yaml; a call the
-// cluster forbids is reported with the permission that is missing. It
-// follows no redirect, talks to the kubeconfig's server only, and bounds
-// every answer in size and time (transport.go).
+// --kubeconfig, exec credential plugins), the kubeconfig flags over it.
+// What it reads, and the RBAC that allows it, is in rbac.yaml and
+// rbac-kubelet.yaml; a call the cluster forbids is reported with the
+// permission that is missing. It follows no redirect, talks to the API
+// server only (the kubeconfig's, or --server), and bounds every answer in
+// size and time (transport.go).
 //
 // Exit status: 0 when no finding has severity error, 1 when one does, 2
 // when the command line is wrong or the pod or node cannot be read.
@@ -33,28 +39,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	// Installed (linked or copied) as kubectl_complete-numascope, the
+	// program kubectl runs to complete "kubectl numascope ...", it answers
+	// as __complete does.
+	if name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"); name == "kubectl_complete-numascope" {
+		args = append([]string{completeCmd}, args...)
+	}
+	code := run(ctx, args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == completeCmd || args[0] == completeNoDescCmd) {
+		return completeLine(ctx, args[1:], args[0] == completeCmd, stdout)
+	}
 	s := streams{stdout: stdout, stderr: stderr}
 	c, help, err := parse(args, s)
 	switch {
@@ -84,9 +95,9 @@ func printRootHelp(w io.Writer) {
 	}
 	fmt.Fprint(w, "\nCommands:\n")
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.short)
 	}
-	fmt.Fprintf(w, "  %-10s %s\n", "help", "show a command's usage, flags and examples (as COMMAND -h does)")
+	fmt.Fprintf(w, "  %-11s %s\n", "help", "show a command's usage, flags and examples (as COMMAND -h does)")
 	fmt.Fprint(w, "\nExamples:\n")
 	for i, c := range cmds {
 		if i > 0 {
@@ -99,10 +110,12 @@ func printRootHelp(w io.Writer) {
 Exit status: 0 no finding of severity error, 1 an error finding, 2 the
 command line is wrong or the pod or node cannot be read.
 
-Flags every command takes (each command's help lists the others):
+kubectl numascope --version is kubectl numascope version.
+
+Flags every command that reads the cluster takes (each command's help lists the others):
 `)
 	common := pflag.NewFlagSet("common", pflag.ContinueOnError)
-	(&clusterFlags{}).bind(common, 0)
+	(&clusterFlags{}).bind(common, common, 0)
 	fmt.Fprint(w, common.FlagUsages())
 	fmt.Fprint(w, "\nUse \"kubectl numascope COMMAND -h\" for a command's usage, flags and examples.\n")
 }
@@ -111,67 +124,9 @@ Flags every command takes (each command's help lists the others):
 func (c *command) printHelp(w io.Writer) {
 	fmt.Fprintf(w, "kubectl numascope %s: %s.\n\n%s\n\n", c.name, c.short, c.long)
 	fmt.Fprintf(w, "Usage:\n  kubectl numascope %s [flags]\n\nExamples:\n%s\n\n", c.use, c.example)
-	fmt.Fprintf(w, "Flags:\n%s\nConnection flags:\n%s\n", c.own.FlagUsages(), c.shared.FlagUsages())
+	fmt.Fprintf(w, "Flags:\n%s\n", c.own.FlagUsages())
+	if c.shared.HasFlags() {
+		fmt.Fprintf(w, "Kubeconfig flags (kubectl's; every command that reads the cluster takes them):\n%s\n", c.shared.FlagUsages())
+	}
 	fmt.Fprintf(w, "Exit status: %s\n", c.exit)
-}
-
-// kube is a connection to the cluster.
-type kube struct {
-	cs        kubernetes.Interface
-	config    *rest.Config
-	http      *http.Client // every client's: no redirect followed, answers bounded
-	namespace string       // the context's namespace, or -n
-}
-
-// dynamic is a client for custom resources (NodeResourceTopology) on the
-// same guarded HTTP client as the typed one.
-func (k *kube) dynamic() (dynamic.Interface, error) {
-	return dynamic.NewForConfigAndClient(k.config, k.http)
-}
-
-// connect loads the kubeconfig with kubectl's rules. Every client it
-// builds shares one HTTP client that follows no redirect and whose
-// transport (guard) sends requests to the kubeconfig's server only and
-// bounds each answer in size and time (o.timeout).
-func connect(o clusterFlags) (*kube, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.context}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading the kubeconfig: %w (pass --kubeconfig or set KUBECONFIG; --context picks a context)", err)
-	}
-	cfg.UserAgent = "kubectl-numascope"
-	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = 50, 100
-	}
-	ns, _, err := cc.Namespace()
-	if err != nil {
-		return nil, fmt.Errorf("reading the context's namespace: %w", err)
-	}
-	if o.namespace != "" {
-		ns = o.namespace
-	}
-	host, err := serverHost(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, host: host, timeout: o.timeout} })
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	guarded := *hc // never change http.DefaultClient, which it may be
-	guarded.CheckRedirect = refuseRedirect
-	cs, err := kubernetes.NewForConfigAndClient(cfg, &guarded)
-	if err != nil {
-		return nil, err
-	}
-	return &kube{cs: cs, config: cfg, http: &guarded, namespace: ns}, nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -82,7 +82,7 @@ type nodesOptions struct {
 }
 
 // nodesFormats are the -o values of nodes.
-var nodesFormats = []string{"text", "json", "yaml", "markdown", "wide"}
+var nodesFormats = append([]string{"text", "json", "yaml", "markdown", "wide"}, templateFormats...)
 
 func newNodes(s streams) *command {
 	o := &nodesOptions{streams: s}
@@ -97,19 +97,23 @@ its error findings (-o wide: also hugepages and warnings).`
   kubectl numascope nodes -o wide
 
   # as objects, for jq
-  kubectl numascope nodes -o json`
+  kubectl numascope nodes -o json
+
+  # the nodes whose checkpoints a kubelet would refuse
+  kubectl numascope nodes -o jsonpath='{range [?(@.checkpoints!="ok")]}{.node}{"\n"}{end}'`
 	c.exit = "0 no node has a finding of severity error, 1 one has, 2 the command line is wrong or the nodes cannot be listed."
 	outputFlag(c.own, &o.output, nodesFormats)
 	c.own.IntVar(&o.parallel, "parallel", 16, "most requests in flight at once (1 to 256)")
 	c.own.StringVar(&o.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always or never")
-	o.cluster.bind(c.shared, withAgentNamespace)
+	o.cluster.bind(c.own, c.shared, withAgentNamespace)
 	c.opts = o
+	c.cluster = &o.cluster
 	return c
 }
 
 // Complete refuses arguments: nodes lists them all.
 func (o *nodesOptions) Complete(args []string) error {
-	o.output = strings.ToLower(strings.TrimSpace(o.output))
+	o.output = normalOutput(o.output)
 	if len(args) > 0 {
 		return fmt.Errorf("nodes takes no argument (got %q)", args[0])
 	}
@@ -192,7 +196,7 @@ func listNodes(ctx context.Context, k *kube, o *nodesOptions, progress bool, std
 		fmt.Fprintln(stderr)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Node < rows[j].Node })
-	if err := writeRows(rows, o.output, stdout); err != nil {
+	if err := writeRows(ctx, rows, o.output, stdout); err != nil {
 		fmt.Fprintln(stderr, "kubectl-numascope:", err)
 		return 2
 	}
@@ -326,7 +330,10 @@ func fillFromAgent(row *nodeRow, r *agentReport) {
 	}
 }
 
-func writeRows(rows []nodeRow, output string, w io.Writer) error {
+func writeRows(ctx context.Context, rows []nodeRow, output string, w io.Writer) error {
+	if isTemplate(output) {
+		return printTemplate(ctx, output, rows, w)
+	}
 	switch output {
 	case "json", "yaml":
 		data, err := json.MarshalIndent(rows, "", "  ")

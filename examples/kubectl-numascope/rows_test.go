@@ -39,19 +39,19 @@ func TestFillFromAgent(t *testing.T) {
 func TestWriteRows(t *testing.T) {
 	rows := []nodeRow{{Node: "a", Source: "agent", Checkpoints: "ok", FreeCPU: "0:3", Errors: []string{}}, {Node: "b", Source: "none", Errors: []string{"X", "Y"}, Note: "no running numascope agent"}}
 	var text, md, js bytes.Buffer
-	require.NoError(t, writeRows(rows, "text", &text))
+	require.NoError(t, writeRows(t.Context(), rows, "text", &text))
 	assert.Equal(t, "NODE  SOURCE  CHECKPOINTS  FREE CPU (NUMA:n)  FREE MEMORY (NUMA:size)  ERRORS  NOTE\n"+
 		"a     agent   ok           0:3                -                        -       -\n"+
 		"b     none    -            -                  -                        X,Y     no running numascope agent\n", text.String())
 	var wide bytes.Buffer
 	rows[0].FreeHugePages, rows[0].Warnings = "0:hugepages-1Gi 2 GiB", []string{"W"}
-	require.NoError(t, writeRows(rows, "wide", &wide))
+	require.NoError(t, writeRows(t.Context(), rows, "wide", &wide))
 	assert.Equal(t, "NODE  SOURCE  CHECKPOINTS  FREE CPU (NUMA:n)  FREE MEMORY (NUMA:size)  FREE HUGEPAGES (NUMA:size)  ERRORS  WARNINGS  NOTE\n"+
 		"a     agent   ok           0:3                -                        0:hugepages-1Gi 2 GiB       -       W         -\n"+
 		"b     none    -            -                  -                        -                           X,Y     -         no running numascope agent\n", wide.String())
-	require.NoError(t, writeRows(rows, "markdown", &md))
+	require.NoError(t, writeRows(t.Context(), rows, "markdown", &md))
 	assert.Contains(t, md.String(), "| b | none | - | - | - | X,Y | no running numascope agent |")
-	require.NoError(t, writeRows(rows, "json", &js))
+	require.NoError(t, writeRows(t.Context(), rows, "json", &js))
 	var back []nodeRow
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	assert.Empty(t, cmp.Diff(rows, back))

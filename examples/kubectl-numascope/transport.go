@@ -56,13 +56,14 @@ func (e *redirectError) Error() string {
 	return fmt.Sprintf("the API server answered %s %s with a redirect to %s: not followed (kubectl-numascope never follows a redirect: the request would carry the kubeconfig's credentials to that address)", e.method, e.path, e.location)
 }
 
-// offHostError is a request to another host than the kubeconfig's server.
+// offHostError is a request to another host than the API server's (the
+// kubeconfig's, or --server).
 type offHostError struct {
 	host, server string
 }
 
 func (e *offHostError) Error() string {
-	return fmt.Sprintf("refusing to send a request to %s: kubectl-numascope talks to the kubeconfig's server %s only", e.host, e.server)
+	return fmt.Sprintf("refusing to send a request to %s: kubectl-numascope talks to its API server %s only (the kubeconfig's, or --server)", e.host, e.server)
 }
 
 // refuseRedirect is the CheckRedirect of every client the plugin builds: a
@@ -76,7 +77,7 @@ func refuseRedirect(req *http.Request, via []*http.Request) error {
 }
 
 // guard is the innermost transport of every client the plugin builds: it
-// sends requests to the kubeconfig's server only, even when something
+// sends requests to the API server only (the kubeconfig's, or --server), even when something
 // upstream would follow a redirect, and bounds each answer in time (the
 // whole answer within timeout) and size (maxAnswer, or the stream's limit).
 type guard struct {
@@ -177,7 +178,7 @@ func (b *guardedBody) Close() error {
 	return b.closeError
 }
 
-// serverHost is the host[:port] of the kubeconfig's server URL, as client-go
+// serverHost is the host[:port] of the API server's URL, as client-go
 // puts it in every request's URL.
 func serverHost(host string) (string, error) {
 	if !strings.Contains(host, "://") {
@@ -185,10 +186,10 @@ func serverHost(host string) (string, error) {
 	}
 	u, err := url.Parse(host)
 	if err != nil {
-		return "", fmt.Errorf("the kubeconfig's server %q: %w", host, err)
+		return "", fmt.Errorf("the API server's address %q: %w", host, err)
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("the kubeconfig's server %q names no host", host)
+		return "", fmt.Errorf("the API server's address %q names no host", host)
 	}
 	return u.Host, nil
 }

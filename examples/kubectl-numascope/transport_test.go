@@ -126,7 +126,7 @@ func TestEveryClientRefusesRedirects(t *testing.T) {
 	_, err = follower.CoreV1().Pods("default").Get(ctx, "p", metav1.GetOptions{})
 	var oe *offHostError
 	require.True(t, errors.As(err, &oe), "%v", err)
-	assert.Contains(t, oe.Error(), "talks to the kubeconfig's server "+strings.TrimPrefix(api.URL, "https://")+" only")
+	assert.Contains(t, oe.Error(), "talks to its API server "+strings.TrimPrefix(api.URL, "https://")+" only (the kubeconfig's, or --server)")
 	all, auth = rec.counts()
 	assert.Zero(t, all, "requests that reached the redirect's target")
 	assert.Zero(t, auth)

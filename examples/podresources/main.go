@@ -43,6 +43,7 @@ import (
 	"github.com/numascope/numascope/diagnose/evidence"
 	"github.com/numascope/numascope/internal/cliout"
 	"github.com/numascope/numascope/internal/input"
+	"github.com/numascope/numascope/internal/version"
 	"github.com/numascope/numascope/podresources"
 	"github.com/numascope/numascope/podresources/client"
 )
@@ -61,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sysfs := fs.String("sysfs", "", "sysfs `ROOT` for the CPU-to-NUMA map (default /sys live, DIR/sys offline)")
 	qos := fs.String("qos", "", "`FILE` with kubectl get pods -A -o json output: the pods' QoS classes, which the API does not report")
 	timeout := fs.Duration("timeout", client.DefaultCallTimeout, "deadline for each call, rate-limit retries included")
+	showVersion := version.Flag(fs)
 	fs.Usage = func() {} // -h prints the help on stdout, a wrong flag a hint (below)
 	const short = "usage: podresources [--socket S | --from DIR] [--pod NAMESPACE/NAME] [-o text|json|yaml|markdown|wide] [--sysfs ROOT] [--qos PODS.json]   (podresources -h shows the flags and examples)"
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +72,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, short)
 		return 2
+	}
+	if *showVersion {
+		version.Print(stdout, "podresources")
+		return 0
 	}
 	if *timeout <= 0 {
 		fmt.Fprintf(stderr, "podresources: --timeout %s: give a positive duration such as 10s; every call needs a deadline\n", *timeout)
@@ -94,18 +100,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "podresources: --from \"\": give a snapshot directory (list.json, allocatable.json) or a numascope JSON file")
 		return 2
 	}
-	var ns, name string
-	if *pod != "" {
-		var ok bool
-		ns, name, ok = strings.Cut(*pod, "/")
-		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			fmt.Fprintf(stderr, "podresources: --pod %q: give NAMESPACE/NAME, for example default/web\n", *pod)
-			return 2
-		}
+	ns, name, err := splitPod(*pod)
+	if err != nil {
+		fmt.Fprintf(stderr, "podresources: %v\n", err)
+		return 2
 	}
 
 	var snap *podresources.Snapshot
-	var err error
 	if *sysfs != "" {
 		if err := checkDir(*sysfs, "--sysfs"); err != nil {
 			fmt.Fprintf(stderr, "podresources: %v\n", err)
@@ -200,6 +201,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// splitPod reads --pod NAMESPACE/NAME ("" for every pod).
+func splitPod(pod string) (ns, name string, err error) {
+	if pod == "" {
+		return "", "", nil
+	}
+	ns, name, ok := strings.Cut(pod, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("--pod %q: give NAMESPACE/NAME, for example default/web", pod)
+	}
+	return ns, name, nil
 }
 
 func live(ctx context.Context, socket, ns, name string, timeout time.Duration) (*podresources.Snapshot, error) {

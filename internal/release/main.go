@@ -13,7 +13,13 @@
 // the commit). They go into one archive per target with LICENSE and a short
 // README: numascope-VERSION-OS-ARCH.tar.gz, or .zip for Windows. The
 // playground (`go run . -out` in playground/, a module of its own) is numascope-VERSION-playground.tar.gz.
-// SHA256SUMS lists every archive in the form `sha256sum -c` checks.
+// SHA256SUMS lists every archive in the form `sha256sum -c` checks, and
+// numascope-agent-VERSION-linux-ARCH.oci.tar is the agent's container image
+// for each Linux target (an OCI image layout tar, built without a container
+// daemon by internal/image: podman load, skopeo copy oci-archive:FILE), and
+// numascope.yaml is the krew plugin manifest of kubectl-numascope for the
+// archives of linux, darwin and windows (with a -version krew accepts:
+// vMAJOR.MINOR.PATCH).
 //
 // Archives are reproducible: fixed modes (0755 programs, 0644 the rest),
 // owner 0, and one modification time for every entry, taken from
@@ -62,7 +68,7 @@ var commands = []struct{ name, what string }{
 }
 
 // defaultTargets are built when -targets is not given.
-var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64"}
+var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 
 // knownTargets are the OS/arch pairs a release may be built for: the
 // defaults and the other architectures Kubernetes nodes run.
@@ -148,6 +154,7 @@ type release struct {
 	targets    []target
 	commands   []string // names under examples/
 	playground bool
+	image      bool // the agent's container image, for each Linux target
 	log        io.Writer
 	env        []string // added to the go commands' environment (tests: a fresh GOCACHE)
 }
@@ -177,6 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	version := fs.String("version", "", "the `VERSION` in the archive names and READMEs (default: git describe --tags --always --dirty, else dev)")
 	targets := fs.String("targets", strings.Join(defaultTargets, ","), "comma-separated `OS/ARCH` list; known: "+strings.Join(knownTargets, ","))
 	playground := fs.Bool("playground", true, "also build the playground site (go run . -out, in playground/) as its own archive")
+	image := fs.Bool("image", true, "also build the agent's container image for each Linux target, as an OCI layout tar (go run . in internal/image; no container daemon)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./internal/release -out DIR [-version V] [-targets %s] [-playground=false]\n\n", strings.Join(defaultTargets, ","))
 		fmt.Fprintf(fs.Output(), "Cross-builds every command under examples/ per OS/arch into one archive each,\nthe playground as a static site, and SHA256SUMS.\n\nexamples:\n  go run ./internal/release -out dist/\n  go run ./internal/release -out dist/ -version v0.3.0 -targets linux/amd64 -playground=false\n  cd dist && sha256sum -c SHA256SUMS\n\n")
@@ -208,6 +216,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	r, err := newRelease(ctx, *out, *version, ts, *playground, stderr)
+	if err == nil {
+		r.image = *image
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "release:", err)
 		return 1
@@ -363,6 +374,35 @@ func archLevel(goarch string) []string {
 	return nil
 }
 
+// agentImage builds the agent image of t from its agent binary into r.out
+// (internal/image, a module of its own, run for this machine).
+func (r *release) agentImage(ctx context.Context, t target, agent string) (built, error) {
+	start := time.Now()
+	name := "numascope-agent-" + r.version + "-" + t.goos + "-" + t.goarch + ".oci.tar"
+	out, err := filepath.Abs(filepath.Join(r.out, name))
+	if err != nil {
+		return built{}, err
+	}
+	args := []string{"run", ".", "-agent", agent, "-arch", t.goarch, "-out", out, "-version", r.version, "-time", r.mtime.UTC().Format(time.RFC3339)}
+	if r.commit != "" {
+		args = append(args, "-revision", r.commit)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = filepath.Join(r.root, "internal", "image")
+	cmd.Env = append(buildEnv(os.Environ()), r.env...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return built{}, fmt.Errorf("building the agent image for %s (in %s: go %s) failed: %w\n%s\nor leave the image out with -image=false", t, cmd.Dir, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	data, err := input.ReadFile(out, "the agent image", maxArtifact)
+	if err != nil {
+		return built{}, err
+	}
+	sum := sha256.Sum256(data)
+	return built{name: name, size: int64(len(data)), sum: hex.EncodeToString(sum[:]), files: 1, took: time.Since(start)}, nil
+}
+
 // build writes every archive and SHA256SUMS into r.out.
 func (r *release) build(ctx context.Context) ([]built, error) {
 	license, err := input.ReadFile(filepath.Join(r.root, "LICENSE"), "LICENSE", maxArtifact)
@@ -375,6 +415,7 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 	}
 	defer os.RemoveAll(tmp)
 	var out []built
+	var krew []krewArchive
 	for _, t := range r.targets {
 		start := time.Now()
 		dir := filepath.Join(tmp, t.goos+"-"+t.goarch)
@@ -393,6 +434,15 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 		b.took = time.Since(start)
 		fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, b.name, units.Bytes(b.size), b.took.Round(100*time.Millisecond))
 		out = append(out, b)
+		krew = append(krew, krewArchive{t: t, name: b.name, sha256: b.sum})
+		if r.image && t.goos == "linux" && r.has("agent") {
+			ib, err := r.agentImage(ctx, t, filepath.Join(dir, "agent"))
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(r.log, "release: %s: %s (%s) in %s\n", t, ib.name, units.Bytes(ib.size), ib.took.Round(100*time.Millisecond))
+			out = append(out, ib)
+		}
 		os.RemoveAll(dir) // the binaries are in the archive now
 	}
 	if r.playground {
@@ -416,6 +466,16 @@ func (r *release) build(ctx context.Context) ([]built, error) {
 	}
 	if err := os.WriteFile(filepath.Join(r.out, "SHA256SUMS"), sha256sums(sums), 0o644); err != nil {
 		return nil, fmt.Errorf("-out %s: writing SHA256SUMS: %w", r.out, err)
+	}
+	if r.has("kubectl-numascope") {
+		m, err := krewManifest(r.version, krew)
+		if err != nil {
+			fmt.Fprintf(r.log, "release: no krew manifest: %v\n", err)
+		} else if err := os.WriteFile(filepath.Join(r.out, krewManifestName), m, 0o644); err != nil {
+			return nil, fmt.Errorf("-out %s: writing %s: %w", r.out, krewManifestName, err)
+		} else {
+			fmt.Fprintf(r.log, "release: krew manifest %s (publish it beside the archives)\n", krewManifestName)
+		}
 	}
 	return out, nil
 }
