@@ -111,7 +111,6 @@ func decodePods(data []byte) ([]podDoc, error) {
 	if what := poddoc.TextKind(data); what != "" {
 		return nil, fmt.Errorf("%w: this is %s; give it as events (--events), or give `kubectl get pod NAME -o yaml`", poddoc.ErrNotPodObject, what)
 	}
-	data, _ = poddoc.Unwrap(data)
 	parts := splitYAMLDocuments(data)
 	if len(parts) > maxPodDocuments {
 		return nil, fmt.Errorf("more than %d YAML documents", maxPodDocuments)

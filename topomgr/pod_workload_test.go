@@ -85,8 +85,6 @@ spec:
 			[]want{{"n/d", "/items/0/spec/template", "ReplicaSet", "BestEffort", []string{"a"}}, {"n/p", "/items/2", "", "Burstable", []string{"b"}}}},
 		{"multi-document stream", "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  template:\n    spec:" + guaranteedSpec + "--- # a pod\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  containers: [{name: x}]\n",
 			[]want{{"ns/d", "/1/spec/template", "ReplicaSet", "Guaranteed", []string{"fwd"}}, {"ns/p", "/2", "", "BestEffort", []string{"x"}}}},
-		{"fenced, with a prompt and quote prefixes", "> ```yaml\n> $ kubectl get pod a -n ns -o yaml\n> kind: Pod\n> metadata: {name: a, namespace: ns}\n> spec:\n>   containers: [{name: c}]\n> ```\n",
-			[]want{{"ns/a", "", "", "BestEffort", []string{"c"}}}},
 		{"JSON array of pods", `[{"kind":"Pod","metadata":{"name":"a","namespace":"n"},"spec":{"containers":[{"name":"c"}]}}]`,
 			[]want{{"n/a", "/items/0", "", "BestEffort", []string{"c"}}}},
 	} {

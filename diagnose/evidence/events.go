@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numascope/numascope/diagnose/evidence/internal/paste"
 	"github.com/numascope/numascope/internal/words"
 
 	"github.com/numascope/numascope/internal/yamljson"
@@ -117,7 +118,19 @@ type eventJSON struct {
 // (Event.Inferred). Tables are read from their header's column offsets,
 // else split on runs of spaces. Lines it cannot read are skipped with a
 // warning; text in which nothing is recognised is an error.
+//
+// The text may be pasted as it was posted (fences, prompts, quotes, ANSI
+// colours, CRLF): it is normalised first, as Set.Add does.
 func ParseEvents(name string, data []byte) (*Events, error) {
+	if len(data) > maxEvidenceSize {
+		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for an events document", name, len(data), maxEvidenceSize)
+	}
+	return readEvents(name, paste.Normalize(data).WithKubectlCommands())
+}
+
+// readEvents reads normalised text, where the command of a pasted
+// `kubectl` prompt line is kept as "$ kubectl ..." on its line.
+func readEvents(name string, data []byte) (*Events, error) {
 	ev, err := parseEvents(name, data)
 	if ev != nil {
 		ev.Messages, ev.MessagesMore = eventMessages(ev)
@@ -148,38 +161,23 @@ func parseEvents(name string, data []byte) (*Events, error) {
 	return parseEventText(name, string(data))
 }
 
-// structuredBody returns the document without the Markdown fences, shell
-// prompt lines and quote prefixes a paste wraps it in, when it is a JSON
-// or YAML object or list; nil otherwise.
+// structuredBody returns the document when it is a JSON or YAML object or
+// list, without the "$ kubectl ..." lines normalisation keeps of a pasted
+// prompt; nil otherwise.
 func structuredBody(b []byte) []byte {
-	if b[0] == '{' || b[0] == '[' || bytes.HasPrefix(b, []byte("apiVersion:")) || bytes.HasPrefix(b, []byte("kind:")) || bytes.HasPrefix(b, []byte("items:")) {
-		return b
-	}
-	// Only when the first lines are wrapping (fences, prompts, quotes)
-	// followed by an object.
-	head := b
-	for range 5 {
-		line, rest, _ := bytes.Cut(head, []byte("\n"))
-		t := strings.TrimSpace(cleanLine(string(line)))
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || rePromptLine.MatchString(t) || t == "" {
-			head = rest
-			continue
+	if !bytes.HasPrefix(b, []byte("$ ")) && !bytes.Contains(b, []byte("\n$ ")) {
+		if isStructured(b) {
+			return b
 		}
-		if !isStructured([]byte(t)) {
-			return nil
-		}
-		break
+		return nil
 	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		l = cleanLine(l)
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || rePromptLine.MatchString(t) {
-			continue
+	var out [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !rePromptLine.Match(bytes.TrimSpace(l)) {
+			out = append(out, l)
 		}
-		out = append(out, l)
 	}
-	body := bytes.TrimSpace([]byte(strings.Join(out, "\n")))
+	body := bytes.TrimSpace(bytes.Join(out, []byte("\n")))
 	if len(body) > 0 && isStructured(body) {
 		return body
 	}

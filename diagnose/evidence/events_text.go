@@ -43,7 +43,7 @@ var (
 	reColumnGap            = regexp.MustCompile(`\s{2,}`)
 	reCountOver            = regexp.MustCompile(`\(x(\d+) over`)
 	reReady                = regexp.MustCompile(`^\d+/\d+$`)
-	rePromptLine           = regexp.MustCompile(`^\S*[$#%>]\s+(kubectl|oc|journalctl|grep|cat|k)\s`)
+	rePromptLine           = regexp.MustCompile(`^\$ (?:kubectl|oc|k) `) // a pasted prompt line as normalisation keeps it
 	reAlignedColumns       = regexp.MustCompile(`\s{2,}\S`)
 )
 
@@ -197,19 +197,9 @@ func (r *textReader) add(e Event) {
 	}
 }
 
-// cleanLine removes what chat, mail and terminals add to a line: CR,
-// ANSI colours, quote prefixes, no-break spaces and tabs.
-func cleanLine(s string) string {
-	s = strings.TrimRight(s, "\r")
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = reANSI.ReplaceAllString(s, "")
-	}
-	for strings.HasPrefix(s, ">") {
-		s = strings.TrimPrefix(strings.TrimPrefix(s, ">"), " ")
-	}
-	s = strings.ReplaceAll(s, "\u00a0", " ")
-	return strings.ReplaceAll(s, "\t", "   ")
-}
+// expandTabs widens tabs, which some terminals and tickets put between a
+// table's columns, to a run of spaces: the readers split on runs of spaces.
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "   ") }
 
 func objectRef(kindName, namespace string) string {
 	kind, name, ok := strings.Cut(kindName, "/")
@@ -251,13 +241,10 @@ func parseEventText(name, text string) (*Events, error) {
 			}
 			continue
 		}
-		line := cleanLine(raw)
+		line := expandTabs(raw)
 		trim := strings.TrimSpace(line)
 		if trim == "" {
 			tbl = nil
-			continue
-		}
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
 			continue
 		}
 		if rePromptLine.MatchString(trim) {

@@ -327,7 +327,7 @@ func (e *Set) read(name, kind string, raw, text []byte) (Item, error) {
 		return Item{Kind: KindLog, Format: l.Format, Status: "read",
 			Note: words.Count(len(l.Records), "record") + ", " + words.Count(len(k.Attempts), "admission attempt") + ", " + words.Count(len(k.Signals), "signal") + e.machineFromLog(name, k)}, nil
 	case KindPod:
-		pods, err := ParsePods(name, text)
+		pods, err := readPods(name, text)
 		if err != nil {
 			return Item{}, err
 		}
@@ -337,7 +337,7 @@ func (e *Set) read(name, kind string, raw, text []byte) (Item, error) {
 		e.Pods = append(e.Pods, pods...)
 		return Item{Kind: KindPod, Status: "read", Note: words.Count(len(pods), "pod")}, nil
 	case KindEvents:
-		ev, err := ParseEvents(name, text)
+		ev, err := readEvents(name, text)
 		if err != nil {
 			return Item{}, err
 		}

@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 
+	"github.com/numascope/numascope/diagnose/evidence/internal/paste"
 	"github.com/numascope/numascope/topomgr"
 )
 
@@ -13,11 +14,17 @@ import (
 // gets the class the kubelet computes (Pod.Warnings says so for a
 // template). Text that is not an object (a `kubectl get pods` table,
 // describe output) gets an error wrapping poddoc.ErrNotPodObject: read it
-// with ParseEvents instead.
+// with ParseEvents instead. Pasted text is normalised first, as Set.Add
+// does (fences, prompts, quotes, smart quotes, CRLF).
 func ParsePods(name string, data []byte) ([]*topomgr.Pod, error) {
 	if len(data) > maxEvidenceSize {
 		return nil, fmt.Errorf("%s: %d bytes is larger than the %d-byte limit for a pod document", name, len(data), maxEvidenceSize)
 	}
+	return readPods(name, paste.Normalize(data).Text)
+}
+
+// readPods reads normalised text.
+func readPods(name string, data []byte) ([]*topomgr.Pod, error) {
 	pods, err := topomgr.ParsePods(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -40,3 +40,19 @@ func TestParsePodsTableWrapsErrNotPodObject(t *testing.T) {
 	require.NoError(t, err, "the same text reads as events")
 	assert.Len(t, ev.ForReason("TopologyAffinityError"), 2, "rejected rows")
 }
+
+// TestParsePodsPasted: pasted text is normalised once, here as in Set.Add;
+// topomgr.ParsePods reads clean text only.
+func TestParsePodsPasted(t *testing.T) {
+	in := "> ```yaml\n> $ kubectl get pod a -n ns -o yaml\n> kind: Pod\n> metadata: {name: a, namespace: ns}\n> spec:\n>   containers: [{name: c}]\n> ```\n"
+	pods, err := ParsePods("pod.yaml", []byte(in))
+	require.NoError(t, err)
+	require.Len(t, pods, 1)
+	assert.Equal(t, "ns/a", pods[0].Ref())
+	assert.EqualValues(t, "BestEffort", pods[0].QOSClass)
+	var set Set
+	it := set.Add("pod.yaml", "", []byte(in))
+	assert.Equal(t, KindPod, it.Kind)
+	require.Len(t, set.Pods, 1)
+	assert.Equal(t, "ns/a", set.Pods[0].Ref())
+}

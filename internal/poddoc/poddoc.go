@@ -258,27 +258,3 @@ var (
 		"Service Account": true, "Node-Selectors": true, "Tolerations": true, "IP": true, "IPs": true}
 )
 
-// Unwrap removes what a paste wraps an object in: Markdown fence lines,
-// shell prompt lines (`$ kubectl get pod x -o yaml`) and `> ` quote
-// prefixes, when the text starts with one of them. ok reports a change.
-func Unwrap(data []byte) (out []byte, ok bool) {
-	first := bytes.TrimLeft(data, " \t\r\n")
-	if !bytes.HasPrefix(first, []byte("```")) && !bytes.HasPrefix(first, []byte("~~~")) && !bytes.HasPrefix(first, []byte("$ ")) && !bytes.HasPrefix(first, []byte("> ")) {
-		return data, false
-	}
-	var b bytes.Buffer
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		for bytes.HasPrefix(line, []byte(">")) {
-			line = bytes.TrimPrefix(bytes.TrimPrefix(line, []byte(">")), []byte(" "))
-		}
-		t := bytes.TrimSpace(line)
-		if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) || bytes.HasPrefix(line, []byte("$ ")) {
-			continue
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes(), true
-}

@@ -72,7 +72,7 @@ const (
 
 // Commands a shell prompt is recognised in front of.
 var knownCommands = map[string]bool{
-	"cat": true, "jq": true, "kubectl": true, "oc": true, "journalctl": true, "numactl": true, "lscpu": true,
+	"cat": true, "jq": true, "kubectl": true, "k": true, "oc": true, "journalctl": true, "numactl": true, "lscpu": true,
 	"grep": true, "systemctl": true, "ps": true, "crictl": true, "talosctl": true, "zcat": true,
 	"sudo": true, "less": true, "tail": true, "head": true, "egrep": true, "zgrep": true, "lstopo": true, "lstopo-no-graphics": true,
 }
@@ -454,7 +454,7 @@ func entity(b []byte) (string, int) {
 func (r Result) WithKubectlCommands() []byte {
 	var keep []int
 	for i, c := range r.Commands {
-		if i < len(r.CommandLines) && (strings.HasPrefix(c, "kubectl ") || strings.HasPrefix(c, "oc ")) {
+		if i < len(r.CommandLines) && (strings.HasPrefix(c, "kubectl ") || strings.HasPrefix(c, "oc ") || strings.HasPrefix(c, "k ")) {
 			keep = append(keep, i)
 		}
 	}
