@@ -257,4 +257,3 @@ var (
 		"Status": true, "Controlled By": true, "Containers": true, "Conditions": true, "QoS Class": true, "Events": true,
 		"Service Account": true, "Node-Selectors": true, "Tolerations": true, "IP": true, "IPs": true}
 )
-
